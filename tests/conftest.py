@@ -1,0 +1,35 @@
+"""Shared fixtures: one real embedded PostgreSQL (+pgvector) and the real local embedder."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+_HOME = Path(tempfile.mkdtemp(prefix="adk_memory_kit_test_"))
+os.environ["ADK_MEMORY_KIT_HOME"] = str(_HOME)
+os.environ.pop("ADK_MEMORY_KIT_DB_URL", None)
+
+
+@pytest.fixture(scope="session")
+def kit_home_dir() -> Path:
+    """The temporary ADK_MEMORY_KIT_HOME of this test run."""
+    return _HOME
+
+
+@pytest.fixture(scope="session")
+def db_url() -> str:
+    """SQLAlchemy URL of the embedded server started once for the whole run."""
+    from adk_memory_kit.db import embedded_db_url
+
+    return embedded_db_url()
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    """The real local MiniLM embedder (loaded once)."""
+    from adk_memory_kit.embedders import LocalMiniLMEmbedder
+
+    return LocalMiniLMEmbedder()
