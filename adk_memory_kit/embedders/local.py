@@ -82,13 +82,18 @@ class LocalMiniLMEmbedder:
         out: list[list[float]] = []
         with self._lock:
             for start in range(0, len(texts), self._batch_size):
-                batch = [t if t.strip() else "[empty]" for t in texts[start : start + self._batch_size]]
+                chunk = texts[start : start + self._batch_size]
+                batch = [t if t.strip() else "[empty]" for t in chunk]
                 encodings = tokenizer.encode_batch(batch)
                 ids = np.array([e.ids for e in encodings], dtype=np.int64)
                 mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
                 hidden = session.run(
                     ["last_hidden_state"],
-                    {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
+                    {
+                        "input_ids": ids,
+                        "attention_mask": mask,
+                        "token_type_ids": np.zeros_like(ids),
+                    },
                 )[0]
                 weights = mask[..., None].astype(np.float32)
                 pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)

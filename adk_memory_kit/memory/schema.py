@@ -1,0 +1,126 @@
+"""The memory table and its migrations: an ordered list of SQL steps with a version table.
+
+Every unique key and index leads with (app_name, user_id), the distribution key, so the
+table can be hash-partitioned or distributed (Citus) by user without code changes.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from adk_memory_kit.errors import (
+    DatabaseUnavailableError,
+    EmbeddingDimensionError,
+    SchemaMismatchError,
+)
+
+TABLE = "adk_memory_items"
+VERSION_TABLE = "adk_memory_kit_schema"
+COMPONENT = "memory"
+_MIGRATION_LOCK = 0x4D454D4B  # advisory lock id: serialises concurrent first starts
+
+
+def _steps(dim: int) -> list[str]:
+    """Schema versions; step N brings the schema from version N-1 to N. Append, never edit."""
+    return [
+        f"""
+        CREATE TABLE IF NOT EXISTS {TABLE} (
+            id          uuid        NOT NULL,
+            app_name    text        NOT NULL,
+            user_id     text        NOT NULL,
+            session_id  text        NOT NULL DEFAULT '',
+            event_id    text        NOT NULL,
+            kind        text        NOT NULL DEFAULT 'event',
+            author      text,
+            role        text,
+            text        text        NOT NULL,
+            search_text text        NOT NULL,
+            context_text text       NOT NULL DEFAULT '',
+            source_hash text        NOT NULL,
+            embedding   vector({dim}) NOT NULL,
+            tsv         tsvector GENERATED ALWAYS AS (
+                setweight(to_tsvector('simple', search_text), 'A')
+                || setweight(to_tsvector('simple', context_text), 'D')) STORED,
+            event_time  timestamptz NOT NULL,
+            ingested_at timestamptz NOT NULL DEFAULT now(),
+            subject     text,
+            valid_to    timestamptz,
+            expires_at  timestamptz,
+            importance  real,
+            metadata    jsonb       NOT NULL DEFAULT '{{}}'::jsonb,
+            PRIMARY KEY (app_name, user_id, id),
+            UNIQUE (app_name, user_id, session_id, event_id)
+        );
+        CREATE INDEX IF NOT EXISTS {TABLE}_tsv_idx ON {TABLE} USING gin (tsv);
+        CREATE INDEX IF NOT EXISTS {TABLE}_subject_idx ON {TABLE} (app_name, user_id, subject)
+            WHERE subject IS NOT NULL;
+        CREATE INDEX IF NOT EXISTS {TABLE}_expires_idx ON {TABLE} (expires_at)
+            WHERE expires_at IS NOT NULL;
+        """,
+    ]
+
+
+async def _ensure_extension(conn: AsyncConnection) -> None:
+    try:
+        await conn.execute(text("CREATE EXTENSION IF NOT EXISTS vector"))
+    except Exception as exc:
+        raise DatabaseUnavailableError(
+            "the pgvector extension is not available on this PostgreSQL server "
+            f"({exc.__class__.__name__}: {exc}); install pgvector and run "
+            "CREATE EXTENSION vector as a superuser, or use the embedded default"
+        ) from exc
+
+
+async def ensure_schema(engine: AsyncEngine, *, dim: int, model_id: str) -> None:
+    """Create or migrate the memory table; refuse a schema or embedder it cannot use."""
+    async with engine.begin() as conn:
+        await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
+        await _ensure_extension(conn)
+        await conn.execute(
+            text(
+                f"CREATE TABLE IF NOT EXISTS {VERSION_TABLE} ("
+                " component text PRIMARY KEY, version int NOT NULL,"
+                " embedding_model text, embedding_dim int,"
+                " updated_at timestamptz NOT NULL DEFAULT now())"
+            )
+        )
+        row = (
+            await conn.execute(
+                text(
+                    f"SELECT version, embedding_model, embedding_dim FROM {VERSION_TABLE}"
+                    " WHERE component = :c"
+                ),
+                {"c": COMPONENT},
+            )
+        ).first()
+        steps = _steps(dim)
+        current = row.version if row else 0
+        if current > len(steps):
+            raise SchemaMismatchError(
+                f"the database holds memory schema version {current}, newer than this "
+                f"adk-memory-kit knows ({len(steps)}); upgrade adk-memory-kit"
+            )
+        if row is not None:
+            if row.embedding_dim != dim:
+                raise EmbeddingDimensionError(
+                    f"embedding dimension {dim} does not match the stored {row.embedding_dim} "
+                    f"(model {row.embedding_model}); use the same embedder or migrate the table"
+                )
+            if row.embedding_model != model_id:
+                raise EmbeddingDimensionError(
+                    f"embedder {model_id!r} differs from the stored {row.embedding_model!r}: "
+                    "vectors from different models are not comparable; use the same embedder "
+                    "or re-embed the table"
+                )
+        for step in steps[current:]:
+            for statement in filter(str.strip, step.split(";")):
+                await conn.execute(text(statement))
+        await conn.execute(
+            text(
+                f"INSERT INTO {VERSION_TABLE} (component, version, embedding_model, embedding_dim)"
+                " VALUES (:c, :v, :m, :d) ON CONFLICT (component) DO UPDATE"
+                " SET version = EXCLUDED.version, updated_at = now()"
+            ),
+            {"c": COMPONENT, "v": len(steps), "m": model_id, "d": dim},
+        )
