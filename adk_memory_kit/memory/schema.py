@@ -9,16 +9,11 @@ from __future__ import annotations
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from adk_memory_kit.errors import (
-    DatabaseUnavailableError,
-    EmbeddingDimensionError,
-    SchemaMismatchError,
-)
+from adk_memory_kit.db.migrations import lock_and_read_version, run_steps
+from adk_memory_kit.errors import DatabaseUnavailableError, EmbeddingDimensionError
 
 TABLE = "adk_memory_items"
-VERSION_TABLE = "adk_memory_kit_schema"
 COMPONENT = "memory"
-_MIGRATION_LOCK = 0x4D454D4B  # advisory lock id: serialises concurrent first starts
 
 
 def _steps(dim: int) -> list[str]:
@@ -75,32 +70,9 @@ async def _ensure_extension(conn: AsyncConnection) -> None:
 async def ensure_schema(engine: AsyncEngine, *, dim: int, model_id: str) -> None:
     """Create or migrate the memory table; refuse a schema or embedder it cannot use."""
     async with engine.begin() as conn:
-        await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
-        await _ensure_extension(conn)
-        await conn.execute(
-            text(
-                f"CREATE TABLE IF NOT EXISTS {VERSION_TABLE} ("
-                " component text PRIMARY KEY, version int NOT NULL,"
-                " embedding_model text, embedding_dim int,"
-                " updated_at timestamptz NOT NULL DEFAULT now())"
-            )
-        )
-        row = (
-            await conn.execute(
-                text(
-                    f"SELECT version, embedding_model, embedding_dim FROM {VERSION_TABLE}"
-                    " WHERE component = :c"
-                ),
-                {"c": COMPONENT},
-            )
-        ).first()
         steps = _steps(dim)
-        current = row.version if row else 0
-        if current > len(steps):
-            raise SchemaMismatchError(
-                f"the database holds memory schema version {current}, newer than this "
-                f"adk-memory-kit knows ({len(steps)}); upgrade adk-memory-kit"
-            )
+        row = await lock_and_read_version(conn, COMPONENT, steps)
+        await _ensure_extension(conn)
         if row is not None:
             if row.embedding_dim != dim:
                 raise EmbeddingDimensionError(
@@ -113,14 +85,11 @@ async def ensure_schema(engine: AsyncEngine, *, dim: int, model_id: str) -> None
                     "vectors from different models are not comparable; use the same embedder "
                     "or re-embed the table"
                 )
-        for step in steps[current:]:
-            for statement in filter(str.strip, step.split(";")):
-                await conn.execute(text(statement))
-        await conn.execute(
-            text(
-                f"INSERT INTO {VERSION_TABLE} (component, version, embedding_model, embedding_dim)"
-                " VALUES (:c, :v, :m, :d) ON CONFLICT (component) DO UPDATE"
-                " SET version = EXCLUDED.version, updated_at = now()"
-            ),
-            {"c": COMPONENT, "v": len(steps), "m": model_id, "d": dim},
+        await run_steps(
+            conn,
+            COMPONENT,
+            steps,
+            row.version if row else 0,
+            embedding_model=model_id,
+            embedding_dim=dim,
         )

@@ -1,0 +1,51 @@
+"""The ``adk-memory-kit`` command line. Each feature registers its own subcommands.
+
+A feature module exposes ``register(subparsers)`` which adds parsers whose ``func`` default
+is a callable taking the parsed ``argparse.Namespace`` and returning an exit code (it may be
+a coroutine function; it is then run with ``asyncio.run``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import inspect
+import sys
+from collections.abc import Sequence
+
+COMMAND_MODULES = [
+    "adk_memory_kit.memory.cli",
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="adk-memory-kit",
+        description="Memory for Google ADK agents: long-term memory on Postgres + pgvector, "
+        "session lifecycle jobs, review queue and the offline demo.",
+    )
+    parser.add_argument(
+        "--db-url",
+        default=None,
+        help="postgresql+psycopg://... (default: ADK_MEMORY_KIT_DB_URL, else the embedded server)",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func = getattr(args, "func", None)
+    if func is None:
+        parser.print_help()
+        return 2
+    result = asyncio.run(func(args)) if inspect.iscoroutinefunction(func) else func(args)
+    return int(result or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
