@@ -1,5 +1,6 @@
 """adk-memory-kit: real memory for Google ADK agents."""
 
+from adk_memory_kit.adk_services import register_pgvector_memory_service
 from adk_memory_kit.db import embedded_db_url, kit_home
 from adk_memory_kit.embedders import Embedder, GeminiEmbedder, LocalMiniLMEmbedder
 from adk_memory_kit.errors import (
@@ -10,6 +11,7 @@ from adk_memory_kit.errors import (
     MemoryKitError,
     SchemaMismatchError,
 )
+from adk_memory_kit.memory import IndexingOptions, PgVectorMemoryService, SearchOptions
 
 __version__ = "0.1.0"
 
@@ -19,10 +21,14 @@ __all__ = [
     "EmbedderError",
     "EmbeddingDimensionError",
     "GeminiEmbedder",
+    "IndexingOptions",
     "InvalidInputError",
     "LocalMiniLMEmbedder",
     "MemoryKitError",
+    "PgVectorMemoryService",
     "SchemaMismatchError",
+    "SearchOptions",
     "embedded_db_url",
     "kit_home",
+    "register_pgvector_memory_service",
 ]

@@ -1,0 +1,41 @@
+"""Small builders for memory tests: ADK sessions and events with real content."""
+
+from __future__ import annotations
+
+import itertools
+import time
+import uuid
+
+from google.adk.events.event import Event
+from google.adk.sessions.session import Session
+from google.genai import types
+
+_counter = itertools.count()
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def text_event(author: str, text: str, *, ts: float | None = None, event_id: str | None = None):
+    role = "user" if author == "user" else "model"
+    return Event(
+        id=event_id or f"ev-{next(_counter)}-{uuid.uuid4().hex[:6]}",
+        author=author,
+        invocation_id="inv-1",
+        timestamp=ts if ts is not None else time.time(),
+        content=types.Content(role=role, parts=[types.Part(text=text)]),
+    )
+
+
+def session_with(app: str, user: str, turns: list[tuple[str, str]], sid: str | None = None):
+    return Session(
+        id=sid or unique("s"),
+        app_name=app,
+        user_id=user,
+        events=[text_event(a, t) for a, t in turns],
+    )
+
+
+def texts(response) -> list[str]:
+    return [" ".join(p.text or "" for p in m.content.parts) for m in response.memories]

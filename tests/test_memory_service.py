@@ -1,0 +1,509 @@
+"""PgVectorMemoryService against the real embedded PostgreSQL and the real local embedder."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from google.adk.memory.base_memory_service import BaseMemoryService
+from google.adk.memory.memory_entry import MemoryEntry
+from google.genai import types
+from memory_helpers import session_with, text_event, texts, unique
+from sqlalchemy import text
+
+from adk_memory_kit import InvalidInputError, PgVectorMemoryService
+from adk_memory_kit.memory import IndexingOptions, SearchOptions
+
+
+@pytest.fixture(scope="module")
+async def memory(db_url, embedder):
+    service = PgVectorMemoryService(db_url, embedder=embedder)
+    yield service
+    await service.close()
+
+
+async def _rows(memory, app, user) -> int:
+    async with memory.engine.connect() as conn:
+        result = await conn.execute(
+            text("SELECT count(*) FROM adk_memory_items WHERE app_name = :a AND user_id = :u"),
+            {"a": app, "u": user},
+        )
+        return result.scalar_one()
+
+
+def fact(text_: str, **kw) -> MemoryEntry:
+    return MemoryEntry(content=types.Content(role="user", parts=[types.Part(text=text_)]), **kw)
+
+
+async def test_is_an_adk_memory_service(memory):
+    assert isinstance(memory, BaseMemoryService)
+
+
+async def test_readding_a_session_never_duplicates(memory):
+    app, user = unique("app"), unique("u")
+    session = session_with(
+        app,
+        user,
+        [
+            ("user", "I booked flight LH 1234 to Lisbon"),
+            ("model", "Great, flight LH 1234 is noted"),
+        ],
+    )
+    for _ in range(3):
+        await memory.add_session_to_memory(session)
+    assert await _rows(memory, app, user) == 2
+    found = await memory.search_memory(app_name=app, user_id=user, query="flight to Lisbon")
+    assert len(found.memories) == 2
+    assert len({m.id for m in found.memories}) == 2
+
+
+async def test_readding_drops_events_gone_from_the_session_and_updates_edited_ones(memory):
+    app, user = unique("app"), unique("u")
+    session = session_with(
+        app, user, [("user", "first message about tulips"), ("user", "second message about roses")]
+    )
+    await memory.add_session_to_memory(session)
+    session.events = session.events[1:]
+    session.events[0].content.parts[0].text = "second message about orchids"
+    await memory.add_session_to_memory(session)
+    assert await _rows(memory, app, user) == 1
+    found = texts(await memory.search_memory(app_name=app, user_id=user, query="flowers"))
+    assert found == ["second message about orchids"]
+
+
+async def test_delta_adds_upsert_and_leave_the_rest_alone(memory):
+    app, user = unique("app"), unique("u")
+    session = session_with(app, user, [("user", "my cat is called Miso")])
+    await memory.add_session_to_memory(session)
+    delta = [text_event("user", "my dog is called Pixel")]
+    await memory.add_events_to_memory(
+        app_name=app, user_id=user, events=delta, session_id=session.id
+    )
+    await memory.add_events_to_memory(
+        app_name=app, user_id=user, events=delta, session_id=session.id
+    )
+    assert await _rows(memory, app, user) == 2
+    found = texts(await memory.search_memory(app_name=app, user_id=user, query="Pixel"))
+    assert found[0] == "my dog is called Pixel"
+
+
+async def test_explicit_memories_are_dated_deduplicated_and_deletable(memory):
+    app, user = unique("app"), unique("u")
+    entry = fact(
+        "User prefers aisle seats", author="extractor", timestamp="2026-09-28T10:00:00+00:00"
+    )
+    await memory.add_memory(app_name=app, user_id=user, memories=[entry])
+    await memory.add_memory(app_name=app, user_id=user, memories=[entry])
+    found = await memory.search_memory(app_name=app, user_id=user, query="seat preference")
+    assert len(found.memories) == 1
+    hit = found.memories[0]
+    assert hit.timestamp == "2026-09-28T10:00:00+00:00"
+    assert hit.author == "extractor"
+    assert hit.custom_metadata["kind"] == "fact"
+    assert hit.custom_metadata["score"] > 0
+    await memory.delete_memory(app_name=app, user_id=user, memory_id=hit.id)
+    assert (await memory.search_memory(app_name=app, user_id=user, query="seat")).memories == []
+
+
+async def test_entry_metadata_carries_id_author_iso_time_score_session_and_kind(memory):
+    app, user = unique("app"), unique("u")
+    when = datetime(2026, 3, 2, 9, 30, tzinfo=timezone.utc).timestamp()
+    session = session_with(app, user, [])
+    session.events = [text_event("user", "deliver lunch to the Pune office reception", ts=when)]
+    await memory.add_session_to_memory(session)
+    (hit,) = (await memory.search_memory(app_name=app, user_id=user, query="delivery")).memories
+    assert hit.timestamp == "2026-03-02T09:30:00+00:00"
+    assert hit.author == "user"
+    assert hit.custom_metadata["session_id"] == session.id
+    assert hit.custom_metadata["kind"] == "event"
+    assert hit.custom_metadata["event_id"] == session.events[0].id
+    assert hit.id
+
+
+async def test_delete_session_and_user_memories(memory):
+    app, user, other = unique("app"), unique("u"), unique("u")
+    s1 = session_with(app, user, [("user", "alpha one"), ("user", "alpha two")])
+    s2 = session_with(app, user, [("user", "beta one")])
+    s3 = session_with(app, other, [("user", "alpha of someone else")])
+    for s in (s1, s2, s3):
+        await memory.add_session_to_memory(s)
+    assert await memory.delete_session_memories(app_name=app, user_id=user, session_id=s1.id) == 2
+    assert await _rows(memory, app, user) == 1
+    assert await memory.delete_user_memories(app_name=app, user_id=user) == 1
+    assert await _rows(memory, app, user) == 0
+    assert await _rows(memory, app, other) == 1
+
+
+async def test_delete_memory_rejects_foreign_ids_and_garbage(memory):
+    app, user, other = unique("app"), unique("u"), unique("u")
+    await memory.add_memory(app_name=app, user_id=other, memories=[fact("secret of other")])
+    (hit,) = (await memory.search_memory(app_name=app, user_id=other, query="secret")).memories
+    await memory.delete_memory(app_name=app, user_id=user, memory_id=hit.id)  # not user's: no-op
+    assert await _rows(memory, app, other) == 1
+    with pytest.raises(InvalidInputError, match="memory_id"):
+        await memory.delete_memory(app_name=app, user_id=other, memory_id="not-an-id")
+
+
+@pytest.mark.parametrize(
+    ("wanted", "decoy"),
+    [
+        ("A-4521", "A-4512"),
+        ("QX7T2L", "QX7T2J"),
+        ("maya.patel@example.com", "maya.pate@example.com"),
+    ],
+)
+async def test_exact_tokens_are_found_and_beat_near_misses(memory, wanted, decoy):
+    app, user = unique("app"), unique("u")
+    filler = [("user", f"we talked about the weather on day {i}") for i in range(20)]
+    session = session_with(
+        app,
+        user,
+        [
+            *filler,
+            ("user", f"Please track {decoy} for me, it is the older one"),
+            ("user", f"My reference is {wanted}, please look it up"),
+            *filler[:5],
+        ],
+    )
+    await memory.add_session_to_memory(session)
+    for _ in range(3):  # stable ranking, not luck
+        found = texts(await memory.search_memory(app_name=app, user_id=user, query=wanted))
+        assert wanted in found[0]
+        decoy_pos = (
+            next(i for i, t in enumerate(found) if decoy in t)
+            if any(decoy in t for t in found)
+            else len(found)
+        )
+        assert decoy_pos > 0
+
+
+async def test_no_user_ever_sees_another_users_memories(memory):
+    apps = [unique("app"), unique("app")]
+    users = [unique("u") for _ in range(12)]
+    for app in apps:
+        sessions = [
+            session_with(
+                app,
+                user,
+                [
+                    ("user", f"my locker code is {app[-4:]}{i:02d} for {user}"),
+                    ("user", "I like hiking and locker rooms"),
+                ],
+            )
+            for i, user in enumerate(users)
+        ]
+        await asyncio.gather(*(memory.add_session_to_memory(s) for s in sessions))
+    for app in apps:
+        for i, user in enumerate(users):
+            found = await memory.search_memory(
+                app_name=app, user_id=user, query="locker code hiking"
+            )
+            assert found.memories, "own memories must be found"
+            for entry in found.memories:
+                body = " ".join(p.text for p in entry.content.parts)
+                assert "hiking" in body or user in body
+                assert "for u-" not in body or user in body
+            other_code = f"{app[-4:]}{(i + 1) % len(users):02d}"
+            hits = texts(await memory.search_memory(app_name=app, user_id=user, query=other_code))
+            assert all(other_code not in t for t in hits)
+    # an unknown user or app sees nothing at all
+    empty = await memory.search_memory(app_name=apps[0], user_id="nobody", query="locker")
+    assert empty.memories == []
+    empty = await memory.search_memory(app_name="no-such-app", user_id=users[0], query="locker")
+    assert empty.memories == []
+
+
+async def test_concurrent_writers_lose_nothing_and_duplicate_nothing(memory):
+    app = unique("app")
+    users = [unique("u") for _ in range(4)]
+    sessions = [
+        session_with(app, u, [("user", f"note {k} of {u}") for k in range(5)])
+        for u in users
+        for _ in range(2)
+    ]
+    # every session written by three concurrent workers, plus concurrent searches
+    jobs = [memory.add_session_to_memory(s) for s in sessions for _ in range(3)]
+    jobs += [memory.search_memory(app_name=app, user_id=u, query="note") for u in users]
+    await asyncio.gather(*jobs)
+    for u in users:
+        assert await _rows(memory, app, u) == 10
+
+
+async def test_result_cap_default_and_override(memory):
+    app, user = unique("app"), unique("u")
+    await memory.add_session_to_memory(
+        session_with(app, user, [("user", f"pizza topping idea number {i}") for i in range(25)])
+    )
+    assert (
+        len((await memory.search_memory(app_name=app, user_id=user, query="pizza")).memories) == 10
+    )
+    capped = await memory.search_memory(app_name=app, user_id=user, query="pizza", limit=3)
+    assert len(capped.memories) == 3
+    small = PgVectorMemoryService(
+        memory.engine.url.render_as_string(hide_password=False),
+        embedder=memory.embedder,
+        search=SearchOptions(limit=4),
+    )
+    try:
+        assert (
+            len((await small.search_memory(app_name=app, user_id=user, query="pizza")).memories)
+            == 4
+        )
+    finally:
+        await small.close()
+
+
+async def test_empty_and_whitespace_queries_return_nothing(memory):
+    app, user = unique("app"), unique("u")
+    await memory.add_session_to_memory(session_with(app, user, [("user", "something stored")]))
+    for q in ["", "   ", "\n\t", "\x00"]:
+        assert (await memory.search_memory(app_name=app, user_id=user, query=q)).memories == []
+
+
+async def test_stopword_only_query_still_uses_the_vector_half(memory):
+    app, user = unique("app"), unique("u")
+    await memory.add_session_to_memory(session_with(app, user, [("user", "it was what it was")]))
+    found = await memory.search_memory(app_name=app, user_id=user, query="what was it")
+    assert texts(found) == ["it was what it was"]
+
+
+async def test_bad_input_gets_clear_errors_and_loses_nothing(memory):
+    app, user = unique("app"), unique("u")
+    await memory.add_session_to_memory(session_with(app, user, [("user", "keep me safe")]))
+    with pytest.raises(InvalidInputError, match="user_id"):
+        await memory.search_memory(app_name=app, user_id="", query="x")
+    with pytest.raises(InvalidInputError, match="app_name"):
+        await memory.add_memory(app_name=None, user_id=user, memories=[fact("x")])
+    with pytest.raises(InvalidInputError, match="NUL"):
+        await memory.add_memory(app_name=app, user_id="u\x00", memories=[fact("x")])
+    with pytest.raises(InvalidInputError, match="query must be a string"):
+        await memory.search_memory(app_name=app, user_id=user, query=42)
+    with pytest.raises(InvalidInputError, match="MemoryEntry"):
+        await memory.add_memory(app_name=app, user_id=user, memories=["plain string"])
+    with pytest.raises(InvalidInputError, match="non-empty text"):
+        await memory.add_memory(app_name=app, user_id=user, memories=[fact("   ")])
+    with pytest.raises(InvalidInputError, match="ISO-8601"):
+        await memory.add_memory(
+            app_name=app, user_id=user, memories=[fact("dated", timestamp="last tuesday")]
+        )
+    with pytest.raises(InvalidInputError, match="ttl"):
+        await memory.add_memory(
+            app_name=app, user_id=user, memories=[fact("x")], custom_metadata={"ttl": -5}
+        )
+    with pytest.raises(InvalidInputError, match="Event"):
+        await memory.add_events_to_memory(app_name=app, user_id=user, events=[{"text": "x"}])
+    assert await _rows(memory, app, user) == 1
+    assert texts(await memory.search_memory(app_name=app, user_id=user, query="safe")) == [
+        "keep me safe"
+    ]
+
+
+async def test_huge_text_is_stored_whole_and_still_found(memory):
+    app, user = unique("app"), unique("u")
+    body = "The warehouse inventory report. " + ("lorem ipsum dolor sit amet " * 40_000)
+    body += " closing token ZEBRA-9911"
+    await memory.add_session_to_memory(session_with(app, user, [("user", body)]))
+    (hit,) = (
+        await memory.search_memory(app_name=app, user_id=user, query="warehouse inventory")
+    ).memories
+    assert hit.content.parts[0].text == body
+
+
+async def test_nul_bytes_unicode_and_non_text_parts(memory):
+    app, user = unique("app"), unique("u")
+    session = session_with(
+        app,
+        user,
+        [
+            ("user", "zero\x00byte inside"),
+            ("user", "Ünïcödé: 東京で寿司 🍣 and עברית"),
+        ],
+    )
+    session.events.append(text_event("model", "placeholder"))
+    session.events[-1].content = types.Content(
+        role="model",
+        parts=[types.Part(function_call=types.FunctionCall(name="lookup", args={"q": "x"}))],
+    )
+    session.events.append(text_event("user", "placeholder"))
+    session.events[-1].content = types.Content(
+        role="user",
+        parts=[types.Part(inline_data=types.Blob(mime_type="image/png", data=b"\x89PNG"))],
+    )
+    session.events.append(text_event("user", "placeholder"))
+    session.events[-1].content = None
+    await memory.add_session_to_memory(session)
+    assert await _rows(memory, app, user) == 2
+    found = texts(await memory.search_memory(app_name=app, user_id=user, query="東京で寿司 🍣"))
+    assert "Ünïcödé: 東京で寿司 🍣 and עברית" in found
+    found = texts(await memory.search_memory(app_name=app, user_id=user, query="byte inside"))
+    assert "zero\ufffdbyte inside" in found
+
+
+async def test_function_calls_are_indexed_only_when_asked(db_url, embedder):
+    app, user = unique("app"), unique("u")
+    event = text_event("model", "x")
+    event.content = types.Content(
+        role="model",
+        parts=[types.Part(function_call=types.FunctionCall(name="book_table", args={"guests": 4}))],
+    )
+    session = session_with(app, user, [])
+    session.events = [event]
+    service = PgVectorMemoryService(
+        db_url, embedder=embedder, indexing=IndexingOptions(index_function_calls=True)
+    )
+    try:
+        await service.add_session_to_memory(session)
+        found = texts(await service.search_memory(app_name=app, user_id=user, query="book_table"))
+        assert found and "book_table" in found[0]
+    finally:
+        await service.close()
+
+
+async def test_ttl_and_expiry(memory):
+    app, user = unique("app"), unique("u")
+    past = (datetime.now(timezone.utc) - timedelta(minutes=1)).isoformat()
+    await memory.add_memory(
+        app_name=app,
+        user_id=user,
+        memories=[fact("expired parking spot B7")],
+        custom_metadata={"expires_at": past},
+    )
+    await memory.add_memory(
+        app_name=app,
+        user_id=user,
+        memories=[fact("parking spot C3 today")],
+        custom_metadata={"ttl": 3600, "importance": 0.9},
+    )
+    found = (await memory.search_memory(app_name=app, user_id=user, query="parking spot")).memories
+    assert [m.content.parts[0].text for m in found] == ["parking spot C3 today"]
+    assert found[0].custom_metadata["importance"] == pytest.approx(0.9)
+    assert "expires_at" in found[0].custom_metadata
+    assert await memory.purge_expired() >= 1
+    assert await _rows(memory, app, user) == 1
+
+
+async def test_supersession_keeps_history_and_ranks_current_first(memory):
+    app, user = unique("app"), unique("u")
+    await memory.add_memory(
+        app_name=app,
+        user_id=user,
+        custom_metadata={"subject": "diet"},
+        memories=[fact("User's diet: vegetarian", timestamp="2026-09-01T00:00:00Z")],
+    )
+    await memory.add_memory(
+        app_name=app,
+        user_id=user,
+        custom_metadata={"subject": "diet"},
+        memories=[
+            fact("User's diet: pescatarian (eats fish now)", timestamp="2026-09-28T00:00:00Z")
+        ],
+    )
+    found = (
+        await memory.search_memory(app_name=app, user_id=user, query="vegetarian diet")
+    ).memories
+    assert len(found) == 2
+    assert "pescatarian" in found[0].content.parts[0].text
+    assert "superseded_at" not in found[0].custom_metadata
+    assert "superseded_at" in found[1].custom_metadata
+
+
+async def test_survives_a_real_server_restart(tmp_path):
+    """Write with one process on the embedded default, read with another after it stopped."""
+    script = (
+        "import asyncio, sys\n"
+        "from google.genai import types\n"
+        "from google.adk.memory.memory_entry import MemoryEntry\n"
+        "from adk_memory_kit import PgVectorMemoryService\n"
+        "async def main(mode):\n"
+        "    async with PgVectorMemoryService() as m:\n"
+        "        if mode == 'write':\n"
+        "            part = types.Part(text='gate code 4471')\n"
+        "            e = MemoryEntry(content=types.Content(parts=[part]))\n"
+        "            await m.add_memory(app_name='a', user_id='u', memories=[e])\n"
+        "        else:\n"
+        "            r = await m.search_memory(app_name='a', user_id='u', query='gate code')\n"
+        "            print(r.memories[0].content.parts[0].text)\n"
+        "asyncio.run(main(sys.argv[1]))\n"
+    )
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "ADK_MEMORY_KIT_HOME": str(tmp_path)}
+    env.pop("ADK_MEMORY_KIT_DB_URL", None)
+    run = [sys.executable, "-c", script]
+    subprocess.run([*run, "write"], env=env, check=True, timeout=120)
+    assert not (tmp_path / "pgdata" / "postmaster.pid").exists(), "server should stop on exit"
+    out = subprocess.run(
+        [*run, "read"], env=env, check=True, timeout=120, capture_output=True, text=True
+    )
+    assert out.stdout.strip() == "gate code 4471"
+
+
+class _OtherDimEmbedder:
+    model_id = "other-model"
+    dim = 8
+
+    async def embed(self, texts_):
+        return [[0.0] * 8 for _ in texts_]
+
+
+class _OtherModelSameDim:
+    model_id = "some-other-384-model"
+    dim = 384
+
+    async def embed(self, texts_):
+        return [[0.0] * 384 for _ in texts_]
+
+
+async def test_embedder_mismatch_is_refused_with_a_clear_error(memory, db_url):
+    from adk_memory_kit import EmbeddingDimensionError
+
+    await memory.search_memory(app_name="a", user_id="u", query="warm up the schema")
+    for bad, pattern in [
+        (_OtherDimEmbedder(), "dimension 8 does not match the stored 384"),
+        (_OtherModelSameDim(), "not comparable"),
+    ]:
+        service = PgVectorMemoryService(db_url, embedder=bad)
+        try:
+            with pytest.raises(EmbeddingDimensionError, match=pattern):
+                await service.search_memory(app_name="a", user_id="u", query="x")
+        finally:
+            await service.close()
+
+
+async def test_unknown_options_and_conflicting_urls_are_rejected():
+    with pytest.raises(InvalidInputError, match="unknown PgVectorMemoryService options"):
+        PgVectorMemoryService(embedder=_OtherDimEmbedder(), colour="blue")
+    with pytest.raises(InvalidInputError, match="not two different"):
+        PgVectorMemoryService(
+            "postgresql://a/b", uri="postgresql://c/d", embedder=_OtherDimEmbedder()
+        )
+    with pytest.raises(InvalidInputError, match="unsupported database URL scheme"):
+        await PgVectorMemoryService("mysql://x/y", embedder=_OtherDimEmbedder()).search_memory(
+            app_name="a", user_id="u", query="q"
+        )
+
+
+async def test_ingestion_skips_reembedding_unchanged_events(db_url, embedder):
+    calls: list[int] = []
+
+    class Counting:
+        model_id, dim = embedder.model_id, embedder.dim
+
+        async def embed(self, texts_):
+            calls.append(len(texts_))
+            return await embedder.embed(texts_)
+
+    service = PgVectorMemoryService(db_url, embedder=Counting())
+    app, user = unique("app"), unique("u")
+    session = session_with(app, user, [("user", f"turn {i}") for i in range(6)])
+    try:
+        await service.add_session_to_memory(session)
+        await service.add_session_to_memory(session)
+        session.events.append(text_event("user", "one more turn"))
+        await service.add_session_to_memory(session)
+    finally:
+        await service.close()
+    assert calls == [6, 0, 1] or calls == [6, 1]
