@@ -1,0 +1,67 @@
+"""A scripted ``BaseLlm`` for offline runs (the demo, sample agents without an API key).
+
+It never calls a network. A *responder* looks at the outgoing ``LlmRequest`` and returns the
+parts of the model's reply: text, function calls, or both. This is how the demo and the sample
+agents run end to end through a real ADK ``Runner`` on a machine with no model access.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import AsyncGenerator, Callable, Sequence
+from typing import Any
+
+from google.adk.models.base_llm import BaseLlm
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.genai import types
+from pydantic import ConfigDict, Field
+
+Responder = Callable[[LlmRequest], Sequence[types.Part] | str]
+
+_call_ids = itertools.count(1)
+
+
+def call(name: str, **args: Any) -> types.Part:
+    """A function-call part with a deterministic id, for use in responders."""
+    return types.Part(
+        function_call=types.FunctionCall(id=f"scripted-{next(_call_ids)}", name=name, args=args)
+    )
+
+
+def last_user_text(request: LlmRequest) -> str:
+    """The text of the newest user-authored content in the request ('' if none)."""
+    for content in reversed(request.contents or []):
+        if content.role == "user":
+            texts = [p.text for p in content.parts or [] if p.text]
+            if texts:
+                return "\n".join(texts)
+    return ""
+
+
+def last_function_responses(request: LlmRequest) -> list[types.FunctionResponse]:
+    """Function responses in the newest content, if it holds any."""
+    if not request.contents:
+        return []
+    return [p.function_response for p in request.contents[-1].parts or [] if p.function_response]
+
+
+class ScriptedLlm(BaseLlm):
+    """Replies by calling ``responder(llm_request)``; records every request it saw."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    model: str = "scripted-offline"
+    responder: Any = None
+    requests: list[LlmRequest] = Field(default_factory=list)
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        self.requests.append(llm_request)
+        reply = self.responder(llm_request) if self.responder else "ok"
+        parts = [types.Part(text=reply)] if isinstance(reply, str) else list(reply)
+        yield LlmResponse(
+            content=types.Content(role="model", parts=parts),
+            turn_complete=True,
+        )
