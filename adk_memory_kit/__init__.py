@@ -11,11 +11,41 @@ from adk_memory_kit.errors import (
     MemoryKitError,
     SchemaMismatchError,
 )
+from adk_memory_kit.lifecycle import (
+    CloseResult,
+    DataHome,
+    DataMap,
+    ForgetReport,
+    IdleIngestJob,
+    IdleRunReport,
+    MemoryCheckpointPlugin,
+    SessionCloser,
+    SessionKey,
+    data_map,
+    end_session_tool,
+    forget_user,
+    pending_forgets,
+    register_data_home,
+)
 from adk_memory_kit.memory import IndexingOptions, PgVectorMemoryService, SearchOptions
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "CloseResult",
+    "DataHome",
+    "DataMap",
+    "ForgetReport",
+    "IdleIngestJob",
+    "IdleRunReport",
+    "MemoryCheckpointPlugin",
+    "SessionCloser",
+    "SessionKey",
+    "data_map",
+    "end_session_tool",
+    "forget_user",
+    "pending_forgets",
+    "register_data_home",
     "DatabaseUnavailableError",
     "Embedder",
     "EmbedderError",

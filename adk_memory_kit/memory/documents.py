@@ -23,15 +23,21 @@ _ID_NAMESPACE = uuid.UUID("6f1c2a53-8f0e-4a8e-9a43-2d6c0b1b7e11")
 class IndexingOptions:
     """What text goes into the index for each event.
 
-    ``context_turns``: how many preceding turns of the same session are added to the text that is
-    embedded, and full-text indexed at a low weight (the stored text stays the turn alone). A
-    reply such as "Yes, last Tuesday" is only findable together with the question it answers.
+    ``context_turns`` preceding and ``context_turns_after`` following turns of the same session
+    are full-text indexed with the turn at a low weight (``context_text``): a reply such as
+    "Yes, last Tuesday" is only findable together with the question it answers. The stored text
+    stays the turn alone. ``embed_context`` also puts that context into the embedded text; off by
+    default, since on LoCoMo the turn alone embeds better once the full text carries the context
+    (see docs/locomo.md). Following turns are only known when they arrive in the same call
+    (``add_session_to_memory`` re-indexes a session's earlier turns as it grows).
     """
 
     index_function_calls: bool = False
     include_author: bool = True
     context_turns: int = 1
+    context_turns_after: int = 1
     context_chars: int = 300
+    embed_context: bool = False
     max_index_chars: int = 20_000
 
 
@@ -54,13 +60,14 @@ class MemoryDocument:
 
     @property
     def source_hash(self) -> str:
-        """Changes whenever anything that is stored or indexed changes."""
+        """``<embedded-text hash>:<everything-else hash>``; changes whenever anything stored or
+        indexed changes, and its first half tells whether the embedding must be recomputed."""
+        embedded = hashlib.sha256(self.embed_text.encode()).hexdigest()[:32]
         payload = json.dumps(
             [
                 self.text,
                 self.search_text,
                 self.context_text,
-                self.embed_text,
                 self.author,
                 self.role,
                 self.event_time.isoformat(),
@@ -69,7 +76,7 @@ class MemoryDocument:
             sort_keys=True,
             default=str,
         )
-        return hashlib.sha256(payload.encode()).hexdigest()
+        return f"{embedded}:{hashlib.sha256(payload.encode()).hexdigest()[:32]}"
 
 
 def check_scope(app_name: Any, user_id: Any) -> None:
@@ -144,8 +151,7 @@ def documents_from_events(
     extra_metadata: dict[str, Any] | None = None,
 ) -> list[MemoryDocument]:
     """One document per event that has text; events without text are skipped."""
-    docs: list[MemoryDocument] = []
-    previous: list[str] = []
+    turns: list[tuple[Event, str, str]] = []
     for event in events:
         if not isinstance(event, Event):
             raise InvalidInputError(f"events must be google.adk Event objects, got {type(event)}")
@@ -155,11 +161,18 @@ def documents_from_events(
         if not event.id:
             raise InvalidInputError("every event needs an id to be stored in memory")
         own = _labelled(event.author, text, options)[: options.max_index_chars]
-        context = (
-            "\n".join(p[-options.context_chars :] for p in previous[-options.context_turns :])
-            if options.context_turns
-            else ""
-        )
+        turns.append((event, text, own))
+    docs: list[MemoryDocument] = []
+    chars = options.context_chars
+    n_before, n_after = max(0, options.context_turns), max(0, options.context_turns_after)
+    for i, (event, text, own) in enumerate(turns):
+        before = [t[2][-chars:] for t in turns[max(0, i - n_before) : i]] if chars else []
+        after = [t[2][:chars] for t in turns[i + 1 : i + 1 + n_after]] if chars else []
+        context = "\n".join(before + after)
+        if options.embed_context and (before or after):
+            embed_text = "\n".join([*before, own, *after])
+        else:
+            embed_text = own
         docs.append(
             MemoryDocument(
                 id=row_id(app_name, user_id, session_id, event.id),
@@ -171,12 +184,11 @@ def documents_from_events(
                 text=text,
                 search_text=own,
                 context_text=context,
-                embed_text=f"{context}\n{own}" if context else own,
+                embed_text=embed_text,
                 event_time=_to_datetime(event.timestamp),
                 metadata={**(extra_metadata or {}), "invocation_id": event.invocation_id},
             )
         )
-        previous.append(own)
     return docs
 
 

@@ -37,6 +37,11 @@ def _steps(dim: int) -> list[str]:
             tsv         tsvector GENERATED ALWAYS AS (
                 setweight(to_tsvector('simple', search_text), 'A')
                 || setweight(to_tsvector('simple', context_text), 'D')) STORED,
+            tsv_en      tsvector GENERATED ALWAYS AS (
+                setweight(to_tsvector('english', search_text), 'A')
+                || setweight(to_tsvector('english', context_text), 'D')) STORED,
+            search_len  integer GENERATED ALWAYS AS (
+                length(to_tsvector('english', search_text))) STORED,
             event_time  timestamptz NOT NULL,
             ingested_at timestamptz NOT NULL DEFAULT now(),
             subject     text,
@@ -48,6 +53,7 @@ def _steps(dim: int) -> list[str]:
             UNIQUE (app_name, user_id, session_id, event_id)
         );
         CREATE INDEX IF NOT EXISTS {TABLE}_tsv_idx ON {TABLE} USING gin (tsv);
+        CREATE INDEX IF NOT EXISTS {TABLE}_tsv_en_idx ON {TABLE} USING gin (tsv_en);
         CREATE INDEX IF NOT EXISTS {TABLE}_subject_idx ON {TABLE} (app_name, user_id, subject)
             WHERE subject IS NOT NULL;
         CREATE INDEX IF NOT EXISTS {TABLE}_expires_idx ON {TABLE} (expires_at)

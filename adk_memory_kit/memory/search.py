@@ -1,8 +1,17 @@
-"""Hybrid retrieval in one SQL statement: exact vector scan + full text, fused by weighted RRF.
+"""Hybrid retrieval in one SQL statement: exact vector scan + BM25 + exact phrases, fused by RRF.
 
-Both halves filter on (app_name, user_id) inside their own WHERE clause, so the candidate lists
-never contain another user's rows, and the per-user btree (the primary key's prefix) keeps the
-exact distance scan to that user's rows (see README: index strategy).
+Three ranked lists, every one filtered on (app_name, user_id) inside its own WHERE clause, so no
+list ever holds another user's rows, and the per-user btree (the primary key's prefix) keeps the
+exact distance scan to that user's rows (see README: index strategy):
+
+* ``vec``: cosine distance of the query embedding, exact scan of the user's rows.
+* ``bm25``: Okapi BM25 over the English-stemmed ``tsv_en`` (the turn at weight A, its
+  neighbouring turns at weight D counted ``context_weight`` times). Document frequencies and
+  the collection size come from the user's own rows, so a word that is everywhere in *this*
+  user's memory (their name, say) weighs little.
+* ``exact``: ``ts_rank_cd`` over the unstemmed ``simple`` tsvector of the turn itself (not its
+  neighbours), where an identifier such as ``A-4521`` is an exact phrase: it ranks an entry holding ``A-4521`` above one holding
+  ``A-4512`` (or ``B-4521``), which stemming alone cannot tell apart.
 """
 
 from __future__ import annotations
@@ -16,39 +25,78 @@ from adk_memory_kit.memory.schema import TABLE
 
 @dataclass
 class SearchOptions:
-    """Ranking knobs. ``text_weight`` 2x lets an exact identifier win over a near-miss vector."""
+    """Ranking knobs; the defaults are tuned on LoCoMo (docs/locomo.md).
+
+    ``candidates``: depth of each ranked list before fusion. ``rrf_k``: the RRF constant (lower
+    trusts the top of each list more). ``vector_weight``, ``text_weight`` (BM25) and
+    ``exact_weight`` (unstemmed phrase match) weigh the lists in RRF. ``bm25_k1``/``bm25_b``:
+    BM25 term saturation and length normalisation. ``context_weight``: how much a word found
+    only in a neighbouring turn counts, relative to one in the turn itself.
+    """
 
     limit: int = 10
-    candidates: int = 60
-    rrf_k: int = 60
+    candidates: int = 200
+    rrf_k: int = 20
     vector_weight: float = 1.0
-    text_weight: float = 2.0
+    text_weight: float = 1.5
+    exact_weight: float = 0.3
+    bm25_k1: float = 1.2
+    bm25_b: float = 0.3
+    context_weight: float = 0.5
 
 
 _LIVE = "(t.expires_at IS NULL OR t.expires_at > now())"
+_SCOPE = f"t.app_name = :app AND t.user_id = :user AND {_LIVE}"
 
 HYBRID_SQL = text(
     f"""
-WITH vec AS (
-    SELECT t.id, row_number() OVER (ORDER BY t.embedding <=> CAST(:qvec AS vector)) AS rank
+WITH q AS (
+    SELECT websearch_to_tsquery('english', :tsq) AS tq_en,
+           websearch_to_tsquery('simple', :tsq) AS tq,
+           ARRAY(SELECT lexeme FROM unnest(to_tsvector('english', :qtext))) AS lx
+), vec AS (
+    SELECT t.id, row_number() OVER (ORDER BY t.embedding <=> CAST(:qvec AS vector), t.id) AS rank
     FROM {TABLE} t
-    WHERE t.app_name = :app AND t.user_id = :user AND {_LIVE}
-    ORDER BY t.embedding <=> CAST(:qvec AS vector)
+    WHERE {_SCOPE}
+    ORDER BY t.embedding <=> CAST(:qvec AS vector), t.id
     LIMIT :cand
-), txt AS (
+), hits AS (
+    SELECT t.id, t.search_len AS dl, u.lexeme,
+           (SELECT count(*) FILTER (WHERE w = 'A') + :ctxw * count(*) FILTER (WHERE w <> 'A')
+            FROM unnest(u.weights) AS w) AS tf
+    FROM {TABLE} t CROSS JOIN q CROSS JOIN LATERAL unnest(t.tsv_en) AS u
+    WHERE {_SCOPE} AND t.tsv_en @@ q.tq_en AND u.lexeme = ANY(q.lx)
+), stats AS (
+    SELECT count(*) AS n, greatest(avg(t.search_len), 1) AS avgdl
+    FROM {TABLE} t
+    WHERE {_SCOPE}
+), df AS (
+    SELECT lexeme, count(*) AS df FROM hits GROUP BY lexeme
+), bm25 AS (
+    SELECT h.id, row_number() OVER (ORDER BY sum(
+        ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5))
+        * h.tf * (:k1 + 1) / (h.tf + :k1 * (1 - :b + :b * h.dl / s.avgdl))) DESC, h.id) AS rank
+    FROM hits h JOIN df d USING (lexeme) CROSS JOIN stats s
+    GROUP BY h.id
+    ORDER BY rank
+    LIMIT :cand
+), exact AS (
     SELECT s.id, row_number() OVER (ORDER BY s.score DESC, s.id) AS rank
     FROM (
-        SELECT t.id, ts_rank_cd(t.tsv, q.tq, 1) AS score
-        FROM {TABLE} t, websearch_to_tsquery('simple', :tsq) AS q(tq)
-        WHERE t.app_name = :app AND t.user_id = :user AND {_LIVE} AND t.tsv @@ q.tq
-        ORDER BY score DESC
+        SELECT t.id, ts_rank_cd('{{0, 0, 0, 1}}', t.tsv, q.tq, 1) AS score
+        FROM {TABLE} t CROSS JOIN q
+        WHERE {_SCOPE} AND t.tsv @@ q.tq
+        ORDER BY score DESC, t.id
         LIMIT :cand
     ) s
+    WHERE s.score > 0
 ), fused AS (
     SELECT id, sum(score) AS score FROM (
         SELECT id, :wv / (:rrf_k + rank) AS score FROM vec
         UNION ALL
-        SELECT id, :wt / (:rrf_k + rank) AS score FROM txt
+        SELECT id, :wt / (:rrf_k + rank) AS score FROM bm25
+        UNION ALL
+        SELECT id, :we / (:rrf_k + rank) AS score FROM exact
     ) u GROUP BY id
 )
 SELECT t.id, t.session_id, t.event_id, t.kind, t.author, t.role, t.text, t.event_time,
@@ -57,7 +105,7 @@ SELECT t.id, t.session_id, t.event_id, t.kind, t.author, t.role, t.text, t.event
 FROM fused f JOIN {TABLE} t ON t.id = f.id
 WHERE t.app_name = :app AND t.user_id = :user
 ORDER BY (t.valid_to IS NULL) DESC, f.score DESC, coalesce(t.importance, 0) DESC,
-         t.event_time DESC
+         t.event_time DESC, t.id
 LIMIT :lim
 """
 )
@@ -69,7 +117,7 @@ SELECT t.id, t.session_id, t.event_id, t.kind, t.author, t.role, t.text, t.event
        1 - (t.embedding <=> CAST(:qvec AS vector)) AS score
 FROM {TABLE} t
 WHERE t.app_name = :app AND t.user_id = :user AND {_LIVE}
-ORDER BY (t.valid_to IS NULL) DESC, t.embedding <=> CAST(:qvec AS vector)
+ORDER BY (t.valid_to IS NULL) DESC, t.embedding <=> CAST(:qvec AS vector), t.id
 LIMIT :lim
 """
 )

@@ -212,14 +212,26 @@ class PgVectorMemoryService(BaseMemoryService):
         engine = await self._ensure_ready()
         existing = await self._existing_hashes(engine, app_name, user_id, docs)
         changed = [d for d in docs if existing.get(d.id) != d.source_hash]
-        vectors = await self.embedder.embed([d.embed_text for d in changed])
-        if len(vectors) != len(changed):
+        reusable = [
+            d
+            for d in changed
+            if existing.get(d.id, ":").split(":")[0] == d.source_hash.split(":")[0]
+        ]
+        kept = await self._stored_vectors(engine, app_name, user_id, reusable)
+        to_embed = [d for d in changed if d.id not in kept]
+        fresh = await self.embedder.embed([d.embed_text for d in to_embed])
+        if len(fresh) != len(to_embed):
             raise RuntimeError("embedder returned a different number of vectors than texts")
+        vectors = {
+            **kept,
+            **{d.id: vector_literal(v) for d, v in zip(to_embed, fresh, strict=True)},
+        }
         params = [
-            self._row_params(app_name, user_id, doc, vec, hygiene)
-            for doc, vec in sorted(zip(changed, vectors, strict=True), key=lambda p: p[0].id)
+            self._row_params(app_name, user_id, doc, vectors[doc.id], hygiene)
+            for doc in sorted(changed, key=lambda d: d.id)
         ]
         async with engine.begin() as conn:
+            await self._lock_user(conn, app_name, user_id, exclusive=False)
             for session_id in sorted({d.session_id for d in docs} | {replace_session or ""}):
                 await self._lock_session(conn, app_name, user_id, session_id)
             if hygiene.subject:
@@ -254,6 +266,16 @@ class PgVectorMemoryService(BaseMemoryService):
                 )
 
     @staticmethod
+    async def _lock_user(conn: AsyncConnection, app: str, user: str, *, exclusive: bool) -> None:
+        """Writers share a per-user lock; deleting the whole user takes it exclusively, so a
+        write racing ``delete_user_memories`` lands either wholly before or wholly after it."""
+        fn = "pg_advisory_xact_lock" if exclusive else "pg_advisory_xact_lock_shared"
+        await conn.execute(
+            text(f"SELECT {fn}(hashtextextended(:k, 0))"),
+            {"k": json.dumps([TABLE, "user", app, user])},
+        )
+
+    @staticmethod
     async def _lock_session(conn: AsyncConnection, app: str, user: str, session_id: str) -> None:
         """Serialise concurrent writers of one session (transaction-scoped advisory lock)."""
         await conn.execute(
@@ -278,8 +300,26 @@ class PgVectorMemoryService(BaseMemoryService):
             return {r.id: r.source_hash for r in rows}
 
     @staticmethod
+    async def _stored_vectors(
+        engine: AsyncEngine, app: str, user: str, docs: list[MemoryDocument]
+    ) -> dict[str, str]:
+        """Stored embeddings (pgvector text form) of rows whose embedded text is unchanged."""
+        if not docs:
+            return {}
+        async with engine.connect() as conn:
+            rows = await conn.execute(
+                text(
+                    f"SELECT id::text AS id, embedding::text AS vec FROM {TABLE}"
+                    " WHERE app_name = :app AND user_id = :user"
+                    " AND id = ANY(CAST(:ids AS uuid[]))"
+                ),
+                {"app": app, "user": user, "ids": [d.id for d in docs]},
+            )
+            return {r.id: r.vec for r in rows}
+
+    @staticmethod
     def _row_params(
-        app: str, user: str, doc: MemoryDocument, vector: list[float], hygiene: Hygiene
+        app: str, user: str, doc: MemoryDocument, vector: str, hygiene: Hygiene
     ) -> dict[str, Any]:
         return {
             "id": doc.id,
@@ -294,7 +334,7 @@ class PgVectorMemoryService(BaseMemoryService):
             "search_text": doc.search_text,
             "context_text": doc.context_text,
             "source_hash": doc.source_hash,
-            "embedding": vector_literal(vector),
+            "embedding": vector,
             "event_time": doc.event_time,
             "subject": hygiene.subject,
             "expires_at": hygiene.expires_at,
@@ -331,9 +371,14 @@ class PgVectorMemoryService(BaseMemoryService):
             sql = HYBRID_SQL
             params.update(
                 tsq=websearch_or_query(terms),
+                qtext=" ".join(terms),
                 rrf_k=opts.rrf_k,
                 wv=opts.vector_weight,
                 wt=opts.text_weight,
+                we=opts.exact_weight,
+                k1=opts.bm25_k1,
+                b=opts.bm25_b,
+                ctxw=opts.context_weight,
             )
         else:
             sql = VECTOR_ONLY_SQL
@@ -364,7 +409,7 @@ class PgVectorMemoryService(BaseMemoryService):
     async def delete_user_memories(self, *, app_name: str, user_id: str) -> int:
         """Delete every memory of one user in one app (right to be forgotten)."""
         check_scope(app_name, user_id)
-        return await self._delete("TRUE", app_name, user_id)
+        return await self._delete("TRUE", app_name, user_id, lock_user=True)
 
     async def purge_expired(self) -> int:
         """Delete items whose time-to-live has passed; returns how many."""
@@ -400,9 +445,13 @@ class PgVectorMemoryService(BaseMemoryService):
             )
             return [r.user_id for r in rows]
 
-    async def _delete(self, where: str, app: str, user: str, **params: Any) -> int:
+    async def _delete(
+        self, where: str, app: str, user: str, *, lock_user: bool = False, **params: Any
+    ) -> int:
         engine = await self._ensure_ready()
         async with engine.begin() as conn:
+            if lock_user:
+                await self._lock_user(conn, app, user, exclusive=True)
             result = await conn.execute(
                 text(
                     f"DELETE FROM {TABLE} WHERE app_name = :app AND user_id = :user AND {where}"

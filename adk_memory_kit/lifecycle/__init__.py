@@ -1,0 +1,51 @@
+"""Session lifecycle: write sessions into long-term memory, and delete a user everywhere.
+
+ADK's ``Runner`` never calls ``add_session_to_memory``. This package does: the
+:class:`SessionCloser` (explicit end), the :class:`IdleIngestJob` (abandoned sessions), the
+:class:`MemoryCheckpointPlugin` plus the ``end_session`` tool (every N turns / goodbye), and
+:func:`forget_user` / :func:`data_map` for the right to be forgotten.
+"""
+
+from adk_memory_kit.lifecycle.checkpoint import (
+    END_SESSION_STATE_KEY,
+    MemoryCheckpointPlugin,
+    end_session,
+    end_session_tool,
+)
+from adk_memory_kit.lifecycle.closer import CloseResult, SessionCloser, is_transient
+from adk_memory_kit.lifecycle.forget import (
+    DataHome,
+    DataLocation,
+    DataMap,
+    ForgetReport,
+    PendingForget,
+    data_map,
+    forget_user,
+    pending_forgets,
+    register_data_home,
+)
+from adk_memory_kit.lifecycle.idle_job import IdleIngestJob, IdleRunReport
+from adk_memory_kit.lifecycle.watermarks import SessionKey, WatermarkStore
+
+__all__ = [
+    "END_SESSION_STATE_KEY",
+    "CloseResult",
+    "DataHome",
+    "DataLocation",
+    "DataMap",
+    "ForgetReport",
+    "IdleIngestJob",
+    "IdleRunReport",
+    "MemoryCheckpointPlugin",
+    "PendingForget",
+    "SessionCloser",
+    "SessionKey",
+    "WatermarkStore",
+    "data_map",
+    "end_session",
+    "end_session_tool",
+    "forget_user",
+    "is_transient",
+    "pending_forgets",
+    "register_data_home",
+]

@@ -1,0 +1,128 @@
+"""MemoryCheckpointPlugin and the ``end_session`` tool.
+
+The plugin ingests the session after every N-th invocation, which bounds what a crash can
+lose to fewer than N turns; each checkpoint is an upsert, so repeated checkpoints of one
+session leave one copy. The tool is the explicit end: the model calls it when the user says
+goodbye or the task is done, and the session is ingested at once. With the plugin installed,
+the tool also asks for a final checkpoint after the invocation, so the closing reply is
+remembered too.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.tools.function_tool import FunctionTool
+from google.adk.tools.tool_context import ToolContext
+
+from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.lifecycle.closer import CloseResult, SessionCloser
+
+if TYPE_CHECKING:
+    from google.adk.agents.invocation_context import InvocationContext
+
+logger = logging.getLogger(__name__)
+
+# temp: state lives for one invocation only and is never persisted.
+END_SESSION_STATE_KEY = "temp:adk_memory_kit_end_session"
+
+
+class MemoryCheckpointPlugin(BasePlugin):
+    """Ingest the session into memory after every ``every_n_invocations``-th invocation.
+
+    An invocation is one ``Runner.run_async`` call (one user turn). The count is the number
+    of distinct invocation ids among the session's events, so it survives restarts; if the
+    runner loads a truncated session (``RunConfig.get_session_config``) the plugin counts
+    the invocations it saw in this process instead. Errors are logged, never raised: a
+    failed checkpoint must not fail the user's turn (the next checkpoint, the closer or the
+    idle job ingests the session later).
+
+    Args:
+        every_n_invocations: checkpoint period; ``None`` checkpoints only when the
+            ``end_session`` tool was called.
+        attempts / backoff: retry policy of the underlying :class:`SessionCloser`.
+        name: the plugin's name in the runner.
+    """
+
+    def __init__(
+        self,
+        every_n_invocations: int | None = 5,
+        *,
+        attempts: int = 3,
+        backoff: float = 0.5,
+        name: str = "memory_checkpoint",
+    ) -> None:
+        super().__init__(name=name)
+        if every_n_invocations is not None and every_n_invocations < 1:
+            raise InvalidInputError(
+                f"every_n_invocations must be at least 1 (or None), got {every_n_invocations}"
+            )
+        self.every_n_invocations = every_n_invocations
+        self.attempts = attempts
+        self.backoff = backoff
+        self.last_result: CloseResult | None = None
+        self._seen: dict[tuple[str, str, str], int] = {}
+        self._warned_no_memory = False
+
+    def _invocation_number(self, ctx: InvocationContext) -> int:
+        session = ctx.session
+        config = ctx.run_config.get_session_config if ctx.run_config else None
+        truncated = config is not None and (
+            config.num_recent_events is not None or config.after_timestamp is not None
+        )
+        if not truncated:
+            return len({e.invocation_id for e in session.events if e.invocation_id})
+        key = (session.app_name, session.user_id, session.id)
+        self._seen[key] = self._seen.get(key, 0) + 1
+        return self._seen[key]
+
+    async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
+        ctx = invocation_context
+        ended = bool(ctx.session.state.get(END_SESSION_STATE_KEY))
+        number = self._invocation_number(ctx)
+        due = self.every_n_invocations is not None and number % self.every_n_invocations == 0
+        if not (due or ended):
+            return None
+        if ctx.memory_service is None:
+            if not self._warned_no_memory:
+                logger.warning("MemoryCheckpointPlugin: the Runner has no memory_service")
+                self._warned_no_memory = True
+            return None
+        closer = SessionCloser(
+            ctx.session_service, ctx.memory_service, attempts=self.attempts, backoff=self.backoff
+        )
+        session = ctx.session
+        try:
+            self.last_result = await closer.close(session.app_name, session.user_id, session.id)
+        except Exception:
+            logger.exception("memory checkpoint of session %s failed", session.id)
+        return None
+
+
+async def end_session(tool_context: ToolContext) -> dict[str, Any]:
+    """Save this conversation to long-term memory because it is finished.
+
+    Call this when the user says goodbye or the task is complete. It takes no arguments.
+    """
+    tool_context.state[END_SESSION_STATE_KEY] = True
+    ctx = tool_context.get_invocation_context()
+    session = tool_context.session
+    if ctx.memory_service is None:
+        return {"status": "error", "message": "no long-term memory is configured"}
+    try:
+        result = await SessionCloser(ctx.session_service, ctx.memory_service).close(
+            session.app_name, session.user_id, session.id
+        )
+    except Exception as exc:
+        logger.exception("end_session could not save session %s", session.id)
+        return {"status": "error", "message": f"could not save the conversation: {exc}"}
+    if not result.ok:
+        return {"status": result.status}
+    return {"status": "session_closed", "events_saved": result.events}
+
+
+def end_session_tool() -> FunctionTool:
+    """A fresh ``end_session`` tool for an agent's ``tools=[...]``."""
+    return FunctionTool(func=end_session)

@@ -1,0 +1,152 @@
+"""``adk-memory-kit ingest-idle`` and ``adk-memory-kit forget``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+from datetime import datetime, timedelta, timezone
+
+from google.adk.sessions.database_session_service import DatabaseSessionService
+
+from adk_memory_kit.db.engine import resolve_db_url
+from adk_memory_kit.lifecycle.forget import data_map, forget_user, pending_forgets
+from adk_memory_kit.lifecycle.idle_job import IdleIngestJob, IdleRunReport
+from adk_memory_kit.lifecycle.watermarks import SessionKey
+from adk_memory_kit.memory.service import PgVectorMemoryService
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    idle = subparsers.add_parser(
+        "ingest-idle",
+        help="ingest idle, changed sessions into long-term memory (cron or sidecar)",
+        description="Ingest every session of an app untouched for --idle-minutes and changed "
+        "since its last ingestion. Safe to run as several workers at once.",
+    )
+    idle.add_argument("--app", required=True, help="app name")
+    idle.add_argument("--idle-minutes", type=float, default=30.0, help="default: 30")
+    idle.add_argument("--once", action="store_true", help="one pass, then exit (for cron)")
+    idle.add_argument(
+        "--interval", type=float, default=60.0, help="seconds between passes (default: 60)"
+    )
+    idle.add_argument("--batch-size", type=int, default=None, help="max sessions per pass")
+    idle.add_argument(
+        "--session-db-url",
+        default=None,
+        help="DatabaseSessionService URL (default: the same database as --db-url)",
+    )
+    idle.add_argument("--quiet", action="store_true", help="print pass summaries only")
+    idle.set_defaults(func=_ingest_idle)
+
+    forget = subparsers.add_parser(
+        "forget",
+        help="delete a user's sessions, user: state and memories (right to be forgotten)",
+    )
+    forget.add_argument("--app", required=True, help="app name")
+    who = forget.add_mutually_exclusive_group(required=True)
+    who.add_argument("--user", help="user id to forget")
+    who.add_argument("--pending", action="store_true", help="list forgets that were interrupted")
+    forget.add_argument(
+        "--dry-run", action="store_true", help="only show where the user's data lives"
+    )
+    forget.add_argument("--json", action="store_true", help="print JSON")
+    forget.add_argument(
+        "--session-db-url",
+        default=None,
+        help="DatabaseSessionService URL (default: the same database as --db-url)",
+    )
+    forget.set_defaults(func=_forget)
+
+
+async def _services(
+    args: argparse.Namespace,
+) -> tuple[DatabaseSessionService, PgVectorMemoryService]:
+    db_url = getattr(args, "db_url", None)
+    session_url = await asyncio.to_thread(resolve_db_url, args.session_db_url or db_url)
+    return DatabaseSessionService(db_url=session_url), PgVectorMemoryService(db_url)
+
+
+def _stamp() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+async def _ingest_idle(args: argparse.Namespace) -> int:
+    sessions, memory = await _services(args)
+
+    def progress(key: SessionKey, outcome: str) -> None:
+        # failures are printed with their error by on_report
+        if outcome == "ingested" or (not args.quiet and outcome not in ("failed", "unchanged")):
+            print(f"{_stamp()}  {outcome:<10} {key}", flush=True)
+
+    def on_report(report: IdleRunReport) -> None:
+        if args.quiet and not report.considered:
+            return
+        print(f"{_stamp()}  pass done: {report.summary()}", flush=True)
+        for key, error in report.failed:
+            print(f"{_stamp()}  failed     {key}: {error}", file=sys.stderr, flush=True)
+
+    job = IdleIngestJob(
+        sessions,
+        memory,
+        app_name=args.app,
+        idle_after=timedelta(minutes=args.idle_minutes),
+        batch_size=args.batch_size,
+        progress=progress,
+    )
+    try:
+        if args.once:
+            report = await job.run_once()
+            on_report(report)
+            return 1 if report.failed else 0
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, stop.set)
+        print(
+            f"{_stamp()}  ingesting sessions of {args.app!r} idle for {args.idle_minutes:g} min, "
+            f"every {args.interval:g}s (Ctrl-C to stop)",
+            flush=True,
+        )
+        await job.run_forever(args.interval, stop=stop, on_report=on_report)
+        return 0
+    finally:
+        await job.close()
+        await memory.close()
+        await sessions.close()
+
+
+async def _forget(args: argparse.Namespace) -> int:
+    sessions, memory = await _services(args)
+    try:
+        if args.pending:
+            pending = await pending_forgets(args.app, memory_service=memory)
+            if args.json:
+                print(json.dumps([p.__dict__ for p in pending], default=str, indent=2))
+            elif not pending:
+                print("no interrupted forgets")
+            for p in [] if args.json else pending:
+                print(
+                    f"{p.requested_at:%Y-%m-%dT%H:%M:%S%z}  {p.app_name}/{p.user_id}  "
+                    "(re-run forget for this user to finish)"
+                )
+            return 0
+        if args.dry_run:
+            found = await data_map(
+                args.app, args.user, session_service=sessions, memory_service=memory
+            )
+            print(json.dumps(found.as_dict(), indent=2) if args.json else found.summary())
+            return 0
+        report = await forget_user(
+            args.app, args.user, session_service=sessions, memory_service=memory
+        )
+        print(
+            json.dumps(report.as_dict(), default=str, indent=2) if args.json else report.summary()
+        )
+        return 0 if report.verified and report.user_state == "deleted" else 1
+    finally:
+        await memory.close()
+        await sessions.close()

@@ -1,0 +1,151 @@
+"""SessionCloser: reload a session and hand it to the memory service, with retries.
+
+ADK's ``Runner`` holds a memory service but never calls ``add_session_to_memory``; this is
+the explicit write. Retrying is safe because ``PgVectorMemoryService`` ingestion is an
+idempotent upsert keyed by session and event: a retry after a lost acknowledgement (the
+write committed, the caller saw an error) leaves one copy, not two.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from google.adk.memory.base_memory_service import BaseMemoryService
+from google.adk.sessions.base_session_service import BaseSessionService
+
+from adk_memory_kit.errors import InvalidInputError, MemoryKitError
+
+logger = logging.getLogger(__name__)
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether ``exc`` looks like a failure worth retrying (connection, timeout, lock)."""
+    import psycopg
+    from sqlalchemy import exc as sa_exc
+
+    if isinstance(exc, MemoryKitError):
+        return False  # the kit's own errors say what to fix; retrying will not help
+    if isinstance(exc, sa_exc.DBAPIError) and exc.connection_invalidated:
+        return True
+    return isinstance(
+        exc,
+        (
+            sa_exc.OperationalError,
+            sa_exc.InterfaceError,
+            sa_exc.TimeoutError,
+            psycopg.OperationalError,
+            ConnectionError,
+            TimeoutError,
+            asyncio.TimeoutError,
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class CloseResult:
+    """What :meth:`SessionCloser.close` did."""
+
+    app_name: str
+    user_id: str
+    session_id: str
+    status: Literal["ingested", "missing"]
+    attempts: int
+    events: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """True when the session was ingested."""
+        return self.status == "ingested"
+
+
+class SessionCloser:
+    """Ingest a finished session into long-term memory.
+
+    Args:
+        session_service: where the session lives; it is reloaded on every attempt so the
+            latest events are ingested.
+        memory_service: any ``BaseMemoryService``; must upsert (``PgVectorMemoryService``
+            does) for retries to be duplicate-free.
+        attempts: total tries for a transient failure (1 = no retry).
+        backoff: seconds before the first retry; doubles each time.
+        retry_if: which exceptions are transient (default :func:`is_transient`).
+        sleep: the coroutine used to wait between tries (tests pass a no-op).
+    """
+
+    def __init__(
+        self,
+        session_service: BaseSessionService,
+        memory_service: BaseMemoryService | None,
+        *,
+        attempts: int = 3,
+        backoff: float = 0.5,
+        retry_if: Callable[[BaseException], bool] = is_transient,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+    ) -> None:
+        if memory_service is None:
+            raise InvalidInputError(
+                "SessionCloser needs a memory service; pass memory_service= to the Runner "
+                "(e.g. PgVectorMemoryService()) or to SessionCloser"
+            )
+        if attempts < 1:
+            raise InvalidInputError(f"attempts must be at least 1, got {attempts}")
+        self.session_service = session_service
+        self.memory_service = memory_service
+        self.attempts = attempts
+        self.backoff = backoff
+        self.retry_if = retry_if
+        self._sleep = sleep
+
+    async def close(self, app_name: str, user_id: str, session_id: str) -> CloseResult:
+        """Reload the session and ingest it.
+
+        Returns a :class:`CloseResult`; a session that no longer exists gives
+        ``status="missing"`` (logged, not raised). A non-transient error, or a transient
+        one that outlasts ``attempts``, is raised after logging.
+        """
+        delay = self.backoff
+        for attempt in range(1, self.attempts + 1):
+            try:
+                session = await self.session_service.get_session(
+                    app_name=app_name, user_id=user_id, session_id=session_id
+                )
+                if session is None:
+                    logger.warning(
+                        "session %s/%s/%s not found; nothing to ingest",
+                        app_name,
+                        user_id,
+                        session_id,
+                    )
+                    return CloseResult(app_name, user_id, session_id, "missing", attempt)
+                await self.memory_service.add_session_to_memory(session)
+                return CloseResult(
+                    app_name, user_id, session_id, "ingested", attempt, len(session.events)
+                )
+            except Exception as exc:
+                if attempt >= self.attempts or not self.retry_if(exc):
+                    logger.warning(
+                        "memory ingest failed for %s/%s/%s after %d attempt(s): %r",
+                        app_name,
+                        user_id,
+                        session_id,
+                        attempt,
+                        exc,
+                    )
+                    raise
+                logger.info(
+                    "transient failure ingesting %s/%s/%s (%r); retry %d/%d in %.2fs",
+                    app_name,
+                    user_id,
+                    session_id,
+                    exc,
+                    attempt,
+                    self.attempts - 1,
+                    delay,
+                )
+                await self._sleep(delay)
+                delay *= 2
+        raise AssertionError("unreachable")  # pragma: no cover

@@ -1,0 +1,42 @@
+"""Right to be forgotten: show where a user's data lives, then delete all of it.
+
+    python samples/forget_user.py my_app user-17
+
+Deletes the user's sessions, ``user:`` state, long-term memories and idle-job watermarks,
+and keeps a deletion record (app, user id, times, counts). If it is interrupted, run it
+again: it finishes the job. Command-line equivalent:
+``adk-memory-kit forget --app my_app --user user-17 [--dry-run]``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from google.adk.sessions.database_session_service import DatabaseSessionService
+
+from adk_memory_kit.db import resolve_db_url
+from adk_memory_kit.lifecycle import data_map, forget_user
+from adk_memory_kit.memory import PgVectorMemoryService
+
+
+async def main(app_name: str, user_id: str) -> None:
+    db_url = resolve_db_url(None)  # ADK_MEMORY_KIT_DB_URL, else the embedded server
+    sessions = DatabaseSessionService(db_url=db_url)
+    memory = PgVectorMemoryService(db_url)
+    try:
+        services = {"session_service": sessions, "memory_service": memory}
+        print((await data_map(app_name, user_id, **services)).summary())
+        report = await forget_user(app_name, user_id, **services)
+        print(report.summary())
+        after = await data_map(app_name, user_id, **services)
+        print("nothing left" if not after.holds_user_data else after.summary())
+    finally:
+        await memory.close()
+        await sessions.close()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit("usage: python samples/forget_user.py APP_NAME USER_ID")
+    asyncio.run(main(sys.argv[1], sys.argv[2]))
