@@ -28,10 +28,26 @@ from adk_memory_kit.lifecycle import (
     register_data_home,
 )
 from adk_memory_kit.memory import IndexingOptions, PgVectorMemoryService, SearchOptions
+from adk_memory_kit.pruning import (
+    PrunedPayload,
+    PruneStaleToolPayloads,
+    PruningRecord,
+    PruningReport,
+    ToolPayloadPruningPlugin,
+    default_tombstone,
+    estimate_request_tokens,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "PrunedPayload",
+    "PruneStaleToolPayloads",
+    "PruningRecord",
+    "PruningReport",
+    "ToolPayloadPruningPlugin",
+    "default_tombstone",
+    "estimate_request_tokens",
     "CloseResult",
     "DataHome",
     "DataMap",
