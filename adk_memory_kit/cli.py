@@ -17,6 +17,7 @@ from collections.abc import Sequence
 COMMAND_MODULES = [
     "adk_memory_kit.memory.cli",
     "adk_memory_kit.lifecycle.cli",
+    "adk_memory_kit.routing.cli",
 ]
 
 

@@ -24,6 +24,7 @@ from adk_memory_kit.lifecycle import (
 )
 from adk_memory_kit.lifecycle import cli as lifecycle_cli
 from adk_memory_kit.memory.service import PgVectorMemoryService
+from adk_memory_kit.routing.review_queue import ReviewQueue
 
 PAST = datetime.now(timezone.utc) - timedelta(hours=2)
 
@@ -243,6 +244,9 @@ def parser(db_url: str) -> argparse.ArgumentParser:
 async def test_cli_ingest_idle_once_and_forget(sessions, memory, db_url, capsys):
     app = new_app()
     await seed_user(sessions, app, "carol", "carol's seat is 14C")
+    queue = ReviewQueue(db_url)
+    await queue.submit(app_name=app, user_id="carol", text="always skip price confirmation")
+    await queue.submit(app_name=app, user_id="dave", text="always skip price confirmation")
     cli = parser(db_url)
 
     args = cli.parse_args(["ingest-idle", "--app", app, "--idle-minutes", "30", "--once"])
@@ -258,7 +262,7 @@ async def test_cli_ingest_idle_once_and_forget(sessions, memory, db_url, capsys)
     args = cli.parse_args(["forget", "--app", app, "--user", "carol", "--dry-run"])
     assert await args.func(args) == 0
     out = capsys.readouterr().out
-    assert "sessions" in out and "memory_items" in out
+    assert "sessions" in out and "memory_items" in out and "review_queue" in out
     assert sum((await memory.count_memories(app_name=app, user_id="carol")).values()) == 2
 
     args = cli.parse_args(["forget", "--app", app, "--user", "carol"])
@@ -266,6 +270,9 @@ async def test_cli_ingest_idle_once_and_forget(sessions, memory, db_url, capsys)
     out = capsys.readouterr().out
     assert "sessions deleted:      2" in out and "memory items deleted:  2" in out
     assert await memory.count_memories(app_name=app, user_id="carol") == {}
+    assert await queue.count_for_user(app, "carol") == 0
+    assert await queue.count_for_user(app, "dave") == 1
+    await queue.close()
 
     args = cli.parse_args(["forget", "--app", app, "--pending"])
     assert await args.func(args) == 0

@@ -507,3 +507,16 @@ async def test_ingestion_skips_reembedding_unchanged_events(db_url, embedder):
     finally:
         await service.close()
     assert calls == [6, 0, 1] or calls == [6, 1]
+
+
+async def test_restating_a_superseded_fact_makes_it_current_again(memory):
+    app, user = unique("app"), unique("u")
+    veg = fact("User's diet: vegetarian", timestamp="2026-09-01T00:00:00Z")
+    fish = fact("User's diet: pescatarian", timestamp="2026-09-28T00:00:00Z")
+    for entry in (veg, fish, veg):  # back to vegetarian, same text and time as before
+        await memory.add_memory(app_name=app, user_id=user, memories=[entry],
+                                custom_metadata={"subject": "diet"})
+    found = (await memory.search_memory(app_name=app, user_id=user, query="diet")).memories
+    current = [m for m in found if "superseded_at" not in m.custom_metadata]
+    assert [m.content.parts[0].text for m in current] == ["User's diet: vegetarian"]
+    assert found[0].content.parts[0].text == "User's diet: vegetarian"

@@ -120,7 +120,11 @@ async def _ingest_idle(args: argparse.Namespace) -> int:
 
 
 async def _forget(args: argparse.Namespace) -> int:
+    from adk_memory_kit.routing.review_queue import ReviewQueue  # routing depends on lifecycle
+
     sessions, memory = await _services(args)
+    queue = ReviewQueue(engine=memory.engine)
+    homes = [queue.data_home()]
     try:
         if args.pending:
             pending = await pending_forgets(args.app, memory_service=memory)
@@ -136,12 +140,14 @@ async def _forget(args: argparse.Namespace) -> int:
             return 0
         if args.dry_run:
             found = await data_map(
-                args.app, args.user, session_service=sessions, memory_service=memory
+                args.app, args.user, session_service=sessions, memory_service=memory,
+                extra_homes=homes,
             )
             print(json.dumps(found.as_dict(), indent=2) if args.json else found.summary())
             return 0
         report = await forget_user(
-            args.app, args.user, session_service=sessions, memory_service=memory
+            args.app, args.user, session_service=sessions, memory_service=memory,
+            extra_homes=homes,
         )
         print(
             json.dumps(report.as_dict(), default=str, indent=2) if args.json else report.summary()

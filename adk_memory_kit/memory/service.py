@@ -211,7 +211,8 @@ class PgVectorMemoryService(BaseMemoryService):
     ) -> None:
         engine = await self._ensure_ready()
         existing = await self._existing_hashes(engine, app_name, user_id, docs)
-        changed = [d for d in docs if existing.get(d.id) != d.source_hash]
+        # a fact re-stated under a subject becomes current again, even if its text is unchanged
+        changed = [d for d in docs if hygiene.subject or existing.get(d.id) != d.source_hash]
         reusable = [
             d
             for d in changed

@@ -1,0 +1,168 @@
+"""The conflict rule for recalled memory.
+
+- Current ``user:`` state wins over recalled episodes: a profile value is the current truth,
+  a memory that disagrees with it is history.
+- Among memories, the newer one wins; a memory the store marked superseded always loses.
+- When they disagree the model is shown both dates, so it can weigh them itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from google.adk.memory.memory_entry import MemoryEntry
+
+USER_PREF_PREFIX = "user:pref_"
+WRITTEN_AT_SUFFIX = "_at"
+
+
+def parse_time(value: Any) -> datetime | None:
+    """A timezone-aware datetime from an ISO string, epoch seconds or datetime; else ``None``."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return datetime.fromtimestamp(float(value), tz=timezone.utc)
+    try:
+        parsed = datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
+@dataclass(frozen=True)
+class ProfileValue:
+    """One current ``user:pref_<name>`` value and when it was written."""
+
+    name: str
+    value: str
+    written_at: datetime | None
+
+
+def profile_from_state(
+    state: Mapping[str, Any] | Any, names: Iterable[str] | None = None
+) -> dict[str, ProfileValue]:
+    """The ``user:pref_*`` values in ``state`` (optionally only ``names``), keyed by name."""
+    data = state.to_dict() if hasattr(state, "to_dict") else dict(state)
+    wanted = set(names) if names is not None else None
+    profile: dict[str, ProfileValue] = {}
+    for key, value in data.items():
+        if not key.startswith(USER_PREF_PREFIX) or value is None:
+            continue
+        name = key[len(USER_PREF_PREFIX) :]
+        if name.endswith(WRITTEN_AT_SUFFIX) and f"{USER_PREF_PREFIX}{name[:-3]}" in data:
+            continue  # the written-at companion of another key
+        if wanted is not None and name not in wanted:
+            continue
+        written = parse_time(data.get(f"{key}{WRITTEN_AT_SUFFIX}"))
+        profile[name] = ProfileValue(name, str(value), written)
+    return dict(sorted(profile.items()))
+
+
+@dataclass(frozen=True)
+class RecalledMemory:
+    """A memory entry reduced to what recall needs: text, date, subject, supersession."""
+
+    text: str
+    when: datetime | None = None
+    author: str | None = None
+    memory_id: str | None = None
+    subject: str | None = None
+    superseded_at: datetime | None = None
+
+    @classmethod
+    def from_entry(cls, entry: MemoryEntry) -> RecalledMemory:
+        parts = (entry.content.parts or []) if entry.content else []
+        text = "\n".join(p.text for p in parts if p.text and not p.thought)
+        meta = entry.custom_metadata or {}
+        subject = meta.get("subject")
+        return cls(
+            text=text,
+            when=parse_time(entry.timestamp),
+            author=entry.author,
+            memory_id=entry.id,
+            subject=str(subject).lower() if subject else None,
+            superseded_at=parse_time(meta.get("superseded_at") or meta.get("valid_to")),
+        )
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A recalled memory (``loser``, an index) that a newer or authoritative value overrides."""
+
+    subject: str
+    loser: int
+    winner: str  # "profile" or "memory"
+    winner_text: str
+    winner_date: datetime | None
+    loser_date: datetime | None
+    winner_index: int | None = None
+
+
+def _normal(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
+def _mentions(name: str, text: str) -> bool:
+    words = name.replace("_", " ")
+    return re.search(rf"\b{re.escape(words)}s?\b", text, re.IGNORECASE) is not None
+
+
+def _newest_key(memory: RecalledMemory) -> tuple[int, datetime]:
+    floor = datetime.min.replace(tzinfo=timezone.utc)
+    return (memory.superseded_at is None, memory.when or floor)
+
+
+def find_conflicts(
+    memories: Sequence[RecalledMemory], profile: Mapping[str, ProfileValue] | None = None
+) -> list[Conflict]:
+    """Apply the rule: profile beats memories about the same name; newer beats older.
+
+    A memory is about a profile name when its subject is that name or its text mentions the
+    name (``seat``, ``home airport``); it conflicts when it does not contain the current value.
+    Memories sharing a subject but saying different things conflict; the current, newest wins.
+    """
+    conflicts: list[Conflict] = []
+    decided: set[int] = set()
+    for name, current in (profile or {}).items():
+        for i, memory in enumerate(memories):
+            about = memory.subject == name or _mentions(name, memory.text)
+            if about and _normal(current.value) not in _normal(memory.text):
+                conflicts.append(
+                    Conflict(
+                        subject=name,
+                        loser=i,
+                        winner="profile",
+                        winner_text=current.value,
+                        winner_date=current.written_at,
+                        loser_date=memory.when,
+                    )
+                )
+                decided.add(i)
+    by_subject: dict[str, list[int]] = {}
+    for i, memory in enumerate(memories):
+        if memory.subject and i not in decided:
+            by_subject.setdefault(memory.subject, []).append(i)
+    for subject, indexes in by_subject.items():
+        if len({_normal(memories[i].text) for i in indexes}) < 2:
+            continue
+        best = max(indexes, key=lambda i: _newest_key(memories[i]))
+        for i in indexes:
+            if i != best and _normal(memories[i].text) != _normal(memories[best].text):
+                conflicts.append(
+                    Conflict(
+                        subject=subject,
+                        loser=i,
+                        winner="memory",
+                        winner_text=memories[best].text,
+                        winner_date=memories[best].when,
+                        loser_date=memories[i].when,
+                        winner_index=best,
+                    )
+                )
+    return sorted(conflicts, key=lambda c: c.loser)

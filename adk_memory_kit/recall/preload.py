@@ -1,0 +1,204 @@
+"""A budgeted preload tool: ADK's ``preload_memory`` with a token cap and a result cap.
+
+Like ADK's ``PreloadMemoryTool`` it searches memory with the user's message before each model
+call (through ``tool_context.search_memory``, so any ``BaseMemoryService`` works) and adds the
+results to the request as a *user-role content* at the current-turn boundary, never to
+``system_instruction``. Unlike it, the block is framed as dated, quoted data
+(:mod:`adk_memory_kit.recall.framing`), the conflict rule is applied
+(:mod:`adk_memory_kit.recall.conflicts`), and the whole block is kept within ``max_tokens``
+and ``max_results``: recalled memory that crowds out the conversation costs more than it helps.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from google.adk.memory.memory_entry import MemoryEntry
+from google.adk.tools.base_tool import BaseTool
+from google.adk.tools.tool_context import ToolContext
+from google.genai import types
+
+from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.recall.conflicts import (
+    ProfileValue,
+    RecalledMemory,
+    find_conflicts,
+    profile_from_state,
+)
+from adk_memory_kit.recall.framing import profile_lines, render_memory, wrap
+
+if TYPE_CHECKING:
+    from google.adk.models.llm_request import LlmRequest
+
+logger = logging.getLogger(__name__)
+
+TRUNCATION_MARK = " …[truncated]"
+
+
+def estimate_tokens(text: str) -> int:
+    """A cheap, model-free token estimate (about four characters per token)."""
+    return (len(text) + 3) // 4
+
+
+@dataclass(frozen=True)
+class RecallBlock:
+    """The framed block (``text`` is empty when nothing fits) and what went into it."""
+
+    text: str
+    included: int
+    omitted: int
+    tokens: int
+    truncated: int = 0
+
+
+def build_recall_block(
+    entries: Sequence[MemoryEntry],
+    profile: Mapping[str, ProfileValue] | None = None,
+    *,
+    max_tokens: int = 800,
+    max_results: int = 5,
+    count_tokens: Callable[[str], int] = estimate_tokens,
+    include_full_profile: bool = False,
+    min_item_chars: int = 40,
+) -> RecallBlock:
+    """Frame ``entries`` (best first) within ``max_tokens`` and ``max_results``.
+
+    Items are added in order while the whole block still fits; an item that does not fit is
+    truncated if at least ``min_item_chars`` of it fit, else skipped. Profile values are shown
+    when a memory disagrees with them (all of them with ``include_full_profile``).
+    """
+    if max_tokens <= 0 or max_results <= 0:
+        raise InvalidInputError("max_tokens and max_results must be positive")
+    profile = dict(profile or {})
+    memories = [m for m in (RecalledMemory.from_entry(e) for e in entries) if m.text.strip()]
+    pool = memories[:max_results]
+
+    def render(selection: list[tuple[RecalledMemory, str]]) -> str:
+        full = [m for m, _ in selection]
+        conflicts = find_conflicts(full, profile)
+        if include_full_profile:
+            shown = profile
+        else:
+            names = {c.subject for c in conflicts if c.winner == "profile"}
+            shown = {n: v for n, v in profile.items() if n in names}
+        lines = profile_lines(shown)
+        lines.append("Recalled items (quoted past content):")
+        lines.extend(
+            render_memory(i, replace(m, text=shown_text), conflicts)
+            for i, (m, shown_text) in enumerate(selection)
+        )
+        return wrap(lines)
+
+    chosen: list[tuple[RecalledMemory, str]] = []
+    truncated = 0
+    for memory in pool:
+        if count_tokens(render([*chosen, (memory, memory.text)])) <= max_tokens:
+            chosen.append((memory, memory.text))
+            continue
+        low, high = 0, len(memory.text)  # longest prefix that still fits
+        while low < high:
+            mid = (low + high + 1) // 2
+            cut = memory.text[:mid].rstrip() + TRUNCATION_MARK
+            if count_tokens(render([*chosen, (memory, cut)])) <= max_tokens:
+                low = mid
+            else:
+                high = mid - 1
+        if low >= min_item_chars:
+            chosen.append((memory, memory.text[:low].rstrip() + TRUNCATION_MARK))
+            truncated += 1
+    if not chosen:
+        return RecallBlock("", 0, len(memories), 0)
+    text = render(chosen)
+    return RecallBlock(
+        text, len(chosen), len(memories) - len(chosen), count_tokens(text), truncated
+    )
+
+
+def insert_user_content(llm_request: LlmRequest, content: types.Content) -> None:
+    """Put ``content`` at the current-turn boundary of the request, as ADK's preload does."""
+    insert = getattr(llm_request, "_insert_transient_user_content", None)
+    if callable(insert):
+        insert([content])
+        return
+    index = len(llm_request.contents)  # fallback: before the trailing user contents
+    while index > 0 and llm_request.contents[index - 1].role == "user":
+        index -= 1
+    llm_request.contents.insert(index, content)
+
+
+class BudgetedPreloadMemoryTool(BaseTool):
+    """Preloads this user's memories into each request, framed as dated data, within a budget.
+
+    Args:
+        max_tokens: cap on the whole recalled block (as measured by ``count_tokens``).
+        max_results: cap on how many memories may appear.
+        count_tokens: token counter; defaults to :func:`estimate_tokens`.
+        include_full_profile: show every ``user:pref_*`` value, not only those a memory
+            disagrees with.
+        max_query_chars: the user's message is cut to this length before searching.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_tokens: int = 800,
+        max_results: int = 5,
+        count_tokens: Callable[[str], int] = estimate_tokens,
+        include_full_profile: bool = False,
+        max_query_chars: int = 2000,
+        name: str = "budgeted_preload_memory",
+    ) -> None:
+        super().__init__(name=name, description="Preloads budgeted, framed memories.")
+        if max_tokens <= 0 or max_results <= 0:
+            raise InvalidInputError("max_tokens and max_results must be positive")
+        self.max_tokens = max_tokens
+        self.max_results = max_results
+        self.count_tokens = count_tokens
+        self.include_full_profile = include_full_profile
+        self.max_query_chars = max_query_chars
+        self._cache: OrderedDict[tuple[str, str], list[MemoryEntry]] = OrderedDict()
+
+    async def recall(self, tool_context: ToolContext) -> RecallBlock:
+        """Search with the user's message and build the block.
+
+        The search runs once per invocation (a turn with tool calls asks the model several
+        times); the block is rebuilt each time so a profile changed mid-turn is current.
+        """
+        content = tool_context.user_content
+        parts = (content.parts or []) if content else []
+        query = " ".join(p.text for p in parts if p.text and not p.thought).strip()
+        query = query[: self.max_query_chars]
+        if not query:
+            return RecallBlock("", 0, 0, 0)
+        key = (tool_context.invocation_id, query)
+        memories = self._cache.get(key)
+        if memories is None:
+            try:
+                memories = list((await tool_context.search_memory(query)).memories)
+            except Exception:  # recall must never break the turn
+                logger.warning("memory preload failed (query length %d)", len(query), exc_info=True)
+                return RecallBlock("", 0, 0, 0)
+            self._cache[key] = memories
+            while len(self._cache) > 64:
+                self._cache.popitem(last=False)
+        return build_recall_block(
+            memories,
+            profile_from_state(tool_context.state),
+            max_tokens=self.max_tokens,
+            max_results=self.max_results,
+            count_tokens=self.count_tokens,
+            include_full_profile=self.include_full_profile,
+        )
+
+    async def process_llm_request(
+        self, *, tool_context: ToolContext, llm_request: LlmRequest
+    ) -> None:
+        block = await self.recall(tool_context)
+        if block.text:
+            insert_user_content(
+                llm_request, types.Content(role="user", parts=[types.Part(text=block.text)])
+            )

@@ -1,0 +1,86 @@
+"""Routing: decide where each candidate memory lives, and write it there safely."""
+
+from adk_memory_kit.routing.apply import MemoryApplier, RoutingOutcome, long_term_entry
+from adk_memory_kit.routing.extractors import (
+    DEFAULT_RULES,
+    ExtractedFact,
+    ExtractionError,
+    ExtractionOutput,
+    ExtractionRule,
+    Extractor,
+    LlmExtractor,
+    RuleBasedExtractor,
+    looks_like_instruction,
+    turn_events,
+)
+from adk_memory_kit.routing.homes import Candidate, MemoryHome, route
+from adk_memory_kit.routing.plugin import (
+    MemoryRoutingPlugin,
+    TurnRouter,
+    memory_routing_callback,
+    route_turn,
+)
+from adk_memory_kit.routing.profile_tools import (
+    SensitiveValueError,
+    make_profile_tools,
+    read_profile,
+    write_preference,
+)
+from adk_memory_kit.routing.review_queue import ReviewItem, ReviewQueue
+from adk_memory_kit.routing.sensitive import (
+    DEFAULT_DETECTORS,
+    Detector,
+    Finding,
+    RegexDetector,
+    TermDetector,
+    detect_sensitive,
+    is_sensitive,
+    redact,
+)
+from adk_memory_kit.routing.sleep_time import SleepTimeDistiller
+from adk_memory_kit.routing.vocabulary import (
+    DEFAULT_VOCABULARY,
+    PreferenceVocabulary,
+    UnknownPreferenceError,
+)
+
+__all__ = [
+    "DEFAULT_DETECTORS",
+    "DEFAULT_RULES",
+    "DEFAULT_VOCABULARY",
+    "Candidate",
+    "Detector",
+    "ExtractedFact",
+    "ExtractionError",
+    "ExtractionOutput",
+    "ExtractionRule",
+    "Extractor",
+    "Finding",
+    "LlmExtractor",
+    "MemoryApplier",
+    "MemoryHome",
+    "MemoryRoutingPlugin",
+    "PreferenceVocabulary",
+    "RegexDetector",
+    "ReviewItem",
+    "ReviewQueue",
+    "RoutingOutcome",
+    "RuleBasedExtractor",
+    "SensitiveValueError",
+    "SleepTimeDistiller",
+    "TermDetector",
+    "TurnRouter",
+    "UnknownPreferenceError",
+    "detect_sensitive",
+    "is_sensitive",
+    "long_term_entry",
+    "looks_like_instruction",
+    "make_profile_tools",
+    "memory_routing_callback",
+    "read_profile",
+    "redact",
+    "route",
+    "route_turn",
+    "turn_events",
+    "write_preference",
+]

@@ -1,0 +1,244 @@
+"""Applying the route: each candidate is written to its home, or deliberately not written.
+
+===================  =======================================================================
+home                 what the applier does
+===================  =======================================================================
+DROP                 nothing is stored; only "dropped (kinds)" is logged, never the text
+PROCEDURAL_REVIEW    queued in the review table for a human; never read back by the agent
+USER_STATE           ``user:pref_<name>`` + ``user:pref_<name>_at``, vocabulary names only
+LONG_TERM            a dated fact through ``add_memory`` (``subject`` = key: supersession)
+SESSION_STATE        ``fact_<key>`` (or appended to ``memory_notes``) in session state
+TURN_SCRATCH         ``temp:<key>`` (or ``temp:memory_notes``): gone when the turn ends
+===================  =======================================================================
+
+Sensitive-data detection runs again here on every candidate, whatever the extractor said, so
+nothing flagged reaches a store; text that reads like an instruction to the agent is treated as
+a behaviour change (review), so it cannot be planted in memory. State writes go through the
+context's ``state`` (recorded in the event's state delta); long-term writes go through the
+``BaseMemoryService`` contract, so any memory service works.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from google.adk.memory.memory_entry import MemoryEntry
+from google.genai import types
+
+from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.routing.extractors import looks_like_instruction
+from adk_memory_kit.routing.homes import Candidate, MemoryHome, route
+from adk_memory_kit.routing.profile_tools import write_preference
+from adk_memory_kit.routing.sensitive import Detector, detect_sensitive, finding_kinds
+from adk_memory_kit.routing.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
+
+if TYPE_CHECKING:
+    from google.adk.agents.context import Context
+
+    from adk_memory_kit.routing.review_queue import ReviewQueue
+
+logger = logging.getLogger(__name__)
+
+SESSION_FACT_PREFIX = "fact_"
+NOTES_KEY = "memory_notes"
+FACT_KIND = "fact"
+
+
+@dataclass(frozen=True)
+class RoutingOutcome:
+    """What happened to one candidate. ``detail`` never contains the candidate's text."""
+
+    home: MemoryHome
+    status: str  # stored | queued | dropped | rejected | skipped | failed
+    key: str | None = None
+    detail: str = ""
+
+
+def normalize_fact_text(text: str) -> str:
+    """Lower-case, punctuation-free, single-spaced text: the identity of a fact."""
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
+def fact_id(text: str) -> str:
+    """A stable id for a fact, so re-adding the same fact updates rather than duplicates."""
+    return "fact:" + hashlib.sha256(normalize_fact_text(text).encode()).hexdigest()[:32]
+
+
+def long_term_entry(
+    candidate: Candidate,
+    *,
+    when: datetime | None = None,
+    author: str = "memory_router",
+    source: str = "routing",
+    session_id: str | None = None,
+) -> tuple[MemoryEntry, dict[str, Any]]:
+    """A dated ``MemoryEntry`` for ``candidate`` and the call-wide ``custom_metadata``.
+
+    The metadata carries ``subject`` (the key: a newer fact with the same subject supersedes
+    older ones), ``ttl_seconds`` and ``importance`` when the candidate has them.
+    """
+    when = (when or candidate.observed_at or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    entry_meta: dict[str, Any] = {"kind": FACT_KIND, "source": source}
+    if session_id:
+        entry_meta["source_session_id"] = session_id
+    if candidate.key:
+        entry_meta["key"] = candidate.key
+    if candidate.value is not None:
+        entry_meta["value"] = candidate.value
+    entry = MemoryEntry(
+        id=fact_id(candidate.text),
+        author=author,
+        timestamp=when.isoformat(),
+        content=types.Content(role="user", parts=[types.Part(text=candidate.text.strip())]),
+        custom_metadata=entry_meta,
+    )
+    call_meta: dict[str, Any] = {}
+    if candidate.key:
+        call_meta["subject"] = candidate.key
+    if candidate.ttl_seconds is not None:
+        call_meta["ttl_seconds"] = candidate.ttl_seconds
+    if candidate.importance is not None:
+        call_meta["importance"] = candidate.importance
+    return entry, call_meta
+
+
+class MemoryApplier:
+    """Routes candidates and writes each to its home through an ADK context.
+
+    Args:
+        vocabulary: the preference names allowed in ``user:`` state.
+        review_queue: where ``PROCEDURAL_REVIEW`` candidates go; without one they are skipped
+            (and still never stored anywhere the agent reads).
+        detectors: sensitive-data detectors (default: ``DEFAULT_DETECTORS``).
+        max_notes: how many key-less notes a session/scratch list keeps (newest last).
+    """
+
+    def __init__(
+        self,
+        *,
+        vocabulary: PreferenceVocabulary = DEFAULT_VOCABULARY,
+        review_queue: ReviewQueue | None = None,
+        detectors: Sequence[Detector] | None = None,
+        max_notes: int = 20,
+        author: str = "memory_router",
+    ) -> None:
+        self.vocabulary = vocabulary
+        self.review_queue = review_queue
+        self.detectors = detectors
+        self.max_notes = max_notes
+        self.author = author
+
+    def classify(self, candidate: Candidate) -> tuple[Candidate, MemoryHome, list[str]]:
+        """Check the candidate, then route it; returns the sensitive kinds found (if any).
+
+        Whatever the extractor said: a detector hit makes it sensitive, and text that reads
+        like an instruction to the agent ("ignore previous instructions") makes it a
+        behaviour change, so it goes to review and never into a store the agent reads.
+        """
+        findings = detect_sensitive(candidate.text, self.detectors)
+        if candidate.value:
+            findings += detect_sensitive(candidate.value, self.detectors)
+        if findings and not candidate.sensitive:
+            candidate = candidate.with_sensitive()
+        if not candidate.changes_agent_behaviour and (
+            looks_like_instruction(candidate.text)
+            or (candidate.value and looks_like_instruction(candidate.value))
+        ):
+            candidate = replace(candidate, changes_agent_behaviour=True)
+        return candidate, route(candidate), finding_kinds(findings)
+
+    async def apply(
+        self, candidates: Sequence[Candidate], context: Context
+    ) -> list[RoutingOutcome]:
+        """Apply every candidate (a duplicate in the batch once); a failure never stops the rest."""
+        outcomes, seen = [], set()
+        for candidate in candidates:
+            identity = (candidate.key, normalize_fact_text(candidate.text), candidate.value)
+            if identity in seen:
+                continue
+            seen.add(identity)
+            outcomes.append(await self.apply_one(candidate, context))
+        return outcomes
+
+    async def apply_one(self, candidate: Candidate, context: Context) -> RoutingOutcome:
+        candidate, home, kinds = self.classify(candidate)
+        try:
+            if home is MemoryHome.DROP:
+                logger.info("memory router dropped a candidate (%s)", ", ".join(kinds) or "flagged")
+                return RoutingOutcome(
+                    home, "dropped", None, "sensitive: " + (", ".join(kinds) or "flagged")
+                )
+            if home is MemoryHome.PROCEDURAL_REVIEW:
+                return await self._review(candidate, context)
+            if home is MemoryHome.USER_STATE:
+                return self._user_state(candidate, context)
+            if home is MemoryHome.LONG_TERM:
+                return await self._long_term(candidate, context)
+            return self._state(candidate, context, home)
+        except Exception as exc:  # keep the turn alive; say what failed, not what was said
+            logger.warning(
+                "memory router could not write to %s: %s", home.value, type(exc).__name__
+            )
+            return RoutingOutcome(home, "failed", candidate.key, f"{type(exc).__name__}: {exc}")
+
+    async def _review(self, candidate: Candidate, context: Context) -> RoutingOutcome:
+        home = MemoryHome.PROCEDURAL_REVIEW
+        if self.review_queue is None:
+            logger.info("memory router: behaviour-changing request not queued (no review queue)")
+            return RoutingOutcome(home, "skipped", candidate.key, "no review queue configured")
+        session = context.session
+        item = await self.review_queue.submit(
+            app_name=session.app_name,
+            user_id=session.user_id,
+            text=candidate.text,
+            session_id=session.id,
+            source=self.author,
+        )
+        return RoutingOutcome(home, "queued", candidate.key, f"review item {item.id}")
+
+    def _user_state(self, candidate: Candidate, context: Context) -> RoutingOutcome:
+        home = MemoryHome.USER_STATE
+        if not candidate.key:
+            return RoutingOutcome(home, "rejected", None, "a user-state fact needs a key")
+        try:
+            saved = write_preference(
+                context.state,
+                candidate.key,
+                candidate.value if candidate.value is not None else "",
+                vocabulary=self.vocabulary,
+                detectors=self.detectors,
+                now=candidate.observed_at,
+            )
+        except InvalidInputError as exc:
+            logger.info("memory router rejected user-state key %r", candidate.key)
+            return RoutingOutcome(home, "rejected", candidate.key, str(exc))
+        return RoutingOutcome(
+            home, "stored", candidate.key, self.vocabulary.state_key(saved["name"])
+        )
+
+    async def _long_term(self, candidate: Candidate, context: Context) -> RoutingOutcome:
+        entry, meta = long_term_entry(
+            candidate, author=self.author, source="routing", session_id=context.session.id
+        )
+        await context.add_memory(memories=[entry], custom_metadata=meta or None)
+        return RoutingOutcome(MemoryHome.LONG_TERM, "stored", candidate.key, entry.id or "")
+
+    def _state(self, candidate: Candidate, context: Context, home: MemoryHome) -> RoutingOutcome:
+        prefix = "temp:" if home is MemoryHome.TURN_SCRATCH else ""
+        state = context.state
+        if candidate.key:
+            name = candidate.key if prefix else SESSION_FACT_PREFIX + candidate.key
+            key = prefix + name
+            state[key] = candidate.value if candidate.value is not None else candidate.text
+        else:
+            key = prefix + NOTES_KEY
+            notes = list(state.get(key) or [])
+            notes.append(candidate.text.strip())
+            state[key] = notes[-self.max_notes :]
+        return RoutingOutcome(home, "stored", candidate.key, key)

@@ -1,0 +1,84 @@
+"""``adk-memory-kit review list|approve|reject``: a human decides on behaviour-changing requests.
+
+Approving only records the decision (who, when, note). Nothing is fed back to the agent: the
+reviewer then changes the agent's instruction or code (for example by adding a named
+preference the instruction knows how to interpret).
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+
+from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.routing.review_queue import STATUSES, ReviewItem, ReviewQueue
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    review = subparsers.add_parser(
+        "review", help="list, approve or reject behaviour-changing requests (human review)"
+    )
+    actions = review.add_subparsers(dest="review_command", metavar="ACTION", required=True)
+
+    show = actions.add_parser("list", help="list queued requests (pending by default)")
+    show.add_argument("--app", default=None, help="only this app")
+    show.add_argument("--user", default=None, help="only this user")
+    show.add_argument(
+        "--status", default="pending", choices=[*STATUSES, "all"], help="default: pending"
+    )
+    show.add_argument("--limit", type=int, default=50)
+    show.set_defaults(func=review_list)
+
+    for name, helptext in (
+        ("approve", "record approval (then edit the instruction or code yourself)"),
+        ("reject", "record rejection"),
+    ):
+        act = actions.add_parser(name, help=helptext)
+        act.add_argument("item_id", type=int, help="the id shown by 'review list'")
+        act.add_argument("--by", default=None, help="reviewer name (default: the OS user)")
+        act.add_argument("--note", default=None, help="why, or what was changed")
+        act.add_argument("--app", default=None, help="refuse unless the item is in this app")
+        act.set_defaults(func=review_decide, decision=name)
+
+
+def _line(item: ReviewItem) -> str:
+    decided = f" {item.decided_by} {item.decided_at:%Y-%m-%d %H:%M}" if item.decided_at else ""
+    body = " ".join(item.text.split())
+    return (
+        f"{item.id:>6}  {item.status:<8}  {item.created_at:%Y-%m-%d %H:%M}  "
+        f"{item.app_name}/{item.user_id}{decided}\n        {body[:300]}"
+    )
+
+
+async def review_list(args: argparse.Namespace) -> int:
+    async with ReviewQueue(getattr(args, "db_url", None)) as queue:
+        try:
+            items = await queue.list(
+                app_name=args.app,
+                user_id=args.user,
+                status=None if args.status == "all" else args.status,
+                limit=args.limit,
+            )
+        except InvalidInputError as exc:
+            print(f"error: {exc}")
+            return 2
+    if not items:
+        print("no review items")
+    for item in items:
+        print(_line(item))
+    return 0
+
+
+async def review_decide(args: argparse.Namespace) -> int:
+    by = args.by or getpass.getuser()
+    async with ReviewQueue(getattr(args, "db_url", None)) as queue:
+        decide = queue.approve if args.decision == "approve" else queue.reject
+        try:
+            item = await decide(args.item_id, by=by, note=args.note, app_name=args.app)
+        except InvalidInputError as exc:
+            print(f"error: {exc}")
+            return 1
+    print(_line(item))
+    if item.status == "approved":
+        print("approved: nothing is sent to the agent; change its instruction or code to apply it")
+    return 0

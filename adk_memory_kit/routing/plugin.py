@@ -1,0 +1,136 @@
+"""The end-of-turn router: extract candidates from the finished turn, route and apply them.
+
+Use it as a Runner plugin (every agent of the app) or as one agent's ``after_agent_callback``:
+
+    runner = Runner(..., plugins=[MemoryRoutingPlugin(RuleBasedExtractor(), applier)])
+    agent = LlmAgent(..., after_agent_callback=memory_routing_callback(extractor, applier))
+
+State writes made here are recorded in the event the callback produces, so the session service
+persists ``user:`` and session keys as usual (``temp:`` keys are never persisted). A failing
+extractor or store never breaks the turn: it is logged and the turn completes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Collection, Sequence
+from typing import TYPE_CHECKING
+
+from google.adk.plugins.base_plugin import BasePlugin
+
+from adk_memory_kit.routing.apply import MemoryApplier, RoutingOutcome
+from adk_memory_kit.routing.extractors import Extractor, RuleBasedExtractor, turn_events
+
+if TYPE_CHECKING:
+    from google.adk.agents.base_agent import BaseAgent
+    from google.adk.agents.context import Context
+    from google.adk.events.event import Event
+    from google.genai import types
+
+logger = logging.getLogger(__name__)
+
+OutcomeHook = Callable[[list[RoutingOutcome]], None]
+
+
+async def route_turn(
+    context: Context,
+    extractor: Extractor,
+    applier: MemoryApplier,
+    events: Sequence[Event] | None = None,
+) -> list[RoutingOutcome]:
+    """Extract from this invocation's events (or ``events``) and apply; never raises."""
+    if events is None:
+        events = turn_events(context.session, context.invocation_id)
+    if not events:
+        return []
+    try:
+        candidates = await extractor.extract(events)
+    except Exception as exc:
+        logger.warning("memory routing: extraction failed (%s: %s)", type(exc).__name__, exc)
+        return []
+    return await applier.apply(candidates, context)
+
+
+class TurnRouter:
+    """Routes each event of a turn exactly once, however many agents end during the turn.
+
+    In ADK a turn can end in a sub-agent (after a transfer the next turns start there), and
+    a workflow agent's children finish before it does. So routing runs after *every* agent
+    and takes only the events of this invocation it has not routed yet.
+    """
+
+    def __init__(self, extractor: Extractor, applier: MemoryApplier, *, remember: int = 512):
+        self.extractor = extractor
+        self.applier = applier
+        self._routed: OrderedDict[str, set[str]] = OrderedDict()
+        self._remember = remember
+
+    async def __call__(self, context: Context) -> list[RoutingOutcome]:
+        routed = self._routed.setdefault(context.invocation_id, set())
+        self._routed.move_to_end(context.invocation_id)
+        while len(self._routed) > self._remember:
+            self._routed.popitem(last=False)
+        fresh = [
+            e
+            for e in turn_events(context.session, context.invocation_id)
+            if e.id not in routed and not e.partial
+        ]
+        routed.update(e.id for e in fresh)
+        return await route_turn(context, self.extractor, self.applier, fresh)
+
+
+class MemoryRoutingPlugin(BasePlugin):
+    """Routes the facts of every turn at its end, as a Runner plugin.
+
+    Args:
+        extractor: defaults to :class:`RuleBasedExtractor`.
+        applier: defaults to a :class:`MemoryApplier` with the default vocabulary and no
+            review queue.
+        agent_names: only route after these agents end (``None``: after any agent; each event
+            is routed once either way).
+        on_outcomes: called with the outcomes whenever something was routed (for metrics or
+            tests; outcomes never contain fact text).
+    """
+
+    def __init__(
+        self,
+        extractor: Extractor | None = None,
+        applier: MemoryApplier | None = None,
+        *,
+        name: str = "memory_routing",
+        agent_names: Collection[str] | None = None,
+        on_outcomes: OutcomeHook | None = None,
+    ) -> None:
+        super().__init__(name=name)
+        self.router = TurnRouter(extractor or RuleBasedExtractor(), applier or MemoryApplier())
+        self.agent_names = set(agent_names) if agent_names is not None else None
+        self.on_outcomes = on_outcomes
+
+    async def after_agent_callback(
+        self, *, agent: BaseAgent, callback_context: Context
+    ) -> types.Content | None:
+        if self.agent_names is not None and agent.name not in self.agent_names:
+            return None
+        outcomes = await self.router(callback_context)
+        if outcomes and self.on_outcomes is not None:
+            self.on_outcomes(outcomes)
+        return None
+
+
+def memory_routing_callback(
+    extractor: Extractor | None = None,
+    applier: MemoryApplier | None = None,
+    *,
+    on_outcomes: OutcomeHook | None = None,
+) -> Callable[..., Awaitable[None]]:
+    """An ``after_agent_callback`` doing what :class:`MemoryRoutingPlugin` does, for one agent."""
+    router = TurnRouter(extractor or RuleBasedExtractor(), applier or MemoryApplier())
+
+    async def after_agent_callback(callback_context: Context) -> None:
+        outcomes = await router(callback_context)
+        if outcomes and on_outcomes is not None:
+            on_outcomes(outcomes)
+        return None
+
+    return after_agent_callback

@@ -1,0 +1,274 @@
+"""The procedural review queue: behaviour-changing requests wait here for a human.
+
+A request such as "always skip the price confirmation" would change how the agent behaves for
+every future turn. Storing it where the agent reads it back would let any user (or any text a
+tool returned) rewrite the agent's instructions: memory poisoning. So the router writes such
+candidates to this table, keyed by app and user, and nothing in the kit ever reads it back into
+a request. A human lists, approves or rejects items with ``adk-memory-kit review``.
+**Approving does not feed anything back to the agent**: it records the decision (who, when, a
+note) for the person who then edits the instruction or code, e.g. by adding a named
+preference the instruction already knows how to interpret.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import text as sql
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from adk_memory_kit.db.engine import make_engine
+from adk_memory_kit.db.migrations import migrate
+from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.lifecycle.forget import DataHome
+from adk_memory_kit.memory.documents import check_identifier, check_scope, clean_text
+
+TABLE = "adk_memory_kit_review_queue"
+COMPONENT = "review_queue"
+STATUSES = ("pending", "approved", "rejected")
+
+STEPS = [
+    f"""
+CREATE TABLE IF NOT EXISTS {TABLE} (
+    id bigserial PRIMARY KEY,
+    app_name text NOT NULL,
+    user_id text NOT NULL,
+    session_id text,
+    text text NOT NULL,
+    text_hash text NOT NULL,
+    source text NOT NULL DEFAULT 'router',
+    status text NOT NULL DEFAULT 'pending'
+        CHECK (status IN ('pending', 'approved', 'rejected')),
+    created_at timestamptz NOT NULL DEFAULT now(),
+    decided_at timestamptz,
+    decided_by text,
+    note text
+);
+CREATE INDEX IF NOT EXISTS {TABLE}_scope ON {TABLE} (app_name, user_id, status, created_at);
+CREATE UNIQUE INDEX IF NOT EXISTS {TABLE}_one_pending
+    ON {TABLE} (app_name, user_id, text_hash) WHERE status = 'pending'
+""",
+]
+
+_COLUMNS = (
+    "id, app_name, user_id, session_id, text, source, status, created_at, decided_at, "
+    "decided_by, note"
+)
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    """One queued request and its decision, if any."""
+
+    id: int
+    app_name: str
+    user_id: str
+    session_id: str | None
+    text: str
+    source: str
+    status: str
+    created_at: datetime
+    decided_at: datetime | None
+    decided_by: str | None
+    note: str | None
+
+    @classmethod
+    def from_row(cls, row: Any) -> ReviewItem:
+        return cls(**{k: row[k] for k in cls.__dataclass_fields__})
+
+
+async def _first(conn: AsyncConnection, statement: str, params: dict[str, Any]) -> Any:
+    return (await conn.execute(sql(statement), params)).mappings().first()
+
+
+def _text_hash(value: str) -> str:
+    return hashlib.sha256(" ".join(value.lower().split()).encode()).hexdigest()
+
+
+class ReviewQueue:
+    """The review queue table in the same Postgres as memory and sessions.
+
+    Args:
+        db_url: ``postgresql+psycopg://...``; ``None`` uses ``ADK_MEMORY_KIT_DB_URL`` or the
+            embedded server.
+        engine: an existing ``AsyncEngine`` to share.
+    """
+
+    def __init__(self, db_url: str | None = None, *, engine: AsyncEngine | None = None) -> None:
+        self._db_url = db_url
+        self._engine = engine
+        self._owns_engine = engine is None
+        self._ready = False
+        self._lock: asyncio.Lock | None = None
+
+    async def _ensure_ready(self) -> AsyncEngine:
+        if not self._ready:
+            if self._lock is None:
+                self._lock = asyncio.Lock()
+            async with self._lock:
+                if self._engine is None:
+                    self._engine = await asyncio.to_thread(make_engine, self._db_url, pool_size=2)
+                if not self._ready:
+                    await migrate(self._engine, COMPONENT, STEPS)
+                    self._ready = True
+        assert self._engine is not None
+        return self._engine
+
+    async def close(self) -> None:
+        """Dispose of the connection pool (only if this queue created it)."""
+        if self._engine is not None and self._owns_engine:
+            await self._engine.dispose()
+            self._engine = None
+            self._ready = False
+
+    async def __aenter__(self) -> ReviewQueue:
+        await self._ensure_ready()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def submit(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        text: str,
+        session_id: str | None = None,
+        source: str = "router",
+    ) -> ReviewItem:
+        """Queue ``text`` for review; an identical pending item is returned, not duplicated."""
+        check_scope(app_name, user_id)
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidInputError("a review item needs non-empty text")
+        body = clean_text(text.strip())
+        engine = await self._ensure_ready()
+        params = {
+            "app": app_name,
+            "user": user_id,
+            "sid": session_id,
+            "text": body,
+            "hash": _text_hash(body),
+            "source": source,
+        }
+        async with engine.begin() as conn:
+            row = await _first(
+                conn,
+                f"INSERT INTO {TABLE} (app_name, user_id, session_id, text, text_hash, source)"
+                " VALUES (:app, :user, :sid, :text, :hash, :source)"
+                " ON CONFLICT (app_name, user_id, text_hash) WHERE status = 'pending'"
+                f" DO NOTHING RETURNING {_COLUMNS}",
+                params,
+            )
+            if row is None:  # the same request is already pending
+                row = await _first(
+                    conn,
+                    f"SELECT {_COLUMNS} FROM {TABLE} WHERE app_name = :app AND user_id = :user"
+                    " AND text_hash = :hash AND status = 'pending'",
+                    params,
+                )
+        return ReviewItem.from_row(row)
+
+    async def list(
+        self,
+        *,
+        app_name: str | None = None,
+        user_id: str | None = None,
+        status: str | None = "pending",
+        limit: int = 50,
+    ) -> list[ReviewItem]:
+        """Items, oldest first, filtered by app, user and status (``None``: any)."""
+        if status is not None and status not in STATUSES:
+            raise InvalidInputError(f"status must be one of {', '.join(STATUSES)}, got {status!r}")
+        if limit <= 0:
+            raise InvalidInputError(f"limit must be positive, got {limit}")
+        where, params = ["TRUE"], {"lim": limit}
+        for column, value in (("app_name", app_name), ("user_id", user_id), ("status", status)):
+            if value is not None:
+                check_identifier(column, value)
+                where.append(f"{column} = :{column}")
+                params[column] = value
+        engine = await self._ensure_ready()
+        async with engine.connect() as conn:
+            rows = await conn.execute(
+                sql(
+                    f"SELECT {_COLUMNS} FROM {TABLE} WHERE {' AND '.join(where)}"
+                    " ORDER BY created_at, id LIMIT :lim"
+                ),
+                params,
+            )
+            return [ReviewItem.from_row(r) for r in rows.mappings()]
+
+    async def approve(
+        self, item_id: int, *, by: str, note: str | None = None, app_name: str | None = None
+    ) -> ReviewItem:
+        """Record approval. Nothing is fed back to the agent: a human edits instructions/code."""
+        return await self._decide(item_id, "approved", by, note, app_name)
+
+    async def reject(
+        self, item_id: int, *, by: str, note: str | None = None, app_name: str | None = None
+    ) -> ReviewItem:
+        """Record rejection."""
+        return await self._decide(item_id, "rejected", by, note, app_name)
+
+    async def _decide(
+        self, item_id: int, status: str, by: str, note: str | None, app_name: str | None
+    ) -> ReviewItem:
+        check_identifier("by", by)
+        if isinstance(item_id, bool) or not isinstance(item_id, int):
+            raise InvalidInputError(f"item id must be an integer, got {item_id!r}")
+        scope = " AND app_name = :app" if app_name is not None else ""
+        params = {"id": item_id, "status": status, "by": by, "note": note, "app": app_name}
+        engine = await self._ensure_ready()
+        async with engine.begin() as conn:
+            row = await _first(
+                conn,
+                f"UPDATE {TABLE} SET status = :status, decided_at = now(), decided_by = :by,"
+                f" note = :note WHERE id = :id AND status = 'pending'{scope}"
+                f" RETURNING {_COLUMNS}",
+                params,
+            )
+            if row is not None:
+                return ReviewItem.from_row(row)
+            existing = await _first(
+                conn, f"SELECT {_COLUMNS} FROM {TABLE} WHERE id = :id{scope}", params
+            )
+        if existing is None:
+            where = f" in app {app_name!r}" if app_name else ""
+            raise InvalidInputError(
+                f"no review item {item_id}{where}; run 'adk-memory-kit review list'"
+            )
+        raise InvalidInputError(
+            f"review item {item_id} is already {existing['status']} by "
+            f"{existing['decided_by']} at {existing['decided_at']:%Y-%m-%d %H:%M}"
+        )
+
+    async def count_for_user(self, app_name: str, user_id: str) -> int:
+        """How many review items (any status) hold this user's text."""
+        check_scope(app_name, user_id)
+        engine = await self._ensure_ready()
+        async with engine.connect() as conn:
+            result = await conn.execute(
+                sql(f"SELECT count(*) FROM {TABLE} WHERE app_name = :app AND user_id = :user"),
+                {"app": app_name, "user": user_id},
+            )
+            return int(result.scalar_one())
+
+    async def delete_for_user(self, app_name: str, user_id: str) -> int:
+        """Delete every review item of this user (right to be forgotten)."""
+        check_scope(app_name, user_id)
+        engine = await self._ensure_ready()
+        async with engine.begin() as conn:
+            result = await conn.execute(
+                sql(f"DELETE FROM {TABLE} WHERE app_name = :app AND user_id = :user"),
+                {"app": app_name, "user": user_id},
+            )
+            return result.rowcount or 0
+
+    def data_home(self) -> DataHome:
+        """This queue as a place holding per-user data, for ``forget_user`` and ``data_map``."""
+        return DataHome("review_queue", self.count_for_user, self.delete_for_user)

@@ -1,0 +1,118 @@
+"""Sleep-time distillation: between sessions, turn a finished session into dated facts.
+
+Raw transcripts are long and contradict themselves ("I'm vegetarian" on Monday, "I eat fish
+now" on Thursday). :class:`SleepTimeDistiller` runs an extractor over a finished session and
+stores the long-term facts it finds through ``add_memory``: each dated (the time it was said),
+keyed by subject when it has one (a newer fact supersedes the older one), and deduplicated
+against what is already stored. Sensitive and behaviour-changing candidates are never stored.
+
+It is an async callable ``(session) -> None``, so it can be the idle job's ``after_ingest``
+hook (beside the raw transcript) or run instead of ingesting the transcript.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection, Sequence
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+from google.adk.memory.base_memory_service import BaseMemoryService
+from google.adk.memory.memory_entry import MemoryEntry
+
+from adk_memory_kit.routing.apply import long_term_entry, normalize_fact_text
+from adk_memory_kit.routing.extractors import Extractor, looks_like_instruction
+from adk_memory_kit.routing.homes import Candidate, MemoryHome, route
+from adk_memory_kit.routing.sensitive import Detector, detect_sensitive
+
+if TYPE_CHECKING:
+    from google.adk.sessions.session import Session
+
+logger = logging.getLogger(__name__)
+
+
+class SleepTimeDistiller:
+    """Distils sessions into deduplicated, dated long-term facts.
+
+    Args:
+        memory_service: any ``BaseMemoryService`` supporting ``add_memory``/``search_memory``.
+        extractor: a :class:`~adk_memory_kit.routing.extractors.RuleBasedExtractor` or
+            :class:`~adk_memory_kit.routing.extractors.LlmExtractor`.
+        homes: which routed homes are stored as facts (default ``LONG_TERM``; add
+            ``USER_STATE`` to keep a dated history of profile changes too).
+    """
+
+    def __init__(
+        self,
+        memory_service: BaseMemoryService,
+        extractor: Extractor,
+        *,
+        homes: Collection[MemoryHome] = (MemoryHome.LONG_TERM,),
+        detectors: Sequence[Detector] | None = None,
+        author: str = "sleep_time",
+    ) -> None:
+        self.memory_service = memory_service
+        self.extractor = extractor
+        self.homes = frozenset(homes)
+        self.detectors = detectors
+        self.author = author
+
+    async def __call__(self, session: Session) -> None:
+        await self.distil(session)
+
+    async def distil(self, session: Session) -> list[MemoryEntry]:
+        """Store the session's new facts; returns the entries written."""
+        candidates = await self.extractor.extract(session.events)
+        fallback = (
+            datetime.fromtimestamp(session.last_update_time, tz=timezone.utc)
+            if session.last_update_time
+            else None
+        )
+        written: list[MemoryEntry] = []
+        seen: set[str] = set()
+        for candidate in candidates:
+            if not self._keep(candidate):
+                continue
+            norm = normalize_fact_text(candidate.text)
+            if norm in seen:
+                continue
+            seen.add(norm)
+            if await self._already_stored(session, candidate.text, norm):
+                continue
+            entry, meta = long_term_entry(
+                candidate,
+                when=candidate.observed_at or fallback,
+                author=self.author,
+                source="sleep_time",
+                session_id=session.id,
+            )
+            await self.memory_service.add_memory(
+                app_name=session.app_name,
+                user_id=session.user_id,
+                memories=[entry],
+                custom_metadata=meta or None,
+            )
+            written.append(entry)
+        logger.info("sleep-time: %d new facts from session %s", len(written), session.id)
+        return written
+
+    def _keep(self, candidate: Candidate) -> bool:
+        flagged = candidate.sensitive or bool(detect_sensitive(candidate.text, self.detectors))
+        if candidate.value and detect_sensitive(candidate.value, self.detectors):
+            flagged = True
+        if flagged or looks_like_instruction(candidate.text):
+            return False
+        return route(candidate) in self.homes
+
+    async def _already_stored(self, session: Session, text: str, norm: str) -> bool:
+        """Whether a current (not superseded) memory already says exactly this."""
+        found = await self.memory_service.search_memory(
+            app_name=session.app_name, user_id=session.user_id, query=text
+        )
+        for memory in found.memories:
+            if (memory.custom_metadata or {}).get("superseded_at"):
+                continue
+            parts = (memory.content.parts or []) if memory.content else []
+            if normalize_fact_text(" ".join(p.text or "" for p in parts)) == norm:
+                return True
+        return False

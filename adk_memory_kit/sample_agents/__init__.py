@@ -1,0 +1,1 @@
+"""Builders for the sample agents in ``agents/`` (also used by ``adk-memory-kit demo``)."""

@@ -1,0 +1,57 @@
+"""Budgets and guard settings for working memory."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from adk_memory_kit.errors import InvalidInputError
+
+DEFAULT_KEY = "wm"
+VIEW_SUFFIX = "_view"
+
+
+class WorkingMemoryConfig(BaseModel):
+    """Character and count budgets for one scratchpad (defaults follow the design notes)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    max_facts: int = Field(12, ge=1)
+    """Facts kept; the oldest unpinned fact is evicted when a new one would exceed this."""
+    max_value_chars: int = Field(300, ge=16)
+    """Longest fact value stored; longer values are cut."""
+    max_view_chars: int = Field(1500, ge=300)
+    """Hard cap on the rendered ``<key>_view`` text, delimiters included."""
+    max_open_questions: int = Field(5, ge=1)
+    """Open questions kept; one more is refused until one is resolved."""
+    max_text_chars: int = Field(200, ge=16)
+    """Longest goal, constraint, plan step or question stored."""
+    max_constraints: int = Field(10, ge=1)
+    """Constraints kept; one more is refused (constraints are never evicted silently)."""
+    max_plan_steps: int = Field(15, ge=3)
+    """Plan steps kept; a new step evicts the oldest done step, or is refused if none is done."""
+    done_steps_shown: int = Field(2, ge=0)
+    """Done steps listed one by one in the view; more than this collapse to one line."""
+    trusted_sources: frozenset[str] = frozenset({"user"})
+    """Fact sources whose values skip the instruction-stripping filter."""
+
+    @field_validator("trusted_sources", mode="before")
+    @classmethod
+    def _as_frozenset(cls, value: object) -> object:
+        if isinstance(value, str):
+            return frozenset({value})
+        return frozenset(value) if isinstance(value, (list, tuple, set)) else value
+
+
+def view_key_for(key: str) -> str:
+    """The state key holding the rendered view of scratchpad ``key``."""
+    return f"{key}{VIEW_SUFFIX}"
+
+
+def check_state_key(key: str) -> str:
+    """Return ``key`` if it can be used in a ``{key_view?}`` placeholder, else raise."""
+    if not isinstance(key, str) or not key.isidentifier() or ":" in key:
+        raise InvalidInputError(
+            f"working-memory key {key!r} must be a plain identifier such as 'wm' or "
+            "'wm_flights' (letters, digits, underscores; no 'temp:' or 'user:' prefix)"
+        )
+    return key
