@@ -520,3 +520,16 @@ async def test_restating_a_superseded_fact_makes_it_current_again(memory):
     current = [m for m in found if "superseded_at" not in m.custom_metadata]
     assert [m.content.parts[0].text for m in current] == ["User's diet: vegetarian"]
     assert found[0].content.parts[0].text == "User's diet: vegetarian"
+
+
+async def test_secrets_are_redacted_before_anything_is_stored(memory):
+    app, user = unique("app"), unique("u")
+    said = "Charge my card 4111 1111 1111 1111 and deliver to gate 7"
+    await memory.add_session_to_memory(session_with(app, user, [("user", said)]))
+    async with memory.engine.connect() as conn:
+        stored = (await conn.execute(
+            text("SELECT text || search_text FROM adk_memory_items"
+                 " WHERE app_name = :a AND user_id = :u"), {"a": app, "u": user})).scalar_one()
+    assert "4111" not in stored and "[REDACTED:payment_card]" in stored
+    found = texts(await memory.search_memory(app_name=app, user_id=user, query="deliver gate"))
+    assert found == ["Charge my card [REDACTED:payment_card] and deliver to gate 7"]

@@ -13,7 +13,7 @@ from adk_memory_kit.routing import (
     is_sensitive,
     redact,
 )
-from adk_memory_kit.routing.sensitive import iban_valid, luhn_valid
+from adk_memory_kit.sensitive import iban_valid, luhn_valid
 
 TRUE_POSITIVES = [
     ("Charge my Visa 4111 1111 1111 1111 please", "payment_card"),

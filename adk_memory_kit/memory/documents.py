@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -15,6 +15,7 @@ from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
 
 from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.sensitive import redact_secrets
 
 _ID_NAMESPACE = uuid.UUID("6f1c2a53-8f0e-4a8e-9a43-2d6c0b1b7e11")
 
@@ -30,8 +31,13 @@ class IndexingOptions:
     default, since on LoCoMo the turn alone embeds better once the full text carries the context
     (see docs/locomo.md). Following turns are only known when they arrive in the same call
     (``add_session_to_memory`` re-indexes a session's earlier turns as it grows).
+
+    ``redactor`` runs on every text before it is stored or indexed; the default replaces card
+    numbers, IBANs, credentials and government ids with ``[REDACTED:<kind>]`` (health terms are
+    left to the routing layer). ``None`` stores text as it is.
     """
 
+    redactor: Callable[[str], str] | None = redact_secrets
     index_function_calls: bool = False
     include_author: bool = True
     context_turns: int = 1
@@ -119,6 +125,12 @@ def content_text(content: types.Content | None, *, with_function_calls: bool = F
     return clean_text("\n".join(p for p in pieces if p.strip()))
 
 
+def _filtered(content: types.Content | None, options: IndexingOptions) -> str:
+    """The content's text after the ingestion filter (secrets redacted by default)."""
+    text = content_text(content, with_function_calls=options.index_function_calls)
+    return options.redactor(text) if options.redactor and text else text
+
+
 def _to_datetime(seconds: float | None) -> datetime:
     if seconds is None:
         return datetime.now(timezone.utc)
@@ -155,7 +167,7 @@ def documents_from_events(
     for event in events:
         if not isinstance(event, Event):
             raise InvalidInputError(f"events must be google.adk Event objects, got {type(event)}")
-        text = content_text(event.content, with_function_calls=options.index_function_calls)
+        text = _filtered(event.content, options)
         if not text.strip():
             continue
         if not event.id:
@@ -204,7 +216,7 @@ def documents_from_entries(
     for entry in entries:
         if not isinstance(entry, MemoryEntry):
             raise InvalidInputError(f"memories must be MemoryEntry objects, got {type(entry)}")
-        text = content_text(entry.content, with_function_calls=options.index_function_calls)
+        text = _filtered(entry.content, options)
         if not text.strip():
             raise InvalidInputError("a MemoryEntry needs non-empty text content to be stored")
         metadata = {**base_metadata, **(entry.custom_metadata or {})}

@@ -27,7 +27,13 @@ from adk_memory_kit.routing.profile_tools import (
     write_preference,
 )
 from adk_memory_kit.routing.review_queue import ReviewItem, ReviewQueue
-from adk_memory_kit.routing.sensitive import (
+from adk_memory_kit.routing.sleep_time import SleepTimeDistiller
+from adk_memory_kit.routing.vocabulary import (
+    DEFAULT_VOCABULARY,
+    PreferenceVocabulary,
+    UnknownPreferenceError,
+)
+from adk_memory_kit.sensitive import (
     DEFAULT_DETECTORS,
     Detector,
     Finding,
@@ -36,12 +42,6 @@ from adk_memory_kit.routing.sensitive import (
     detect_sensitive,
     is_sensitive,
     redact,
-)
-from adk_memory_kit.routing.sleep_time import SleepTimeDistiller
-from adk_memory_kit.routing.vocabulary import (
-    DEFAULT_VOCABULARY,
-    PreferenceVocabulary,
-    UnknownPreferenceError,
 )
 
 __all__ = [

@@ -35,8 +35,8 @@ from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.routing.extractors import looks_like_instruction
 from adk_memory_kit.routing.homes import Candidate, MemoryHome, route
 from adk_memory_kit.routing.profile_tools import write_preference
-from adk_memory_kit.routing.sensitive import Detector, detect_sensitive, finding_kinds
 from adk_memory_kit.routing.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
+from adk_memory_kit.sensitive import Detector, detect_sensitive, finding_kinds
 
 if TYPE_CHECKING:
     from google.adk.agents.context import Context

@@ -26,8 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from adk_memory_kit.errors import MemoryKitError
 from adk_memory_kit.routing.homes import Candidate
-from adk_memory_kit.routing.sensitive import Detector, detect_sensitive
 from adk_memory_kit.routing.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
+from adk_memory_kit.sensitive import Detector, detect_sensitive
 
 if TYPE_CHECKING:
     from google.adk.sessions.session import Session

@@ -20,8 +20,8 @@ from google.adk.tools.tool_context import ToolContext
 
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.recall.conflicts import profile_from_state
-from adk_memory_kit.routing.sensitive import Detector, detect_sensitive, finding_kinds
 from adk_memory_kit.routing.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
+from adk_memory_kit.sensitive import Detector, detect_sensitive, finding_kinds
 
 logger = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ from google.adk.memory.memory_entry import MemoryEntry
 from adk_memory_kit.routing.apply import long_term_entry, normalize_fact_text
 from adk_memory_kit.routing.extractors import Extractor, looks_like_instruction
 from adk_memory_kit.routing.homes import Candidate, MemoryHome, route
-from adk_memory_kit.routing.sensitive import Detector, detect_sensitive
+from adk_memory_kit.sensitive import Detector, detect_sensitive
 
 if TYPE_CHECKING:
     from google.adk.sessions.session import Session

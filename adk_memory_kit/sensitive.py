@@ -211,6 +211,13 @@ DEFAULT_DETECTORS: tuple[Detector, ...] = (
     HEALTH_DETECTOR,
 )
 
+#: Secrets and identifiers that must never reach a transcript store: everything above except
+#: health terms (those are topics, not tokens; redacting them would garble ordinary episodes,
+#: so the routing layer drops health *facts* instead).
+SECRET_DETECTORS: tuple[Detector, ...] = tuple(
+    d for d in DEFAULT_DETECTORS if d is not HEALTH_DETECTOR
+)
+
 
 def detect_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> list[Finding]:
     """Every sensitive span in ``text`` (sorted by position); empty when the text is clean."""
@@ -245,3 +252,11 @@ def redact(text: str, findings: Sequence[Finding] | None = None) -> str:
         pos = f.end
     out.append(text[pos:])
     return "".join(out)
+
+
+def redact_secrets(text: str) -> str:
+    """``text`` with card numbers, IBANs, credentials and government ids redacted.
+
+    The default ingestion filter of :class:`~adk_memory_kit.PgVectorMemoryService`.
+    """
+    return redact(text, detect_sensitive(text, SECRET_DETECTORS))
