@@ -18,6 +18,7 @@ COMMAND_MODULES = [
     "adk_memory_kit.memory.cli",
     "adk_memory_kit.lifecycle.cli",
     "adk_memory_kit.routing.cli",
+    "adk_memory_kit.demo.cli",
 ]
 
 

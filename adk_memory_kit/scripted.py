@@ -22,16 +22,30 @@ Responder = Callable[[LlmRequest], Sequence[types.Part] | str]
 _call_ids = itertools.count(1)
 
 
-def call(name: str, **args: Any) -> types.Part:
+def call(tool: str, /, **args: Any) -> types.Part:
     """A function-call part with a deterministic id, for use in responders."""
     return types.Part(
-        function_call=types.FunctionCall(id=f"scripted-{next(_call_ids)}", name=name, args=args)
+        function_call=types.FunctionCall(id=f"scripted-{next(_call_ids)}", name=tool, args=args)
     )
+
+
+# User-role contents that frameworks add to a request rather than the user saying them: ADK's
+# dynamic instruction when a static instruction is set, and the kit's recall block.
+INJECTED_PREFIXES = ("The text between <<<BEGIN_SYSTEM_INSTRUCTION", "<RECALLED_MEMORY>")
+
+
+def conversation(request: LlmRequest) -> list[types.Content]:
+    """The request's contents without injected instruction or recall blocks."""
+    return [
+        c
+        for c in request.contents or []
+        if not (c.parts and c.parts[0].text and c.parts[0].text.startswith(INJECTED_PREFIXES))
+    ]
 
 
 def last_user_text(request: LlmRequest) -> str:
     """The text of the newest user-authored content in the request ('' if none)."""
-    for content in reversed(request.contents or []):
+    for content in reversed(conversation(request)):
         if content.role == "user":
             texts = [p.text for p in content.parts or [] if p.text]
             if texts:
@@ -40,10 +54,11 @@ def last_user_text(request: LlmRequest) -> str:
 
 
 def last_function_responses(request: LlmRequest) -> list[types.FunctionResponse]:
-    """Function responses in the newest content, if it holds any."""
-    if not request.contents:
+    """Function responses in the newest conversation content, if it holds any."""
+    contents = conversation(request)
+    if not contents:
         return []
-    return [p.function_response for p in request.contents[-1].parts or [] if p.function_response]
+    return [p.function_response for p in contents[-1].parts or [] if p.function_response]
 
 
 class ScriptedLlm(BaseLlm):
