@@ -94,8 +94,8 @@ async def main() -> None:
     from sqlalchemy import text
 
     from adk_memory_kit import PgVectorMemoryService
-    from adk_memory_kit.memory.query import query_terms, websearch_or_query
-    from adk_memory_kit.memory.search import HYBRID_SQL, vector_literal
+    from adk_memory_kit.memory.query import query_terms
+    from adk_memory_kit.memory.search import HYBRID_SQL, text_params, vector_literal
 
     app = "scale-bench"
     memory = PgVectorMemoryService(args.db_url)
@@ -111,8 +111,7 @@ async def main() -> None:
     async with memory.engine.connect() as conn:
         for q, u, vec in zip(queries, users, vectors, strict=True):
             params = {"app": app, "user": u, "qvec": vector_literal(vec), "lim": opts.limit,
-                      "cand": opts.candidates, "tsq": websearch_or_query(query_terms(q)),
-                      "rrf_k": opts.rrf_k, "wv": opts.vector_weight, "wt": opts.text_weight}
+                      "cand": opts.candidates, **text_params(query_terms(q), opts)}
             t0 = time.perf_counter()
             rows = (await conn.execute(HYBRID_SQL, params)).all()
             db_ms.append((time.perf_counter() - t0) * 1000)

@@ -10,16 +10,22 @@ exact distance scan to that user's rows (see README: index strategy):
   the collection size come from the user's own rows, so a word that is everywhere in *this*
   user's memory (their name, say) weighs little.
 * ``exact``: ``ts_rank_cd`` over the unstemmed ``simple`` tsvector of the turn itself (not its
-  neighbours), where an identifier such as ``A-4521`` is an exact phrase: it ranks an entry holding ``A-4521`` above one holding
-  ``A-4512`` (or ``B-4521``), which stemming alone cannot tell apart.
+  neighbours), where an identifier such as ``A-4521`` is an exact phrase: it ranks an entry
+  holding ``A-4521`` above one holding ``A-4512`` (or ``B-4521``), which stemming alone cannot
+  tell apart.
+
+The lists are fused by weighted reciprocal rank; a turn whose author the query names gets a
+small bonus on top.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import text
 
+from adk_memory_kit.memory.query import websearch_or_query
 from adk_memory_kit.memory.schema import TABLE
 
 
@@ -31,7 +37,8 @@ class SearchOptions:
     trusts the top of each list more). ``vector_weight``, ``text_weight`` (BM25) and
     ``exact_weight`` (unstemmed phrase match) weigh the lists in RRF. ``bm25_k1``/``bm25_b``:
     BM25 term saturation and length normalisation. ``context_weight``: how much a word found
-    only in a neighbouring turn counts, relative to one in the turn itself.
+    only in a neighbouring turn counts, relative to one in the turn itself. ``author_weight``:
+    added to the fused score of a turn whose author the query names ("what did Caroline ...").
     """
 
     limit: int = 10
@@ -43,10 +50,12 @@ class SearchOptions:
     bm25_k1: float = 1.2
     bm25_b: float = 0.3
     context_weight: float = 0.5
+    author_weight: float = 0.02
 
 
 _LIVE = "(t.expires_at IS NULL OR t.expires_at > now())"
 _SCOPE = f"t.app_name = :app AND t.user_id = :user AND {_LIVE}"
+_AUTHOR_BONUS = "CASE WHEN lower(t.author) = ANY(CAST(:terms AS text[])) THEN :wa ELSE 0 END"
 
 HYBRID_SQL = text(
     f"""
@@ -60,17 +69,17 @@ WITH q AS (
     WHERE {_SCOPE}
     ORDER BY t.embedding <=> CAST(:qvec AS vector), t.id
     LIMIT :cand
-), hits AS (
+), hits AS MATERIALIZED (
     SELECT t.id, t.search_len AS dl, u.lexeme,
            (SELECT count(*) FILTER (WHERE w = 'A') + :ctxw * count(*) FILTER (WHERE w <> 'A')
             FROM unnest(u.weights) AS w) AS tf
     FROM {TABLE} t CROSS JOIN q CROSS JOIN LATERAL unnest(t.tsv_en) AS u
     WHERE {_SCOPE} AND t.tsv_en @@ q.tq_en AND u.lexeme = ANY(q.lx)
-), stats AS (
+), stats AS MATERIALIZED (
     SELECT count(*) AS n, greatest(avg(t.search_len), 1) AS avgdl
     FROM {TABLE} t
     WHERE {_SCOPE}
-), df AS (
+), df AS MATERIALIZED (
     SELECT lexeme, count(*) AS df FROM hits GROUP BY lexeme
 ), bm25 AS (
     SELECT h.id, row_number() OVER (ORDER BY sum(
@@ -101,11 +110,11 @@ WITH q AS (
 )
 SELECT t.id, t.session_id, t.event_id, t.kind, t.author, t.role, t.text, t.event_time,
        t.ingested_at, t.subject, t.valid_to, t.expires_at, t.importance, t.metadata,
-       f.score
+       f.score + {_AUTHOR_BONUS} AS score
 FROM fused f JOIN {TABLE} t ON t.id = f.id
 WHERE t.app_name = :app AND t.user_id = :user
-ORDER BY (t.valid_to IS NULL) DESC, f.score DESC, coalesce(t.importance, 0) DESC,
-         t.event_time DESC, t.id
+ORDER BY (t.valid_to IS NULL) DESC, f.score + {_AUTHOR_BONUS} DESC,
+         coalesce(t.importance, 0) DESC, t.event_time DESC, t.id
 LIMIT :lim
 """
 )
@@ -121,6 +130,23 @@ ORDER BY (t.valid_to IS NULL) DESC, t.embedding <=> CAST(:qvec AS vector), t.id
 LIMIT :lim
 """
 )
+
+
+def text_params(terms: list[str], options: SearchOptions) -> dict[str, Any]:
+    """The full-text and fusion parameters of :data:`HYBRID_SQL` for the query's terms."""
+    return {
+        "tsq": websearch_or_query(terms),
+        "qtext": " ".join(terms),
+        "terms": terms,
+        "rrf_k": options.rrf_k,
+        "wv": options.vector_weight,
+        "wt": options.text_weight,
+        "we": options.exact_weight,
+        "wa": options.author_weight,
+        "k1": options.bm25_k1,
+        "b": options.bm25_b,
+        "ctxw": options.context_weight,
+    }
 
 
 def vector_literal(vector: list[float]) -> str:

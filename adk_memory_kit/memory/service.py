@@ -28,12 +28,13 @@ from adk_memory_kit.memory.documents import (
     documents_from_events,
 )
 from adk_memory_kit.memory.hygiene import Hygiene, pop_hygiene
-from adk_memory_kit.memory.query import query_terms, websearch_or_query
+from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.schema import TABLE, ensure_schema
 from adk_memory_kit.memory.search import (
     HYBRID_SQL,
     VECTOR_ONLY_SQL,
     SearchOptions,
+    text_params,
     vector_literal,
 )
 
@@ -370,17 +371,7 @@ class PgVectorMemoryService(BaseMemoryService):
         }
         if terms:
             sql = HYBRID_SQL
-            params.update(
-                tsq=websearch_or_query(terms),
-                qtext=" ".join(terms),
-                rrf_k=opts.rrf_k,
-                wv=opts.vector_weight,
-                wt=opts.text_weight,
-                we=opts.exact_weight,
-                k1=opts.bm25_k1,
-                b=opts.bm25_b,
-                ctxw=opts.context_weight,
-            )
+            params.update(text_params(terms, opts))
         else:
             sql = VECTOR_ONLY_SQL
         async with engine.connect() as conn:

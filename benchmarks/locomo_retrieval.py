@@ -1,0 +1,447 @@
+"""LoCoMo retrieval benchmark: memory services side by side, in one run.
+
+Usage::
+
+    ADK_MEMORY_KIT_HOME=$(mktemp -d) python benchmarks/locomo_retrieval.py locomo_dev.json \
+        [--services pgvector,inmemory,sqlite] [--limit-conversations N] [--json OUT]
+
+One user per conversation, one ADK session per LoCoMo session, one event per turn (author =
+speaker, timestamp = the session's date, an image's ``blip_caption`` appended to the text).
+Every question of categories 1-4 with evidence is asked with ``search_memory``; results are
+mapped back to dialogue ids. Recall@k of a question is the fraction of its evidence ids in
+the top k, averaged over questions; NDCG@10 uses binary relevance. Conversations 0-3 are the
+tuning split, the rest are held out. After the run, everything is ingested into
+PgVectorMemoryService again to show that figures and row count do not change.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from google.adk.events.event import Event
+from google.adk.memory.base_memory_service import BaseMemoryService
+from google.adk.sessions.session import Session
+from google.genai import types
+
+APP = "locomo-bench"
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+TUNE_CONVERSATIONS = 4  # conversations 0-3 tune, 4+ are held out
+K = 10
+_DIA = re.compile(r"D:?(\d+):0*(\d+)")
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------- data
+@dataclass
+class Question:
+    conv: int
+    user_id: str
+    text: str
+    category: int
+    evidence: list[str]
+
+
+@dataclass
+class Conversation:
+    index: int
+    user_id: str
+    sessions: list[Session]
+    event_to_dia: dict[str, str] = field(default_factory=dict)
+
+
+def parse_date(value: str) -> datetime:
+    """``1:56 pm on 8 May, 2023`` -> aware datetime (UTC)."""
+    return datetime.strptime(value.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=timezone.utc)
+
+
+def parse_evidence(raw: Sequence[str]) -> list[str]:
+    """Normalise evidence ids: ``D8:6; D9:17`` -> two ids, ``D:11:26`` -> ``D11:26``,
+    ``D30:05`` -> ``D30:5``; anything without a session and turn number is dropped."""
+    out: list[str] = []
+    for item in raw:
+        for s, t in _DIA.findall(str(item)):
+            dia = f"D{int(s)}:{int(t)}"
+            if dia not in out:
+                out.append(dia)
+    return out
+
+
+def event_id_for(user_id: str, dia_id: str) -> str:
+    return f"{user_id}.{dia_id.replace(':', '.')}"
+
+
+def load(path: str, limit: int | None) -> tuple[list[Conversation], list[Question], int]:
+    """Build ADK sessions and the question list; returns the count of dropped evidence ids."""
+    records = json.loads(Path(path).read_text())
+    if limit is not None:
+        records = records[:limit]
+    convs: list[Conversation] = []
+    questions: list[Question] = []
+    dropped = 0
+    for ci, rec in enumerate(records):
+        user_id = str(rec["sample_id"])
+        c = rec["conversation"]
+        conv = Conversation(ci, user_id, [])
+        nums = sorted(
+            int(k.split("_")[1])
+            for k, v in c.items()
+            if re.fullmatch(r"session_\d+", k) and isinstance(v, list)
+        )
+        for n in nums:
+            when = parse_date(c[f"session_{n}_date_time"])
+            events = []
+            for turn in c[f"session_{n}"]:
+                text = turn["text"]
+                if turn.get("blip_caption"):
+                    text = f"{text} [shares an image: {turn['blip_caption']}]"
+                eid = event_id_for(user_id, turn["dia_id"])
+                conv.event_to_dia[eid] = parse_evidence([turn["dia_id"]])[0]
+                events.append(
+                    Event(
+                        id=eid,
+                        invocation_id=f"session_{n}",
+                        author=turn["speaker"],
+                        timestamp=when.timestamp(),
+                        content=types.Content(role="user", parts=[types.Part(text=text)]),
+                    )
+                )
+            conv.sessions.append(
+                Session(
+                    id=f"session_{n}",
+                    app_name=APP,
+                    user_id=user_id,
+                    events=events,
+                    last_update_time=when.timestamp(),
+                )
+            )
+        known = set(conv.event_to_dia.values())
+        for qa in rec["qa"]:
+            if qa.get("category") not in CATEGORIES or not qa.get("evidence"):
+                continue
+            ev = parse_evidence(qa["evidence"])
+            dropped += sum(e not in known for e in ev)
+            ev = [e for e in ev if e in known]
+            if ev:
+                questions.append(Question(ci, user_id, qa["question"], qa["category"], ev))
+        convs.append(conv)
+    return convs, questions, dropped
+
+
+# ---------------------------------------------------------------------------- services
+@dataclass
+class ServiceSpec:
+    name: str
+    make: Callable[[], BaseMemoryService]
+    limit_kw: bool  # search_memory accepts limit=
+
+
+def _kv(pairs: Sequence[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, _, value = pair.partition("=")
+        out[key] = json.loads(value)
+    return out
+
+
+def service_specs(args: argparse.Namespace, tmp: str) -> dict[str, ServiceSpec]:
+    from google.adk.memory._sqlite_memory_service import SqliteMemoryService
+    from google.adk.memory.in_memory_memory_service import InMemoryMemoryService
+
+    from adk_memory_kit.memory import IndexingOptions, PgVectorMemoryService, SearchOptions
+
+    def pg() -> BaseMemoryService:
+        return PgVectorMemoryService(
+            search=SearchOptions(**_kv(args.search_option)),
+            indexing=IndexingOptions(**_kv(args.indexing_option)),
+        )
+
+    return {
+        "pgvector": ServiceSpec("PgVectorMemoryService", pg, True),
+        "inmemory": ServiceSpec("ADK InMemoryMemoryService", InMemoryMemoryService, False),
+        "sqlite": ServiceSpec(
+            "ADK SqliteMemoryService (FTS5)",
+            lambda: SqliteMemoryService(os.path.join(tmp, "memory.db")),
+            False,
+        ),
+    }
+
+
+# ---------------------------------------------------------------------------- scoring
+def recall(ranked: list[str], evidence: list[str], k: int) -> float:
+    return len(set(ranked[:k]) & set(evidence)) / len(evidence)
+
+
+def ndcg(ranked: list[str], evidence: list[str], k: int) -> float:
+    rel = set(evidence)
+    dcg = sum(1 / math.log2(i + 2) for i, d in enumerate(ranked[:k]) if d in rel)
+    ideal = sum(1 / math.log2(i + 2) for i in range(min(len(rel), k)))
+    return dcg / ideal
+
+
+def dia_of(entry: Any, conv: Conversation) -> str | None:
+    meta = entry.custom_metadata or {}
+    for key in (meta.get("event_id"), entry.id):
+        if key in conv.event_to_dia:
+            return conv.event_to_dia[key]
+    return None
+
+
+async def ingest(service: BaseMemoryService, convs: list[Conversation], label: str) -> float:
+    start = time.perf_counter()
+    total = sum(len(c.sessions) for c in convs)
+    done = 0
+    for conv in convs:
+        for session in conv.sessions:
+            await service.add_session_to_memory(session)
+            done += 1
+        log(
+            f"  [{label}] ingested {conv.user_id} ({done}/{total} sessions, "
+            f"{time.perf_counter() - start:.1f}s)"
+        )
+    return time.perf_counter() - start
+
+
+async def run_queries(
+    service: BaseMemoryService,
+    spec: ServiceSpec,
+    convs: list[Conversation],
+    questions: list[Question],
+    label: str,
+) -> tuple[list[list[str]], list[float]]:
+    ranked_all: list[list[str]] = []
+    latencies: list[float] = []
+    for i, q in enumerate(questions):
+        kwargs: dict[str, Any] = {"app_name": APP, "user_id": q.user_id, "query": q.text}
+        if spec.limit_kw:
+            kwargs["limit"] = K
+        start = time.perf_counter()
+        response = await service.search_memory(**kwargs)
+        latencies.append((time.perf_counter() - start) * 1000)
+        ranked: list[str] = []
+        for entry in response.memories:
+            dia = dia_of(entry, convs[q.conv])
+            if dia and dia not in ranked:
+                ranked.append(dia)
+        ranked_all.append(ranked[:K])
+        if (i + 1) % 200 == 0 or i + 1 == len(questions):
+            log(f"  [{label}] {i + 1}/{len(questions)} questions")
+    return ranked_all, latencies
+
+
+def summarize(questions: list[Question], ranked: list[list[str]]) -> dict[str, Any]:
+    """Metrics for each split (all / tune / held-out) and category."""
+    groups: dict[str, list[tuple[Question, list[str]]]] = defaultdict(list)
+    for q, r in zip(questions, ranked, strict=True):
+        split = "tune" if q.conv < TUNE_CONVERSATIONS else "heldout"
+        for key in ("all", split, f"all/cat{q.category}", f"{split}/cat{q.category}"):
+            groups[key].append((q, r))
+    out: dict[str, Any] = {}
+    for key, items in sorted(groups.items()):
+        out[key] = {
+            "n": len(items),
+            "recall@5": statistics.fmean(recall(r, q.evidence, 5) for q, r in items),
+            "recall@10": statistics.fmean(recall(r, q.evidence, 10) for q, r in items),
+            "ndcg@10": statistics.fmean(ndcg(r, q.evidence, 10) for q, r in items),
+        }
+    return out
+
+
+def pct(values: list[float], p: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, max(0, math.ceil(p / 100 * len(s)) - 1))]
+
+
+async def count_rows(service: Any, convs: list[Conversation]) -> int:
+    total = 0
+    for conv in convs:
+        counts = await service.count_memories(app_name=APP, user_id=conv.user_id)
+        total += sum(counts.values())
+    return total
+
+
+# ---------------------------------------------------------------------------- report
+def markdown(results: dict[str, Any], questions: list[Question]) -> str:
+    lines = [
+        "| Service | Split | Questions | Recall@5 | Recall@10 | NDCG@10 | p50 ms | p95 ms "
+        "| Ingest s |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, res in results.items():
+        for split, label in (("all", "all"), ("tune", "tune (0-3)"), ("heldout", "held-out")):
+            m = res["metrics"].get(split)
+            if not m:
+                continue
+            lat = res["latency_ms"] if split == "all" else {"p50": None, "p95": None}
+            ing = f"{res['ingest_s']:.1f}" if split == "all" else ""
+            p50 = f"{lat['p50']:.1f}" if lat["p50"] is not None else ""
+            p95 = f"{lat['p95']:.1f}" if lat["p95"] is not None else ""
+            lines.append(
+                f"| {name} | {label} | {m['n']} | {m['recall@5']:.3f} | {m['recall@10']:.3f} "
+                f"| {m['ndcg@10']:.3f} | {p50} | {p95} | {ing} |"
+            )
+    lines += [
+        "",
+        "Recall@10 by category (R@5 / R@10 / NDCG@10, all conversations; tune / held-out R@10):",
+        "",
+        "| Service | " + " | ".join(f"{c} {n}" for c, n in CATEGORIES.items()) + " |",
+        "|---|" + "---:|" * len(CATEGORIES),
+    ]
+    for name, res in results.items():
+        cells = []
+        for c in CATEGORIES:
+            m = res["metrics"].get(f"all/cat{c}")
+            if not m:
+                cells.append("")
+                continue
+            t = res["metrics"].get(f"tune/cat{c}", {}).get("recall@10")
+            h = res["metrics"].get(f"heldout/cat{c}", {}).get("recall@10")
+            split = " / ".join(f"{x:.2f}" if x is not None else "-" for x in (t, h))
+            cells.append(
+                f"{m['recall@5']:.2f} / **{m['recall@10']:.2f}** / {m['ndcg@10']:.2f} "
+                f"({split}; n={m['n']})"
+            )
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------- main
+async def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("data", help="path to the LoCoMo JSON (e.g. locomo_dev.json)")
+    parser.add_argument(
+        "--services",
+        default="pgvector,inmemory,sqlite",
+        help="comma-separated subset of pgvector,inmemory,sqlite",
+    )
+    parser.add_argument("--limit-conversations", type=int, default=None)
+    parser.add_argument("--json", dest="json_out", default=None, help="write results here")
+    parser.add_argument(
+        "--no-reingest", action="store_true", help="skip the PgVector re-ingestion check"
+    )
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="keep PgVector rows from an earlier run (unchanged rows are not re-embedded)",
+    )
+    parser.add_argument(
+        "--search-option",
+        action="append",
+        default=[],
+        metavar="KEY=JSON",
+        help="override a SearchOptions field of PgVectorMemoryService (repeatable)",
+    )
+    parser.add_argument(
+        "--indexing-option",
+        action="append",
+        default=[],
+        metavar="KEY=JSON",
+        help="override an IndexingOptions field of PgVectorMemoryService (repeatable)",
+    )
+    args = parser.parse_args(argv)
+
+    convs, questions, dropped = load(args.data, args.limit_conversations)
+    turns = sum(len(c.event_to_dia) for c in convs)
+    log(
+        f"{len(convs)} conversations, {sum(len(c.sessions) for c in convs)} sessions, "
+        f"{turns} turns, {len(questions)} questions (categories 1-4 with evidence; "
+        f"{dropped} evidence ids not in the dialogue dropped)"
+    )
+
+    tmp = tempfile.mkdtemp(prefix="locomo_bench_")
+    specs = service_specs(args, tmp)
+    wanted = [s.strip() for s in args.services.split(",") if s.strip()]
+    unknown = set(wanted) - set(specs)
+    if unknown:
+        parser.error(f"unknown services {sorted(unknown)}; choose from {sorted(specs)}")
+
+    results: dict[str, Any] = {}
+    for key in wanted:
+        spec = specs[key]
+        log(f"== {spec.name}")
+        service = spec.make()
+        if key == "pgvector" and not args.reuse:
+            for conv in convs:  # a clean slate, so ingestion time means something
+                await service.delete_user_memories(app_name=APP, user_id=conv.user_id)
+        if key == "pgvector":
+            await service.search_memory(app_name=APP, user_id="warmup", query="warm up")
+        ingest_s = await ingest(service, convs, key)
+        ranked, lat = await run_queries(service, spec, convs, questions, key)
+        res: dict[str, Any] = {
+            "ingest_s": ingest_s,
+            "latency_ms": {"p50": pct(lat, 50), "p95": pct(lat, 95)},
+            "metrics": summarize(questions, ranked),
+        }
+        if key == "pgvector" and not args.no_reingest:
+            rows = await count_rows(service, convs)
+            log("== PgVectorMemoryService: ingest everything again")
+            again_s = await ingest(service, convs, "pgvector re-ingest")
+            rows_again = await count_rows(service, convs)
+            ranked_again, _ = await run_queries(
+                service, spec, convs, questions, "pgvector re-ingest"
+            )
+            res["reingest"] = {
+                "seconds": again_s,
+                "rows_before": rows,
+                "rows_after": rows_again,
+                "rankings_identical": ranked_again == ranked,
+                "metrics_identical": summarize(questions, ranked_again) == res["metrics"],
+            }
+        if hasattr(service, "close"):
+            await service.close()
+        results[spec.name] = res
+        m = res["metrics"]["all"]
+        log(
+            f"   R@5 {m['recall@5']:.3f}  R@10 {m['recall@10']:.3f}  NDCG@10 {m['ndcg@10']:.3f}"
+            f"  p95 {res['latency_ms']['p95']:.1f} ms"
+        )
+
+    print(markdown(results, questions))
+    for name, res in results.items():
+        if "reingest" in res:
+            r = res["reingest"]
+            print(
+                f"\nRe-ingesting everything into {name}: {r['seconds']:.1f}s, rows "
+                f"{r['rows_before']} -> {r['rows_after']}, rankings identical: "
+                f"{r['rankings_identical']}, metrics identical: {r['metrics_identical']}"
+            )
+    print(
+        f"\n{len(convs)} conversations, {turns} turns, {len(questions)} questions; "
+        f"latency is per search_memory call (PgVector: query embedding included)."
+    )
+    if args.json_out:
+        Path(args.json_out).write_text(
+            json.dumps(
+                {
+                    "conversations": len(convs),
+                    "turns": turns,
+                    "questions": len(questions),
+                    "search_options": args.search_option,
+                    "indexing_options": args.indexing_option,
+                    "results": results,
+                },
+                indent=2,
+            )
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))

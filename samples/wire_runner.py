@@ -1,0 +1,135 @@
+"""The wiring to copy: sessions and memory in PostgreSQL, and the kit's three plugins on an App.
+
+    python samples/wire_runner.py
+
+- sessions: ADK's ``DatabaseSessionService`` on the embedded PostgreSQL (``embedded_db_url()``,
+  data under ADK_MEMORY_KIT_HOME); in production pass your own server's URL instead;
+- long-term memory: ``PgVectorMemoryService()`` (ADK_MEMORY_KIT_DB_URL, else the same server);
+- ``ToolPayloadPruningPlugin``: stale raw tool results are replaced in outgoing requests;
+- ``MemoryCheckpointPlugin``: the session is written to long-term memory every N turns;
+- ``MemoryRoutingPlugin``: what the user states is routed to user state, memory or review.
+
+With GOOGLE_API_KEY (or ADK_MEMORY_KIT_MODEL) set it talks to that model; without one it plays
+one scripted turn offline. Either way it prints what each part did.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from google.adk.agents import LlmAgent
+from google.adk.apps.app import App
+from google.adk.models.llm_request import LlmRequest
+from google.adk.runners import Runner
+from google.adk.sessions import DatabaseSessionService
+from google.genai import types
+
+from adk_memory_kit import (
+    MemoryCheckpointPlugin,
+    MemoryRoutingPlugin,
+    PgVectorMemoryService,
+    RoutingOutcome,
+    ToolPayloadPruningPlugin,
+    embedded_db_url,
+)
+from adk_memory_kit.model_choice import choose_model
+from adk_memory_kit.sample_agents.research import get_findings, save_finding, web_search
+from adk_memory_kit.scripted import call, last_function_responses
+
+APP_NAME = "wire_demo"
+USER_ID = "traveller-1"
+USER_TURN = "I always take an aisle seat. Find me quiet hotels in Lisbon near the river."
+INSTRUCTION = (
+    "You help travellers plan trips. Call web_search, save each useful fact with save_finding "
+    "(short, with its source), then answer in two sentences."
+)
+
+
+def offline_turn(request: LlmRequest) -> list[types.Part] | str:
+    """The scripted model (no API key): search, save one finding, answer."""
+    responses = last_function_responses(request)
+    if not responses:
+        return [call("web_search", query="quiet hotels in Lisbon near the river")]
+    if responses[0].name == "web_search":
+        first = (responses[0].response or {}).get("results", [{}])[0]
+        gist = str(first.get("snippet", ""))[:160]
+        return [call("save_finding", finding=gist, source=str(first.get("title", "")))]
+    return "[offline scripted model] Saved one finding on quiet Lisbon hotels by the river."
+
+
+def describe(event: Any) -> list[str]:
+    """One printable line per part of an event."""
+    lines = []
+    for part in event.content.parts if event.content and event.content.parts else ():
+        if part.function_call:
+            lines.append(f"[{event.author}] calls {part.function_call.name}")
+        elif part.function_response:
+            lines.append(f"[{event.author}] {part.function_response.name} returned")
+        elif part.text:
+            lines.append(f"[{event.author}] {part.text}")
+    return lines
+
+
+async def main() -> None:
+    model = choose_model(offline_turn)
+    agent = LlmAgent(
+        name="assistant",
+        model=model,
+        instruction=INSTRUCTION,
+        tools=[web_search, save_finding, get_findings],
+    )
+    outcomes: list[RoutingOutcome] = []
+    # keep_recent=2 and every_n_invocations=1 let one turn show a prune and a checkpoint;
+    # the defaults are 4 and 5.
+    pruning = ToolPayloadPruningPlugin({"web_search"}, keep_recent=2)
+    checkpoint = MemoryCheckpointPlugin(every_n_invocations=1)
+    routing = MemoryRoutingPlugin(on_outcomes=outcomes.extend)  # rule-based extractor
+    app = App(name=APP_NAME, root_agent=agent, plugins=[pruning, checkpoint, routing])
+
+    sessions = DatabaseSessionService(db_url=embedded_db_url())
+    memory = PgVectorMemoryService()
+    runner = Runner(app=app, session_service=sessions, memory_service=memory)
+    try:
+        print(f"model: {model if isinstance(model, str) else model.model}")
+        session = await sessions.create_session(app_name=APP_NAME, user_id=USER_ID)
+        print(f"[user] {USER_TURN}")
+        message = types.Content(role="user", parts=[types.Part(text=USER_TURN)])
+        async for event in runner.run_async(
+            user_id=USER_ID, session_id=session.id, new_message=message
+        ):
+            for line in describe(event):
+                print(line)
+
+        records = pruning.report.records()
+        pruned = sum(r.pruned_parts for r in records)
+        saved = sum(r.saved_tokens for r in records)
+        print(
+            f"pruning: {len(records)} model calls; tool results pruned: {pruned}; "
+            f"~{saved} tokens saved"
+        )
+        for outcome in outcomes:
+            print(f"routing: {outcome.key or '-'} -> {outcome.home.value} ({outcome.status})")
+        stored = await sessions.get_session(
+            app_name=APP_NAME, user_id=USER_ID, session_id=session.id
+        )
+        prefs = {k: v for k, v in stored.state.items() if k.startswith("user:pref_")}
+        print(f"sessions: {len(stored.events)} events stored; user state: {prefs}")
+        result = checkpoint.last_result
+        print(
+            f"checkpoint: {result.status} {result.events} events of session {result.session_id}"
+            if result
+            else "checkpoint: did not run (see the log)"
+        )
+        found = await memory.search_memory(
+            app_name=APP_NAME, user_id=USER_ID, query="Lisbon hotels"
+        )
+        print(f"memory search 'Lisbon hotels': {len(found.memories)} memories")
+    finally:
+        await runner.close()
+        await memory.close()
+        await sessions.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
