@@ -39,6 +39,7 @@ from google.genai import types
 from adk_memory_kit.errors import MemoryKitError
 from adk_memory_kit.memory import PgVectorMemoryService
 from adk_memory_kit.model_choice import DEFAULT_GEMINI, MODEL_ENV, choose_model
+from adk_memory_kit.routing import ReviewQueue
 from adk_memory_kit.sample_agents.rebooker import (
     build_rebooker_agent,
     hold_seat,
@@ -286,9 +287,51 @@ def check_rebooker(convo: Conversation) -> None:
     assert "Done" in replies[-1] and chosen["flight_id"] in replies[-1]
 
 
+CONCIERGE_SESSIONS = (
+    (  # Monday: three turns, so the checkpoint plugin (every 3 invocations) ingests it
+        "Hi! I'm vegetarian, and please always deliver to the Pune office reception.",
+        "Our budget is 15 euros today.",
+        "Stop asking me to confirm prices.",
+    ),
+    (  # Thursday: a brand-new session
+        "Can you order lunch for me?",
+        "Thanks, that's all, bye!",
+    ),
+)
+
+
+async def check_concierge(convo: Conversation) -> None:
+    """Diet by key lookup, delivery address by search, routing homes, explicit end."""
+    monday, thursday = convo.states
+    assert monday[0]["user:pref_diet"] == "vegetarian" and monday[0]["user:pref_diet_at"]
+    assert monday[1]["fact_trip_budget"] == "15 euros today"  # session state, via the router
+    assert all(reply.startswith(OFFLINE) for replies in convo.replies for reply in replies)
+    # Thursday's new session starts with Monday's user: state
+    assert thursday[0]["user:pref_diet"] == "vegetarian"
+    assert "fact_trip_budget" not in thursday[0]  # session state stayed with Monday
+    assert "delivery_address = Pune office reception [load_memory]" in thursday[0]["wm_view"]
+    assert "vegetarian lunch" in convo.replies[1][0]
+    # the recall block reached the model as user content, never in the system instruction
+    recall = [r for r in convo.requests
+              if any("<RECALLED_MEMORY>" in (p.text or "") for c in r.contents for p in c.parts)]
+    assert recall and all("RECALLED_MEMORY" not in str(r.config.system_instruction or "")
+                          for r in recall)
+    # the behaviour change went to the review queue, not to memory
+    queue = ReviewQueue()
+    try:
+        items = await queue.list(app_name="concierge", user_id=convo.user_id)
+    finally:
+        await queue.close()
+    assert [i.text for i in items] == ["Stop asking me to confirm prices."]
+    found = await convo.memory_service.search_memory(
+        app_name="concierge", user_id=convo.user_id, query="Thanks, that's all, bye")
+    assert any("bye" in m.content.parts[0].text for m in found.memories)  # end_session ingested
+
+
 CASES = [
     AgentCase("research_assistant", (RESEARCH_TURNS,), check_research),
     AgentCase("rebooker", (REBOOKER_TURNS,), check_rebooker),
+    AgentCase("concierge", CONCIERGE_SESSIONS, check_concierge),
 ]
 
 
