@@ -107,15 +107,20 @@ async def main() -> None:
     users = [f"user-{rng.randrange(args.users)}" for _ in range(args.queries)]
     vectors = await memory.embedder.embed(queries)
     opts = memory.search_options
-    db_ms: list[float] = []
-    async with memory.engine.connect() as conn:
+    async def db_pass(conn) -> list[float]:
+        timings: list[float] = []
         for q, u, vec in zip(queries, users, vectors, strict=True):
             params = {"app": app, "user": u, "qvec": vector_literal(vec), "lim": opts.limit,
                       "cand": opts.candidates, **text_params(query_terms(q), opts)}
             t0 = time.perf_counter()
             rows = (await conn.execute(HYBRID_SQL, params)).all()
-            db_ms.append((time.perf_counter() - t0) * 1000)
+            timings.append((time.perf_counter() - t0) * 1000)
             assert rows, f"no rows for {u}"
+        return timings
+
+    async with memory.engine.connect() as conn:
+        first_ms = await db_pass(conn)  # each user's pages as they come (cold if just started)
+        db_ms = await db_pass(conn)  # the same queries again: pages cached, plans prepared
         count = (await conn.execute(text("SELECT count(*) FROM adk_memory_items"))).scalar_one()
     full_ms: list[float] = []
     for q, u in zip(queries, users, strict=True):
@@ -126,7 +131,8 @@ async def main() -> None:
     print(f"\nrows in table: {count:,}; users: {args.users:,}; queries: {args.queries}\n")
     print("| measure | p50 ms | p95 ms | max ms |")
     print("|---|---|---|---|")
-    for name, values in [("database part (hybrid SQL)", db_ms),
+    for name, values in [("database part (hybrid SQL), first pass", first_ms),
+                         ("database part (hybrid SQL), repeated", db_ms),
                          ("search_memory incl. query embedding", full_ms)]:
         print(f"| {name} | {statistics.median(values):.2f} | {_percentile(values, 95):.2f} | "
               f"{max(values):.2f} |")
