@@ -17,6 +17,8 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 from pydantic import ConfigDict, Field
 
+from adk_memory_kit.pruning.tokens import estimate_content_tokens, estimate_request_tokens
+
 Responder = Callable[[LlmRequest], Sequence[types.Part] | str]
 
 _call_ids = itertools.count(1)
@@ -76,7 +78,16 @@ class ScriptedLlm(BaseLlm):
         self.requests.append(llm_request)
         reply = self.responder(llm_request) if self.responder else "ok"
         parts = [types.Part(text=reply)] if isinstance(reply, str) else list(reply)
+        content = types.Content(role="model", parts=parts)
+        prompt = estimate_request_tokens(llm_request)
+        reply_tokens = estimate_content_tokens(content)
         yield LlmResponse(
-            content=types.Content(role="model", parts=parts),
+            content=content,
             turn_complete=True,
+            # estimates (chars/4), so token accounting and ADK's telemetry have figures offline
+            usage_metadata=types.GenerateContentResponseUsageMetadata(
+                prompt_token_count=prompt,
+                candidates_token_count=reply_tokens,
+                total_token_count=prompt + reply_tokens,
+            ),
         )

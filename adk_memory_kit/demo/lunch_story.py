@@ -68,7 +68,7 @@ async def _turn(runner: Runner, user_id: str, session_id: str, text: str) -> lis
 
 def _record_outcomes(result: StoryResult, outcomes: list[RoutingOutcome]) -> None:
     for outcome in outcomes:
-        label = f"{outcome.key or '-'} ({outcome.status})"
+        label = f"{outcome.key or outcome.detail or '-'} ({outcome.status})"
         result.homes.setdefault(outcome.home.name, []).append(label)
         print(f"   [router] -> {outcome.home.name}: {label} {outcome.detail}".rstrip())
 
