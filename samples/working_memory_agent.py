@@ -17,13 +17,11 @@ from typing import Any
 
 from google.adk.agents.llm_agent import LlmAgent
 from google.adk.models.base_llm import BaseLlm
-from google.adk.models.llm_request import LlmRequest
-from google.adk.models.llm_response import LlmResponse
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.genai import types
-from pydantic import Field
 
+from adk_memory_kit.scripted import ScriptedLlm, call
 from adk_memory_kit.working_memory import (
     WORKING_MEMORY_TOOL_NAMES,
     WorkingMemoryToolset,
@@ -56,68 +54,53 @@ def build_agent(model: str | BaseLlm) -> LlmAgent:
     )
 
 
-def _call(name: str, /, **args: Any) -> types.Part:
-    return types.Part(function_call=types.FunctionCall(name=name, args=args))
-
-
-class ScriptedModel(BaseLlm):
-    """Offline stand-in for Gemini: plays back the calls a model would make."""
-
-    model: str = "scripted-rebooker"
-    turns: list[list[types.Part]] = Field(default_factory=list)
-    requests: list[LlmRequest] = Field(default_factory=list)
-
-    async def generate_content_async(self, llm_request: LlmRequest, stream: bool = False):
-        self.requests.append(llm_request)
-        parts = self.turns.pop(0) if self.turns else [types.Part(text="(end of script)")]
-        yield LlmResponse(content=types.Content(role="model", parts=parts))
-
-
-def scripted_model() -> ScriptedModel:
+def scripted_model() -> ScriptedLlm:
     """The three-turn rebooking conversation, as tool calls."""
     aircraft_q = "Does the user accept a different aircraft?"
-    return ScriptedModel(
-        turns=[
-            [
-                _call("set_goal", goal="Move booking QX7T2L on 14 Nov to an earlier flight"),
-                _call("add_constraint", constraint="no overnight layover"),
-                _call("lookup_booking", booking_ref="QX7T2L"),
-            ],
-            [
-                _call(
-                    "record_fact",
-                    name="booking_ref",
-                    value="QX7T2L",
-                    source="lookup_booking",
-                    pinned=True,
-                ),
-                _call("record_fact", name="fare_class", value="Y", source="lookup_booking"),
-                _call("update_step", step="Find booking", status="done"),
-                _call("add_open_question", question=aircraft_q),
-            ],
-            [types.Part(text="Found QX7T2L (AB123, fare Y). Is a different aircraft fine?")],
-            [
-                _call("resolve_open_question", question="different aircraft"),
-                _call("add_constraint", constraint="keep seat 12A if possible"),
-                _call("list_earlier_flights", booking_ref="QX7T2L"),
-            ],
-            [
-                _call(
-                    "record_fact",
-                    name="best_option",
-                    value="AB117 07:40, same fare, seat 12A free",
-                    source="list_earlier_flights",
-                ),
-                _call("update_step", step="List earlier options", status="done"),
-                _call("update_step", step="Confirm change with user", status="doing"),
-            ],
-            [types.Part(text="AB117 at 07:40 keeps fare Y and seat 12A. Shall I confirm?")],
-            [
-                _call("update_step", step="Confirm change with user", status="done"),
-                _call("complete_task"),
-            ],
-            [types.Part(text="Done: you are on AB117 at 07:40, seat 12A.")],
-        ]
+    turns: list[list[types.Part] | str] = [
+        [
+            call("set_goal", goal="Move booking QX7T2L on 14 Nov to an earlier flight"),
+            call("add_constraint", constraint="no overnight layover"),
+            call("lookup_booking", booking_ref="QX7T2L"),
+        ],
+        [
+            call(
+                "record_fact",
+                name="booking_ref",
+                value="QX7T2L",
+                source="lookup_booking",
+                pinned=True,
+            ),
+            call("record_fact", name="fare_class", value="Y", source="lookup_booking"),
+            call("update_step", step="Find booking", status="done"),
+            call("add_open_question", question=aircraft_q),
+        ],
+        [types.Part(text="Found QX7T2L (AB123, fare Y). Is a different aircraft fine?")],
+        [
+            call("resolve_open_question", question="different aircraft"),
+            call("add_constraint", constraint="keep seat 12A if possible"),
+            call("list_earlier_flights", booking_ref="QX7T2L"),
+        ],
+        [
+            call(
+                "record_fact",
+                name="best_option",
+                value="AB117 07:40, same fare, seat 12A free",
+                source="list_earlier_flights",
+            ),
+            call("update_step", step="List earlier options", status="done"),
+            call("update_step", step="Confirm change with user", status="doing"),
+        ],
+        [types.Part(text="AB117 at 07:40 keeps fare Y and seat 12A. Shall I confirm?")],
+        [
+            call("update_step", step="Confirm change with user", status="done"),
+            call("complete_task"),
+        ],
+        [types.Part(text="Done: you are on AB117 at 07:40, seat 12A.")],
+    ]
+    return ScriptedLlm(
+        model="scripted-rebooker",
+        responder=lambda request: turns.pop(0) if turns else "(end of script)",
     )
 
 

@@ -33,3 +33,23 @@ def embedder():
     from adk_memory_kit.embedders import LocalMiniLMEmbedder
 
     return LocalMiniLMEmbedder()
+
+
+@pytest.fixture(scope="module")
+async def sessions(db_url):
+    """ADK's DatabaseSessionService on the embedded server (one per test module)."""
+    from google.adk.sessions.database_session_service import DatabaseSessionService
+
+    service = DatabaseSessionService(db_url=db_url)
+    yield service
+    await service.close()
+
+
+@pytest.fixture(scope="module")
+async def memory(db_url, embedder):
+    """A PgVectorMemoryService on the embedded server (one per test module)."""
+    from adk_memory_kit.memory.service import PgVectorMemoryService
+
+    service = PgVectorMemoryService(db_url, embedder=embedder)
+    yield service
+    await service.close()

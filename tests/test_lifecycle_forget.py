@@ -10,7 +10,6 @@ import pytest
 from google.adk.events.event import Event
 from google.adk.memory.in_memory_memory_service import InMemoryMemoryService
 from google.adk.memory.memory_entry import MemoryEntry
-from google.adk.sessions.database_session_service import DatabaseSessionService
 from google.adk.sessions.in_memory_session_service import InMemorySessionService
 from google.genai import types
 
@@ -31,20 +30,6 @@ PAST = datetime.now(timezone.utc) - timedelta(hours=2)
 
 def new_app() -> str:
     return f"lc_{uuid.uuid4().hex[:10]}"
-
-
-@pytest.fixture(scope="module")
-async def sessions(db_url):
-    service = DatabaseSessionService(db_url=db_url)
-    yield service
-    await service.close()
-
-
-@pytest.fixture(scope="module")
-async def memory(db_url, embedder):
-    service = PgVectorMemoryService(db_url, embedder=embedder)
-    yield service
-    await service.close()
 
 
 async def seed_user(sessions, app: str, user: str, secret: str, n_sessions: int = 2) -> None:

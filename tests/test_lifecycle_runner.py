@@ -15,7 +15,6 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.runners import Runner
 from google.adk.sessions.base_session_service import GetSessionConfig
-from google.adk.sessions.database_session_service import DatabaseSessionService
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.load_memory_tool import LoadMemoryTool
 from google.adk.tools.tool_context import ToolContext
@@ -52,20 +51,6 @@ def last_part(req: LlmRequest) -> types.Part:
 
 def new_app() -> str:
     return f"lc_{uuid.uuid4().hex[:10]}"
-
-
-@pytest.fixture(scope="module")
-async def sessions(db_url):
-    service = DatabaseSessionService(db_url=db_url)
-    yield service
-    await service.close()
-
-
-@pytest.fixture(scope="module")
-async def memory(db_url, embedder):
-    service = PgVectorMemoryService(db_url, embedder=embedder)
-    yield service
-    await service.close()
 
 
 async def say(runner: Runner, user: str, session_id: str, text: str, **kw) -> list:

@@ -211,7 +211,7 @@ class PgVectorMemoryService(BaseMemoryService):
         replace_session: str | None = None,
     ) -> None:
         engine = await self._ensure_ready()
-        existing = await self._existing_hashes(engine, app_name, user_id, docs)
+        existing = await self._stored_column(engine, app_name, user_id, docs, "source_hash")
         # a fact re-stated under a subject becomes current again, even if its text is unchanged
         changed = [d for d in docs if hygiene.subject or existing.get(d.id) != d.source_hash]
         reusable = [
@@ -219,7 +219,8 @@ class PgVectorMemoryService(BaseMemoryService):
             for d in changed
             if existing.get(d.id, ":").split(":")[0] == d.source_hash.split(":")[0]
         ]
-        kept = await self._stored_vectors(engine, app_name, user_id, reusable)
+        # rows whose embedded text is unchanged keep their stored vector (pgvector text form)
+        kept = await self._stored_column(engine, app_name, user_id, reusable, "embedding")
         to_embed = [d for d in changed if d.id not in kept]
         fresh = await self.embedder.embed([d.embed_text for d in to_embed])
         if len(fresh) != len(to_embed):
@@ -286,38 +287,22 @@ class PgVectorMemoryService(BaseMemoryService):
         )
 
     @staticmethod
-    async def _existing_hashes(
-        engine: AsyncEngine, app: str, user: str, docs: list[MemoryDocument]
+    async def _stored_column(
+        engine: AsyncEngine, app: str, user: str, docs: list[MemoryDocument], column: str
     ) -> dict[str, str]:
+        """``{row id: column as text}`` for the stored rows of ``docs`` (a trusted column name)."""
         if not docs:
             return {}
         async with engine.connect() as conn:
             rows = await conn.execute(
                 text(
-                    f"SELECT id::text AS id, source_hash FROM {TABLE} WHERE app_name = :app"
-                    " AND user_id = :user AND id = ANY(CAST(:ids AS uuid[]))"
-                ),
-                {"app": app, "user": user, "ids": [d.id for d in docs]},
-            )
-            return {r.id: r.source_hash for r in rows}
-
-    @staticmethod
-    async def _stored_vectors(
-        engine: AsyncEngine, app: str, user: str, docs: list[MemoryDocument]
-    ) -> dict[str, str]:
-        """Stored embeddings (pgvector text form) of rows whose embedded text is unchanged."""
-        if not docs:
-            return {}
-        async with engine.connect() as conn:
-            rows = await conn.execute(
-                text(
-                    f"SELECT id::text AS id, embedding::text AS vec FROM {TABLE}"
+                    f"SELECT id::text AS id, {column}::text AS value FROM {TABLE}"
                     " WHERE app_name = :app AND user_id = :user"
                     " AND id = ANY(CAST(:ids AS uuid[]))"
                 ),
                 {"app": app, "user": user, "ids": [d.id for d in docs]},
             )
-            return {r.id: r.vec for r in rows}
+            return {r.id: r.value for r in rows}
 
     @staticmethod
     def _row_params(
