@@ -10,25 +10,22 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
+from adk_memory_kit.db.engine import is_default_uri, normalize_db_url
 from adk_memory_kit.memory.service import PgVectorMemoryService
 
 SCHEME = "pgvector"
 
 
 def db_url_from_uri(uri: str) -> str | None:
-    """``pgvector://...`` -> a SQLAlchemy URL, or ``None`` for the embedded default."""
-    parts = urlsplit(uri)
-    if parts.scheme != SCHEME:
+    """``pgvector://...`` -> a SQLAlchemy URL, or ``None`` for the default database."""
+    if urlsplit(uri).scheme != SCHEME:
         raise ValueError(f"expected a {SCHEME}:// URI, got {uri!r}")
-    if not parts.netloc and not parts.path.strip("/") and not parts.query:
-        return None
-    return "postgresql+psycopg" + uri[len(SCHEME) :]
+    return None if is_default_uri(uri) else normalize_db_url(uri)
 
 
 def pgvector_memory_factory(uri: str, **kwargs: Any) -> PgVectorMemoryService:
-    """Factory with the signature ADK's registry expects."""
-    kwargs.pop("agents_dir", None)
-    return PgVectorMemoryService(db_url_from_uri(uri), **kwargs)
+    """Factory with the signature ADK's registry expects (``agents_dir`` is ignored)."""
+    return PgVectorMemoryService(uri=uri, **kwargs)
 
 
 def register_pgvector_memory_service() -> None:

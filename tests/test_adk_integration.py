@@ -47,6 +47,26 @@ async def test_agents_services_py_registers_the_scheme(db_url):
     await explicit.close()
 
 
+async def test_services_yaml_style_construction(db_url):
+    """ADK's services.yaml builds a class as ``cls(uri=..., agents_dir=...)``."""
+    from google.adk.cli.service_registry import ServiceRegistry, _register_services_from_yaml_config
+
+    registry = ServiceRegistry()
+    _register_services_from_yaml_config(
+        {"services": [{"scheme": "pgvector", "type": "memory",
+                       "class": "adk_memory_kit.PgVectorMemoryService"}]},
+        registry,
+    )
+    for uri in ("pgvector://", "pgvector://" + db_url.split("://", 1)[1]):
+        service = registry.create_memory_service(uri, agents_dir=str(AGENTS_DIR))
+        assert isinstance(service, PgVectorMemoryService)
+        entry = MemoryEntry(content=types.Content(parts=[types.Part(text="yaml built me")]))
+        await service.add_memory(app_name="yaml", user_id="u1", memories=[entry])
+        found = await service.search_memory(app_name="yaml", user_id="u1", query="yaml built")
+        assert found.memories[0].content.parts[0].text == "yaml built me"
+        await service.close()
+
+
 def test_gemini_embedder_builds_a_fixed_dimension_request():
     embedder = GeminiEmbedder("gemini-embedding-001", dim=768, client=object())
     request = embedder.build_request(["hello", "world"])

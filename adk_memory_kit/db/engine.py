@@ -28,9 +28,19 @@ def normalize_db_url(url: str) -> str:
     return urlunsplit(("postgresql+psycopg", *parts[1:]))
 
 
+def is_default_uri(url: str) -> bool:
+    """``pgvector://`` with nothing after the scheme: "the default database"."""
+    parts = urlsplit(url)
+    return parts.scheme == "pgvector" and not (parts.netloc or parts.path.strip("/") or parts.query)
+
+
 def resolve_db_url(db_url: str | None) -> str:
-    """The URL to use: the argument, else ``ADK_MEMORY_KIT_DB_URL``, else the embedded server."""
-    url = db_url or os.environ.get(DB_URL_ENV)
+    """The URL to use: the argument, else ``ADK_MEMORY_KIT_DB_URL``, else the embedded server.
+
+    A bare ``pgvector://`` (as ``adk web --memory_service_uri`` passes it) means the default.
+    """
+    url = db_url if db_url and not is_default_uri(db_url) else None
+    url = url or os.environ.get(DB_URL_ENV)
     return normalize_db_url(url) if url else embedded_db_url()
 
 
