@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
 import pytest
 
 _HOME = Path(tempfile.mkdtemp(prefix="adk_memory_kit_test_"))
+# atexit runs last-registered first: the embedded server (registered when it starts) stops
+# before this removes its data folder.
+atexit.register(shutil.rmtree, _HOME, ignore_errors=True)
 os.environ["ADK_MEMORY_KIT_HOME"] = str(_HOME)
 os.environ.pop("ADK_MEMORY_KIT_DB_URL", None)
 
