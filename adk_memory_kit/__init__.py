@@ -1,6 +1,6 @@
 """adk-memory-kit: real memory for Google ADK agents."""
 
-from adk_memory_kit.adk_services import register_pgvector_memory_service
+from adk_memory_kit.adk_services import register_pgvector_services
 from adk_memory_kit.db import embedded_db_url, kit_home
 from adk_memory_kit.embedders import Embedder, GeminiEmbedder, LocalMiniLMEmbedder
 from adk_memory_kit.errors import (
@@ -135,7 +135,7 @@ __all__ = [
     "merge_working_memory",
     "pending_forgets",
     "register_data_home",
-    "register_pgvector_memory_service",
+    "register_pgvector_services",
     "repeated_tool_calls",
     "route",
     "tool_calls_by_task",

@@ -1,8 +1,13 @@
-"""The ``pgvector://`` scheme for ADK's service registry (``adk web --memory_service_uri``).
+"""The ``pgvector://`` scheme for ADK's service registry (``adk web``, ``adk api_server``).
+
+Memory (``--memory_service_uri``) and sessions (``--session_service_uri``) alike:
 
 - ``pgvector://`` -> the embedded PostgreSQL under ``ADK_MEMORY_KIT_HOME`` (or
-  ``ADK_MEMORY_KIT_DB_URL`` when set).
+  ``ADK_MEMORY_KIT_DB_URL`` when set);
 - ``pgvector://user:password@host:5432/dbname`` -> that server (pgvector extension required).
+
+Sessions go to ADK's own ``DatabaseSessionService`` on the same database, so long-term memory,
+sessions, ``user:`` state, the idle job's watermarks and the review queue live in one Postgres.
 """
 
 from __future__ import annotations
@@ -10,7 +15,9 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from adk_memory_kit.db.engine import is_default_uri, normalize_db_url
+from google.adk.sessions.database_session_service import DatabaseSessionService
+
+from adk_memory_kit.db.engine import is_default_uri, normalize_db_url, resolve_db_url
 from adk_memory_kit.memory.service import PgVectorMemoryService
 
 SCHEME = "pgvector"
@@ -24,12 +31,21 @@ def db_url_from_uri(uri: str) -> str | None:
 
 
 def pgvector_memory_factory(uri: str, **kwargs: Any) -> PgVectorMemoryService:
-    """Factory with the signature ADK's registry expects (``agents_dir`` is ignored)."""
+    """Memory factory with the signature ADK's registry expects (``agents_dir`` is ignored)."""
     return PgVectorMemoryService(uri=uri, **kwargs)
 
 
-def register_pgvector_memory_service() -> None:
-    """Register ``pgvector://`` with ADK's service registry (safe to call more than once)."""
+def pgvector_session_factory(uri: str, **kwargs: Any) -> DatabaseSessionService:
+    """Session factory: ADK's ``DatabaseSessionService`` on the same database as memory."""
+    kwargs.pop("agents_dir", None)
+    return DatabaseSessionService(db_url=resolve_db_url(db_url_from_uri(uri)), **kwargs)
+
+
+def register_pgvector_services() -> None:
+    """Register ``pgvector://`` for memory and sessions (safe to call more than once)."""
     from google.adk.cli.service_registry import get_service_registry
 
-    get_service_registry().register_memory_service(SCHEME, pgvector_memory_factory)
+    registry = get_service_registry()
+    registry.register_memory_service(SCHEME, pgvector_memory_factory)
+    registry.register_session_service(SCHEME, pgvector_session_factory)
+

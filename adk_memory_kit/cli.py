@@ -14,6 +14,10 @@ import inspect
 import sys
 from collections.abc import Sequence
 
+from sqlalchemy.exc import OperationalError
+
+from adk_memory_kit.errors import MemoryKitError
+
 COMMAND_MODULES = [
     "adk_memory_kit.memory.cli",
     "adk_memory_kit.lifecycle.cli",
@@ -46,7 +50,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         parser.print_help()
         return 2
-    result = asyncio.run(func(args)) if inspect.iscoroutinefunction(func) else func(args)
+    try:
+        result = asyncio.run(func(args)) if inspect.iscoroutinefunction(func) else func(args)
+    except MemoryKitError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OperationalError as exc:  # a server that is down or refuses the connection
+        reason = str(exc.orig or exc).strip().splitlines()[0]
+        print(
+            f"error: cannot reach the database ({reason}); check --db-url / "
+            "ADK_MEMORY_KIT_DB_URL, or leave both unset to use the embedded server",
+            file=sys.stderr,
+        )
+        return 2
+    except KeyboardInterrupt:
+        return 130
     return int(result or 0)
 
 

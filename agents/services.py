@@ -1,9 +1,10 @@
-"""Loaded by ``adk web agents``: registers the ``pgvector://`` memory service scheme.
+"""Loaded by ``adk web agents``: registers the ``pgvector://`` scheme for memory and sessions.
 
-    adk web agents --memory_service_uri=pgvector://
-    adk web agents --memory_service_uri=pgvector://user:password@host:5432/dbname
+    adk web agents --session_service_uri=pgvector:// --memory_service_uri=pgvector://
+    adk web agents --session_service_uri=pgvector://user:pw@host:5432/db \
+                   --memory_service_uri=pgvector://user:pw@host:5432/db
 """
 
-from adk_memory_kit.adk_services import register_pgvector_memory_service
+from adk_memory_kit.adk_services import register_pgvector_services
 
-register_pgvector_memory_service()
+register_pgvector_services()

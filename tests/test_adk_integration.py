@@ -67,6 +67,28 @@ async def test_services_yaml_style_construction(db_url):
         await service.close()
 
 
+async def test_pgvector_scheme_for_sessions_shares_the_database(db_url):
+    """`--session_service_uri=pgvector://`: ADK's DatabaseSessionService on the same Postgres."""
+    from google.adk.sessions.database_session_service import DatabaseSessionService
+
+    runpy.run_path(str(AGENTS_DIR / "services.py"))
+    registry = get_service_registry()
+    sessions = registry.create_session_service("pgvector://", agents_dir=str(AGENTS_DIR))
+    assert isinstance(sessions, DatabaseSessionService)
+    first = await sessions.create_session(
+        app_name="sess_scheme", user_id="u1", state={"user:pref_diet": "vegan"}
+    )
+    second = await sessions.create_session(app_name="sess_scheme", user_id="u1")
+    assert second.state["user:pref_diet"] == "vegan" and first.id != second.id
+    await sessions.close()
+    explicit = registry.create_session_service(
+        "pgvector://" + db_url.split("://", 1)[1], agents_dir=str(AGENTS_DIR)
+    )
+    listed = await explicit.list_sessions(app_name="sess_scheme", user_id="u1")
+    assert {s.id for s in listed.sessions} == {first.id, second.id}  # same database
+    await explicit.close()
+
+
 def test_gemini_embedder_builds_a_fixed_dimension_request():
     embedder = GeminiEmbedder("gemini-embedding-001", dim=768, client=object())
     request = embedder.build_request(["hello", "world"])

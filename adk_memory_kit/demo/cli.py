@@ -39,8 +39,12 @@ async def run_demo(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     heading("adk-memory-kit demo")
     db_url = args.db_url or resolve_db_url(None)
-    where = "your server" if args.db_url else "embedded default or ADK_MEMORY_KIT_DB_URL"
-    note(f"database: {db_url.split('?')[0]} ({where})")
+    if args.db_url or os.environ.get("ADK_MEMORY_KIT_DB_URL"):
+        note(f"database: {db_url.split('?')[0]} (your server)")
+    else:
+        from adk_memory_kit.db import kit_home
+
+        note(f"database: the embedded PostgreSQL, data in {kit_home() / 'pgdata'}")
     if has_model_access():
         note("model: a real model (API key or ADK_MEMORY_KIT_MODEL found).")
     else:
@@ -70,5 +74,11 @@ async def run_demo(args: argparse.Namespace) -> int:
         ("IN-CONTEXT (pruned request)", f"last turn {rows[-1][2]:,} -> {rows[-1][3]:,} tokens")
     )
     show_table(table, ("memory home", "what landed there"))
-    note(f"done in {time.perf_counter() - started:.1f}s")
+    note(f"done in {time.perf_counter() - started:.1f}s. Look around with the same data:")
+    for command in (
+        f"adk-memory-kit search --app concierge --user {args.user} 'delivery address'",
+        f"adk-memory-kit forget --app concierge --user {args.user} --dry-run",
+        "adk-memory-kit review list --app concierge",
+    ):
+        print(f"     {command}")
     return 0

@@ -70,7 +70,7 @@ def _record_outcomes(result: StoryResult, outcomes: list[RoutingOutcome]) -> Non
     for outcome in outcomes:
         label = f"{outcome.key or outcome.detail or '-'} ({outcome.status})"
         result.homes.setdefault(outcome.home.name, []).append(label)
-        print(f"   [router] -> {outcome.home.name}: {label} {outcome.detail}".rstrip())
+        print(f"   [router] -> {outcome.home.name}: {label}")
 
 
 async def run_lunch_story(db_url: str, model: str | BaseLlm, user_id: str) -> StoryResult:
@@ -141,6 +141,11 @@ async def run_lunch_story(db_url: str, model: str | BaseLlm, user_id: str) -> St
         report = await job.run_once()
         await job.close()
         note(f"idle job: {report.summary()}")
+        note(
+            "The idle job stores the whole transcript as dated episodes (secrets redacted), "
+            "so a later search can find anything that was said; the router's homes above "
+            "hold the distilled facts."
+        )
         counts = await memory.count_memories(app_name=APP_NAME, user_id=user_id)
         note(f"long-term memory now: {counts}")
         card = await memory.search_memory(app_name=APP_NAME, user_id=user_id, query="my card")
@@ -169,7 +174,10 @@ async def run_lunch_story(db_url: str, model: str | BaseLlm, user_id: str) -> St
                     )
         _record_outcomes(result, pending)
         pending.clear()
-        step("What Thursday recalled from long-term memory (load_memory, ranked hybrid search)")
+        step(
+            f"What Thursday recalled from long-term memory (load_memory, ranked hybrid "
+            f"search): {len(result.thursday_recalled)} memories, the top 3:"
+        )
         for line in result.thursday_recalled[:3]:
             note(f"- {line[:150]}")
         if isinstance(model, ScriptedLlm):
