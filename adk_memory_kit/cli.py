@@ -19,6 +19,7 @@ from sqlalchemy.exc import OperationalError
 from adk_memory_kit.errors import MemoryKitError
 
 COMMAND_MODULES = [
+    "adk_memory_kit.db.cli",
     "adk_memory_kit.memory.cli",
     "adk_memory_kit.lifecycle.cli",
     "adk_memory_kit.routing.cli",

