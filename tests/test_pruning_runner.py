@@ -8,11 +8,13 @@ import pytest
 from google.adk.agents import LlmAgent
 from google.adk.apps.app import App, EventsCompactionConfig
 from google.adk.apps.llm_event_summarizer import LlmEventSummarizer
+from google.adk.flows.llm_flows.instructions import _INSTRUCTION_PREAMBLE
 from google.adk.plugins.context_filter_plugin import ContextFilterPlugin
 from google.adk.runners import Runner
 from google.adk.sessions import DatabaseSessionService, InMemorySessionService
+from google.adk.tools.base_tool import BaseTool
 from google.genai import types
-from test_pruning_support import ReplyLlm, is_tombstone, load_benchmark, responses
+from test_pruning_support import ReplyLlm, dump, is_tombstone, load_benchmark, responses
 
 from adk_memory_kit.pruning import (
     METADATA_KEY,
@@ -176,12 +178,31 @@ async def test_stored_events_in_database_keep_raw_payloads(db_url: str) -> None:
     )
 
 
+def assert_paired(contents: list[types.Content]) -> None:
+    """Every function response in a request follows its function call."""
+    calls: set[str] = set()
+    for content in contents:
+        for part in content.parts or ():
+            if part.function_call:
+                calls.add(part.function_call.id)
+            if part.function_response:
+                assert part.function_response.id in calls
+
+
+@pytest.mark.parametrize("keep_invocations", [2, 1])
 @pytest.mark.parametrize("pruning_first", [True, False])
-async def test_works_with_context_filter_and_compaction(pruning_first: bool) -> None:
+async def test_works_with_context_filter_and_compaction(
+    pruning_first: bool, keep_invocations: int
+) -> None:
     pruning = ToolPayloadPruningPlugin({"web_search"})
-    context_filter = ContextFilterPlugin(num_invocations_to_keep=2)
+    context_filter = ContextFilterPlugin(num_invocations_to_keep=keep_invocations)
     plugins = [pruning, context_filter] if pruning_first else [context_filter, pruning]
-    agent, llm = research_agent()
+    seen: list[list[types.Content]] = []
+
+    def capture(callback_context, llm_request):  # an agent callback: runs after the plugins
+        seen.append(list(llm_request.contents))
+
+    agent, llm = research_agent(before_model_callback=capture)
     compaction = EventsCompactionConfig(
         compaction_interval=2,
         overlap_size=1,
@@ -197,9 +218,31 @@ async def test_works_with_context_filter_and_compaction(pruning_first: bool) -> 
     stored = await service.get_session(app_name="prune_mix", user_id="u1", session_id=session_id)
     assert any(e.actions and e.actions.compaction for e in stored.events)
     assert len(llm.stats) == 7 + 4 * 8  # every turn ran to its answer
-    assert pruning.report.records()[-1].pruned_parts > 0
-    for record in pruning.report.records():
-        assert record.tokens_after <= record.tokens_before
+    records = pruning.report.records()
+    assert len(records) == len(seen) == len(llm.stats)
+    assert records[-1].pruned_parts > 0
+    filtered = False
+    for record, contents, stat in zip(records, seen, llm.stats, strict=True):
+        assert_paired(contents)
+        # eager pruning: every search result outside the window is a tombstone, none inside
+        window = len(contents) - 4
+        for index, content in enumerate(contents):
+            for fr in responses([content]):
+                if fr.name == "web_search":
+                    assert is_tombstone(fr) == (index < window), (record.call, index)
+        tombstones = sum(is_tombstone(fr) for fr in responses(contents))
+        assert (record.tokens_before > record.tokens_after) == (record.pruned_parts > 0)
+        if pruning_first:  # the filter runs on the pruned request and may drop more
+            assert tombstones <= record.pruned_parts and stat.tokens <= record.tokens_after
+            filtered = filtered or record.contents > len(contents)
+        else:  # the model saw exactly what the pruner sent
+            assert (tombstones, stat.tokens, len(contents)) == (
+                record.pruned_parts,
+                record.tokens_after,
+                record.contents,
+            )
+    if pruning_first and keep_invocations == 1:  # the filter did drop pruned contents
+        assert filtered
 
 
 async def test_no_orphaned_function_responses_with_other_plugins() -> None:
@@ -227,10 +270,106 @@ async def test_no_orphaned_function_responses_with_other_plugins() -> None:
     await runner.close()
     assert seen and any(is_tombstone(fr) for c in seen for fr in responses(c))
     for contents in seen:
-        calls: set[str] = set()
-        for content in contents:
-            for part in content.parts or ():
-                if part.function_call:
-                    calls.add(part.function_call.id)
-                if part.function_response:
-                    assert part.function_response.id in calls
+        assert_paired(contents)
+
+
+TRANSIENT_PREFIXES = ("recall:", "Referenced inline data", _INSTRUCTION_PREAMBLE)
+
+
+def is_transient(content: types.Content) -> bool:
+    text = content.parts[0].text if content.parts else None
+    return content.role == "user" and (text or "").startswith(TRANSIENT_PREFIXES)
+
+
+class TransientBlindLlm(bench.ResearchLlm):
+    """The benchmark's research model, deciding from the history part of each request."""
+
+    async def generate_content_async(self, llm_request, stream: bool = False):
+        history = [c for c in llm_request.contents if not is_transient(c)]
+        visible = llm_request.model_copy(update={"contents": history})
+        async for reply in super().generate_content_async(visible, stream):
+            yield reply
+
+
+class RecallBlock(BaseTool):
+    """Inserts a recall block of varying size into each request, as ADK's preload does."""
+
+    def __init__(self) -> None:
+        super().__init__(name="recall_block", description="recall_block")
+        self.calls = 0
+
+    async def process_llm_request(self, *, tool_context, llm_request) -> None:
+        self.calls += 1
+        text = "recall: " + "remembered detail " * (20 + (self.calls * 53) % 120)
+        llm_request._insert_transient_user_content(
+            [types.Content(role="user", parts=[types.Part(text=text)])]
+        )
+
+
+def growing_instruction(context) -> str:
+    """An instruction that grows with the session state (like ``{wm_view?}``)."""
+    notes = context.state.get("findings", [])
+    lines = [f"- {n['topic']}: {n['summary']} ({n['source']})" for n in notes]
+    return bench.INSTRUCTION + "\nWorking notes:\n" + "\n".join(lines)
+
+
+async def threshold_run(setup: str) -> tuple[list[list[str]], list[str], PruningReport]:
+    """Per request the model saw: tombstoned search ids, and the history as JSON."""
+    pruned: list[list[str]] = []
+    history: list[str] = []
+
+    def capture(callback_context, llm_request):
+        contents = [c for c in llm_request.contents if not is_transient(c)]
+        assert len(contents) < len(llm_request.contents) or setup == "plain"
+        pruned.append([fr.id for fr in responses(contents) if is_tombstone(fr)])
+        history.append(dump(contents))
+
+    tools = bench.make_tools(RESULT_TOKENS)
+    options: dict = {"instruction": growing_instruction}
+    if setup == "plain":
+        options = {"instruction": bench.INSTRUCTION}
+    else:
+        tools.append(RecallBlock())
+    if setup == "static_text":  # the dynamic instruction becomes a trailing user content
+        options["static_instruction"] = "Be brief."
+    if setup == "static_media":  # [static media, dynamic instruction] lead every request
+        media = types.Part(inline_data=types.Blob(mime_type="image/png", data=b"\x89PNG"))
+        options["static_instruction"] = types.Content(parts=[types.Part(text="Logo:"), media])
+    agent = LlmAgent(
+        name="researcher",
+        model=TransientBlindLlm(searches_per_turn=3),
+        tools=tools,
+        before_model_callback=capture,
+        **options,
+    )
+    plugin = ToolPayloadPruningPlugin({"web_search"}, threshold_tokens=3000)
+    service = InMemorySessionService()
+    runner = Runner(
+        app=App(name="prune_grow", root_agent=agent, plugins=[plugin]), session_service=service
+    )
+    await run_turns(runner, service, "prune_grow", 6)
+    await runner.close()
+    return pruned, history, plugin.report
+
+
+@pytest.mark.parametrize("setup", ["system", "static_text", "static_media"])
+async def test_threshold_mode_ignores_growing_instruction_and_inserted_content(
+    setup: str,
+) -> None:
+    baseline, _, plain = await threshold_run("plain")
+    pruned, history, report = await threshold_run(setup)
+    records = report.records()
+    assert [r.threshold_crossed for r in records] == [r.threshold_crossed for r in plain.records()]
+    overheads = [r.tokens_before - len(h) // 4 for r, h in zip(records, history, strict=True)]
+    assert overheads[-1] > overheads[0] + 100  # the request around the history did grow
+    assert pruned == baseline  # the same payloads are pruned at the same calls
+    crossed = [i for i, r in enumerate(records) if r.threshold_crossed]
+    assert len(crossed) >= 2
+    for previous, current in zip(pruned, pruned[1:], strict=False):
+        assert set(previous) <= set(current)  # a tombstoned payload never comes back raw
+    changed = [
+        i
+        for i in range(1, len(history))
+        if not history[i].startswith(history[i - 1][:-1])  # JSON list: drop the closing "]"
+    ]
+    assert changed and set(changed) <= set(crossed)  # history is rewritten only at a crossing

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
+from google.adk.agents.run_config import RunConfig
+from google.adk.flows.llm_flows.instructions import _label_dynamic_instruction
 from test_pruning_support import (
     big_text,
     call,
@@ -15,6 +19,10 @@ from test_pruning_support import (
 )
 
 from adk_memory_kit.pruning import PruneStaleToolPayloads, estimate_request_tokens
+
+
+def is_text(content) -> bool:
+    return bool(content.parts) and content.parts[0].text is not None
 
 
 def session(turns: int) -> list:
@@ -122,3 +130,97 @@ def test_eager_mode_is_stable_except_at_the_window_edge() -> None:
             k for k in range(len(previous)) if dump([previous[k]]) != dump([current[k]])
         )
         assert first_diff >= len(previous) - 4  # only the old window can change
+
+
+def pruned_ids(contents: list) -> set[str]:
+    return {fr.id for fr in responses(contents) if is_tombstone(fr)}
+
+
+def growth(n: int) -> int:
+    """Characters the instruction gains before call ``n``: 100 to 200, deterministic."""
+    return 100 + (n * 137) % 101
+
+
+def without_recall(contents: list) -> list:
+    return [c for c in contents if not (c.parts and (c.parts[0].text or "").startswith("recall"))]
+
+
+def check_monotone(pruner: PruneStaleToolPayloads, outputs: list[list]) -> None:
+    """No payload returns to raw, and history changes exactly at the recorded crossings."""
+    for previous, current in zip(outputs, outputs[1:], strict=False):
+        assert pruned_ids(previous) <= pruned_ids(current)
+    crossed = [i for i, r in enumerate(pruner.report.records()) if r.threshold_crossed]
+    assert len(crossed) >= 3
+    assert rewrites(outputs) == crossed
+
+
+def test_growing_instruction_never_moves_the_boundary_back() -> None:
+    """A system instruction that grows between calls (e.g. ``{wm_view?}``) changes nothing."""
+    contents = session(16)
+    baseline = replay(PruneStaleToolPayloads({"web_search"}, threshold_tokens=3500), contents)
+    pruner = PruneStaleToolPayloads({"web_search"}, threshold_tokens=3500)
+    outputs, size = [], 0
+    for n, end in enumerate(request_points(contents)):
+        size += growth(n)
+        request = request_of(contents[:end], instruction="i" * size)
+        pruner(None, request)
+        outputs.append(request.contents)
+    assert pruner.report.records()[-1].tokens_before > size // 4  # the overhead is counted
+    check_monotone(pruner, outputs)
+    assert [pruned_ids(o) for o in outputs] == [pruned_ids(o) for o in baseline]
+
+
+def test_transient_user_content_does_not_move_the_boundary() -> None:
+    """A recall block inserted into one request only (as ADK's preload does) is left out."""
+    contents = session(16)
+    baseline = replay(PruneStaleToolPayloads({"web_search"}, threshold_tokens=3500), contents)
+    pruner = PruneStaleToolPayloads({"web_search"}, threshold_tokens=3500)
+    outputs = []
+    for n, end in enumerate(request_points(contents)):
+        request = request_of(contents[:end])
+        block = user("recall: " + big_text(300 + (n * 211) % 700, f"m{n}"))
+        request._insert_transient_user_content([block])  # ADK's own placement
+        pruner(None, request)
+        assert any(c is block for c in request.contents)
+        outputs.append(without_recall(request.contents))
+    check_monotone(pruner, outputs)
+    assert [dump(o) for o in outputs] == [dump(o) for o in baseline]
+
+
+def test_labelled_dynamic_instruction_content_is_not_history() -> None:
+    """ADK sends the dynamic instruction as a user content when static_instruction is set."""
+    contents = session(16)
+    baseline = replay(PruneStaleToolPayloads({"web_search"}, threshold_tokens=3500), contents)
+    pruner = PruneStaleToolPayloads({"web_search"}, threshold_tokens=3500)
+    outputs, size = [], 0
+    for n, end in enumerate(request_points(contents)):
+        size += growth(n) * 2
+        dynamic = user(_label_dynamic_instruction("view: " + "w" * size))
+        # non-text static instruction: ADK keeps [static, dynamic] as a prefix at index 0
+        request = request_of(
+            [user("Referenced inline data: inline_data_0"), dynamic, *contents[:end]]
+        )
+        pruner(None, request)
+        assert request.contents[1] is dynamic
+        outputs.append(request.contents[2:])
+    check_monotone(pruner, outputs)
+    assert [dump(o) for o in outputs] == [dump(o) for o in baseline]
+
+
+def test_model_input_context_is_not_history() -> None:
+    """``RunConfig.model_input_context`` sits before the invocation's user message."""
+    contents = session(16)
+    baseline = replay(PruneStaleToolPayloads({"web_search"}, threshold_tokens=3500), contents)
+    pruner = PruneStaleToolPayloads({"web_search"}, threshold_tokens=3500)
+    outputs = []
+    for n, end in enumerate(request_points(contents)):
+        turn_start = max(
+            i for i in range(end) if contents[i].role == "user" and is_text(contents[i])
+        )
+        extra = [user("recall context " + big_text(400 + (n * 173) % 900, f"c{n}"))]
+        request = request_of([*contents[:turn_start], *extra, *contents[turn_start:end]])
+        context = SimpleNamespace(run_config=RunConfig(model_input_context=extra))
+        pruner(context, request)  # ADK inserts a deep copy; the callback compares by value
+        outputs.append(without_recall(request.contents))
+    check_monotone(pruner, outputs)
+    assert [dump(o) for o in outputs] == [dump(o) for o in baseline]

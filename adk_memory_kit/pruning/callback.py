@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
+from google.genai import types
 
-from adk_memory_kit.pruning.core import PruningOutcome, ToolPredicate, prune_contents
+from adk_memory_kit.pruning.core import (
+    PruningOutcome,
+    ToolPredicate,
+    is_dynamic_instruction,
+    prune_contents,
+)
 from adk_memory_kit.pruning.report import METADATA_KEY, STATE_KEY, PruningRecord, PruningReport
 from adk_memory_kit.pruning.tokens import estimate_overhead_tokens
 from adk_memory_kit.pruning.tombstones import (
@@ -54,8 +60,11 @@ class PruneStaleToolPayloads:
             taking a :class:`PrunedPayload` and returning a dict.
         findings_tool: Tool the default tombstone tells the model to call (or ``None``).
         min_payload_tokens: Payloads estimated below this size are never pruned.
-        threshold_tokens: Cache-friendly mode: prune only when the request's estimated
-            size exceeds this, then everything prunable outside the recent window.
+        threshold_tokens: Cache-friendly mode: prune only when the conversation history
+            in the request (its contents up to the last model turn or function response,
+            without the system instruction, tool declarations or content inserted for
+            this request only) exceeds this estimate, then everything prunable outside
+            the recent window.
         report: Where per-call records go (a new :class:`PruningReport` by default).
     """
 
@@ -78,23 +87,37 @@ class PruneStaleToolPayloads:
             raise ValueError("threshold_tokens must be positive (or None for eager mode)")
         self._is_prunable = _predicate(prunable)
         self._make_tombstone = tombstone_factory(tombstone, findings_tool=findings_tool)
+        # the default tombstone points to ``findings_tool``; when a request declares tools and
+        # that one is not among them, the pointer is left out rather than naming a missing tool
+        self._findings_tool = findings_tool if tombstone is None else None
+        self._make_plain_tombstone = tombstone_factory(None, findings_tool=None)
+        self._plain_cache = TombstoneCache()
         self.keep_recent = keep_recent
         self.min_payload_tokens = min_payload_tokens
         self.threshold_tokens = threshold_tokens
         self.report = report if report is not None else PruningReport()
         self._cache = TombstoneCache()
 
-    def prune(self, llm_request: LlmRequest) -> PruningOutcome:
-        """Prune ``llm_request.contents`` (assigning a new list) and return the outcome."""
+    def prune(
+        self, llm_request: LlmRequest, transient: Sequence[types.Content] = ()
+    ) -> PruningOutcome:
+        """Prune ``llm_request.contents`` (assigning a new list) and return the outcome.
+
+        ``transient``: contents inserted into this request only (left out of the
+        threshold decision, see :func:`prune_contents`).
+        """
+        declared = getattr(llm_request, "tools_dict", None) or {}
+        pointer_ok = not (self._findings_tool and declared and self._findings_tool not in declared)
         outcome = prune_contents(
             getattr(llm_request, "contents", None),
             is_prunable=self._is_prunable,
-            make_tombstone=self._make_tombstone,
+            make_tombstone=self._make_tombstone if pointer_ok else self._make_plain_tombstone,
             keep_recent=self.keep_recent,
             min_payload_tokens=self.min_payload_tokens,
             threshold_tokens=self.threshold_tokens,
             overhead_tokens=estimate_overhead_tokens(llm_request),
-            cache=self._cache,
+            cache=self._cache if pointer_ok else self._plain_cache,
+            transient=transient,
         )
         llm_request.contents = outcome.contents
         return outcome
@@ -103,7 +126,11 @@ class PruneStaleToolPayloads:
         """Prune the request and record its token figures; always lets the call proceed."""
         started = time.perf_counter()
         try:
-            outcome = self.prune(llm_request)
+            transient = [
+                *_model_input_context(callback_context),
+                *_static_instruction_contents(llm_request),
+            ]
+            outcome = self.prune(llm_request, transient)
         except Exception:  # never break a model call because of pruning
             logger.exception("Tool-payload pruning failed; the request is sent unchanged")
             return None
@@ -162,6 +189,41 @@ class PruneStaleToolPayloads:
             f"min_payload_tokens={self.min_payload_tokens}, "
             f"threshold_tokens={self.threshold_tokens})"
         )
+
+
+def _model_input_context(callback_context: Any) -> Sequence[types.Content]:
+    """``RunConfig.model_input_context``: contents ADK adds to this invocation's requests only."""
+    try:
+        contents = callback_context.run_config.model_input_context
+    except Exception:
+        return ()
+    return list(contents) if isinstance(contents, (list, tuple)) else ()
+
+
+def _static_instruction_contents(llm_request: LlmRequest) -> list[types.Content]:
+    """The user contents ADK puts first for a non-text ``static_instruction``.
+
+    ADK keeps them, and the dynamic instruction, as a prefix of
+    ``_static_instruction_prefix_end_index`` contents. They are trusted only if each
+    still looks like instruction content (media, or the labelled dynamic instruction).
+    """
+    end = getattr(llm_request, "_static_instruction_prefix_end_index", None)
+    contents = getattr(llm_request, "contents", None) or []
+    if not isinstance(end, int) or not 0 < end <= len(contents):
+        return []
+    prefix = contents[:end]
+    for content in prefix:
+        parts = getattr(content, "parts", None) or ()
+        if getattr(content, "role", None) != "user" or any(
+            getattr(part, "function_response", None) for part in parts
+        ):
+            return []
+        media = any(
+            getattr(part, "inline_data", None) or getattr(part, "file_data", None) for part in parts
+        )
+        if not (media or is_dynamic_instruction(content)):
+            return []
+    return list(prefix)
 
 
 def _session_id(callback_context: Any) -> str | None:

@@ -15,6 +15,13 @@ from typing import Any
 
 from google.genai import types
 
+try:  # the label ADK puts on a dynamic instruction sent as a user content
+    from google.adk.flows.llm_flows.instructions import (
+        _INSTRUCTION_PREAMBLE as _DYNAMIC_INSTRUCTION_PREAMBLE,
+    )
+except ImportError:  # pragma: no cover - other ADK versions
+    _DYNAMIC_INSTRUCTION_PREAMBLE = None
+
 from adk_memory_kit.pruning.tokens import (
     CHARS_PER_TOKEN,
     MEDIA_PART_TOKENS,
@@ -77,6 +84,30 @@ def _is_model_turn(content: Any) -> bool:
     return getattr(content, "role", None) == "model"
 
 
+def is_dynamic_instruction(content: Any) -> bool:
+    """ADK's labelled dynamic instruction, sent as a user content (static_instruction set)."""
+    if _DYNAMIC_INSTRUCTION_PREAMBLE is None or getattr(content, "role", None) != "user":
+        return False
+    parts = getattr(content, "parts", None) or ()
+    text = getattr(parts[0], "text", None) if parts else None
+    return isinstance(text, str) and text.startswith(_DYNAMIC_INSTRUCTION_PREAMBLE)
+
+
+def _request_scoped(
+    items: list[Any], settles: list[bool], transient: Sequence[types.Content]
+) -> set[int]:
+    """Indexes of contents that belong to this request only, never to the history."""
+    scoped = set()
+    for index, content in enumerate(items):
+        if settles[index]:
+            continue
+        if is_dynamic_instruction(content) or (
+            transient and any(content is other or content == other for other in transient)
+        ):
+            scoped.add(index)
+    return scoped
+
+
 def prune_contents(
     contents: Sequence[types.Content] | None,
     *,
@@ -87,32 +118,45 @@ def prune_contents(
     threshold_tokens: int | None = None,
     overhead_tokens: int = 0,
     cache: TombstoneCache | None = None,
+    transient: Sequence[types.Content] = (),
 ) -> PruningOutcome:
     """Replace stale prunable tool payloads in ``contents`` with tombstones.
 
     Eager mode (``threshold_tokens=None``): every prunable payload outside the
-    last ``keep_recent`` contents is pruned. Threshold mode: the pass replays the
-    request points in ``contents`` (each point where the model answered) and moves
-    a pruning boundary to ``len(prefix) - keep_recent`` only at points whose
-    estimated size, after earlier pruning, exceeds ``threshold_tokens``. The
-    decision depends only on the contents, so later turns reproduce the same
-    pruned prefix until the next crossing. ``cache`` reuses tombstones built for
-    the same payload objects on earlier calls.
+    last ``keep_recent`` contents is pruned.
+
+    Threshold mode: the pass replays the request points in ``contents`` (each point
+    where the model answered, and this request) over the *settled history* only:
+    the contents up to the point's last model turn or function response. It leaves
+    out ``overhead_tokens`` (system instruction, tool declarations), ADK's labelled
+    dynamic instruction, the contents in ``transient`` (compared by value, e.g.
+    ``RunConfig.model_input_context``) and the user contents after the last model
+    turn or function response, where ADK inserts request-scoped content (preloaded
+    memory, a recall block) and the new user message. A point moves the pruning
+    boundary to ``len(settled) - keep_recent`` when the settled history, after
+    earlier pruning, exceeds ``threshold_tokens``. None of that changes between
+    requests of a session whose history only grows, so every later request replays
+    the same decisions: the boundary never moves backwards, the pruned prefix stays
+    byte-identical until the next crossing, and a restarted process (no state)
+    reproduces it. ``cache`` reuses tombstones built for the same payload objects.
     """
     items = list(contents or ())
     count = len(items)
     limit = max(0, count - max(0, keep_recent))
 
     costs: list[int] = []
+    settles: list[bool] = []  # a model turn or a function response: it closes an exchange
     candidates: dict[int, list[_Candidate]] = {}
     for index, content in enumerate(items):
         parts = getattr(content, "parts", None) if isinstance(content, types.Content) else None
         cost = 0
+        responded = False
         for part_index, part in enumerate(parts or ()):
             response = getattr(part, "function_response", None)
             if not isinstance(response, types.FunctionResponse):
                 cost += _part_tokens(part)
                 continue
+            responded = True
             tokens, chars = _response_size(response)
             cost += tokens + _part_tokens(part, include_function_response=False)
             if (
@@ -125,6 +169,7 @@ def prune_contents(
                     _Candidate(part_index, response, tokens, chars)
                 )
         costs.append(cost)
+        settles.append(responded or _is_model_turn(content))
 
     def saving(index: int) -> int:
         total = 0
@@ -140,7 +185,13 @@ def prune_contents(
         boundary = limit
     else:
         boundary, crossed = _threshold_boundary(
-            items, costs, saving, keep_recent, threshold_tokens, overhead_tokens
+            items,
+            costs,
+            settles,
+            saving,
+            keep_recent,
+            threshold_tokens,
+            _request_scoped(items, settles, transient),
         )
 
     new_contents = items
@@ -200,25 +251,44 @@ def _build_replacement(
 def _threshold_boundary(
     items: list[Any],
     costs: list[int],
+    settles: list[bool],
     saving: Callable[[int], int],
     keep_recent: int,
     threshold_tokens: int,
-    overhead_tokens: int,
+    request_scoped: set[int],
 ) -> tuple[int, bool]:
-    """Replay the request points and return ``(boundary, crossed_now)``."""
-    count = len(items)
+    """Replay the request points over the settled history; return ``(boundary, crossed_now)``.
+
+    ``settles[i]``: content ``i`` is a model turn or holds a function response. ADK
+    inserts request-scoped user contents (a dynamic instruction, preloaded memory) only
+    after the last such content, so a point counts the contents up to its last one:
+    the history that every later request carries again. Positions below are in that
+    history (the contents less ``request_scoped``); the returned boundary is an index
+    into the contents.
+    """
+    history = [index for index in range(len(items)) if index not in request_scoped]
+    count = len(history)
+    keep = max(0, keep_recent)
     boundary = 0
-    total = overhead_tokens
+    settled = 0  # history positions counted in ``total``
+    total = 0
+    pending = 0  # cost of the history after ``settled``
     saved = 0
     crossed_now = False
     for end in range(1, count + 1):
-        total += costs[end - 1]
-        is_request_point = end == count or _is_model_turn(items[end])
-        if not is_request_point or total - saved <= threshold_tokens:
+        index = history[end - 1]
+        pending += costs[index]
+        if settles[index]:
+            total += pending
+            pending = 0
+            settled = end
+        if end < count and not _is_model_turn(items[history[end]]):
+            continue  # not a request point: the model did not answer here
+        if total - saved <= threshold_tokens:
             continue
-        new_boundary = max(boundary, end - max(0, keep_recent))
+        new_boundary = settled - keep
         if new_boundary > boundary:
-            saved += sum(saving(i) for i in range(boundary, new_boundary))
+            saved += sum(saving(history[k]) for k in range(boundary, new_boundary))
             boundary = new_boundary
             crossed_now = end == count
-    return boundary, crossed_now
+    return (history[boundary - 1] + 1 if boundary else 0), crossed_now
