@@ -9,6 +9,14 @@ tuple: pass your own list to add or remove detectors, e.g.
     detect_sensitive(text, detectors)
 
 Findings carry the kind and position only, never the matched text, so they are safe to log.
+
+What counts (see ``docs/routing.md`` for the table): a Luhn-valid number is a card when a card
+word is near it, or when it has a card network's prefix and length and is not labelled as an
+order/booking/tracking number; IBANs in either case at their country's exact length; a named
+secret (``DB_PASSWORD=``, "my password for the portal is ...") with its whole value, quoted or
+to the end of the sentence; PINs and CVVs as digits; health terms unless negated ("no
+allergies"), the acronyms STD/STI/AIDS only in capitals, "depression" only in personal
+phrasing.
 """
 
 from __future__ import annotations
@@ -98,12 +106,86 @@ def luhn_valid(number: str) -> bool:
     return total % 10 == 0
 
 
-def _card_valid(matched: str) -> bool:
-    digits = re.sub(r"\D", "", matched)
-    # major networks start with 2-6 (Mastercard 2/5, Amex 3, Visa 4, Discover/UnionPay 6)
-    return 13 <= len(digits) <= 19 and digits[0] in "23456" and luhn_valid(digits)
+# ---------------------------------------------------------------- payment cards
+def card_network(digits: str) -> str | None:
+    """The card network whose prefix and length ``digits`` match, else ``None``.
+
+    Visa 4 (13, 16 or 19 digits); Mastercard 51-55 or 2221-2720 (16); Amex 34/37 (15);
+    Discover 6011, 644-649, 65 (16-19); JCB 3528-3589 (16-19); Diners 300-305, 36, 38, 39
+    (14-19); UnionPay 62 (16-19).
+    """
+    if not digits.isdigit() or len(digits) < 13:
+        return None
+    n, p2, p3, p4 = len(digits), int(digits[:2]), int(digits[:3]), int(digits[:4])
+    if digits[0] == "4" and n in (13, 16, 19):
+        return "visa"
+    if n == 16 and (51 <= p2 <= 55 or 2221 <= p4 <= 2720):
+        return "mastercard"
+    if n == 15 and p2 in (34, 37):
+        return "amex"
+    if 16 <= n <= 19 and (p4 == 6011 or 644 <= p3 <= 649 or p2 == 65):
+        return "discover"
+    if 16 <= n <= 19 and 3528 <= p4 <= 3589:
+        return "jcb"
+    if 14 <= n <= 19 and (300 <= p3 <= 305 or p2 in (36, 38, 39)):
+        return "diners"
+    if 16 <= n <= 19 and p2 == 62:
+        return "unionpay"
+    return None
 
 
+#: Words that make a nearby number a payment card whatever its prefix.
+CARD_CONTEXT = (
+    r"(?<![A-Za-z])(?:cards?|credit|debit|visa|master ?card|amex|american express|discover|"
+    r"maestro|jcb|diners|union ?pay|cc|cvv2?|cvc2?|exp(?:iry|ires|iration)?|pay|paying|paid|"
+    r"payment|charge|charged|billing)(?![A-Za-z])"
+)
+#: A label right before a number that says it is not a card ("order number 4000 ...").
+NOT_A_CARD_LABEL = (
+    r"(?<![A-Za-z])(?:order|booking|reference|ref|confirmation|tracking|invoice|ticket|"
+    r"reservation|pnr|parcel|shipment|customer|member(?:ship)?|loyalty|frequent flyer|serial|"
+    r"imei|isbn|transaction)(?:\s*(?:number|no\.?|num|nr|#|id|code))?\s*(?:is|was|[:=])?"
+    r"\s*#?\s*$"
+)
+
+
+@dataclass(frozen=True)
+class PaymentCardDetector:
+    """Luhn-valid 13-19 digit numbers that are plausibly payment cards.
+
+    A Luhn-valid number counts when a card word (``card``, ``visa``, ``pay``, ``cvv`` ...)
+    is within ``window`` characters of it, or, without such a word, when it has a card
+    network's prefix and length (:func:`card_network`) and is not labelled as something else
+    right before it ("order number 4000 0000 0000 0002" is an order number). One random number
+    in ten passes Luhn, so a bare 16-digit id starting with 1, 7, 8, 9 or 0 is not a card.
+    """
+
+    name: str = "payment_card"
+    kind: str = PAYMENT_CARD
+    pattern: str = r"(?<![\w-])(?:\d[ -]?){12,18}\d(?![\w-])"
+    context: str = CARD_CONTEXT
+    not_a_card_label: str = NOT_A_CARD_LABEL
+    window: int = 60
+
+    def find(self, text: str) -> list[Finding]:
+        found = []
+        for match in re.finditer(self.pattern, text):
+            digits = re.sub(r"\D", "", match.group(0))
+            if not 13 <= len(digits) <= 19 or not luhn_valid(digits):
+                continue
+            before = text[max(0, match.start() - self.window) : match.start()]
+            after = text[match.end() : match.end() + self.window // 2]
+            near = re.search(self.context, before + " " + after, re.IGNORECASE)
+            if not near:
+                if card_network(digits) is None:
+                    continue
+                if re.search(self.not_a_card_label, before, re.IGNORECASE):
+                    continue
+            found.append(Finding(self.kind, self.name, match.start(), match.end()))
+        return found
+
+
+# ---------------------------------------------------------------- IBANs
 _IBAN_LENGTHS = {
     "AD": 24, "AE": 23, "AT": 20, "BE": 16, "BG": 22, "BH": 22, "BR": 29, "CH": 21, "CY": 28,
     "CZ": 24, "DE": 22, "DK": 18, "EE": 20, "ES": 24, "FI": 18, "FR": 27, "GB": 22, "GI": 23,
@@ -129,20 +211,138 @@ def iban_valid(candidate: str) -> bool:
     return int("".join(str(int(c, 36)) for c in rearranged)) % 97 == 1
 
 
-# ---------------------------------------------------------------- default detectors
-_NOT_A_SECRET = (
-    r"(?!(?:reset|expired|wrong|incorrect|correct|invalid|required|missing|empty|blank|"
-    r"changed|updated|saved|stored|same|different|weak|strong|long|short|too|not|the|a|an|my|"
-    r"your|being|case|protected|manager|policy|field)\b)"
+@dataclass(frozen=True)
+class IbanDetector:
+    """IBANs in either case, written compact or in groups of four, mod-97 checked.
+
+    For a country with a known IBAN length the number must have exactly that length (so the
+    finding never runs into the next word); other countries need 15-34 characters.
+    """
+
+    name: str = "iban"
+    kind: str = IBAN
+    pattern: str = (
+        r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}"
+        r"(?:[A-Za-z0-9]{11,30}|(?: [A-Za-z0-9]{4}){2,7}(?: [A-Za-z0-9]{1,3})?)"
+        r"(?![A-Za-z0-9])"
+    )
+
+    def find(self, text: str) -> list[Finding]:
+        found = []
+        for match in re.finditer(self.pattern, text):
+            compact = match.group(0).replace(" ", "").upper()
+            expected = _IBAN_LENGTHS.get(compact[:2])
+            if expected is not None and len(compact) != expected:
+                continue
+            if expected is None and not match.group(0)[:2].isupper():
+                continue  # lower-case text: only countries whose length we can check
+            if iban_valid(compact):
+                found.append(Finding(self.kind, self.name, match.start(), match.end()))
+        return found
+
+
+# ---------------------------------------------------------------- credentials
+#: Words that, first in an unquoted value, say it is talk about a secret rather than the
+#: secret itself ("the password is too short", "the secret is out") - when the value also
+#: has no digit and no capital after its first letter.
+NOT_A_SECRET_WORDS = frozenset(
+    """
+    reset expired expiring wrong incorrect correct invalid valid required missing empty blank
+    changed unchanged updated saved stored same different weak strong long short too not the a
+    an my your our their his her its this that these those it being been case protected manager
+    policy field in out on off at for to of from with by about up down fine ok okay good bad
+    great easy hard simple located here there below above attached enclosed written printed
+    taped sent shared known unknown secure safe set needed necessary optional sensitive private
+    public confidential encrypted hashed hidden visible still now also just only what which who
+    how why where when something nothing anything everything working broken true false none null
+    yes no and or but so because if ready available shown listed given generated i we you he
+    she they
+    """.split()
 )
 
-PAYMENT_CARD_DETECTOR = RegexDetector(
-    "payment_card", PAYMENT_CARD, r"(?<![\w-])(?:\d[ -]?){12,18}\d(?![\w-])", validate=_card_valid
+#: Where a secret's keyword may appear: env-style names (``DB_PASSWORD``,
+#: ``AWS_SECRET_ACCESS_KEY``) and prose ("my password for the portal is ...").
+SECRET_KEYWORD = (
+    r"(?<![A-Za-z])(?:pass(?:word|wd|phrase|code)|pwd|api[ _-]?key|secret(?:[ _-]?key)?|"
+    r"(?:access|auth|refresh|bearer|session|api)[ _-]?token|client[ _-]?secret|"
+    r"private[ _-]?key)(?:[_-][A-Za-z0-9]+)*"
+    r"(?:\s+(?:for|to|of|on|at|in)\s+(?:(?:the|my|our|your|this|that)\s+)?[\w.@-]+"
+    r"(?:\s+[\w.@-]+)?)?"
+    r"\s*[\"']?\s*(?:(?:is|was|are)\b[ \t]*[:=]?|[:=](?!=))[ \t]*"
 )
-IBAN_DETECTOR = RegexDetector(
-    "iban", IBAN, r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b", validate=iban_valid
-)
-CREDENTIAL_DETECTORS: tuple[RegexDetector, ...] = (
+
+_QUOTES = {'"': '"', "'": "'", "`": "`", "\u201c": "\u201d", "\u2018": "\u2019", "\u00ab": "\u00bb"}
+_SENTENCE_END = re.compile(r"[.!?;]+(?=\s|$)|\n")
+
+
+def _secret_value_end(text: str, start: int, min_chars: int) -> int | None:
+    """Where the value starting at ``start`` ends, or ``None`` when it is not a secret.
+
+    A quoted value ends at its closing quote; an unquoted one at the end of the line or the
+    sentence (trailing punctuation included, since it may be part of the secret).
+    """
+    if start >= len(text) or text[start] in "\r\n":
+        return None
+    close = _QUOTES.get(text[start])
+    if close is not None:
+        line_end = text.find("\n", start)
+        line_end = len(text) if line_end < 0 else line_end
+        pos = start + 1
+        while True:
+            pos = text.find(close, pos, line_end)
+            if pos < 0:
+                end = line_end
+                break
+            nxt = text[pos + 1 : pos + 2]
+            if not nxt or not (nxt.isalnum() or nxt == "_"):
+                end = pos + 1
+                break
+            pos += 1
+        inner = text[start + 1 : end].rstrip(close)
+        return end if len(inner.strip()) >= min_chars else None
+    stop = _SENTENCE_END.search(text, start)
+    end = stop.end() if stop and stop.group(0) != "\n" else (stop.start() if stop else len(text))
+    value = text[start:end].rstrip()
+    first = value.split()[0] if value.split() else ""
+    if len(first.rstrip(".!?;,")) < min_chars and len(value.rstrip(".!?;")) < min_chars:
+        return None
+    word = re.sub(r"[^\w'-]", "", first).lower()
+    prose = not re.search(r"\d", value) and not re.search(r"(?<=\w)[A-Z]|\s[A-Z]", value)
+    if word in NOT_A_SECRET_WORDS and prose:
+        return None
+    return start + len(value)
+
+
+@dataclass(frozen=True)
+class SecretAssignmentDetector:
+    """A secret given by name: ``DB_PASSWORD=...``, ``api_key: ...``, "my password is ...".
+
+    The finding covers the keyword and the whole value: a quoted value to its closing quote,
+    an unquoted one to the end of the line or sentence, so a multi-word passphrase is
+    redacted whole. Values that read as talk about a secret ("the password is too short",
+    "the secret is out") are not findings.
+    """
+
+    name: str = "secret_assignment"
+    kind: str = CREDENTIAL
+    keyword: str = SECRET_KEYWORD
+    min_chars: int = 3
+
+    def find(self, text: str) -> list[Finding]:
+        found, covered = [], -1
+        for match in re.finditer(self.keyword, text, re.IGNORECASE):
+            if match.start() < covered:
+                continue
+            end = _secret_value_end(text, match.end(), self.min_chars)
+            if end is not None:
+                found.append(Finding(self.kind, self.name, match.start(), end))
+                covered = end
+        return found
+
+
+PAYMENT_CARD_DETECTOR = PaymentCardDetector()
+IBAN_DETECTOR = IbanDetector()
+CREDENTIAL_DETECTORS: tuple[Detector, ...] = (
     RegexDetector("private_key", CREDENTIAL, r"-----BEGIN [A-Z ]*PRIVATE KEY-----"),
     RegexDetector("aws_access_key", CREDENTIAL, r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
     RegexDetector("google_api_key", CREDENTIAL, r"\bAIza[0-9A-Za-z_\-]{35}"),
@@ -157,12 +357,15 @@ CREDENTIAL_DETECTORS: tuple[RegexDetector, ...] = (
     ),
     RegexDetector("bearer_token", CREDENTIAL, r"\bBearer\s+[A-Za-z0-9._~+/-]{20,}=*"),
     RegexDetector("url_password", CREDENTIAL, r"\b[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@"),
+    SecretAssignmentDetector(),
+    # PINs and card security codes are digits: "PIN 4821", "my cvv 123", "passcode: 0000"
     RegexDetector(
-        "secret_assignment",
+        "pin_or_security_code",
         CREDENTIAL,
-        r"\b(?:password|passwd|pwd|passphrase|passcode|pin(?: code| number)?|api[ _-]?key|"
-        r"secret(?:[ _-]key)?|access[ _-]?token|auth[ _-]?token|client[ _-]?secret|"
-        r"security code|cvv|cvc)\b\s*(?:is|was|=|:)\s*[\"']?" + _NOT_A_SECRET + r"\S{3,}",
+        r"(?<![A-Za-z])(?:pin|cvv2?|cvc2?|csc|security code|card verification (?:code|value)|"
+        r"passcode)(?:[ _-]?(?:code|number|no\.?))?(?![A-Za-z])[ \t]*(?:(?:is|was)\b[ \t]*)?"
+        r"[:=#]?[ \t]*\d{3,8}(?![\d,.:]?\d)"
+        r"(?!\s*(?:m|km|mi|ft|metres?|meters?|miles?|feet|yards?|blocks?|minutes?|mins?)\b)",
         re.IGNORECASE,
     ),
 )
@@ -186,21 +389,112 @@ GOVERNMENT_ID_DETECTORS: tuple[RegexDetector, ...] = (
         re.IGNORECASE,
     ),
 )
-HEALTH_DETECTOR = TermDetector(
+
+
+# ---------------------------------------------------------------- health
+#: A clause boundary: health negation never reaches across one ("no allergies but diabetic").
+CLAUSE_BOUNDARY = (
+    r"[,;:.!?()\n]|\s[-\u2013\u2014]\s|"
+    r"\b(?:but|and|although|though|however|except|yet|while|whereas|so)\b"
+)
+#: A negation right before a health term, with a few filler words between
+#: ("no allergies", "no known food allergies", "don't have any allergies", "not pregnant").
+NEGATED_BEFORE = (
+    r"(?:\b(?:no|not|without|never|none|nor|zero|free\s+of)|n't)"
+    r"(?:\s+(?:have|has|had|take|taking|need|needs|any|known|real|serious|major|"
+    r"significant|other|food|nut|drug|medical|health|special|particular|current|"
+    r"history\s+of|kind\s+of|sort\s+of|signs?\s+of))*\s+$"
+)
+#: "allergies: none", "medication - n/a" after the term.
+NEGATED_AFTER = r"^\s*(?:[:=\-\u2013\u2014]\s*)?(?:none|nil|n/?a)\b"
+#: First-person or clinical phrasing that makes an ambiguous term personal.
+PERSONAL_PHRASING = (
+    r"\b(?-i:I)\b|\b(?:I'm|I've|I'd|me|my|myself|we|our|us|diagnosed|suffer(?:s|ed|ing)?|"
+    r"treated|treatment|therapy|struggl\w*|battl\w*|living with|history of|feel(?:s|ing)?|"
+    r"felt|get(?:s|ting)?|got|been|am)\b"
+)
+#: Words right before an ambiguous term that make it weather, history or economics.
+NOT_PERSONAL_BEFORE = (
+    r"\b(?:tropical|subtropical|great|economic|financial|market|atmospheric|global|"
+    r"post-war|world(?:wide)?|deep|long)\s+$"
+)
+
+
+@dataclass(frozen=True)
+class HealthDetector:
+    """Health terms as whole words, skipping negated mentions ("no allergies").
+
+    ``terms`` match case-insensitively, ``case_sensitive`` only as written (the acronyms STD,
+    STI, AIDS, so "aids", "std::vector" and "sti" are not findings), and ``personal_terms``
+    only in personal phrasing ("I was diagnosed with depression", not "a tropical
+    depression" or "the Great Depression").
+    """
+
+    name: str
+    kind: str
+    terms: tuple[str, ...]
+    case_sensitive: tuple[str, ...] = ()
+    personal_terms: tuple[str, ...] = ()
+    negated_before: str = NEGATED_BEFORE
+    negated_after: str = NEGATED_AFTER
+    clause_boundary: str = CLAUSE_BOUNDARY
+
+    def _clause_prefix(self, text: str, start: int) -> str:
+        prefix = text[max(0, start - 120) : start]
+        cut = 0
+        for boundary in re.finditer(self.clause_boundary, prefix, re.IGNORECASE):
+            cut = boundary.end()
+        return prefix[cut:]
+
+    def _negated(self, text: str, start: int, end: int) -> bool:
+        prefix = self._clause_prefix(text, start)
+        return bool(
+            re.search(self.negated_before, prefix, re.IGNORECASE)
+            or re.search(self.negated_after, text[end : end + 20], re.IGNORECASE)
+        )
+
+    def find(self, text: str) -> list[Finding]:
+        found = []
+        groups = ((self.terms, re.IGNORECASE, False), (self.case_sensitive, 0, False),
+                  (self.personal_terms, re.IGNORECASE, True))  # fmt: skip
+        for terms, flags, personal in groups:
+            if not terms:
+                continue
+            pattern = r"(?<![\w-])(?:" + "|".join(terms) + r")(?![\w-]|::)"
+            for match in re.finditer(pattern, text, flags):
+                start, end = match.start(), match.end()
+                if self._negated(text, start, end):
+                    continue
+                if personal:
+                    prefix = self._clause_prefix(text, start)
+                    if re.search(NOT_PERSONAL_BEFORE, prefix, re.IGNORECASE) or not re.search(
+                        PERSONAL_PHRASING, prefix, re.IGNORECASE
+                    ):
+                        continue
+                found.append(Finding(self.kind, self.name, start, end))
+        return found
+
+
+HEALTH_DETECTOR = HealthDetector(
     "health_terms",
     HEALTH,
     terms=(
         r"diagnos(?:is|es|ed)", r"cancer", r"tumou?rs?", r"chemo(?:therapy)?", r"diabet(?:es|ic)",
-        r"insulin", r"depression", r"depressed", r"anxiety(?: disorder)?", r"panic attacks?",
+        r"insulin", r"anxiety(?: disorder)?", r"panic attacks?",
         r"bipolar", r"schizophreni\w*", r"adhd", r"autis(?:m|tic)", r"epilep(?:sy|tic)",
         r"asthma(?:tic)?", r"pregnan(?:t|cy)", r"miscarriage", r"abortion", r"hiv(?:-positive)?",
         r"hepatitis", r"dementia", r"alzheimer'?s", r"parkinson'?s", r"heart (?:attack|condition)",
         r"blood pressure", r"hypertension", r"medications?", r"prescriptions?", r"prescribed",
         r"antidepressants?", r"therapist", r"psychiatr\w*", r"mental health", r"rehab",
         r"addiction", r"allerg(?:y|ies|ic)", r"surgery", r"disability", r"chronic illness",
-        r"illness", r"medical condition", r"std", r"sti", r"covid(?:-19)? positive",
+        r"illness", r"medical condition", r"covid(?:-19)? positive",
     ),
-    case_sensitive=(r"AIDS",),
+    # acronyms only in capitals; "STD fare/class/code" is the standard fare, not a disease
+    case_sensitive=(
+        r"STDs?(?!\s+(?:fares?|class|tickets?|rates?|codes?|calls?|time|seats?|rooms?)\b)",
+        r"STIs?", r"AIDS",
+    ),
+    personal_terms=(r"depression", r"depressed"),
 )  # fmt: skip
 
 DEFAULT_DETECTORS: tuple[Detector, ...] = (

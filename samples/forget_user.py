@@ -2,10 +2,12 @@
 
     python samples/forget_user.py my_app user-17
 
-Deletes the user's sessions, ``user:`` state, long-term memories and idle-job watermarks,
-and keeps a deletion record (app, user id, times, counts). If it is interrupted, run it
-again: it finishes the job. Command-line equivalent:
-``adk-memory-kit forget --app my_app --user user-17 [--dry-run]``.
+``my_app`` is the ``app_name`` your ``Runner`` uses and ``user-17`` the ``user_id`` to
+forget. Deletes the user's sessions, ``user:`` state, long-term memories and idle-job
+watermarks, and keeps a deletion record per run (app, user id, times, counts). If it is
+interrupted, or data is still left at the end, the forget stays open (listed by
+``adk-memory-kit forget --app my_app --pending``): run it again, it finishes the job.
+Command-line equivalent: ``adk-memory-kit forget --app my_app --user user-17 [--dry-run]``.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from adk_memory_kit.lifecycle import data_map, forget_user
 from adk_memory_kit.memory import PgVectorMemoryService
 
 
-async def main(app_name: str, user_id: str) -> None:
+async def main(app_name: str, user_id: str) -> int:
     db_url = resolve_db_url(None)  # ADK_MEMORY_KIT_DB_URL, else the embedded server
     sessions = DatabaseSessionService(db_url=db_url)
     memory = PgVectorMemoryService(db_url)
@@ -31,6 +33,10 @@ async def main(app_name: str, user_id: str) -> None:
         print(report.summary())
         after = await data_map(app_name, user_id, **services)
         print("nothing left" if not after.holds_user_data else after.summary())
+        if not report.verified:
+            print("NOT finished: the forget stays open; run this again to finish it")
+            return 1
+        return 0
     finally:
         await memory.close()
         await sessions.close()
@@ -39,4 +45,4 @@ async def main(app_name: str, user_id: str) -> None:
 if __name__ == "__main__":
     if len(sys.argv) != 3:
         sys.exit("usage: python samples/forget_user.py APP_NAME USER_ID")
-    asyncio.run(main(sys.argv[1], sys.argv[2]))
+    sys.exit(asyncio.run(main(sys.argv[1], sys.argv[2])))

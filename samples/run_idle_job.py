@@ -1,17 +1,25 @@
 """Ingest abandoned sessions into long-term memory: a sidecar next to your agent.
 
-    python samples/run_idle_job.py my_app
+    python samples/run_idle_job.py my_app            # runs until Ctrl-C, a pass a minute
+    python samples/run_idle_job.py my_app --once     # one pass, then exit (cron)
 
-ADK's Runner never writes long-term memory; this job does, for every session untouched for
-30 minutes that changed since its last ingestion. Run as many copies as you like: each
-session is claimed by one worker. The command-line equivalent (cron or sidecar) is
+``my_app`` is the ``app_name`` your ``Runner`` (or ``App``) uses: the job ingests that
+app's sessions, of every user. ADK's Runner never writes long-term memory; this job does,
+for every session untouched for 30 minutes that changed since its last ingestion. Run as
+many copies as you like: each session is claimed by one worker. A session that fails is
+retried on the next pass, then with a growing delay (up to an hour), without holding up the
+others. The command-line equivalent (cron or sidecar) is
 ``adk-memory-kit ingest-idle --app my_app --idle-minutes 30 [--once]``.
+
+The sessions are read from ADK's ``DatabaseSessionService`` on the kit's database
+(``ADK_MEMORY_KIT_DB_URL``, else the embedded server). If your Runner uses another session
+service, pass that service instead: any ``BaseSessionService`` works.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
-import sys
 from datetime import timedelta
 
 from google.adk.sessions.database_session_service import DatabaseSessionService
@@ -25,12 +33,12 @@ from adk_memory_kit.memory import PgVectorMemoryService
 async def after_ingest(session: Session) -> None:
     """Optional: runs after the memory write, before the watermark advances.
 
-    Put a sleep-time fact extractor here. If it raises, the session is retried next pass.
+    Put a sleep-time fact extractor here. If it raises, the session is retried later.
     """
     print(f"ingested {session.user_id}/{session.id}: {len(session.events)} events")
 
 
-async def main(app_name: str) -> None:
+async def main(app_name: str, once: bool) -> int:
     db_url = resolve_db_url(None)  # ADK_MEMORY_KIT_DB_URL, else the embedded server
     sessions = DatabaseSessionService(db_url=db_url)  # the one your Runner uses
     memory = PgVectorMemoryService(db_url)
@@ -42,7 +50,15 @@ async def main(app_name: str) -> None:
         after_ingest=after_ingest,
     )
     try:
+        if once:
+            report = await job.run_once()
+            print(report.summary())
+            for key, error in report.failed:
+                print(f"failed {key}: {error}")
+            return 1 if report.failed else 0
+        print(f"ingesting idle sessions of {app_name!r} every minute; Ctrl-C to stop")
         await job.run_forever(timedelta(minutes=1), on_report=lambda r: print(r.summary()))
+        return 0
     finally:
         await job.close()
         await memory.close()
@@ -50,7 +66,11 @@ async def main(app_name: str) -> None:
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Ingest idle sessions into long-term memory.")
+    parser.add_argument("app_name", nargs="?", default="my_app", help="the Runner's app name")
+    parser.add_argument("--once", action="store_true", help="one pass, then exit")
+    args = parser.parse_args()
     try:
-        asyncio.run(main(sys.argv[1] if len(sys.argv) > 1 else "my_app"))
+        raise SystemExit(asyncio.run(main(args.app_name, args.once)))
     except KeyboardInterrupt:
         pass

@@ -13,10 +13,17 @@ from google.adk.sessions.database_session_service import DatabaseSessionService
 from google.adk.sessions.in_memory_session_service import InMemorySessionService
 from google.adk.sessions.session import Session
 from google.genai import types
+from sqlalchemy import text as sql
 
 from adk_memory_kit.errors import InvalidInputError
-from adk_memory_kit.lifecycle import IdleIngestJob, SessionCloser, SessionKey, is_transient
-from adk_memory_kit.lifecycle.schema import to_datetime
+from adk_memory_kit.lifecycle import (
+    IdleIngestJob,
+    SessionCloser,
+    SessionKey,
+    WatermarkStore,
+    is_transient,
+)
+from adk_memory_kit.lifecycle.schema import WATERMARKS, to_datetime
 from adk_memory_kit.memory.service import PgVectorMemoryService
 
 NOW = datetime.now(timezone.utc)
@@ -301,7 +308,11 @@ async def test_a_claimed_session_is_skipped_by_another_worker(sessions, memory, 
         task = asyncio.create_task(a.run_once())
         await asyncio.wait_for(entered.wait(), 60)
         rb = await b.run_once()  # A holds the claim, its watermark not yet advanced
-        assert rb.considered == 1 and rb.ingested == [] and rb.skipped == {"busy": 1}
+        # B's candidate selection skips the row A holds (SKIP LOCKED), so B does not even
+        # consider it; a direct claim of it finds it busy.
+        assert rb.considered == 0 and rb.ingested == [] and rb.skipped == {}
+        async with WatermarkStore(b._engine).claim(SessionKey(app, "u1", s.id)) as claim:
+            assert claim is None
         release.set()
         ra = await task
         assert ra.ingested == [SessionKey(app, "u1", s.id)]
@@ -334,3 +345,123 @@ def test_idle_job_validates_its_arguments(memory):
         IdleIngestJob(InMemorySessionService(), memory, app_name="")
     with pytest.raises(InvalidInputError):
         IdleIngestJob(InMemorySessionService(), memory, app_name="a", idle_after=-HOUR)
+
+
+# ------------------------------------------------------------ failures, batches, skew
+async def test_a_failing_session_backs_off_and_does_not_starve_the_others(sessions, memory):
+    app = new_app()
+    bad = await make_session(sessions, app, "u1", ["the hook chokes on this"], NOW - 3 * HOUR)
+    good = await make_session(sessions, app, "u2", ["a fine session"], NOW - 2 * HOUR)
+    broken = [True]
+
+    async def hook(session: Session) -> None:
+        if broken[0] and session.id == bad.id:
+            raise RuntimeError("extractor cannot parse this session")
+
+    clock = [NOW + timedelta(minutes=1)]
+    job = IdleIngestJob(
+        sessions, memory, app_name=app, after_ingest=hook, batch_size=1, clock=lambda: clock[0]
+    )
+    bad_key, good_key = SessionKey(app, "u1", bad.id), SessionKey(app, "u2", good.id)
+
+    first = await job.run_once()  # the oldest change first: the bad session
+    assert [k for k, _ in first.failed] == [bad_key] and first.ingested == []
+    state = await job.state("u1", bad.id)
+    assert state.failures == 1 and state.last_attempt_at == clock[0]
+    assert "RuntimeError: extractor cannot parse" in state.last_error
+    assert state.session_update_time is None  # the watermark did not move
+
+    # the session never attempted goes first, although the failed one changed earlier
+    second = await job.run_once()
+    assert second.ingested == [good_key] and not second.failed
+
+    third = await job.run_once()  # one retry right away, then exponential backoff
+    assert [k for k, _ in third.failed] == [bad_key]
+    state = await job.state("u1", bad.id)
+    assert state.failures == 2 and state.retry_after == clock[0] + timedelta(minutes=1)
+    assert (await job.run_once()).considered == 0  # backing off
+
+    clock[0] += timedelta(minutes=1)
+    assert [k for k, _ in (await job.run_once()).failed] == [bad_key]
+    state = await job.state("u1", bad.id)
+    assert state.failures == 3 and state.retry_after == clock[0] + timedelta(minutes=2)
+    assert job.retry_delay(20) == timedelta(hours=1)  # capped
+
+    broken[0] = False
+    clock[0] += timedelta(minutes=1)
+    assert (await job.run_once()).considered == 0  # still backing off
+    clock[0] += timedelta(minutes=1)
+    assert (await job.run_once()).ingested == [bad_key]
+    state = await job.state("u1", bad.id)
+    assert state.failures == 0 and state.last_error is None and state.retry_after is None
+    assert state.session_update_time == to_datetime(bad.last_update_time)
+    assert state.claimed_by is None  # the batch lease was released
+    assert (await job.run_once()).considered == 0
+    assert memory.calls == Counter({bad.id: 4, good.id: 1})
+
+
+async def test_workers_with_a_batch_size_take_disjoint_batches(sessions, memory, db_url):
+    app = new_app()
+    made = [
+        await make_session(sessions, app, f"u{i}", [f"batch fact {i}"], NOW - HOUR)
+        for i in range(6)
+    ]
+    a = IdleIngestJob(sessions, memory, app_name=app, db_url=db_url, batch_size=3)
+    b = IdleIngestJob(
+        sessions, memory, app_name=app, db_url=db_url, batch_size=3, use_sql_listing=False
+    )
+    try:
+        ra, rb = await asyncio.gather(a.run_once(), b.run_once())
+        assert not ra.failed and not rb.failed
+        assert len(ra.ingested) == 3 and len(rb.ingested) == 3
+        assert sorted(ra.ingested + rb.ingested) == sorted(
+            SessionKey(app, s.user_id, s.id) for s in made
+        )
+        assert memory.calls == Counter({s.id: 1 for s in made})
+        assert [r.considered for r in await asyncio.gather(a.run_once(), b.run_once())] == [0, 0]
+    finally:
+        await a.close()
+        await b.close()
+
+
+async def test_a_batch_lease_of_a_dead_worker_is_honoured_until_it_expires(sessions, memory):
+    app = new_app()
+    s = await make_session(sessions, app, "u1", ["leased one"], NOW - HOUR)
+    job = IdleIngestJob(sessions, memory, app_name=app, batch_size=5)
+    assert (await job.run_once()).ingested == [SessionKey(app, "u1", s.id)]
+    await add_events(sessions, s, ["changed later"], NOW - HOUR / 2)
+
+    async def lease(until: str) -> None:
+        async with memory.engine.begin() as conn:
+            await conn.execute(
+                sql(
+                    f"UPDATE {WATERMARKS} SET claimed_by = 'dead-worker',"
+                    f" claimed_until = now() + interval '{until}' WHERE app_name = :app"
+                ),
+                {"app": app},
+            )
+
+    await lease("1 hour")  # a worker that leased its batch and died
+    for sql_listing in (None, False):
+        other = IdleIngestJob(
+            sessions, memory, app_name=app, batch_size=5, use_sql_listing=sql_listing
+        )
+        assert (await other.run_once()).considered == 0
+    await lease("-1 second")  # expired
+    assert (await job.run_once()).ingested == [SessionKey(app, "u1", s.id)]
+    assert memory.calls[s.id] == 2
+
+
+@pytest.mark.parametrize("sql_listing", [None, False], ids=["sql-listing", "public-api"])
+async def test_a_change_stamped_before_the_watermark_is_still_ingested(
+    sessions, memory, sql_listing
+):
+    app = new_app()
+    s = await make_session(sessions, app, "u1", ["first words"], NOW - HOUR)
+    job = IdleIngestJob(sessions, memory, app_name=app, use_sql_listing=sql_listing)
+    assert len((await job.run_once()).ingested) == 1
+    # another app server with a clock two hours behind appends an event
+    await add_events(sessions, s, ["written by a server with a slow clock"], NOW - 3 * HOUR)
+    assert (await job.run_once()).ingested == [SessionKey(app, "u1", s.id)]
+    assert await memory_count(memory, app, "u1") == 2
+    assert (await job.run_once()).ingested == []

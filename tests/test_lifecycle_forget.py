@@ -12,6 +12,7 @@ from google.adk.memory.in_memory_memory_service import InMemoryMemoryService
 from google.adk.memory.memory_entry import MemoryEntry
 from google.adk.sessions.in_memory_session_service import InMemorySessionService
 from google.genai import types
+from sqlalchemy import text as sql
 
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.lifecycle import (
@@ -22,6 +23,7 @@ from adk_memory_kit.lifecycle import (
     pending_forgets,
 )
 from adk_memory_kit.lifecycle import cli as lifecycle_cli
+from adk_memory_kit.lifecycle.schema import FORGET_LOG
 from adk_memory_kit.memory.service import PgVectorMemoryService
 from adk_memory_kit.routing.review_queue import ReviewQueue
 
@@ -270,3 +272,181 @@ def test_cli_requires_app_and_user_or_pending(db_url):
         cli.parse_args(["forget", "--app", "a"])
     with pytest.raises(SystemExit):
         cli.parse_args(["ingest-idle"])
+
+
+async def forget_log_rows(memory, app: str, user: str) -> list:
+    async with memory.engine.connect() as conn:
+        result = await conn.execute(
+            sql(
+                f"SELECT forget_id, status, completed_at, finished_by, report FROM {FORGET_LOG}"
+                " WHERE app_name = :app AND user_id = :user ORDER BY forget_id"
+            ),
+            {"app": app, "user": user},
+        )
+        return result.all()
+
+
+async def test_an_unverified_forget_stays_open_until_a_retry_verifies_it(
+    sessions, memory, db_url, capsys
+):
+    app = await seed_app(sessions, memory)
+    stuck = {"alice": 2}  # rows this data home fails to delete
+
+    async def stuck_count(a: str, u: str) -> int:
+        return stuck.get(u, 0) if a == app else 0
+
+    async def stuck_delete(a: str, u: str) -> int:
+        return 0  # a broken delete: nothing goes away
+
+    home = DataHome("stuck_home", stuck_count, stuck_delete)
+    report = await forget_user(
+        app, "alice", session_service=sessions, memory_service=memory, extra_homes=[home]
+    )
+
+    assert not report.verified and report.status == "unverified"
+    assert report.completed_at is None and report.forget_id is not None
+    assert len(report.sessions_deleted) == 2 and report.memory_items_deleted == 3
+    assert "deleting again" in report.notes[0]
+    assert "NOT verified: 2 stuck_home row(s) still present after 2 passes" in report.notes[1]
+    assert "NOT finished (unverified)" in report.summary()
+    pending = await pending_forgets(app, memory_service=memory)
+    assert [(p.user_id, p.status, p.forget_id) for p in pending] == [
+        ("alice", "unverified", report.forget_id)
+    ]
+    assert "stuck_home" in pending[0].detail
+    found = await data_map(
+        app, "alice", session_service=sessions, memory_service=memory, extra_homes=[home]
+    )
+    assert found.holds_user_data and found.locations[-1].detail == "pending"
+
+    # the idle job keeps away from alice while the forget is open
+    await seed_user(sessions, app, "alice", "alice is back", n_sessions=1)
+    for sql_listing in (None, False):
+        job = IdleIngestJob(sessions, memory, app_name=app, use_sql_listing=sql_listing)
+        assert (await job.run_once()).ingested == []
+    assert counts(found)["memory_items"] == 0
+    assert await memory.count_memories(app_name=app, user_id="alice") == {}
+
+    cli = parser(db_url)
+    args = cli.parse_args(["forget", "--app", app, "--pending"])
+    assert await args.func(args) == 0
+    assert "alice  unverified: NOT verified" in capsys.readouterr().out
+
+    stuck["alice"] = 0  # the home works again: a re-run finishes the job
+    retry = await forget_user(
+        app, "alice", session_service=sessions, memory_service=memory, extra_homes=[home]
+    )
+    assert retry.verified and retry.status == "completed" and retry.completed_at
+    assert len(retry.sessions_deleted) == 1  # the session created in between
+    assert await pending_forgets(app, memory_service=memory) == []
+    rows = await forget_log_rows(memory, app, "alice")
+    assert [(r.forget_id, r.status, r.finished_by) for r in rows] == [
+        (report.forget_id, "superseded", retry.forget_id),
+        (retry.forget_id, "completed", None),
+    ]
+    assert rows[0].report["verified"] is False and rows[1].report["verified"] is True
+
+
+async def test_forgetting_a_user_again_keeps_the_earlier_audit_record(sessions, memory):
+    app = await seed_app(sessions, memory)
+    first = await forget_user(app, "alice", session_service=sessions, memory_service=memory)
+    await seed_user(sessions, app, "alice", "alice signed up again", n_sessions=1)
+    second = await forget_user(app, "alice", session_service=sessions, memory_service=memory)
+
+    assert first.forget_id != second.forget_id
+    rows = await forget_log_rows(memory, app, "alice")
+    assert [(r.forget_id, r.status) for r in rows] == [
+        (first.forget_id, "completed"),
+        (second.forget_id, "completed"),
+    ]
+    assert rows[0].completed_at == first.completed_at
+    assert len(rows[0].report["sessions_deleted"]) == 2
+    assert len(rows[1].report["sessions_deleted"]) == 1
+    found = await data_map(app, "alice", session_service=sessions, memory_service=memory)
+    assert counts(found)["forget_log"] == 2 and "completed" in found.locations[-1].detail
+
+
+@pytest.mark.parametrize(
+    "scheme", ["sqlite+aiosqlite", "sqlite"], ids=["DatabaseSessionService", "SqliteSessionService"]
+)
+async def test_cli_with_a_sqlite_session_store(memory, db_url, tmp_path, capsys, scheme):
+    app = new_app()
+    url = f"{scheme}:///{tmp_path / 'sessions.db'}"
+
+    def open_store():
+        # the CLI's own factory: ADK's DatabaseSessionService / SqliteSessionService
+        return lifecycle_cli.session_service_from_url(url, None)
+
+    store = open_store()
+    try:
+        await seed_user(store, app, "erin", "erin's locker is 42")
+        await seed_user(store, app, "frank", "frank's locker is 7", n_sessions=1)
+    finally:
+        await store.close()
+    cli = parser(db_url)
+
+    args = cli.parse_args(["ingest-idle", "--app", app, "--once", "--session-db-url", url])
+    assert await args.func(args) == 0
+    assert "considered 3, ingested 3, failed 0" in capsys.readouterr().out
+    assert sum((await memory.count_memories(app_name=app, user_id="erin")).values()) == 2
+    args = cli.parse_args(["ingest-idle", "--app", app, "--once", "--session-db-url", url])
+    assert await args.func(args) == 0
+    assert "considered 0, ingested 0" in capsys.readouterr().out
+
+    args = cli.parse_args(["forget", "--app", app, "--user", "erin", "--session-db-url", url])
+    assert await args.func(args) == 0
+    out = capsys.readouterr().out
+    assert "sessions deleted:      2" in out and "user: state deleted:   1 key(s)" in out
+    assert await memory.count_memories(app_name=app, user_id="erin") == {}
+    store = open_store()
+    try:
+        assert (await store.list_sessions(app_name=app, user_id="erin")).sessions == []
+        assert await store.get_user_state(app_name=app, user_id="erin") == {}
+        assert len((await store.list_sessions(app_name=app, user_id="frank")).sessions) == 1
+        assert await store.get_user_state(app_name=app, user_id="frank") == {"diet": "frank-diet"}
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["--db-url", "sqlite+aiosqlite:///x.db", "ingest-idle", "--app", "a", "--once"],
+            "error: unsupported database URL scheme 'sqlite+aiosqlite'",
+        ),
+        (
+            ["ingest-idle", "--app", "a", "--once", "--session-db-url", "memory://"],
+            "error: --session-db-url memory:// is empty outside the agent's own process",
+        ),
+        (
+            ["ingest-idle", "--app", "a", "--once", "--session-db-url", "nosuchdb+x://h/d"],
+            "error: cannot open the session store nosuchdb+x://",
+        ),
+        (
+            ["forget", "--app", "a", "--user", "u", "--session-db-url", "memory://"],
+            "error: --session-db-url memory://",
+        ),
+        (
+            [
+                "ingest-idle",
+                "--app",
+                "a",
+                "--once",
+                "--session-db-url",
+                "sqlite+aiosqlite:///no/such/dir/s.db",
+            ],
+            "error: cannot open the session store sqlite+aiosqlite://... (",
+        ),
+    ],
+    ids=["memory-db-not-postgres", "memory-sessions", "unknown-scheme", "forget", "no-file"],
+)
+async def test_cli_reports_kit_errors_in_one_line(db_url, capsys, argv, message):
+    p = argparse.ArgumentParser(prog="adk-memory-kit")
+    p.add_argument("--db-url", default=db_url)
+    lifecycle_cli.register(p.add_subparsers(dest="command"))
+    args = p.parse_args(argv)
+    assert await args.func(args) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith(message) and captured.err.count("\n") == 1
+    assert "Traceback" not in captured.err + captured.out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncGenerator, Callable
 from datetime import datetime, timedelta, timezone
+from types import SimpleNamespace
 
 import pytest
 from google.adk.agents.llm_agent import LlmAgent
@@ -185,6 +186,30 @@ async def test_end_session_with_the_plugin_also_keeps_the_farewell(sessions, mem
 def test_checkpoint_plugin_validates_n():
     with pytest.raises(InvalidInputError):
         MemoryCheckpointPlugin(every_n_invocations=0)
+    with pytest.raises(InvalidInputError):
+        MemoryCheckpointPlugin(max_tracked_sessions=0)
+
+
+async def test_truncated_session_counts_stay_bounded():
+    """In truncated-session mode the in-process count is an LRU of sessions."""
+    plugin = MemoryCheckpointPlugin(every_n_invocations=2, max_tracked_sessions=3)
+    truncated = RunConfig(get_session_config=GetSessionConfig(num_recent_events=2))
+
+    def ctx(session_id: str) -> SimpleNamespace:
+        session = SimpleNamespace(app_name="app", user_id="u1", id=session_id, events=[], state={})
+        return SimpleNamespace(session=session, run_config=truncated, memory_service=None)
+
+    async def invoke(session_id: str) -> None:
+        await plugin.after_run_callback(invocation_context=ctx(session_id))
+
+    for i in range(1000):
+        await invoke(f"s{i}")
+        assert plugin.tracked_sessions <= 3
+    # least recently used goes first: a session in use keeps its count
+    for session_id in ("a", "b", "c", "a", "d"):
+        await invoke(session_id)
+    assert [key[2] for key in plugin._seen] == ["c", "a", "d"]
+    assert plugin._seen[("app", "u1", "a")] == 2
 
 
 # ----------------------------------------------------------------- Monday / Thursday

@@ -513,9 +513,13 @@ async def test_restating_a_superseded_fact_makes_it_current_again(memory):
     app, user = unique("app"), unique("u")
     veg = fact("User's diet: vegetarian", timestamp="2026-09-01T00:00:00Z")
     fish = fact("User's diet: pescatarian", timestamp="2026-09-28T00:00:00Z")
-    for entry in (veg, fish, veg):  # back to vegetarian, same text and time as before
-        await memory.add_memory(app_name=app, user_id=user, memories=[entry],
-                                custom_metadata={"subject": "diet"})
+    # back to vegetarian: the same text, stated again later (the fact's date decides, see
+    # test_an_older_fact_added_last_does_not_supersede_a_newer_one)
+    veg_again = fact("User's diet: vegetarian", timestamp="2026-10-05T00:00:00Z")
+    for entry in (veg, fish, veg_again):
+        await memory.add_memory(
+            app_name=app, user_id=user, memories=[entry], custom_metadata={"subject": "diet"}
+        )
     found = (await memory.search_memory(app_name=app, user_id=user, query="diet")).memories
     current = [m for m in found if "superseded_at" not in m.custom_metadata]
     assert [m.content.parts[0].text for m in current] == ["User's diet: vegetarian"]
@@ -527,9 +531,457 @@ async def test_secrets_are_redacted_before_anything_is_stored(memory):
     said = "Charge my card 4111 1111 1111 1111 and deliver to gate 7"
     await memory.add_session_to_memory(session_with(app, user, [("user", said)]))
     async with memory.engine.connect() as conn:
-        stored = (await conn.execute(
-            text("SELECT text || search_text FROM adk_memory_items"
-                 " WHERE app_name = :a AND user_id = :u"), {"a": app, "u": user})).scalar_one()
+        stored = (
+            await conn.execute(
+                text(
+                    "SELECT text || search_text FROM adk_memory_items"
+                    " WHERE app_name = :a AND user_id = :u"
+                ),
+                {"a": app, "u": user},
+            )
+        ).scalar_one()
     assert "4111" not in stored and "[REDACTED:payment_card]" in stored
     found = texts(await memory.search_memory(app_name=app, user_id=user, query="deliver gate"))
     assert found == ["Charge my card [REDACTED:payment_card] and deliver to gate 7"]
+
+
+# ---------------------------------------------------------------- review findings
+
+
+async def _stored(memory, app, user, columns="*") -> list[dict]:
+    async with memory.engine.connect() as conn:
+        rows = await conn.execute(
+            text(
+                f"SELECT {columns} FROM adk_memory_items WHERE app_name = :a AND user_id = :u"
+                " ORDER BY event_time, event_id"
+            ),
+            {"a": app, "u": user},
+        )
+        return [dict(r) for r in rows.mappings()]
+
+
+def _facts(found) -> tuple[list[str], list[str]]:
+    """(current texts, superseded texts) of a search response."""
+    current = [m for m in found.memories if "superseded_at" not in m.custom_metadata]
+    old = [m for m in found.memories if "superseded_at" in m.custom_metadata]
+    return texts(type(found)(memories=current)), texts(type(found)(memories=old))
+
+
+async def test_an_older_fact_added_last_does_not_supersede_a_newer_one(memory):
+    app, user = unique("app"), unique("u")
+    fish = fact("User's diet: pescatarian", timestamp="2026-09-28T00:00:00Z")
+    veg = fact("User's diet: vegetarian", timestamp="2026-09-01T00:00:00Z")
+    for entry in (fish, veg, veg):  # the older fact arrives last (twice: still older)
+        await memory.add_memory(
+            app_name=app, user_id=user, memories=[entry], custom_metadata={"subject": "diet"}
+        )
+    found = await memory.search_memory(app_name=app, user_id=user, query="vegetarian diet")
+    assert _facts(found) == (["User's diet: pescatarian"], ["User's diet: vegetarian"])
+    old = found.memories[1]
+    # superseded as of the date of the fact that replaced it
+    assert old.custom_metadata["superseded_at"] == "2026-09-28T00:00:00+00:00"
+    # a third, newer fact supersedes the current one, dated by its own date
+    await memory.add_memory(
+        app_name=app,
+        user_id=user,
+        memories=[fact("User's diet: vegan", timestamp="2026-10-10T00:00:00Z")],
+        custom_metadata={"subject": "diet"},
+    )
+    found = await memory.search_memory(app_name=app, user_id=user, query="diet")
+    current, superseded = _facts(found)
+    assert current == ["User's diet: vegan"]
+    assert sorted(superseded) == ["User's diet: pescatarian", "User's diet: vegetarian"]
+    by_text = {m.content.parts[0].text: m.custom_metadata for m in found.memories}
+    assert by_text["User's diet: pescatarian"]["superseded_at"] == "2026-10-10T00:00:00+00:00"
+    assert by_text["User's diet: vegetarian"]["superseded_at"] == "2026-09-28T00:00:00+00:00"
+
+
+class _GatedEmbedder:
+    """Holds the first embed call until released, so that caller commits last."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.model_id, self.dim = inner.model_id, inner.dim
+        self.entered = asyncio.Event()
+        self.release = asyncio.Event()
+        self._first = True
+
+    async def embed(self, texts_):
+        if self._first:
+            self._first = False
+            self.entered.set()
+            await self.release.wait()
+        return await self.inner.embed(texts_)
+
+
+async def test_an_older_session_snapshot_committing_last_loses_nothing(db_url, embedder):
+    gated = _GatedEmbedder(embedder)
+    service = PgVectorMemoryService(db_url, embedder=gated)
+    app, user = unique("app"), unique("u")
+    newer = session_with(
+        app,
+        user,
+        [
+            ("user", "I need a hotel in Porto for March"),
+            ("model", "Any preference on the area?"),
+            ("user", "Near Ribeira, with a river view"),
+        ],
+    )
+    older = newer.model_copy(update={"events": newer.events[:2]})
+    try:
+        slow = asyncio.create_task(service.add_session_to_memory(older))
+        await asyncio.wait_for(gated.entered.wait(), 60)  # the older snapshot is embedding
+        await service.add_session_to_memory(newer)
+        gated.release.set()
+        await slow  # ... and commits last
+        rows = await _stored(service, app, user, "event_id, text, context_text")
+        assert [r["event_id"] for r in rows] == [e.id for e in newer.events]
+        # the second turn keeps the newer snapshot's context (it knows the third turn)
+        assert "Ribeira" in rows[1]["context_text"]
+        found = await service.search_memory(app_name=app, user_id=user, query="river view")
+        assert "Near Ribeira, with a river view" in texts(found)
+        # re-adding the older snapshot later changes nothing either
+        await service.add_session_to_memory(older)
+        assert len(await _stored(service, app, user, "id")) == 3
+        # once the session's memories are deleted, any copy of it can be ingested again
+        await service.delete_session_memories(app_name=app, user_id=user, session_id=older.id)
+        await service.add_session_to_memory(older)
+        assert len(await _stored(service, app, user, "id")) == 2
+    finally:
+        gated.release.set()
+        await service.close()
+
+
+async def test_a_snapshot_does_not_delete_rows_of_newer_events(memory):
+    app, user = unique("app"), unique("u")
+    session = session_with(app, user, [("user", "first turn about kayaks")])
+    await memory.add_session_to_memory(session)
+    later = text_event("user", "a later turn about canoes", ts=session.events[0].timestamp + 60)
+    await memory.add_events_to_memory(
+        app_name=app, user_id=user, events=[later], session_id=session.id
+    )
+    await memory.add_session_to_memory(session)  # a snapshot taken before the later turn
+    assert [r["text"] for r in await _stored(memory, app, user, "text")] == [
+        "first turn about kayaks",
+        "a later turn about canoes",
+    ]
+
+
+async def test_isolation_holds_inside_every_ranked_list(db_url, embedder):
+    """Another user's rows that match better must not crowd this user's row out of any list.
+
+    With a candidate depth of 3 and more than 3 rows of another user ranking above this
+    user's row in each list if the lists were shared, a list missing the user filter would
+    hold only that user's rows: the final join would hide them, but this user's row would
+    lose that list's share of the fused score (or vanish altogether).
+    """
+    options = SearchOptions(candidates=3, limit=3)
+    service = PgVectorMemoryService(db_url, embedder=embedder, search=options)
+    app, user, other = unique("app"), unique("u"), unique("u")
+    try:
+        # rows that share both words (vector, exact words) or just one (BM25: with document
+        # frequencies from everyone's rows but a row count from this user's, a word found in
+        # more rows than the user has gets a negative weight, so fewer matches rank higher)
+        await service.add_session_to_memory(
+            session_with(
+                app,
+                other,
+                [("user", f"locker code {i}: the locker code") for i in range(4)]
+                + [("user", f"the locker room {i} by the pool") for i in range(4)],
+            )
+        )
+        await service.add_session_to_memory(
+            session_with(app, user, [("user", "my gym locker has a code I keep forgetting")])
+        )
+        found = await service.search_memory(app_name=app, user_id=user, query="locker code")
+        assert texts(found) == ["my gym locker has a code I keep forgetting"]
+        # the only row of the user is first in all three lists (vector, BM25, exact words)
+        alone = sum(
+            w / (options.rrf_k + 1)
+            for w in (options.vector_weight, options.text_weight, options.exact_weight)
+        )
+        assert found.memories[0].custom_metadata["score"] == pytest.approx(alone)
+        # and the other user does rank their own rows above it in every list
+        theirs = await service.search_memory(app_name=app, user_id=other, query="locker code")
+        assert len(theirs.memories) == 3
+        assert all("locker" in t for t in texts(theirs))
+    finally:
+        await service.close()
+
+
+async def test_readding_a_fact_with_new_hygiene_values_updates_them(memory):
+    app, user = unique("app"), unique("u")
+    entry = fact("User's gym locker is 42", timestamp="2026-09-28T00:00:00Z")
+
+    async def hit():
+        (m,) = (await memory.search_memory(app_name=app, user_id=user, query="locker")).memories
+        return m.custom_metadata
+
+    await memory.add_memory(
+        app_name=app, user_id=user, memories=[entry], custom_metadata={"importance": 0.2}
+    )
+    assert (await hit())["importance"] == pytest.approx(0.2)
+    await memory.add_memory(
+        app_name=app, user_id=user, memories=[entry], custom_metadata={"importance": 0.9}
+    )
+    assert (await hit())["importance"] == pytest.approx(0.9)
+    await memory.add_memory(
+        app_name=app,
+        user_id=user,
+        memories=[entry],
+        custom_metadata={"importance": 0.9, "expires_at": "2099-01-01T00:00:00Z"},
+    )
+    assert (await hit())["expires_at"] == "2099-01-01T00:00:00+00:00"
+    await memory.add_memory(
+        app_name=app,
+        user_id=user,
+        memories=[entry],
+        custom_metadata={"importance": 0.9, "ttl": 3600},
+    )
+    expires = datetime.fromisoformat((await hit())["expires_at"])
+    assert timedelta(minutes=59) < expires - datetime.now(timezone.utc) <= timedelta(hours=1)
+    # an explicit add states the item whole: without hygiene keys, none are kept
+    await memory.add_memory(app_name=app, user_id=user, memories=[entry])
+    meta = await hit()
+    assert "importance" not in meta and "expires_at" not in meta
+    assert await _rows(memory, app, user) == 1
+
+
+async def test_reingesting_a_session_keeps_hygiene_values_set_by_an_explicit_add(memory):
+    app, user = unique("app"), unique("u")
+    session = session_with(
+        app, user, [("user", "my parking spot today is B7"), ("model", "Noted, spot B7")]
+    )
+    await memory.add_events_to_memory(
+        app_name=app,
+        user_id=user,
+        events=session.events[:1],
+        session_id=session.id,
+        custom_metadata={"ttl": 3600, "importance": 0.7, "subject": "parking", "source": "x"},
+    )
+    (before,) = await _stored(memory, app, user)
+    await memory.add_session_to_memory(session)  # rewrites the row: its context changed
+    after = next(r for r in await _stored(memory, app, user) if r["id"] == before["id"])
+    assert "Noted, spot B7" in after["context_text"]
+    assert after["expires_at"] == before["expires_at"] is not None
+    assert after["importance"] == pytest.approx(0.7)
+    assert after["subject"] == "parking"
+    assert after["metadata"]["source"] == "x"
+    assert await _rows(memory, app, user) == 2
+
+
+async def test_readding_an_entry_as_search_returned_it_updates_that_row(memory):
+    app, user = unique("app"), unique("u")
+    await memory.add_memory(
+        app_name=app,
+        user_id=user,
+        memories=[fact("User's seat preference: aisle", timestamp="2026-09-01T00:00:00Z")],
+        custom_metadata={"subject": "seat", "importance": 0.5},
+    )
+    session = session_with(app, user, [("user", "my locker code is 1234")])
+    await memory.add_session_to_memory(session)
+    found = await memory.search_memory(app_name=app, user_id=user, query="seat preference")
+    returned = next(m for m in found.memories if "seat" in m.content.parts[0].text)
+    await memory.add_memory(app_name=app, user_id=user, memories=[returned])  # as returned
+    assert await _rows(memory, app, user) == 2
+    edited = returned.model_copy(
+        update={"content": types.Content(role="user", parts=[types.Part(text="window seat")])}
+    )
+    await memory.add_memory(app_name=app, user_id=user, memories=[edited])
+    again = await memory.search_memory(app_name=app, user_id=user, query="window seat")
+    hit = next(m for m in again.memories if m.id == returned.id)
+    assert hit.content.parts[0].text == "window seat"
+    assert hit.custom_metadata["subject"] == "seat"
+    assert "superseded_at" not in hit.custom_metadata
+    # an event row keeps its session and event key
+    (event_hit,) = (
+        await memory.search_memory(app_name=app, user_id=user, query="locker code", limit=1)
+    ).memories
+    await memory.add_memory(
+        app_name=app,
+        user_id=user,
+        memories=[
+            event_hit.model_copy(
+                update={"content": types.Content(parts=[types.Part(text="locker code 9876")])}
+            )
+        ],
+    )
+    assert await _rows(memory, app, user) == 2
+    row = next(r for r in await _stored(memory, app, user) if str(r["id"]) == event_hit.id)
+    assert (row["session_id"], row["event_id"], row["kind"]) == (
+        session.id, session.events[0].id, "event",
+    )  # fmt: skip
+    assert row["text"] == "locker code 9876"
+    # what search adds to the metadata is not stored as the entry's own metadata
+    assert not {"score", "ingested_at", "event_id"} & set(row["metadata"])
+    # a caller's own key that is not a row id still keys the entry
+    for body in ("first", "second"):
+        await memory.add_memory(
+            app_name=app, user_id=user, memories=[fact(f"note {body}", id="my-note-1")]
+        )
+    assert await _rows(memory, app, user) == 3
+
+
+async def test_custom_metadata_is_redacted_and_cleaned_before_it_is_stored(memory):
+    app, user = unique("app"), unique("u")
+    card = "4111 1111 1111 1111"
+    await memory.add_memory(
+        app_name=app,
+        user_id=user,
+        memories=[fact("booked the Lisbon hotel", custom_metadata={"note": f"paid with {card}"})],
+        custom_metadata={"nested": {"cards": [f"card {card}"], "n": 3}},
+    )
+    await memory.add_events_to_memory(
+        app_name=app,
+        user_id=user,
+        events=[text_event("user", "booked the Porto hotel")],
+        custom_metadata={"payment": {"card": card}},
+    )
+    rows = await _stored(memory, app, user, "metadata::text AS m")
+    assert len(rows) == 2
+    for row in rows:
+        assert "4111" not in row["m"] and "[REDACTED:payment_card]" in row["m"]
+
+
+async def test_documents_are_built_off_the_event_loop(memory, monkeypatch):
+    import threading
+
+    import adk_memory_kit.memory.service as service_module
+
+    threads: list[threading.Thread] = []
+    for name in ("documents_from_events", "documents_from_entries"):
+        original = getattr(service_module, name)
+
+        def spy(*args, _original=original, **kwargs):
+            threads.append(threading.current_thread())
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(service_module, name, spy)
+    app, user = unique("app"), unique("u")
+    await memory.add_session_to_memory(session_with(app, user, [("user", "x " * 200_000)]))
+    await memory.add_events_to_memory(
+        app_name=app, user_id=user, events=[text_event("user", "a delta")]
+    )
+    await memory.add_memory(app_name=app, user_id=user, memories=[fact("a fact")])
+    assert len(threads) == 3
+    assert threading.main_thread() not in threads
+
+
+async def test_edge_inputs_raise_invalid_input_or_are_cleaned(memory):
+    app, user = unique("app"), unique("u")
+    session = session_with(app, user, [("user", "broken \ud83d surrogate in a turn")])
+    session.events[0].author = "user\udc00"
+    await memory.add_session_to_memory(session)
+    (row,) = await _stored(memory, app, user, "text, author")
+    assert row["text"] == "broken \ufffd surrogate in a turn"
+    assert row["author"] == "user\ufffd"
+    # a proper pair written as two surrogates is joined into its character
+    await memory.add_memory(app_name=app, user_id=user, memories=[fact("sushi \ud83c\udf63")])
+    assert "sushi 🍣" in [r["text"] for r in await _stored(memory, app, user, "text")]
+    found = await memory.search_memory(app_name=app, user_id=user, query="surrogate \udc00 turn")
+    assert "broken \ufffd surrogate in a turn" in texts(found)
+
+    for ttl in (float("inf"), float("nan"), 1e300, 10**400, timedelta(days=999_999_999)):
+        with pytest.raises(InvalidInputError, match="ttl"):
+            await memory.add_memory(
+                app_name=app, user_id=user, memories=[fact("x")], custom_metadata={"ttl": ttl}
+            )
+    for limit in (True, "5", 2.0, 0, 2**40):
+        with pytest.raises(InvalidInputError, match="limit"):
+            await memory.search_memory(app_name=app, user_id=user, query="turn", limit=limit)
+    for ts in (float("nan"), float("inf"), 1e300, -1e300):
+        bad = session_with(app, user, [("user", "a turn with a broken clock")])
+        bad.events[0].timestamp = ts
+        with pytest.raises(InvalidInputError, match=bad.events[0].id):
+            await memory.add_session_to_memory(bad)
+        with pytest.raises(InvalidInputError, match=bad.events[0].id):
+            await memory.add_events_to_memory(app_name=app, user_id=user, events=bad.events)
+    with pytest.raises(InvalidInputError, match="timestamp"):
+        await memory.add_memory(
+            app_name=app,
+            user_id=user,
+            memories=[fact("x", timestamp="9999-12-31T23:00:00-05:00")],
+        )
+    with pytest.raises(InvalidInputError, match="NaN"):
+        await memory.add_memory(
+            app_name=app, user_id=user, memories=[fact("x", custom_metadata={"n": float("nan")})]
+        )
+    assert await _rows(memory, app, user) == 2
+    # NUL bytes and lone surrogates in metadata (which JSONB cannot hold) become U+FFFD
+    await memory.add_memory(
+        app_name=app,
+        user_id=user,
+        memories=[fact("metadata edge cases")],
+        custom_metadata={"k\x00": ["a\x00b", {"s": "c\ud800d"}]},
+    )
+    rows = await _stored(memory, app, user, "text, metadata")
+    (meta,) = [r["metadata"] for r in rows if r["text"] == "metadata edge cases"]
+    assert meta == {"k\ufffd": ["a\ufffdb", {"s": "c\ufffdd"}]}
+
+
+async def test_a_naive_expires_at_datetime_is_utc(db_url, embedder):
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    # a server session in another time zone must not shift a naive datetime
+    engine = create_async_engine(db_url, connect_args={"options": "-c TimeZone=Asia/Kolkata"})
+    service = PgVectorMemoryService(engine=engine, embedder=embedder)
+    app, user = unique("app"), unique("u")
+    try:
+        for expires in (datetime(2099, 1, 1, 12, 0), "2099-01-01T12:00:00"):
+            await service.add_memory(
+                app_name=app,
+                user_id=user,
+                memories=[fact("visa appointment reminder")],
+                custom_metadata={"expires_at": expires},
+            )
+            (hit,) = (
+                await service.search_memory(app_name=app, user_id=user, query="visa")
+            ).memories
+            assert hit.custom_metadata["expires_at"] == "2099-01-01T12:00:00+00:00"
+    finally:
+        await service.close()
+        await engine.dispose()
+
+
+async def test_search_embeds_the_query_with_embed_query(db_url, embedder):
+    calls: list[tuple[str, int]] = []
+
+    class Asymmetric:
+        model_id, dim = embedder.model_id, embedder.dim
+
+        async def embed(self, texts_):
+            calls.append(("embed", len(texts_)))
+            return await embedder.embed(texts_)
+
+        async def embed_query(self, texts_):
+            calls.append(("embed_query", len(texts_)))
+            return await embedder.embed(texts_)
+
+    service = PgVectorMemoryService(db_url, embedder=Asymmetric())
+    app, user = unique("app"), unique("u")
+    try:
+        await service.add_memory(app_name=app, user_id=user, memories=[fact("gate code 4471")])
+        found = await service.search_memory(app_name=app, user_id=user, query="gate code")
+        assert texts(found) == ["gate code 4471"]
+    finally:
+        await service.close()
+    assert calls == [("embed", 1), ("embed_query", 1)]
+
+
+async def test_an_unreachable_database_raises_a_clear_error():
+    from adk_memory_kit import DatabaseUnavailableError
+
+    url = "postgresql+psycopg://kit:s3cret-pw@127.0.0.1:1/agents"
+    service = PgVectorMemoryService(url, embedder=_OtherDimEmbedder())
+    try:
+        with pytest.raises(DatabaseUnavailableError) as info:
+            await service.search_memory(app_name="a", user_id="u", query="anything")
+        message = str(info.value)
+        assert "127.0.0.1:1/agents" in message and "kit:***@" in message
+        assert "s3cret-pw" not in message
+        assert "ADK_MEMORY_KIT_DB_URL" in message and "embedded default" in message
+        with pytest.raises(DatabaseUnavailableError):
+            async with service:
+                pass
+    finally:
+        await service.close()

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from adk_memory_kit import PgVectorMemoryService
 from adk_memory_kit.errors import InvalidInputError
-from adk_memory_kit.routing import Candidate, MemoryHome, route
+from adk_memory_kit.routing import (
+    Candidate,
+    MemoryApplier,
+    MemoryHome,
+    ReviewQueue,
+    RuleBasedExtractor,
+    route,
+)
+from tests.test_routing_support import make_context, unique, user_event
 
 H = MemoryHome
 
@@ -92,3 +103,52 @@ def test_candidate_normalizes_keys_and_refuses_bad_ones():
 def test_candidate_repr_never_shows_the_text():
     c = Candidate(text="my card is 4111 1111 1111 1111", sensitive=True)
     assert "4111" not in repr(c) and "drop" in repr(c)
+
+
+# ---------------------------------------------------------------- end to end
+@pytest.fixture
+async def stores(db_url, embedder):
+    memory = PgVectorMemoryService(db_url, embedder=embedder)
+    queue = ReviewQueue(db_url)
+    yield memory, queue
+    await queue.close()
+    await memory.close()
+
+
+@pytest.mark.parametrize(("text", "key", "value", "flags", "home"), TRAVEL_FACTS)
+async def test_the_travel_facts_through_the_real_extractor_and_applier(
+    text, key, value, flags, home, stores
+):
+    """The same eight sentences, but the flags come from the RuleBasedExtractor and the
+    detectors, and the applier writes each to its home: detectors, rules and route together."""
+    memory, queue = stores
+    app = unique("app")
+    ctx = make_context(app=app, memory=memory)
+    candidates = await RuleBasedExtractor().extract([user_event(text)])
+    assert [(route(c), c.key, c.value) for c in candidates] == [(home, key, value)]
+    (outcome,) = await MemoryApplier(review_queue=queue).apply(candidates, ctx)
+    assert outcome.home is home
+
+    delta = dict(ctx.actions.state_delta)
+    stored = await memory.search_memory(app_name=app, user_id="u1", query=text)
+    queued = await queue.list(app_name=app)
+    expected_delta = {
+        H.USER_STATE: {f"user:pref_{key}", f"user:pref_{key}_at"},
+        H.SESSION_STATE: {f"fact_{key}"},
+        H.TURN_SCRATCH: {f"temp:{key}"},
+    }.get(home, set())
+    assert set(delta) == expected_delta
+    if home is H.USER_STATE:
+        assert (outcome.status, delta[f"user:pref_{key}"]) == ("stored", value)
+    if home is H.SESSION_STATE:
+        assert (outcome.status, delta[f"fact_{key}"]) == ("stored", value)
+    assert [m.content.parts[0].text for m in stored.memories] == (
+        [text] if home is H.LONG_TERM else []
+    )
+    assert [q.text for q in queued] == ([text] if home is H.PROCEDURAL_REVIEW else [])
+    if home is H.DROP:
+        assert outcome.status == "dropped"
+        written = json.dumps(delta) + json.dumps(
+            [m.model_dump(mode="json") for m in stored.memories]
+        )
+        assert "4111" not in written and "X1234567" not in written

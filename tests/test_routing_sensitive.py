@@ -39,6 +39,33 @@ TRUE_POSITIVES = [
     ("I'm pregnant, can I still fly in May?", "health"),
     ("I need to carry insulin in my hand luggage", "health"),
     ("I have a severe nut allergy", "health"),
+    # env-style names: the keyword after "_" (\b does not see a boundary there)
+    ("DB_PASSWORD=hunter2secret", "credential"),
+    ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "credential"),
+    ("STRIPE_API_KEY: 51HxYzQ2eZvKYlo2C0a1b2c3d", "credential"),
+    ('db_password = "s3cr3t!"', "credential"),
+    ('{"password": "abc123"}', "credential"),
+    # prose: words between the keyword and "is", "is:", multi-word values
+    ("my password for the portal is Blue42Sky", "credential"),
+    ("The password to the office wifi is tr0ub4dor", "credential"),
+    ("my password is: hunter2", "credential"),
+    ("Password: My Dog Rex 2019", "credential"),
+    # PINs and card security codes are digits, with or without "is"
+    ("my cvv 123", "credential"),
+    ("PIN 4821", "credential"),
+    ("My PIN is 4821", "credential"),
+    # IBANs in lower case
+    ("refund to iban de89 3704 0044 0532 0130 00 please", "iban"),
+    ("gb82west12345698765432", "iban"),
+    # a card-network prefix and length, no card word needed; a card word, any prefix
+    ("4000 0000 0000 0002", "payment_card"),
+    ("pay with 4000 0000 0000 0002", "payment_card"),
+    ("my store card 7000 0000 0000 0005", "payment_card"),
+    # personal phrasing and acronyms
+    ("I have depression", "health"),
+    ("I've been depressed since the spring", "health"),
+    ("I have no allergies but I'm diabetic", "health"),
+    ("I was treated for an STD last year", "health"),
 ]  # fmt: skip
 
 FALSE_POSITIVES = [
@@ -56,6 +83,30 @@ FALSE_POSITIVES = [
     "DE89 is the route number, not a bank account",
     "Their fundraising aids local schools.",  # lower-case 'aids' is not the health term
     "Flight TP 1357 departs at 07:40 from gate B12.",
+    # health words that are weather, history, code or a fare class
+    "A tropical depression is forming near the Azores.",
+    "The Great Depression museum is worth a visit.",
+    "Use std::vector for the seat map.",
+    "Book the STD fare, I prefer aisle seats.",
+    "Any std fares left?",
+    # negated health mentions are not health data
+    "I am vegetarian and have no allergies.",
+    "I am vegan, no medication issues",
+    "I don't have any food allergies.",
+    "Allergies: none",
+    # talk about secrets, not secrets
+    "The secret is out",
+    "The secret is in the sauce at that place.",
+    "Drop a pin is fine",
+    "Drop a pin 200 m from the hotel.",
+    "the password for the wifi is on the fridge",
+    "if password == expected: log in",
+    # a Luhn-valid number labelled as something else, without a card word
+    "Order number 4000 0000 0000 0002 has shipped.",
+    "Your booking reference is 4000 0000 0000 0002.",
+    "Tracking # 7000 0000 0000 0005",
+    "Ticket 9000000000000001 is confirmed.",  # no card prefix, no card word
+    "Send it to DE89 Lisbon office, not a bank account",
 ]
 
 
@@ -84,6 +135,49 @@ def test_findings_carry_position_not_text():
     assert text[finding.start : finding.end].strip() == "4111 1111 1111 1111"
     assert "4111" not in repr(finding)
     assert redact(text) == "pay with [REDACTED:payment_card] today"
+
+
+def test_a_secret_value_is_redacted_whole():
+    # quoted: to its closing quote; unquoted: to the end of the line or sentence
+    said = 'The password is "correct horse battery staple" and my seat is aisle.'
+    assert redact(said) == "The [REDACTED:credential] and my seat is aisle."
+    assert redact("Password: My Dog Rex 2019\nseat: aisle") == (
+        "[REDACTED:credential]\nseat: aisle"
+    )
+    assert redact("my password is hunter2!! Book the flight.") == (
+        "my [REDACTED:credential] Book the flight."
+    )
+    env = "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY region=eu"
+    assert "wJalr" not in redact(env) and "EXAMPLEKEY" not in redact(env)
+    for text in ("my password for the portal is Blue42Sky", 'db_password = "s3cr3t!"'):
+        assert "Blue42Sky" not in redact(text) and "s3cr3t" not in redact(text)
+
+
+def test_redact_secrets_keeps_health_and_ordinary_words():
+    from adk_memory_kit.sensitive import redact_secrets
+
+    said = "Order number 4000 0000 0000 0002, I have a nut allergy, PIN 4821."
+    assert redact_secrets(said) == (
+        "Order number 4000 0000 0000 0002, I have a nut allergy, [REDACTED:credential]."
+    )
+
+
+def test_an_iban_finding_stops_at_the_iban():
+    text = "refund to iban de89 3704 0044 0532 0130 00 please"
+    (finding,) = detect_sensitive(text)
+    assert text[finding.start : finding.end] == "de89 3704 0044 0532 0130 00"
+
+
+def test_card_networks():
+    from adk_memory_kit.sensitive import card_network
+
+    assert card_network("4111111111111111") == "visa"
+    assert card_network("5555555555554444") == "mastercard"
+    assert card_network("2221000000000009") == "mastercard"
+    assert card_network("378282246310005") == "amex"
+    assert card_network("6011111111111117") == "discover"
+    assert card_network("37828224631000") is None  # Amex prefix, wrong length
+    assert card_network("7000000000000005") is None
 
 
 def test_the_detector_list_is_extensible():

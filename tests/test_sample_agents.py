@@ -48,7 +48,7 @@ from adk_memory_kit.sample_agents.rebooker import (
 )
 from adk_memory_kit.sample_agents.research import build_research_agent
 from adk_memory_kit.scripted import ScriptedLlm
-from adk_memory_kit.working_memory import WORKING_MEMORY_TOOL_NAMES, repeated_tool_calls
+from adk_memory_kit.working_memory import WORKING_MEMORY_TOOL_NAMES, Scratchpad, repeated_tool_calls
 
 REPO = Path(__file__).resolve().parents[1]
 AGENTS_DIR = REPO / "agents"
@@ -278,11 +278,11 @@ def check_rebooker(convo: Conversation) -> None:
     assert held.args["seat_type"] == "aisle"
     assert not chosen["red_eye"] and chosen["aisle_seat_free"]
     assert chosen["arrives"].startswith("Thursday")
-    assert states[4]["wm"]["facts"]["best_flight"]["value"] == chosen["flight_id"]
+    assert Scratchpad.load(states[4]["wm"]).facts["best_flight"].value == chosen["flight_id"]
     assert chosen["flight_id"] in replies[2] and "no red-eye" in replies[2]
     assert repeated_tool_calls(events, exclude=WORKING_MEMORY_TOOL_NAMES) == 0
 
-    assert states[5]["wm"]["facts"]["held_seat"]["source"] == "hold_seat"
+    assert Scratchpad.load(states[5]["wm"]).facts["held_seat"].source == "hold_seat"
     assert states[-1]["wm"] is None and states[-1]["wm_view"] == ""
     assert "Done" in replies[-1] and chosen["flight_id"] in replies[-1]
 

@@ -19,8 +19,8 @@ from adk_memory_kit.working_memory import Scratchpad, render_view
 
 
 async def test_state_round_trips_through_database_session_service(db_url: str):
-    # Written first but with the longest name: JSONB stores it last, so eviction must go by
-    # the recorded write time, not by the order keys come back from the database.
+    # Written first but with the longest name: JSONB would store it last as an object key, so
+    # facts are a list (oldest first) and eviction goes by the recorded write time.
     first = call("record_fact", name="zz_first_written_fact", value="old", source="user")
     rest = [call("record_fact", name=f"f{i:02d}", value=f"v{i}", source="user") for i in range(10)]
     model = ScriptedLlm(
@@ -45,7 +45,8 @@ async def test_state_round_trips_through_database_session_service(db_url: str):
     service = DatabaseSessionService(db_url=db_url)
     try:
         h = await Harness(make_agent(model), service).start()
-        await h.turn("Move my flight earlier, keep seat 12A")
+        notes = " ".join(f"v{i}" for i in range(10))
+        await h.turn(f"Move my flight earlier, keep seat 12A. Old notes: old {notes}")
         written = await h.state()
     finally:
         await service.close()
@@ -60,17 +61,19 @@ async def test_state_round_trips_through_database_session_service(db_url: str):
         pad = Scratchpad.load(session.state["wm"])
         assert pad.facts["ref"].pinned and pad.facts["ref"].source == "lookup_booking"
         assert render_view(pad).text == session.state["wm_view"]
-        assert list(session.state["wm"]["facts"])[0] != "zz_first_written_fact"
+        stored = session.state["wm"]["facts"]
+        assert stored[0]["name"] == "zz_first_written_fact"
+        assert [f["written_at"] for f in stored] == sorted(f["written_at"] for f in stored)
 
         model.turns = [
-            [call("record_fact", name="new_fact", value="n", source="user")],
+            [call("record_fact", name="new_fact", value="window seat", source="user")],
             [say("ok")],
             [call("complete_task")],
             [say("done")],
         ]
         h2 = Harness(make_agent(model), fresh)
         h2.session_id = h.session_id
-        events = await h2.turn("one more thing")
+        events = await h2.turn("one more thing: window seat")
         assert replies(events, "record_fact")[0]["evicted"] == ["zz_first_written_fact"]
         assert "Goal: Move flight AB123 earlier" in request_text(model.requests[-2])
         await h2.turn("that's all, thanks")

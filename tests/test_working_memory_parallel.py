@@ -81,7 +81,7 @@ async def test_parallel_branches_write_own_keys_and_merge_loses_nothing():
     )
     base = Scratchpad(goal="Plan a New York trip", constraints=["budget 1500 EUR"])
     h = await Harness(trip).start(state={"wm": base.dump(), "wm_view": render_view(base).text})
-    events = await h.turn("Find me a flight and a hotel")
+    events = await h.turn("Find me a flight and a hotel; the Ibis Midtown would be great")
 
     refused = replies(events, "record_fact")
     assert [r["status"] for r in refused].count("rejected") == 1

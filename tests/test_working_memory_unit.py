@@ -180,8 +180,8 @@ def test_scratchpad_load_and_dump_are_plain_json():
     raw = json.loads(json.dumps(pad.dump()))
     assert Scratchpad.load(raw) == pad
     assert Scratchpad.load(None) == Scratchpad() == Scratchpad.load({})
-    with pytest.raises(SchemaMismatchError, match="v2"):
-        Scratchpad.load({"v": 2})
+    with pytest.raises(SchemaMismatchError, match="v3"):
+        Scratchpad.load({"v": 3})
     with pytest.raises(SchemaMismatchError, match="complete_task"):
         Scratchpad.load({"v": 1, "plan": [{"step": "s", "status": "later"}]})
     with pytest.raises(SchemaMismatchError):

@@ -68,7 +68,8 @@ async def _turn(runner: Runner, user_id: str, session_id: str, text: str) -> lis
 
 def _record_outcomes(result: StoryResult, outcomes: list[RoutingOutcome]) -> None:
     for outcome in outcomes:
-        label = f"{outcome.key or outcome.detail or '-'} ({outcome.status})"
+        why = f": {outcome.detail}" if outcome.key and outcome.detail else ""
+        label = f"{outcome.key or outcome.detail or '-'} ({outcome.status}{why})"
         result.homes.setdefault(outcome.home.name, []).append(label)
         print(f"   [router] -> {outcome.home.name}: {label}")
 

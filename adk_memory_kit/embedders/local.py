@@ -105,3 +105,7 @@ class LocalMiniLMEmbedder:
         if not texts:
             return []
         return await asyncio.to_thread(self.embed_sync, list(texts))
+
+    async def embed_query(self, texts: Sequence[str]) -> list[list[float]]:
+        """Queries and stored texts are embedded alike (MiniLM is symmetric)."""
+        return await self.embed(texts)

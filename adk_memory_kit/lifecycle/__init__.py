@@ -25,7 +25,7 @@ from adk_memory_kit.lifecycle.forget import (
     register_data_home,
 )
 from adk_memory_kit.lifecycle.idle_job import IdleIngestJob, IdleRunReport
-from adk_memory_kit.lifecycle.watermarks import SessionKey, WatermarkStore
+from adk_memory_kit.lifecycle.watermarks import SessionKey, WatermarkState, WatermarkStore
 
 __all__ = [
     "END_SESSION_STATE_KEY",
@@ -40,6 +40,7 @@ __all__ = [
     "PendingForget",
     "SessionCloser",
     "SessionKey",
+    "WatermarkState",
     "WatermarkStore",
     "data_map",
     "end_session",

@@ -11,6 +11,7 @@ remembered too.
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from google.adk.plugins.base_plugin import BasePlugin
@@ -35,14 +36,18 @@ class MemoryCheckpointPlugin(BasePlugin):
     An invocation is one ``Runner.run_async`` call (one user turn). The count is the number
     of distinct invocation ids among the session's events, so it survives restarts; if the
     runner loads a truncated session (``RunConfig.get_session_config``) the plugin counts
-    the invocations it saw in this process instead. Errors are logged, never raised: a
-    failed checkpoint must not fail the user's turn (the next checkpoint, the closer or the
-    idle job ingests the session later).
+    the invocations it saw in this process instead, for at most ``max_tracked_sessions``
+    sessions (least recently used first out; an evicted session that comes back starts
+    counting again, so its next checkpoint can come up to N-1 invocations later). Errors
+    are logged, never raised: a failed checkpoint must not fail the user's turn (the next
+    checkpoint, the closer or the idle job ingests the session later).
 
     Args:
         every_n_invocations: checkpoint period; ``None`` checkpoints only when the
             ``end_session`` tool was called.
         attempts / backoff: retry policy of the underlying :class:`SessionCloser`.
+        max_tracked_sessions: how many sessions the in-process count (truncated sessions
+            only) remembers.
         name: the plugin's name in the runner.
     """
 
@@ -52,6 +57,7 @@ class MemoryCheckpointPlugin(BasePlugin):
         *,
         attempts: int = 3,
         backoff: float = 0.5,
+        max_tracked_sessions: int = 10_000,
         name: str = "memory_checkpoint",
     ) -> None:
         super().__init__(name=name)
@@ -59,11 +65,16 @@ class MemoryCheckpointPlugin(BasePlugin):
             raise InvalidInputError(
                 f"every_n_invocations must be at least 1 (or None), got {every_n_invocations}"
             )
+        if max_tracked_sessions < 1:
+            raise InvalidInputError(
+                f"max_tracked_sessions must be at least 1, got {max_tracked_sessions}"
+            )
         self.every_n_invocations = every_n_invocations
+        self.max_tracked_sessions = max_tracked_sessions
         self.attempts = attempts
         self.backoff = backoff
         self.last_result: CloseResult | None = None
-        self._seen: dict[tuple[str, str, str], int] = {}
+        self._seen: OrderedDict[tuple[str, str, str], int] = OrderedDict()
         self._warned_no_memory = False
 
     def _invocation_number(self, ctx: InvocationContext) -> int:
@@ -75,8 +86,16 @@ class MemoryCheckpointPlugin(BasePlugin):
         if not truncated:
             return len({e.invocation_id for e in session.events if e.invocation_id})
         key = (session.app_name, session.user_id, session.id)
-        self._seen[key] = self._seen.get(key, 0) + 1
-        return self._seen[key]
+        number = self._seen.pop(key, 0) + 1
+        self._seen[key] = number  # now the most recently used
+        while len(self._seen) > self.max_tracked_sessions:
+            self._seen.popitem(last=False)
+        return number
+
+    @property
+    def tracked_sessions(self) -> int:
+        """How many sessions the in-process count currently remembers."""
+        return len(self._seen)
 
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
         ctx = invocation_context

@@ -1,22 +1,67 @@
-"""``adk-memory-kit ingest-idle`` and ``adk-memory-kit forget``."""
+"""``adk-memory-kit ingest-idle`` and ``adk-memory-kit forget``.
+
+``--session-db-url`` picks the session store the agent's ``Runner`` uses:
+
+* unset, or a PostgreSQL URL: ADK's ``DatabaseSessionService`` on it. On the same database
+  as ``--db-url`` the idle job lists candidates with one SQL query;
+* anything else goes through ADK's own service factory (what ``adk web
+  --session_service_uri`` accepts): ``sqlite+aiosqlite:///sessions.db`` or another
+  SQLAlchemy URL (``DatabaseSessionService``), ``sqlite:///sessions.db``
+  (``SqliteSessionService``), ``agentengine://...`` (Vertex AI), or a scheme registered in
+  ADK's service registry. The idle job then lists sessions through the public
+  ``list_sessions`` API. Watermarks, memories and the forget log stay in ``--db-url``.
+
+Errors the kit raises on purpose (``MemoryKitError``) print one ``error: ...`` line and exit
+with status 2.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import signal
 import sys
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from urllib.parse import urlsplit
 
+from google.adk.sessions.base_session_service import BaseSessionService
 from google.adk.sessions.database_session_service import DatabaseSessionService
 
 from adk_memory_kit.db.engine import resolve_db_url
+from adk_memory_kit.errors import InvalidInputError, MemoryKitError
 from adk_memory_kit.lifecycle.forget import data_map, forget_user, pending_forgets
 from adk_memory_kit.lifecycle.idle_job import IdleIngestJob, IdleRunReport
 from adk_memory_kit.lifecycle.watermarks import SessionKey
 from adk_memory_kit.memory.service import PgVectorMemoryService
+
+_SESSION_URL_HELP = (
+    "where the agent's sessions live (default: the same database as --db-url): a "
+    "PostgreSQL URL, sqlite+aiosqlite:///FILE or another SQLAlchemy async URL "
+    "(DatabaseSessionService), sqlite:///FILE (SqliteSessionService), agentengine://ID; "
+    "non-PostgreSQL stores are listed through ADK's public session API"
+)
+_POSTGRES_SCHEMES = {"postgres", "postgresql", "postgresql+psycopg", "pgvector"}
+
+
+def _one_line_errors(
+    func: Callable[[argparse.Namespace], Awaitable[int]],
+) -> Callable[[argparse.Namespace], Awaitable[int]]:
+    """The kit's own errors as one ``error: ...`` line on stderr and exit status 2."""
+
+    @functools.wraps(func)
+    async def wrapper(args: argparse.Namespace) -> int:
+        try:
+            return await func(args)
+        except MemoryKitError as exc:
+            print(f"error: {exc}", file=sys.stderr, flush=True)
+            return 2
+
+    return wrapper
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -33,13 +78,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--interval", type=float, default=60.0, help="seconds between passes (default: 60)"
     )
     idle.add_argument("--batch-size", type=int, default=None, help="max sessions per pass")
-    idle.add_argument(
-        "--session-db-url",
-        default=None,
-        help="DatabaseSessionService URL (default: the same database as --db-url)",
-    )
+    idle.add_argument("--session-db-url", default=None, help=_SESSION_URL_HELP)
     idle.add_argument("--quiet", action="store_true", help="print pass summaries only")
-    idle.set_defaults(func=_ingest_idle)
+    idle.set_defaults(func=_one_line_errors(_ingest_idle))
 
     forget = subparsers.add_parser(
         "forget",
@@ -53,20 +94,63 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--dry-run", action="store_true", help="only show where the user's data lives"
     )
     forget.add_argument("--json", action="store_true", help="print JSON")
-    forget.add_argument(
-        "--session-db-url",
-        default=None,
-        help="DatabaseSessionService URL (default: the same database as --db-url)",
-    )
-    forget.set_defaults(func=_forget)
+    forget.add_argument("--session-db-url", default=None, help=_SESSION_URL_HELP)
+    forget.set_defaults(func=_one_line_errors(_forget))
+
+
+def session_service_from_url(url: str | None, db_url: str | None) -> BaseSessionService:
+    """The session service for ``--session-db-url`` (see the module doc)."""
+    if not url or urlsplit(url).scheme in _POSTGRES_SCHEMES:
+        return DatabaseSessionService(db_url=resolve_db_url(url or db_url))
+    scheme = urlsplit(url).scheme
+    if not scheme:
+        raise InvalidInputError(
+            f"--session-db-url {url!r} has no scheme; use e.g. postgresql+psycopg://..., "
+            "sqlite+aiosqlite:///sessions.db or sqlite:///sessions.db"
+        )
+    if scheme == "memory":
+        raise InvalidInputError(
+            "--session-db-url memory:// is empty outside the agent's own process; run the "
+            "job from that process with the Python API (IdleIngestJob, forget_user)"
+        )
+    from google.adk.cli.utils.service_factory import create_session_service_from_options
+
+    try:
+        return create_session_service_from_options(
+            base_dir=Path.cwd(), session_service_uri=url, use_local_storage=False
+        )
+    except (ValueError, ImportError) as exc:
+        raise InvalidInputError(
+            f"cannot open the session store {scheme}://...: {exc}".splitlines()[0]
+        ) from exc
 
 
 async def _services(
     args: argparse.Namespace,
-) -> tuple[DatabaseSessionService, PgVectorMemoryService]:
+) -> tuple[BaseSessionService, PgVectorMemoryService]:
     db_url = getattr(args, "db_url", None)
-    session_url = await asyncio.to_thread(resolve_db_url, args.session_db_url or db_url)
-    return DatabaseSessionService(db_url=session_url), PgVectorMemoryService(db_url)
+    memory_url = await asyncio.to_thread(resolve_db_url, db_url)  # validates --db-url first
+    sessions = await asyncio.to_thread(session_service_from_url, args.session_db_url, db_url)
+    prepare = getattr(sessions, "prepare_tables", None)  # DatabaseSessionService: open it now
+    if prepare is not None and args.session_db_url:
+        try:
+            await prepare()
+        except Exception as exc:
+            await _close_sessions(sessions)
+            scheme = urlsplit(args.session_db_url).scheme
+            reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+            raise InvalidInputError(
+                f"cannot open the session store {scheme}://... ({reason}); check "
+                "--session-db-url (sqlite+aiosqlite:///relative.db, "
+                "sqlite+aiosqlite:////absolute/path.db)"
+            ) from exc
+    return sessions, PgVectorMemoryService(memory_url)
+
+
+async def _close_sessions(sessions: BaseSessionService) -> None:
+    close = getattr(sessions, "close", None)
+    if close is not None:
+        await close()
 
 
 def _stamp() -> str:
@@ -116,7 +200,7 @@ async def _ingest_idle(args: argparse.Namespace) -> int:
     finally:
         await job.close()
         await memory.close()
-        await sessions.close()
+        await _close_sessions(sessions)
 
 
 async def _forget(args: argparse.Namespace) -> int:
@@ -133,20 +217,27 @@ async def _forget(args: argparse.Namespace) -> int:
             elif not pending:
                 print("no interrupted forgets")
             for p in [] if args.json else pending:
+                detail = f": {p.detail}" if p.detail else ""
                 print(
                     f"{p.requested_at:%Y-%m-%dT%H:%M:%S%z}  {p.app_name}/{p.user_id}  "
-                    "(re-run forget for this user to finish)"
+                    f"{p.status}{detail}  (re-run forget for this user to finish)"
                 )
             return 0
         if args.dry_run:
             found = await data_map(
-                args.app, args.user, session_service=sessions, memory_service=memory,
+                args.app,
+                args.user,
+                session_service=sessions,
+                memory_service=memory,
                 extra_homes=homes,
             )
             print(json.dumps(found.as_dict(), indent=2) if args.json else found.summary())
             return 0
         report = await forget_user(
-            args.app, args.user, session_service=sessions, memory_service=memory,
+            args.app,
+            args.user,
+            session_service=sessions,
+            memory_service=memory,
             extra_homes=homes,
         )
         print(
@@ -155,4 +246,4 @@ async def _forget(args: argparse.Namespace) -> int:
         return 0 if report.verified and report.user_state == "deleted" else 1
     finally:
         await memory.close()
-        await sessions.close()
+        await _close_sessions(sessions)

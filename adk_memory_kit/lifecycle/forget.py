@@ -3,22 +3,28 @@
 Deletion order (each step is keyed by app and user only and is idempotent, so a retry
 after a crash at any point finishes the job):
 
-1. open a tombstone in ``adk_memory_kit_forget_log``. From here on the user is visibly
-   "being forgotten" (``pending_forgets``, ``data_map``) until the last step, and the idle
-   job leaves the user alone;
+1. open a tombstone: a new row of ``adk_memory_kit_forget_log`` for this run (its own
+   ``forget_id``; earlier runs' rows are never overwritten). From here on the user is
+   visibly "being forgotten" (``pending_forgets``, ``data_map``) until the last step, and
+   the idle job leaves the user alone;
 2. delete the idle job's watermarks (this waits for any in-flight ingestion of the user's
    sessions to commit, so none can land after step 4);
 3. delete every session (the sources from which memory could be rebuilt);
 4. delete every memory item (derived copies), then any extra registered data homes;
    steps 3-4 are verified and repeated once if a concurrent writer raced them;
 5. delete the ``user:`` state;
-6. delete watermarks again and close the tombstone with the report (the log keeps the app,
-   the user id, the times and the counts: the deletion audit record).
+6. delete watermarks again and, only if step 4 verified that nothing is left, close the
+   tombstone with the report (the log keeps the app, the user id, the times and the counts:
+   the deletion audit record), together with older open runs of the same user. If data was
+   still left, the row stays open with status ``unverified`` and the report, and if a step
+   raised, with status ``failed`` and the error: either way ``pending_forgets`` lists the
+   user, the idle job keeps leaving the user alone, and a re-run finishes the job.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -33,6 +39,11 @@ from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.lifecycle._engine import resolve_engine
 from adk_memory_kit.lifecycle.schema import FORGET_LOG
 from adk_memory_kit.lifecycle.watermarks import WatermarkStore
+
+logger = logging.getLogger(__name__)
+
+# Steps 3-4 run at most this many times before the run is reported unverified.
+DELETE_PASSES = 2
 
 UserStateDeleter = Callable[[str, str], Awaitable[list[str]]]
 
@@ -70,8 +81,10 @@ class ForgetReport:
 
     app_name: str
     user_id: str
+    forget_id: int | None = None  # this run's row in the forget log
+    status: str = "running"  # then "completed"; "unverified" / "failed" leave it open
     requested_at: datetime | None = None
-    completed_at: datetime | None = None
+    completed_at: datetime | None = None  # None unless verified
     sessions_deleted: list[str] = field(default_factory=list)
     memory_items_deleted: int = 0
     user_state_keys_deleted: list[str] = field(default_factory=list)
@@ -91,8 +104,13 @@ class ForgetReport:
 
     def summary(self) -> str:
         """One paragraph for the command line."""
+        head = (
+            f"forgot {self.app_name}/{self.user_id}:"
+            if self.status == "completed"
+            else f"forget of {self.app_name}/{self.user_id} NOT finished ({self.status}):"
+        )
         lines = [
-            f"forgot {self.app_name}/{self.user_id}:",
+            head,
             f"  sessions deleted:      {len(self.sessions_deleted)}",
             f"  memory items deleted:  {self.memory_items_deleted}",
             f"  user: state deleted:   {len(self.user_state_keys_deleted)} key(s)"
@@ -109,12 +127,14 @@ def builtin_user_state_deleter(session_service: BaseSessionService) -> UserState
     """A deleter for ``user:`` state of ADK's own session services, else ``None``.
 
     ADK has no public API to delete user state. For ``DatabaseSessionService`` the row of
-    its ``user_states`` table is deleted with SQL on the service's own engine; for
-    ``InMemorySessionService`` the entry of its ``user_state`` map is removed. Other
+    its ``user_states`` table is deleted with SQL on the service's own engine, for
+    ``SqliteSessionService`` on its own connection; for ``InMemorySessionService`` the
+    entry of its ``user_state`` map is removed. Other
     services (e.g. Vertex AI) need a ``user_state_deleter`` of your own.
     """
     from google.adk.sessions.database_session_service import DatabaseSessionService
     from google.adk.sessions.in_memory_session_service import InMemorySessionService
+    from google.adk.sessions.sqlite_session_service import SqliteSessionService
 
     if isinstance(session_service, DatabaseSessionService):
         svc = session_service
@@ -130,6 +150,23 @@ def builtin_user_state_deleter(session_service: BaseSessionService) -> UserState
             return keys
 
         return _delete_db
+    if isinstance(session_service, SqliteSessionService):
+        lite = session_service
+        connect = getattr(lite, "_get_db_connection", None)  # ADK 2.x; no public equivalent
+        if connect is None:
+            return None
+
+        async def _delete_sqlite(app_name: str, user_id: str) -> list[str]:
+            keys = sorted(await lite.get_user_state(app_name=app_name, user_id=user_id))
+            async with connect() as db:
+                await db.execute(
+                    "DELETE FROM user_states WHERE app_name = ? AND user_id = ?",
+                    (app_name, user_id),
+                )
+                await db.commit()
+            return keys
+
+        return _delete_sqlite
     if isinstance(session_service, InMemorySessionService):
         mem = session_service
 
@@ -198,40 +235,76 @@ async def forget_user(
         store = WatermarkStore(eng)
         await store.ready()
         report = ForgetReport(app_name, user_id)
-        report.requested_at = await _open_tombstone(eng, app_name, user_id)
-        report.watermarks_deleted += await store.delete_user(app_name, user_id)
-        homes = _homes(extra_homes)
-        for _ in range(2):
-            for sid in await _session_ids(session_service, app_name, user_id):
-                await session_service.delete_session(
-                    app_name=app_name, user_id=user_id, session_id=sid
-                )
-                report.sessions_deleted.append(sid)
-            report.memory_items_deleted += await delete_memories(app_name=app_name, user_id=user_id)
-            for home in homes:
-                n = await home.delete(app_name, user_id)
-                report.extra_deleted[home.name] = report.extra_deleted.get(home.name, 0) + n
-            left = await _left_over(session_service, memory_service, homes, app_name, user_id)
-            report.verified = not left
-            if not left:
-                break
-            report.notes.append(f"a concurrent writer re-created {left}; deleted again")
-        if deleter is None:
-            report.user_state = "unsupported"
-            report.user_state_keys_deleted = []
-            keys = await _user_state_keys(session_service, app_name, user_id)
-            report.notes.append(
-                f"user: state ({len(keys)} key(s)) left in {type(session_service).__name__}: "
-                "delete it with that service's own tools"
+        report.forget_id, report.requested_at = await _open_tombstone(eng, app_name, user_id)
+        try:
+            await _delete_everything(
+                report,
+                store,
+                session_service,
+                delete_memories,
+                memory_service,
+                deleter,
+                _homes(extra_homes),
             )
-        else:
-            report.user_state_keys_deleted = await deleter(app_name, user_id)
-        report.watermarks_deleted += await store.delete_user(app_name, user_id)
-        report.completed_at = await _close_tombstone(eng, report)
+            if report.verified:
+                report.status = "completed"
+                report.completed_at = await _close_tombstone(eng, report)
+            else:
+                report.status = "unverified"
+                await _keep_tombstone_open(eng, report)
+        except Exception as exc:
+            await _mark_failed(eng, report, exc)
+            raise
         return report
     finally:
         if owned:
             await eng.dispose()
+
+
+async def _delete_everything(
+    report: ForgetReport,
+    store: WatermarkStore,
+    session_service: BaseSessionService,
+    delete_memories: Callable[..., Awaitable[int]],
+    memory_service: BaseMemoryService,
+    deleter: UserStateDeleter | None,
+    homes: Sequence[DataHome],
+) -> None:
+    """Steps 2-6 (before closing the tombstone); fills ``report``."""
+    app_name, user_id = report.app_name, report.user_id
+    report.watermarks_deleted += await store.delete_user(app_name, user_id)
+    for attempt in range(1, DELETE_PASSES + 1):
+        for sid in await _session_ids(session_service, app_name, user_id):
+            await session_service.delete_session(app_name=app_name, user_id=user_id, session_id=sid)
+            report.sessions_deleted.append(sid)
+        report.memory_items_deleted += await delete_memories(app_name=app_name, user_id=user_id)
+        for home in homes:
+            n = await home.delete(app_name, user_id)
+            report.extra_deleted[home.name] = report.extra_deleted.get(home.name, 0) + n
+        left = await _left_over(session_service, memory_service, homes, app_name, user_id)
+        report.verified = not left
+        if not left:
+            break
+        if attempt < DELETE_PASSES:
+            report.notes.append(
+                f"{left} still present after deleting (a concurrent writer?); deleting again"
+            )
+        else:
+            report.notes.append(
+                f"NOT verified: {left} still present after {DELETE_PASSES} passes; the forget "
+                "stays open (pending_forgets, forget --pending) until a re-run verifies it"
+            )
+    if deleter is None:
+        report.user_state = "unsupported"
+        report.user_state_keys_deleted = []
+        keys = await _user_state_keys(session_service, app_name, user_id)
+        report.notes.append(
+            f"user: state ({len(keys)} key(s)) left in {type(session_service).__name__}: "
+            "delete it with that service's own tools"
+        )
+    else:
+        report.user_state_keys_deleted = await deleter(app_name, user_id)
+    report.watermarks_deleted += await store.delete_user(app_name, user_id)
 
 
 async def _left_over(
@@ -253,46 +326,108 @@ async def _left_over(
     return ", ".join(left)
 
 
-async def _open_tombstone(engine: AsyncEngine, app: str, user: str) -> datetime:
+async def _open_tombstone(engine: AsyncEngine, app: str, user: str) -> tuple[int, datetime]:
     async with engine.begin() as conn:
-        return await conn.scalar(
-            text(
-                f"INSERT INTO {FORGET_LOG} AS f (app_name, user_id) VALUES (:app, :user)"
-                " ON CONFLICT (app_name, user_id) DO UPDATE SET"
-                " requested_at = CASE WHEN f.completed_at IS NULL THEN f.requested_at"
-                " ELSE now() END, completed_at = NULL, report = NULL"
-                " RETURNING requested_at"
-            ),
-            {"app": app, "user": user},
-        )
+        row = (
+            await conn.execute(
+                text(
+                    f"INSERT INTO {FORGET_LOG} (app_name, user_id) VALUES (:app, :user)"
+                    " RETURNING forget_id, requested_at"
+                ),
+                {"app": app, "user": user},
+            )
+        ).one()
+        return row.forget_id, row.requested_at
+
+
+def _report_json(report: ForgetReport, **extra: Any) -> str:
+    return json.dumps({**report.as_dict(), **extra}, default=str)
 
 
 async def _close_tombstone(engine: AsyncEngine, report: ForgetReport) -> datetime:
+    """Close this run's row and every older open run of the user (now finished too)."""
     async with engine.begin() as conn:
         completed = await conn.scalar(text("SELECT now()"))
         report.completed_at = completed
+        params = {"done": completed, "id": report.forget_id}
         await conn.execute(
             text(
-                f"UPDATE {FORGET_LOG} SET completed_at = :done, report = CAST(:r AS jsonb)"
-                " WHERE app_name = :app AND user_id = :user"
+                f"UPDATE {FORGET_LOG} SET completed_at = :done, status = 'completed',"
+                " report = CAST(:r AS jsonb) WHERE forget_id = :id"
             ),
-            {
-                "done": completed,
-                "r": json.dumps(report.as_dict(), default=str),
-                "app": report.app_name,
-                "user": report.user_id,
-            },
+            {**params, "r": _report_json(report)},
+        )
+        await conn.execute(
+            text(
+                f"UPDATE {FORGET_LOG} SET completed_at = :done, status = 'superseded',"
+                " finished_by = :id WHERE app_name = :app AND user_id = :user"
+                " AND completed_at IS NULL AND forget_id < :id"
+            ),
+            {**params, "app": report.app_name, "user": report.user_id},
         )
         return completed
 
 
+async def _keep_tombstone_open(engine: AsyncEngine, report: ForgetReport) -> None:
+    async with engine.begin() as conn:
+        await conn.execute(
+            text(
+                f"UPDATE {FORGET_LOG} SET status = :status, report = CAST(:r AS jsonb)"
+                " WHERE forget_id = :id"
+            ),
+            {"status": report.status, "r": _report_json(report), "id": report.forget_id},
+        )
+
+
+async def _mark_failed(engine: AsyncEngine, report: ForgetReport, exc: Exception) -> None:
+    """Best effort: record why the run stopped (the row stays open either way)."""
+    report.status = "failed"
+    report.completed_at = None
+    try:
+        async with engine.begin() as conn:
+            await conn.execute(
+                text(
+                    f"UPDATE {FORGET_LOG} SET status = 'failed', report = CAST(:r AS jsonb)"
+                    " WHERE forget_id = :id AND completed_at IS NULL"
+                ),
+                {
+                    "r": _report_json(report, error=f"{type(exc).__name__}: {exc}"),
+                    "id": report.forget_id,
+                },
+            )
+    except Exception:
+        logger.warning(
+            "could not record the failure of forget run %s", report.forget_id, exc_info=True
+        )
+
+
 @dataclass(frozen=True)
 class PendingForget:
-    """A forget that was started and not finished (re-run ``forget_user`` to finish it)."""
+    """A user whose forget is still open (re-run ``forget_user`` to finish it).
+
+    ``requested_at`` is when the earliest still-open run started (the deletion request);
+    ``forget_id``, ``status`` and ``detail`` describe the latest open run: ``"running"``
+    (in progress, or interrupted without a trace, e.g. a crash), ``"failed"`` (a step
+    raised; ``detail`` is the error) or ``"unverified"`` (data was still left; ``detail``
+    says what). ``open_runs`` counts the open runs of the user.
+    """
 
     app_name: str
     user_id: str
     requested_at: datetime
+    forget_id: int | None = None
+    status: str = "running"
+    detail: str | None = None
+    open_runs: int = 1
+
+
+def _pending_detail(status: str, report: dict[str, Any] | None) -> str | None:
+    if not report:
+        return None
+    if status == "failed" and report.get("error"):
+        return str(report["error"])
+    notes = report.get("notes") or []
+    return str(notes[-1]) if notes else None
 
 
 async def pending_forgets(
@@ -303,7 +438,7 @@ async def pending_forgets(
     memory_service: BaseMemoryService | None = None,
     session_service: BaseSessionService | None = None,
 ) -> list[PendingForget]:
-    """Forgets still open in the forget log (a crash or error interrupted them)."""
+    """Users whose forget is still open: interrupted, failed or unverified (one per user)."""
     eng, owned = await resolve_engine(
         engine=engine, db_url=db_url, memory_service=memory_service, session_service=session_service
     )
@@ -312,13 +447,29 @@ async def pending_forgets(
         async with eng.connect() as conn:
             rows = await conn.execute(
                 text(
-                    f"SELECT app_name, user_id, requested_at FROM {FORGET_LOG}"
+                    "SELECT DISTINCT ON (app_name, user_id) app_name, user_id, forget_id,"
+                    " status, report,"
+                    " min(requested_at) OVER (PARTITION BY app_name, user_id) AS first_at,"
+                    " count(*) OVER (PARTITION BY app_name, user_id) AS runs"
+                    f" FROM {FORGET_LOG}"
                     " WHERE completed_at IS NULL AND (CAST(:app AS text) IS NULL"
-                    " OR app_name = :app) ORDER BY requested_at"
+                    " OR app_name = :app) ORDER BY app_name, user_id, forget_id DESC"
                 ),
                 {"app": app_name},
             )
-            return [PendingForget(r.app_name, r.user_id, r.requested_at) for r in rows]
+            found = [
+                PendingForget(
+                    r.app_name,
+                    r.user_id,
+                    r.first_at,
+                    r.forget_id,
+                    r.status,
+                    _pending_detail(r.status, r.report),
+                    int(r.runs),
+                )
+                for r in rows
+            ]
+        return sorted(found, key=lambda p: (p.requested_at, p.app_name, p.user_id))
     finally:
         if owned:
             await eng.dispose()
@@ -436,20 +587,24 @@ async def data_map(
             row = (
                 await conn.execute(
                     text(
-                        f"SELECT requested_at, completed_at FROM {FORGET_LOG}"
+                        "SELECT count(*) AS runs, count(*) FILTER (WHERE completed_at IS NULL)"
+                        f" AS open_runs, max(completed_at) AS last_completed FROM {FORGET_LOG}"
                         " WHERE app_name = :app AND user_id = :user"
                     ),
                     {"app": app_name, "user": user_id},
                 )
-            ).first()
+            ).one()
+        detail = None
+        if row.open_runs:
+            detail = "pending"
+        elif row.runs:
+            detail = f"completed {row.last_completed}"
         result.locations.append(
             DataLocation(
-                f"postgres table {FORGET_LOG} (deletion audit record)",
+                f"postgres table {FORGET_LOG} (deletion audit record, one row per run)",
                 "forget_log",
-                0 if row is None else 1,
-                None
-                if row is None
-                else ("pending" if row.completed_at is None else f"completed {row.completed_at}"),
+                int(row.runs),
+                detail,
             )
         )
         result.not_covered += [

@@ -17,7 +17,18 @@ COMPONENT = "lifecycle"
 WATERMARKS = "adk_memory_kit_ingest_watermarks"
 FORGET_LOG = "adk_memory_kit_forget_log"
 
-# Step N brings the schema from version N-1 to N. Append, never edit.
+# Step N brings the schema from version N-1 to N. Append, never edit (released versions).
+#
+# Watermarks: one row per session the idle job has seen. ``session_update_time`` is the
+# last ingested ``last_update_time``; ``failures`` / ``last_attempt_at`` / ``last_error`` /
+# ``retry_after`` record failed attempts (reset by a success); ``claimed_by`` /
+# ``claimed_until`` are a batch lease, so workers with a batch size take disjoint batches.
+#
+# Forget log: one row per ``forget_user`` run (``forget_id``), never overwritten by a later
+# run. A row is open (``completed_at IS NULL``) while the run is in progress, after it was
+# interrupted (``status`` 'running' or 'failed'), or when data was still left after it
+# (``status`` 'unverified'). A verified run closes its own row ('completed') and every older
+# open row of the same user ('superseded', ``finished_by`` = its id).
 STEPS: list[str] = [
     f"""
     CREATE TABLE IF NOT EXISTS {WATERMARKS} (
@@ -26,16 +37,27 @@ STEPS: list[str] = [
         session_id          text        NOT NULL,
         session_update_time timestamptz,
         ingested_at         timestamptz,
+        failures            integer     NOT NULL DEFAULT 0,
+        last_attempt_at     timestamptz,
+        last_error          text,
+        retry_after         timestamptz,
+        claimed_by          text,
+        claimed_until       timestamptz,
         PRIMARY KEY (app_name, user_id, session_id)
     );
     CREATE TABLE IF NOT EXISTS {FORGET_LOG} (
+        forget_id    bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
         app_name     text        NOT NULL,
         user_id      text        NOT NULL,
         requested_at timestamptz NOT NULL DEFAULT now(),
         completed_at timestamptz,
-        report       jsonb,
-        PRIMARY KEY (app_name, user_id)
-    )
+        status       text        NOT NULL DEFAULT 'running',
+        finished_by  bigint,
+        report       jsonb
+    );
+    CREATE INDEX IF NOT EXISTS {FORGET_LOG}_user_idx ON {FORGET_LOG} (app_name, user_id, forget_id);
+    CREATE INDEX IF NOT EXISTS {FORGET_LOG}_open_idx ON {FORGET_LOG} (app_name, user_id)
+        WHERE completed_at IS NULL
     """,
 ]
 

@@ -3,7 +3,9 @@
 A row is also the unit of claiming: a worker locks it with ``FOR UPDATE SKIP LOCKED`` for
 the whole ingestion, so concurrent workers never ingest the same session at once, and the
 watermark is re-read under that lock, so a session another worker just finished is seen
-as unchanged.
+as unchanged. The row also records failed attempts (count, last attempt, last error, the
+time before which the session is not retried) and an optional batch lease
+(``claimed_by`` / ``claimed_until``) that keeps other workers' candidate lists disjoint.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -36,6 +39,28 @@ class SessionKey:
         return f"{self.app_name}/{self.user_id}/{self.session_id}"
 
 
+@dataclass(frozen=True)
+class WatermarkState:
+    """One session's row: what was ingested, and how ingestion attempts went."""
+
+    session_update_time: datetime | None
+    ingested_at: datetime | None
+    failures: int
+    last_attempt_at: datetime | None
+    last_error: str | None
+    retry_after: datetime | None
+    claimed_by: str | None
+    claimed_until: datetime | None
+
+
+_STATE_COLUMNS = (
+    "session_update_time, ingested_at, failures, last_attempt_at, last_error, retry_after,"
+    " claimed_by, claimed_until"
+)
+_KEY_WHERE = "app_name = :app AND user_id = :user AND session_id = :sid"
+MAX_ERROR_CHARS = 2000
+
+
 class Claim:
     """A session claimed by one worker (the watermark row is locked until the claim ends)."""
 
@@ -45,34 +70,54 @@ class Claim:
         key: SessionKey,
         watermark: datetime | None,
         forgetting: bool,
+        failures: int = 0,
+        retry_after: datetime | None = None,
     ) -> None:
         self._conn = conn
         self.key = key
         self.watermark = watermark
         self.forgetting = forgetting
+        self.failures = failures
+        self.retry_after = retry_after
 
-    async def advance(self, update_time: datetime) -> None:
-        """Record ``update_time`` as ingested (committed when the claim ends cleanly)."""
+    async def advance(self, update_time: datetime, *, at: datetime | None = None) -> None:
+        """Record ``update_time`` as ingested (committed when the claim ends cleanly).
+
+        Clears the failure record and the batch lease; ``at`` is the attempt time (default:
+        the database's ``now()``).
+        """
         await self._conn.execute(
             text(
-                f"UPDATE {WATERMARKS} SET session_update_time = :t, ingested_at = now()"
-                " WHERE app_name = :app AND user_id = :user AND session_id = :sid"
+                f"UPDATE {WATERMARKS} SET session_update_time = :t, ingested_at = now(),"
+                " failures = 0, last_error = NULL, retry_after = NULL,"
+                " last_attempt_at = COALESCE(CAST(:at AS timestamptz), now()),"
+                f" claimed_by = NULL, claimed_until = NULL WHERE {_KEY_WHERE}"
             ),
-            {"t": update_time, **_params(self.key)},
+            {"t": update_time, "at": at, **_params(self.key)},
         )
+
+    async def record_failure(
+        self, error: str, *, at: datetime, retry_after: datetime | None
+    ) -> None:
+        """Count a failed attempt (the watermark stays; committed when the claim ends)."""
+        await self._conn.execute(
+            text(
+                f"UPDATE {WATERMARKS} SET failures = failures + 1, last_attempt_at = :at,"
+                " last_error = :err, retry_after = :retry,"
+                f" claimed_by = NULL, claimed_until = NULL WHERE {_KEY_WHERE}"
+            ),
+            {"at": at, "err": error[:MAX_ERROR_CHARS], "retry": retry_after, **_params(self.key)},
+        )
+        self.failures += 1
 
     async def drop(self) -> None:
         """Delete the watermark row (the session no longer exists)."""
         await self._conn.execute(
-            text(
-                f"DELETE FROM {WATERMARKS}"
-                " WHERE app_name = :app AND user_id = :user AND session_id = :sid"
-            ),
-            _params(self.key),
+            text(f"DELETE FROM {WATERMARKS} WHERE {_KEY_WHERE}"), _params(self.key)
         )
 
 
-def _params(key: SessionKey) -> dict[str, str]:
+def _params(key: SessionKey) -> dict[str, Any]:
     return {"app": key.app_name, "user": key.user_id, "sid": key.session_id}
 
 
@@ -97,6 +142,18 @@ class WatermarkStore:
                 ),
                 _params(key),
             )
+
+    async def state(self, key: SessionKey) -> WatermarkState | None:
+        """``key``'s whole row (``None``: the idle job never saw the session)."""
+        await self.ready()
+        async with self.engine.connect() as conn:
+            row = (
+                await conn.execute(
+                    text(f"SELECT {_STATE_COLUMNS} FROM {WATERMARKS} WHERE {_KEY_WHERE}"),
+                    _params(key),
+                )
+            ).first()
+        return None if row is None else WatermarkState(**row._asdict())
 
     async def for_app(self, app_name: str) -> dict[tuple[str, str], datetime | None]:
         """Every watermark of ``app_name`` as ``{(user_id, session_id): time}``."""
@@ -153,9 +210,8 @@ class WatermarkStore:
             row = (
                 await conn.execute(
                     text(
-                        f"SELECT session_update_time FROM {WATERMARKS}"
-                        " WHERE app_name = :app AND user_id = :user AND session_id = :sid"
-                        " FOR UPDATE SKIP LOCKED"
+                        f"SELECT session_update_time, failures, retry_after FROM {WATERMARKS}"
+                        f" WHERE {_KEY_WHERE} FOR UPDATE SKIP LOCKED"
                     ),
                     _params(key),
                 )
@@ -169,7 +225,21 @@ class WatermarkStore:
                     {"app": key.app_name, "user": key.user_id},
                 )
             )
-            yield Claim(conn, key, row.session_update_time, forgetting)
+            yield Claim(
+                conn, key, row.session_update_time, forgetting, row.failures, row.retry_after
+            )
+
+    async def release_leases(self, app_name: str, worker: str) -> None:
+        """Drop the batch leases ``worker`` still holds in ``app_name``."""
+        await self.ready()
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                text(
+                    f"UPDATE {WATERMARKS} SET claimed_by = NULL, claimed_until = NULL"
+                    " WHERE app_name = :app AND claimed_by = :me"
+                ),
+                {"app": app_name, "me": worker},
+            )
 
     async def count_user(self, app_name: str, user_id: str) -> int:
         """How many watermark rows ``user_id`` has."""

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -32,9 +34,10 @@ class IndexingOptions:
     (see docs/locomo.md). Following turns are only known when they arrive in the same call
     (``add_session_to_memory`` re-indexes a session's earlier turns as it grows).
 
-    ``redactor`` runs on every text before it is stored or indexed; the default replaces card
-    numbers, IBANs, credentials and government ids with ``[REDACTED:<kind>]`` (health terms are
-    left to the routing layer). ``None`` stores text as it is.
+    ``redactor`` runs on every text before it is stored or indexed, and on every string value
+    of the stored ``custom_metadata`` (recursively); the default replaces card numbers, IBANs,
+    credentials and government ids with ``[REDACTED:<kind>]`` (health terms are left to the
+    routing layer). ``None`` stores text as it is.
     """
 
     redactor: Callable[[str], str] | None = redact_secrets
@@ -96,11 +99,69 @@ def check_identifier(label: str, value: Any) -> None:
         raise InvalidInputError(f"{label} must be a non-empty string, got {value!r}")
     if "\x00" in value:
         raise InvalidInputError(f"{label} must not contain NUL bytes")
+    if _SURROGATE.search(value):
+        raise InvalidInputError(f"{label} must not contain lone UTF-16 surrogates")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+# The earliest and latest instants PostgreSQL and Python can both hold and read back.
+_MIN_TIME = datetime(1, 1, 2, tzinfo=timezone.utc)
+_MAX_TIME = datetime(9999, 12, 30, tzinfo=timezone.utc)
 
 
 def clean_text(value: str) -> str:
-    """PostgreSQL text cannot hold NUL; replace it with U+FFFD so nothing else shifts."""
-    return value.replace("\x00", "\ufffd")
+    """Text PostgreSQL (UTF-8) can store: NUL and lone surrogates become U+FFFD.
+
+    PostgreSQL text cannot hold NUL, and a lone UTF-16 surrogate (e.g. from a broken JSON
+    escape) cannot be encoded as UTF-8; each becomes one U+FFFD so nothing else shifts. A
+    surrogate *pair* is joined into the character it encodes.
+    """
+    value = value.replace("\x00", "\ufffd")
+    if _SURROGATE.search(value):
+        value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return value
+
+
+def clean_metadata(value: Any, redactor: Callable[[str], str] | None, path: str = "") -> Any:
+    """A JSON-ready copy of ``value`` whose strings (keys too) are cleaned and redacted.
+
+    Dicts, lists and tuples are walked recursively; other non-JSON values are stored as their
+    ``str()`` (and redacted like any string). Non-finite floats (which JSONB cannot hold) are
+    refused with :class:`InvalidInputError` naming the key.
+    """
+    if isinstance(value, str):
+        text = clean_text(value)
+        return redactor(text) if redactor and text else text
+    if value is None or isinstance(value, (bool, int)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidInputError(
+                f"custom_metadata{path} is {value}; JSON cannot hold NaN or infinity"
+            )
+        return value
+    if isinstance(value, Mapping):
+        return {
+            clean_text(str(k)): clean_metadata(v, redactor, f"{path}[{str(k)!r}]")
+            for k, v in value.items()
+        }
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [clean_metadata(v, redactor, f"{path}[{i}]") for i, v in enumerate(value)]
+    return clean_metadata(str(value), redactor, path)
+
+
+def checked_utc(value: datetime, what: str) -> datetime:
+    """``value`` in UTC (naive means UTC), refused if PostgreSQL/Python could not round-trip it."""
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    try:
+        value = value.astimezone(timezone.utc)
+    except (OverflowError, ValueError) as exc:
+        raise InvalidInputError(f"{what} {value!r} is out of range") from exc
+    if not _MIN_TIME <= value <= _MAX_TIME:
+        raise InvalidInputError(f"{what} {value.isoformat()} is outside years 1-9999")
+    return value
 
 
 def row_id(app_name: str, user_id: str, session_id: str, event_id: str) -> str:
@@ -131,10 +192,31 @@ def _filtered(content: types.Content | None, options: IndexingOptions) -> str:
     return options.redactor(text) if options.redactor and text else text
 
 
-def _to_datetime(seconds: float | None) -> datetime:
+def event_time(event: Event) -> datetime:
+    """When ``event`` happened (its ``timestamp``, epoch seconds; missing means now), in UTC.
+
+    A NaN, infinite or out-of-range timestamp raises :class:`InvalidInputError` naming the
+    event, instead of a raw error from ``datetime`` or the database.
+    """
+    seconds = event.timestamp
     if seconds is None:
         return datetime.now(timezone.utc)
-    return datetime.fromtimestamp(float(seconds), tz=timezone.utc)
+    try:
+        value = float(seconds)
+        if not math.isfinite(value):
+            raise ValueError("not finite")
+        when = datetime.fromtimestamp(value, tz=timezone.utc)
+    except (TypeError, ValueError, OverflowError, OSError) as exc:
+        raise InvalidInputError(
+            f"event {event.id!r} has timestamp {seconds!r}; expected seconds since the epoch"
+        ) from exc
+    return checked_utc(when, f"event {event.id!r} timestamp")
+
+
+def newest_event_time(events: Sequence[Event]) -> datetime | None:
+    """The newest timestamp among ``events`` (all of them, text or not); ``None`` if empty."""
+    times = [event_time(e) for e in events if isinstance(e, Event) and e.timestamp is not None]
+    return max(times, default=None)
 
 
 def parse_timestamp(value: str | None) -> datetime:
@@ -147,7 +229,11 @@ def parse_timestamp(value: str | None) -> datetime:
         raise InvalidInputError(
             f"timestamp {value!r} is not ISO-8601 (e.g. 2026-09-28T12:00:00+00:00)"
         ) from exc
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    return checked_utc(parsed, "timestamp")
+
+
+def _author(value: str | None) -> str | None:
+    return clean_text(value) if isinstance(value, str) else value
 
 
 def _labelled(author: str | None, text: str, options: IndexingOptions) -> str:
@@ -172,9 +258,11 @@ def documents_from_events(
             continue
         if not event.id:
             raise InvalidInputError("every event needs an id to be stored in memory")
-        own = _labelled(event.author, text, options)[: options.max_index_chars]
+        check_identifier("event id", event.id)
+        own = _labelled(_author(event.author), text, options)[: options.max_index_chars]
         turns.append((event, text, own))
     docs: list[MemoryDocument] = []
+    extra = clean_metadata(extra_metadata or {}, options.redactor)
     chars = options.context_chars
     n_before, n_after = max(0, options.context_turns), max(0, options.context_turns_after)
     for i, (event, text, own) in enumerate(turns):
@@ -191,17 +279,35 @@ def documents_from_events(
                 session_id=session_id,
                 event_id=event.id,
                 kind="event",
-                author=event.author,
-                role=event.content.role if event.content else None,
+                author=_author(event.author),
+                role=_author(event.content.role if event.content else None),
                 text=text,
                 search_text=own,
                 context_text=context,
                 embed_text=embed_text,
-                event_time=_to_datetime(event.timestamp),
-                metadata={**(extra_metadata or {}), "invocation_id": event.invocation_id},
+                event_time=event_time(event),
+                metadata={
+                    **extra,
+                    "invocation_id": clean_metadata(event.invocation_id, options.redactor),
+                },
             )
         )
     return docs
+
+
+# Keys search_memory adds to every returned entry's metadata; they describe the stored row, so
+# an entry re-added as returned must not store them as its own metadata.
+READ_ONLY_KEYS = ("score", "event_id", "ingested_at", "superseded_at")
+
+
+@dataclass(frozen=True)
+class StoredKey:
+    """The key of an existing row, for an entry whose ``id`` is that row's id."""
+
+    id: str
+    session_id: str
+    event_id: str
+    kind: str
 
 
 def documents_from_entries(
@@ -210,32 +316,50 @@ def documents_from_entries(
     entries: Sequence[MemoryEntry],
     options: IndexingOptions,
     base_metadata: dict[str, Any],
+    stored_keys: Mapping[str, StoredKey] | None = None,
 ) -> list[MemoryDocument]:
-    """Explicit memories (e.g. distilled facts). Keyed by ``entry.id`` or by their text."""
+    """Explicit memories (e.g. distilled facts). Keyed by ``entry.id`` or by their text.
+
+    An ``entry.id`` found in ``stored_keys`` (the row id search_memory returned) keeps that
+    row's session, event key and kind, so the row is updated in place.
+    """
     docs: list[MemoryDocument] = []
     for entry in entries:
         if not isinstance(entry, MemoryEntry):
             raise InvalidInputError(f"memories must be MemoryEntry objects, got {type(entry)}")
+        if entry.id:
+            check_identifier("MemoryEntry.id", entry.id)
         text = _filtered(entry.content, options)
         if not text.strip():
             raise InvalidInputError("a MemoryEntry needs non-empty text content to be stored")
         metadata = {**base_metadata, **(entry.custom_metadata or {})}
+        for key in READ_ONLY_KEYS:
+            metadata.pop(key, None)
+        stored = (stored_keys or {}).get(entry.id or "")
         session_id = str(metadata.pop("session_id", "") or "")
-        key = entry.id or "fact:" + hashlib.sha256(text.encode()).hexdigest()[:32]
-        indexed = _labelled(entry.author, text, options)[: options.max_index_chars]
+        kind = str(metadata.pop("kind", stored.kind if stored else "fact"))
+        if stored is not None:
+            doc_id, session_id, key = stored.id, stored.session_id, stored.event_id
+        else:
+            if session_id:
+                check_identifier("session_id", session_id)
+            key = entry.id or "fact:" + hashlib.sha256(text.encode()).hexdigest()[:32]
+            doc_id = row_id(app_name, user_id, session_id, key)
+        author = _author(entry.author)
+        indexed = _labelled(author, text, options)[: options.max_index_chars]
         docs.append(
             MemoryDocument(
-                id=row_id(app_name, user_id, session_id, key),
+                id=doc_id,
                 session_id=session_id,
                 event_id=key,
-                kind=str(metadata.pop("kind", "fact")),
-                author=entry.author,
-                role=entry.content.role,
+                kind=clean_text(kind),
+                author=author,
+                role=_author(entry.content.role),
                 text=text,
                 search_text=indexed,
                 embed_text=indexed,
                 event_time=parse_timestamp(entry.timestamp),
-                metadata=metadata,
+                metadata=clean_metadata(metadata, options.redactor),
             )
         )
     return docs

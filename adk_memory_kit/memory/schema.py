@@ -13,6 +13,9 @@ from adk_memory_kit.db.migrations import lock_and_read_version, run_steps
 from adk_memory_kit.errors import DatabaseUnavailableError, EmbeddingDimensionError
 
 TABLE = "adk_memory_items"
+# One row per ingested session: the newest event time of the latest snapshot written, so an
+# older snapshot of the session that commits after a newer one changes nothing.
+SNAPSHOTS = "adk_memory_session_snapshots"
 COMPONENT = "memory"
 
 
@@ -58,6 +61,16 @@ def _steps(dim: int) -> list[str]:
             WHERE subject IS NOT NULL;
         CREATE INDEX IF NOT EXISTS {TABLE}_expires_idx ON {TABLE} (expires_at)
             WHERE expires_at IS NOT NULL;
+        """,
+        f"""
+        CREATE TABLE IF NOT EXISTS {SNAPSHOTS} (
+            app_name    text        NOT NULL,
+            user_id     text        NOT NULL,
+            session_id  text        NOT NULL,
+            newest_event_at timestamptz NOT NULL,
+            written_at  timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (app_name, user_id, session_id)
+        );
         """,
     ]
 

@@ -1,13 +1,17 @@
 """Safe recall: budgeted preload, recalled text framed as dated data, the conflict rule."""
 
 from adk_memory_kit.recall.conflicts import (
+    DEFAULT_KNOWN_VALUES,
+    DEFAULT_SUBJECT_TERMS,
     Conflict,
     ProfileValue,
     RecalledMemory,
     find_conflicts,
+    is_about,
     profile_from_state,
 )
 from adk_memory_kit.recall.framing import PREAMBLE, RECALL_TAG, frame_memories, quote
+from adk_memory_kit.recall.load import FramedLoadMemoryTool
 from adk_memory_kit.recall.preload import (
     BudgetedPreloadMemoryTool,
     RecallBlock,
@@ -16,10 +20,13 @@ from adk_memory_kit.recall.preload import (
 )
 
 __all__ = [
+    "DEFAULT_KNOWN_VALUES",
+    "DEFAULT_SUBJECT_TERMS",
     "PREAMBLE",
     "RECALL_TAG",
     "BudgetedPreloadMemoryTool",
     "Conflict",
+    "FramedLoadMemoryTool",
     "ProfileValue",
     "RecallBlock",
     "RecalledMemory",
@@ -27,6 +34,7 @@ __all__ = [
     "estimate_tokens",
     "find_conflicts",
     "frame_memories",
+    "is_about",
     "profile_from_state",
     "quote",
 ]

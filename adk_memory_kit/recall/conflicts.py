@@ -4,6 +4,10 @@
   a memory that disagrees with it is history.
 - Among memories, the newer one wins; a memory the store marked superseded always loses.
 - When they disagree the model is shown both dates, so it can weigh them itself.
+
+A memory is about a preference when the store keyed it by that subject, when it names the
+preference or one of its subject words ("seat", "diet", "home airport"), or when it states one
+of the preference's known values ("I am vegetarian" is about ``diet`` without saying "diet").
 """
 
 from __future__ import annotations
@@ -18,6 +22,28 @@ from google.adk.memory.memory_entry import MemoryEntry
 
 USER_PREF_PREFIX = "user:pref_"
 WRITTEN_AT_SUFFIX = "_at"
+
+#: Values of the default preferences that identify what a memory is about. Only words that
+#: are unambiguous in travel talk: "window" alone or "German" could be about anything.
+DEFAULT_KNOWN_VALUES: Mapping[str, tuple[str, ...]] = {
+    "diet": (
+        "vegetarian", "vegan", "pescatarian", "pescetarian", "halal", "kosher", "gluten free",
+        "lactose free", "dairy free", "omnivore", "flexitarian", "plant based", "keto",
+    ),
+    "seat": ("aisle", "window seat", "middle seat"),
+    "cabin_class": ("economy", "premium economy", "business class", "first class"),
+}  # fmt: skip
+
+#: Words besides the name that say a memory is about a preference.
+DEFAULT_SUBJECT_TERMS: Mapping[str, tuple[str, ...]] = {
+    "diet": ("diet", "dietary"),
+    "seat": ("seat",),
+    "home_airport": ("home airport",),
+    "language": ("language",),
+    "currency": ("currency",),
+    "cabin_class": ("cabin class",),
+    "preferred_name": ("preferred name", "call me"),
+}
 
 
 def parse_time(value: Any) -> datetime | None:
@@ -105,12 +131,30 @@ class Conflict:
 
 
 def _normal(text: str) -> str:
-    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower().replace("_", " ")).split())
 
 
-def _mentions(name: str, text: str) -> bool:
-    words = name.replace("_", " ")
-    return re.search(rf"\b{re.escape(words)}s?\b", text, re.IGNORECASE) is not None
+def _says(phrase: str, normal_text: str) -> bool:
+    """Whether ``normal_text`` (see :func:`_normal`) contains ``phrase`` as whole words."""
+    words = _normal(phrase)
+    return bool(words) and re.search(rf"\b{re.escape(words)}s?\b", normal_text) is not None
+
+
+def is_about(
+    name: str,
+    memory: RecalledMemory,
+    *,
+    known_values: Mapping[str, Iterable[str]] | None = None,
+    subject_terms: Mapping[str, Iterable[str]] | None = None,
+) -> bool:
+    """Whether ``memory`` is about the preference ``name`` (subject, name, words or values)."""
+    if memory.subject == name:
+        return True
+    text = _normal(memory.text)
+    known_values = DEFAULT_KNOWN_VALUES if known_values is None else known_values
+    subject_terms = DEFAULT_SUBJECT_TERMS if subject_terms is None else subject_terms
+    phrases = (name, *subject_terms.get(name, ()), *known_values.get(name, ()))
+    return any(_says(p, text) for p in phrases)
 
 
 def _newest_key(memory: RecalledMemory) -> tuple[int, datetime]:
@@ -119,20 +163,27 @@ def _newest_key(memory: RecalledMemory) -> tuple[int, datetime]:
 
 
 def find_conflicts(
-    memories: Sequence[RecalledMemory], profile: Mapping[str, ProfileValue] | None = None
+    memories: Sequence[RecalledMemory],
+    profile: Mapping[str, ProfileValue] | None = None,
+    *,
+    known_values: Mapping[str, Iterable[str]] | None = None,
+    subject_terms: Mapping[str, Iterable[str]] | None = None,
 ) -> list[Conflict]:
     """Apply the rule: profile beats memories about the same name; newer beats older.
 
-    A memory is about a profile name when its subject is that name or its text mentions the
-    name (``seat``, ``home airport``); it conflicts when it does not contain the current value.
-    Memories sharing a subject but saying different things conflict; the current, newest wins.
+    A memory is about a profile name when :func:`is_about` says so: its subject is that name,
+    or its text names it (``seat``, ``home airport``), uses one of its ``subject_terms`` or
+    states one of its ``known_values`` (``vegetarian`` for ``diet``; defaults:
+    :data:`DEFAULT_KNOWN_VALUES`, :data:`DEFAULT_SUBJECT_TERMS`). It conflicts when it does not
+    contain the current value. Memories sharing a subject but saying different things
+    conflict; the current, newest wins.
     """
     conflicts: list[Conflict] = []
     decided: set[int] = set()
     for name, current in (profile or {}).items():
         for i, memory in enumerate(memories):
-            about = memory.subject == name or _mentions(name, memory.text)
-            if about and _normal(current.value) not in _normal(memory.text):
+            about = is_about(name, memory, known_values=known_values, subject_terms=subject_terms)
+            if about and not _says(current.value, _normal(memory.text)):
                 conflicts.append(
                     Conflict(
                         subject=name,

@@ -4,13 +4,17 @@ Recalled memory can hold anything a user or a tool result once said, including t
 look like an instruction ("ignore previous instructions..."). The frame makes three things
 explicit to the model: the block is quoted past content, each item has a date, and nothing
 inside it is to be obeyed. Every quoted line is prefixed with ``> `` and the frame's own tag is
-neutralised inside quoted text, so a memory cannot close the block early.
+neutralised inside quoted text, so a memory cannot close the block early. Every line break
+Python knows (``\n``, ``\r``, ``\v``, ``\f``, ``\x1c``-``\x1e``, ``\x85``, U+2028,
+U+2029) starts a new quoted line, and invisible format characters (zero-width spaces, bidi
+overrides) are removed first, so neither can hide an unquoted line or a tag.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
@@ -33,10 +37,30 @@ def format_date(when: datetime | None) -> str:
     return when.date().isoformat() if when else "undated"
 
 
+def strip_format_chars(text: str) -> str:
+    """``text`` without Unicode format characters (category Cf: zero-width, bidi controls)."""
+    return "".join(c for c in text if unicodedata.category(c) != "Cf")
+
+
+def neutralise(text: str) -> str:
+    """``text`` without format characters and with our tag made inert (``&lt;``)."""
+    return _TAG_RE.sub(r"&lt;\1", strip_format_chars(text))
+
+
+def one_line(text: str) -> str:
+    """``text`` neutralised and on one line (for labels and values inside the frame)."""
+    return " ".join(neutralise(text).splitlines())
+
+
 def quote(text: str) -> str:
     """``text`` as a quoted block: every line starts with ``> ``; our tag is neutralised."""
-    safe = _TAG_RE.sub(r"&lt;\1", text.replace("\r\n", "\n").replace("\r", "\n"))
-    return "\n".join(f"> {line}" if line else ">" for line in safe.split("\n"))
+    lines = neutralise(text).splitlines() or [""]
+    return "\n".join(f"> {line}" if line else ">" for line in lines)
+
+
+def _json(value: str) -> str:
+    """``value`` as a one-line JSON string, neutralised."""
+    return one_line(json.dumps(strip_format_chars(value), ensure_ascii=False))
 
 
 def profile_lines(profile: Mapping[str, ProfileValue]) -> list[str]:
@@ -45,8 +69,8 @@ def profile_lines(profile: Mapping[str, ProfileValue]) -> list[str]:
         return []
     lines = ["Current profile (user state, authoritative):"]
     for name, item in profile.items():
-        value = _TAG_RE.sub(r"&lt;\1", json.dumps(item.value, ensure_ascii=False))
-        lines.append(f"- {name}: {value} (set {format_date(item.written_at)})")
+        value = _json(item.value)
+        lines.append(f"- {one_line(name)}: {value} (set {format_date(item.written_at)})")
     return lines
 
 
@@ -54,7 +78,7 @@ def memory_header(index: int, memory: RecalledMemory, conflicts: Sequence[Confli
     """``[memory N | date | author | notes]``: the label above one quoted memory."""
     bits = [f"memory {index + 1}", format_date(memory.when)]
     if memory.author:
-        bits.append(f"from {memory.author}")
+        bits.append(f"from {one_line(memory.author)}")
     if memory.superseded_at:
         bits.append(f"superseded on {format_date(memory.superseded_at)}")
     for c in conflicts:
@@ -62,14 +86,14 @@ def memory_header(index: int, memory: RecalledMemory, conflicts: Sequence[Confli
             continue
         if c.winner == "profile":
             bits.append(
-                f"disagrees with the current profile {c.subject}="
-                f"{json.dumps(c.winner_text, ensure_ascii=False)} "
+                f"disagrees with the current profile {one_line(c.subject)}="
+                f"{_json(c.winner_text)} "
                 f"(set {format_date(c.winner_date)}, this memory {format_date(c.loser_date)}): "
                 "use the profile"
             )
         else:
             bits.append(
-                f"older than memory {(c.winner_index or 0) + 1} about {c.subject} "
+                f"older than memory {(c.winner_index or 0) + 1} about {one_line(c.subject)} "
                 f"({format_date(c.winner_date)} vs this {format_date(c.loser_date)}): "
                 "use the newer one"
             )

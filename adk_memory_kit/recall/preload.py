@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -62,14 +62,21 @@ def build_recall_block(
     max_tokens: int = 800,
     max_results: int = 5,
     count_tokens: Callable[[str], int] = estimate_tokens,
-    include_full_profile: bool = False,
+    include_full_profile: bool = True,
     min_item_chars: int = 40,
+    known_values: Mapping[str, Iterable[str]] | None = None,
+    subject_terms: Mapping[str, Iterable[str]] | None = None,
 ) -> RecallBlock:
     """Frame ``entries`` (best first) within ``max_tokens`` and ``max_results``.
 
     Items are added in order while the whole block still fits; an item that does not fit is
-    truncated if at least ``min_item_chars`` of it fit, else skipped. Profile values are shown
-    when a memory disagrees with them (all of them with ``include_full_profile``).
+    truncated if at least ``min_item_chars`` of it fit, else skipped. The current profile
+    (``user:pref_*``, small by construction) is shown in full, so the model always sees the
+    authoritative values beside what is recalled; when the full profile would leave no room
+    for a single memory, only the values a memory disagrees with are shown. With
+    ``include_full_profile=False`` only those are ever shown. ``known_values`` and
+    ``subject_terms`` tell the conflict rule what a memory is about
+    (:func:`~adk_memory_kit.recall.conflicts.find_conflicts`).
     """
     if max_tokens <= 0 or max_results <= 0:
         raise InvalidInputError("max_tokens and max_results must be positive")
@@ -77,10 +84,12 @@ def build_recall_block(
     memories = [m for m in (RecalledMemory.from_entry(e) for e in entries) if m.text.strip()]
     pool = memories[:max_results]
 
-    def render(selection: list[tuple[RecalledMemory, str]]) -> str:
+    def render(selection: list[tuple[RecalledMemory, str]], full_profile: bool) -> str:
         full = [m for m, _ in selection]
-        conflicts = find_conflicts(full, profile)
-        if include_full_profile:
+        conflicts = find_conflicts(
+            full, profile, known_values=known_values, subject_terms=subject_terms
+        )
+        if full_profile:
             shown = profile
         else:
             names = {c.subject for c in conflicts if c.winner == "profile"}
@@ -93,29 +102,44 @@ def build_recall_block(
         )
         return wrap(lines)
 
-    chosen: list[tuple[RecalledMemory, str]] = []
-    truncated = 0
-    for memory in pool:
-        if count_tokens(render([*chosen, (memory, memory.text)])) <= max_tokens:
-            chosen.append((memory, memory.text))
-            continue
-        low, high = 0, len(memory.text)  # longest prefix that still fits
-        while low < high:
-            mid = (low + high + 1) // 2
-            cut = memory.text[:mid].rstrip() + TRUNCATION_MARK
-            if count_tokens(render([*chosen, (memory, cut)])) <= max_tokens:
-                low = mid
-            else:
-                high = mid - 1
-        if low >= min_item_chars:
-            chosen.append((memory, memory.text[:low].rstrip() + TRUNCATION_MARK))
-            truncated += 1
+    def select(full_profile: bool) -> tuple[list[tuple[RecalledMemory, str]], int]:
+        chosen: list[tuple[RecalledMemory, str]] = []
+        truncated = 0
+        for memory in pool:
+            if count_tokens(render([*chosen, (memory, memory.text)], full_profile)) <= max_tokens:
+                chosen.append((memory, memory.text))
+                continue
+            low, high = 0, len(memory.text)  # longest prefix that still fits
+            while low < high:
+                mid = (low + high + 1) // 2
+                cut = memory.text[:mid].rstrip() + TRUNCATION_MARK
+                if count_tokens(render([*chosen, (memory, cut)], full_profile)) <= max_tokens:
+                    low = mid
+                else:
+                    high = mid - 1
+            if low >= min_item_chars:
+                chosen.append((memory, memory.text[:low].rstrip() + TRUNCATION_MARK))
+                truncated += 1
+        return chosen, truncated
+
+    full_profile = include_full_profile and bool(profile)
+    chosen, truncated = select(full_profile)
+    if not chosen and full_profile:
+        full_profile = False
+        chosen, truncated = select(full_profile)
     if not chosen:
         return RecallBlock("", 0, len(memories), 0)
-    text = render(chosen)
+    text = render(chosen, full_profile)
     return RecallBlock(
         text, len(chosen), len(memories) - len(chosen), count_tokens(text), truncated
     )
+
+
+def user_query(tool_context: ToolContext, max_chars: int) -> str:
+    """The text of the user's message of this turn, cut to ``max_chars``."""
+    content = tool_context.user_content
+    parts = (content.parts or []) if content else []
+    return " ".join(p.text for p in parts if p.text and not p.thought).strip()[:max_chars]
 
 
 def insert_user_content(llm_request: LlmRequest, content: types.Content) -> None:
@@ -137,9 +161,11 @@ class BudgetedPreloadMemoryTool(BaseTool):
         max_tokens: cap on the whole recalled block (as measured by ``count_tokens``).
         max_results: cap on how many memories may appear.
         count_tokens: token counter; defaults to :func:`estimate_tokens`.
-        include_full_profile: show every ``user:pref_*`` value, not only those a memory
-            disagrees with.
+        include_full_profile: show every ``user:pref_*`` value (default), not only those a
+            memory disagrees with.
         max_query_chars: the user's message is cut to this length before searching.
+        known_values, subject_terms: what makes a memory about a preference, for the
+            conflict rule (defaults: ``DEFAULT_KNOWN_VALUES``, ``DEFAULT_SUBJECT_TERMS``).
     """
 
     def __init__(
@@ -148,9 +174,11 @@ class BudgetedPreloadMemoryTool(BaseTool):
         max_tokens: int = 800,
         max_results: int = 5,
         count_tokens: Callable[[str], int] = estimate_tokens,
-        include_full_profile: bool = False,
+        include_full_profile: bool = True,
         max_query_chars: int = 2000,
         name: str = "budgeted_preload_memory",
+        known_values: Mapping[str, Iterable[str]] | None = None,
+        subject_terms: Mapping[str, Iterable[str]] | None = None,
     ) -> None:
         super().__init__(name=name, description="Preloads budgeted, framed memories.")
         if max_tokens <= 0 or max_results <= 0:
@@ -160,6 +188,8 @@ class BudgetedPreloadMemoryTool(BaseTool):
         self.count_tokens = count_tokens
         self.include_full_profile = include_full_profile
         self.max_query_chars = max_query_chars
+        self.known_values = known_values
+        self.subject_terms = subject_terms
         self._cache: OrderedDict[tuple[str, str], list[MemoryEntry]] = OrderedDict()
 
     async def recall(self, tool_context: ToolContext) -> RecallBlock:
@@ -168,10 +198,7 @@ class BudgetedPreloadMemoryTool(BaseTool):
         The search runs once per invocation (a turn with tool calls asks the model several
         times); the block is rebuilt each time so a profile changed mid-turn is current.
         """
-        content = tool_context.user_content
-        parts = (content.parts or []) if content else []
-        query = " ".join(p.text for p in parts if p.text and not p.thought).strip()
-        query = query[: self.max_query_chars]
+        query = user_query(tool_context, self.max_query_chars)
         if not query:
             return RecallBlock("", 0, 0, 0)
         key = (tool_context.invocation_id, query)
@@ -192,6 +219,8 @@ class BudgetedPreloadMemoryTool(BaseTool):
             max_results=self.max_results,
             count_tokens=self.count_tokens,
             include_full_profile=self.include_full_profile,
+            known_values=self.known_values,
+            subject_terms=self.subject_terms,
         )
 
     async def process_llm_request(

@@ -10,6 +10,7 @@ from adk_memory_kit.routing.extractors import (
     Extractor,
     LlmExtractor,
     RuleBasedExtractor,
+    looks_like_behaviour_change,
     looks_like_instruction,
     turn_events,
 )
@@ -21,6 +22,7 @@ from adk_memory_kit.routing.plugin import (
     route_turn,
 )
 from adk_memory_kit.routing.profile_tools import (
+    InstructionValueError,
     SensitiveValueError,
     make_profile_tools,
     read_profile,
@@ -56,6 +58,7 @@ __all__ = [
     "ExtractionRule",
     "Extractor",
     "Finding",
+    "InstructionValueError",
     "LlmExtractor",
     "MemoryApplier",
     "MemoryHome",
@@ -74,6 +77,7 @@ __all__ = [
     "detect_sensitive",
     "is_sensitive",
     "long_term_entry",
+    "looks_like_behaviour_change",
     "looks_like_instruction",
     "make_profile_tools",
     "memory_routing_callback",

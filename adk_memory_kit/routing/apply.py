@@ -5,7 +5,8 @@ home                 what the applier does
 ===================  =======================================================================
 DROP                 nothing is stored; only "dropped (kinds)" is logged, never the text
 PROCEDURAL_REVIEW    queued in the review table for a human; never read back by the agent
-USER_STATE           ``user:pref_<name>`` + ``user:pref_<name>_at``, vocabulary names only
+USER_STATE           ``user:pref_<name>`` + ``user:pref_<name>_at``, vocabulary names only;
+                     skipped when the profile tool already wrote it in this turn (newer)
 LONG_TERM            a dated fact through ``add_memory`` (``subject`` = key: supersession)
 SESSION_STATE        ``fact_<key>`` (or appended to ``memory_notes``) in session state
 TURN_SCRATCH         ``temp:<key>`` (or ``temp:memory_notes``): gone when the turn ends
@@ -206,6 +207,9 @@ class MemoryApplier:
         home = MemoryHome.USER_STATE
         if not candidate.key:
             return RoutingOutcome(home, "rejected", None, "a user-state fact needs a key")
+        newer = self._newer_write(candidate, context)
+        if newer:
+            return RoutingOutcome(home, "skipped", candidate.key, newer)
         try:
             saved = write_preference(
                 context.state,
@@ -221,6 +225,25 @@ class MemoryApplier:
         return RoutingOutcome(
             home, "stored", candidate.key, self.vocabulary.state_key(saved["name"])
         )
+
+    def _newer_write(self, candidate: Candidate, context: Context) -> str:
+        """Why ``candidate`` must not overwrite the stored preference ("" when it may).
+
+        The profile tool runs during the turn and the router at its end, so in one turn the
+        tool's write (made after the user spoke, perhaps with the model's reading of it) is
+        the newer one: the router skips a preference that an event of this invocation already
+        wrote, rather than putting its older time (or its own value) back.
+        """
+        name = (candidate.key or "").strip().lower()
+        if name not in self.vocabulary:
+            return ""  # write_preference rejects it with the allowed names
+        state_key = self.vocabulary.state_key(name)
+        for event in context.session.events:
+            if event.invocation_id == context.invocation_id and state_key in (
+                event.actions.state_delta or {}
+            ):
+                return f"{state_key} was already written in this turn (by {event.author})"
+        return ""
 
     async def _long_term(self, candidate: Candidate, context: Context) -> RoutingOutcome:
         entry, meta = long_term_entry(

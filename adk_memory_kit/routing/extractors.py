@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
@@ -194,12 +194,37 @@ SESSION_MARKERS = (
 )
 
 
+#: Where a sentence is split into clauses when part of it is sensitive.
+CLAUSE_SPLIT = r"\s*[,;:]\s+|\s+(?:and|but|so|also|plus|then)\s+|\s+[-\u2013\u2014]\s+"
+
+
+def clause_spans(sentence: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each clause of ``sentence`` (split at , ; : and conjunctions)."""
+    spans, pos = [], 0
+    for sep in re.finditer(CLAUSE_SPLIT, sentence, re.IGNORECASE):
+        spans.append((pos, sep.start()))
+        pos = sep.end()
+    spans.append((pos, len(sentence)))
+    return [(a, b) for a, b in spans if sentence[a:b].strip()]
+
+
+def looks_like_behaviour_change(text: str, rules: Sequence[ExtractionRule] = DEFAULT_RULES) -> bool:
+    """Whether a behaviour rule of ``rules`` (standing orders, instructions) matches ``text``."""
+    return any(r.kind == "behaviour" and re.search(r.pattern, text, re.IGNORECASE) for r in rules)
+
+
 class RuleBasedExtractor:
     """Candidates from what the user said, by regular-expression rules.
 
-    Each sentence of each user message is checked: a sentence with sensitive data yields one
-    sensitive candidate and nothing else; otherwise every matching rule yields a candidate.
-    A preference stated with a session marker ("window seat this time") is session-scoped.
+    Each sentence of each user message is checked. A sentence with sensitive data yields one
+    sensitive candidate (dropped by the router) and, from its clauses that hold nothing
+    sensitive, the candidates those clauses give on their own ("I'm vegan, and my card is
+    ..." keeps the diet): a candidate's text is then its clause, never the sensitive part.
+    A sentence (or clause) matching a behaviour rule yields only that behaviour candidate, so
+    "remember that from now on you skip ..." is never also stored as a fact. Otherwise every
+    matching rule yields a candidate; an episode said in the same sentence as one preference
+    gets that preference's name as its key (its subject in long-term memory). A preference
+    stated with a session marker ("window seat this time") is session-scoped.
     """
 
     def __init__(
@@ -230,11 +255,28 @@ class RuleBasedExtractor:
 
     def extract_text(self, sentence: str, observed_at: datetime | None = None) -> list[Candidate]:
         """Candidates from one sentence."""
-        if detect_sensitive(sentence, self.detectors):
-            return [Candidate(text=sentence, sensitive=True, observed_at=observed_at)]
-        found = []
+        findings = detect_sensitive(sentence, self.detectors)
+        if not findings:
+            return self._from_clean(sentence, sentence, observed_at)
+        found = [Candidate(text=sentence, sensitive=True, observed_at=observed_at)]
+        for start, end in clause_spans(sentence):
+            if any(f.start < end and start < f.end for f in findings):
+                continue
+            clause = sentence[start:end].strip()
+            if clause and not detect_sensitive(clause, self.detectors):
+                found.extend(self._from_clean(clause, sentence, observed_at))
+        return found
+
+    def _from_clean(
+        self, text: str, sentence: str, observed_at: datetime | None
+    ) -> list[Candidate]:
+        """Candidates from ``text`` (clean); ``sentence`` decides the session scope."""
+        session_scoped = bool(
+            self.session_markers and re.search(self.session_markers, sentence, re.IGNORECASE)
+        )
+        found: list[Candidate] = []
         for rule, regex in self._compiled:
-            match = regex.search(sentence)
+            match = regex.search(text)
             if not match:
                 continue
             value = match.groupdict().get("value")
@@ -242,17 +284,23 @@ class RuleBasedExtractor:
                 value = " ".join(value.split())
                 value = value if rule.keep_case else value.lower()
             flags = dict(_KIND_FLAGS[rule.kind])
-            if (
-                rule.kind == "preference"
-                and self.session_markers
-                and re.search(self.session_markers, sentence, re.IGNORECASE)
-            ):
+            if rule.kind == "preference" and session_scoped:
                 flags = dict(_KIND_FLAGS["session"])
-            found.append(
-                Candidate(
-                    text=sentence, key=rule.key, value=value, observed_at=observed_at, **flags
-                )
+            candidate = Candidate(
+                text=text, key=rule.key, value=value, observed_at=observed_at, **flags
             )
+            if rule.kind == "behaviour":
+                return [candidate]  # a request to behave differently is nothing else
+            found.append(candidate)
+        subjects = {c.key for c in found if c.key and c.exact_value and c.needed_in_future_sessions}
+        if len(subjects) == 1:
+            (subject,) = subjects
+            found = [
+                replace(c, key=subject)
+                if c.key is None and c.needed_in_future_sessions and not c.exact_value
+                else c
+                for c in found
+            ]
         return found
 
 

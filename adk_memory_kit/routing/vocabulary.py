@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.recall.conflicts import DEFAULT_KNOWN_VALUES
 from adk_memory_kit.routing.homes import normalize_key
 
 USER_PREF_PREFIX = "user:pref_"
@@ -105,6 +106,23 @@ class PreferenceVocabulary:
     def written_at_key(name: str) -> str:
         """``user:pref_<name>_at``."""
         return f"{USER_PREF_PREFIX}{name}{WRITTEN_AT_SUFFIX}"
+
+    def known_values(self) -> dict[str, tuple[str, ...]]:
+        """Per name, the values that say a memory is about it (for the recall conflict rule).
+
+        ``allowed_values`` plus the kit's defaults for the standard names
+        (:data:`~adk_memory_kit.recall.conflicts.DEFAULT_KNOWN_VALUES`), e.g. pass
+        ``known_values=vocabulary.known_values()`` to the recall tools.
+        """
+        merged: dict[str, tuple[str, ...]] = {}
+        for name in self.names:
+            values = (
+                *DEFAULT_KNOWN_VALUES.get(name, ()),
+                *sorted(self.allowed_values.get(name, ())),
+            )
+            if values:
+                merged[name] = tuple(dict.fromkeys(values))
+        return merged
 
     def describe(self) -> str:
         """One line per name, for tool docstrings and extraction prompts."""

@@ -3,8 +3,9 @@
 Wired as an ADK ``App`` so its plugins apply to every model call:
 
 * ``save_preference`` / ``get_profile`` write and read ``user:pref_<name>`` (fixed vocabulary);
-* ``load_memory`` (ADK's) pulls long-term memory on demand; ``BudgetedPreloadMemoryTool``
-  pushes a capped, dated, quoted recall block before each call;
+* ``load_memory`` (the kit's framed version of ADK's tool) pulls long-term memory on demand,
+  and ``BudgetedPreloadMemoryTool`` pushes a capped recall block before each call; both
+  quote and date every memory as data;
 * ``WorkingMemoryToolset`` keeps the current task's goal and facts in ``wm``/``wm_view``;
 * ``MemoryRoutingPlugin`` routes what the user said at the end of every turn;
 * ``MemoryCheckpointPlugin`` ingests the session every N turns, and ``end_session`` closes it
@@ -21,12 +22,11 @@ from google.adk.apps.app import App
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
 from google.adk.plugins.base_plugin import BasePlugin
-from google.adk.tools.load_memory_tool import load_memory_tool
 from google.genai import types
 
 from adk_memory_kit.lifecycle import MemoryCheckpointPlugin, end_session_tool
 from adk_memory_kit.model_choice import choose_model
-from adk_memory_kit.recall import BudgetedPreloadMemoryTool
+from adk_memory_kit.recall import BudgetedPreloadMemoryTool, FramedLoadMemoryTool
 from adk_memory_kit.routing import (
     MemoryApplier,
     MemoryRoutingPlugin,
@@ -65,11 +65,15 @@ _REPR_TEXT = re.compile(r"""text=(["'])(.*?)(?<!\\)\1""", re.DOTALL)
 def recalled_texts(payload: dict[str, Any]) -> list[str]:
     """Memory texts from a ``load_memory`` result.
 
-    ADK's ``load_memory`` returns a pydantic model, which its ``FunctionTool`` hands to the
-    model as ``{"result": "<repr>"}``; a dict with ``memories`` is accepted too.
+    The kit's :class:`FramedLoadMemoryTool` returns ``{"memories": "<framed block>"}`` whose
+    quoted lines start with ``> ``. ADK's own ``load_memory`` returns a pydantic model, which
+    its ``FunctionTool`` hands over as ``{"result": <model or its repr>}``.
     """
+    memories = payload.get("memories")
+    if isinstance(memories, str):
+        return [line[2:] for line in memories.splitlines() if line.startswith("> ")]
     texts = []
-    for memory in payload.get("memories", []):
+    for memory in memories or []:
         parts = (memory.get("content") or {}).get("parts") or []
         texts.append(" ".join(p.get("text") or "" for p in parts))
     result = payload.get("result")
@@ -130,7 +134,7 @@ def build_concierge_agent(model: str | BaseLlm | None = None) -> LlmAgent:
         instruction=working_memory_instruction(),
         tools=[
             *make_profile_tools(),
-            load_memory_tool,
+            FramedLoadMemoryTool(max_tokens=400, max_results=3),
             BudgetedPreloadMemoryTool(max_tokens=400, max_results=3),
             WorkingMemoryToolset(),
             end_session_tool(),

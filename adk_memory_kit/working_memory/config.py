@@ -31,8 +31,10 @@ class WorkingMemoryConfig(BaseModel):
     """Plan steps kept; a new step evicts the oldest done step, or is refused if none is done."""
     done_steps_shown: int = Field(2, ge=0)
     """Done steps listed one by one in the view; more than this collapse to one line."""
-    trusted_sources: frozenset[str] = frozenset({"user"})
-    """Fact sources whose values skip the instruction-stripping filter."""
+    trusted_sources: frozenset[str] = frozenset()
+    """Fact sources whose values may be up to ``max_view_chars`` long instead of
+    ``max_value_chars``. Trust lifts only that cap: every value, whatever its source, has
+    instruction-like text removed (the view still shortens long values)."""
 
     @field_validator("trusted_sources", mode="before")
     @classmethod

@@ -95,28 +95,8 @@ def merge_scratchpads(
             facts[name] = (winner, newer.model_copy(update={"pinned": pinned}))
     merged.facts = {name: fact for name, (_, fact) in facts.items()}
 
-    evicted, dropped = _apply_budget(merged, config)
+    evicted, dropped = merged.apply_budget(config)
     return MergeResult(merged, render_view(merged, config), conflicts, evicted, dropped)
-
-
-def _apply_budget(pad: Scratchpad, config: WorkingMemoryConfig) -> tuple[list[str], list[str]]:
-    evicted: list[str] = []
-    dropped: list[str] = []
-    while len(pad.facts) > config.max_facts:
-        unpinned = [n for n in pad.facts_oldest_first() if not pad.facts[n].pinned]
-        if not unpinned:
-            break  # pinned facts are only cleared by complete_task
-        evicted.append(unpinned[0])
-        del pad.facts[unpinned[0]]
-    while len(pad.plan) > config.max_plan_steps:
-        done = [i for i, s in enumerate(pad.plan) if s.status == "done"]
-        index = done[0] if done else len(pad.plan) - 1
-        dropped.append(f"step: {pad.plan.pop(index).step}")
-    dropped += [f"constraint: {c}" for c in pad.constraints[config.max_constraints :]]
-    dropped += [f"open question: {q}" for q in pad.open[config.max_open_questions :]]
-    del pad.constraints[config.max_constraints :]
-    del pad.open[config.max_open_questions :]
-    return evicted, dropped
 
 
 def merge_working_memory(

@@ -12,7 +12,13 @@ from adk_memory_kit.working_memory.guards import (
     flatten,
     is_valid_fact_name,
 )
-from adk_memory_kit.working_memory.model import STEP_STATUSES, Fact, PlanStep, Scratchpad
+from adk_memory_kit.working_memory.model import (
+    STEP_STATUSES,
+    Fact,
+    PlanStep,
+    Scratchpad,
+    value_cap,
+)
 
 
 @dataclass
@@ -82,9 +88,13 @@ def record_fact(
     called_tools: Sequence[str],
     config: WorkingMemoryConfig,
     now: float,
+    user_texts: Sequence[str] | None = None,
 ) -> Outcome:
     """Record (or overwrite) a fact after checking its name and source.
 
+    ``source='user'`` needs the value in ``user_texts`` (this invocation's user messages);
+    ``None`` skips that check and is only for callers with no model in the loop. Every
+    value is filtered for instruction-like text; a trusted source only gets a longer cap.
     A new fact beyond ``max_facts`` evicts the oldest unpinned fact; if every fact is
     pinned the new one is refused. Re-recording a pinned fact keeps it pinned.
     """
@@ -95,12 +105,10 @@ def record_fact(
             "'booking_ref' (a lowercase letter, then up to 39 of a-z, 0-9, _)."
         )
     source = flatten(source)
-    reason = check_source(source, called_tools)
+    reason = check_source(source, called_tools, value=value, user_texts=user_texts)
     if reason:
         return _rejected(f"Fact {name!r} refused: {reason}")
-    text, notes = clean_text(
-        value, config.max_value_chars, untrusted=source not in config.trusted_sources
-    )
+    text, notes = clean_text(value, value_cap(source, config))
     if not text:
         return _rejected(f"Fact {name!r} refused: the value is empty after cleaning.")
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -20,10 +22,16 @@ from adk_memory_kit.working_memory.config import (
     check_state_key,
     view_key_for,
 )
-from adk_memory_kit.working_memory.guards import tools_called_in_invocation
+from adk_memory_kit.working_memory.guards import (
+    tools_called_in_invocation,
+    user_texts_in_invocation,
+)
 from adk_memory_kit.working_memory.metrics import tool_calls_by_task
 from adk_memory_kit.working_memory.model import Scratchpad
 from adk_memory_kit.working_memory.render import render_view
+
+_TURNS_KEPT = 64
+"""Model turns whose writers are tracked at once (one per concurrent invocation is needed)."""
 
 WORKING_MEMORY_TOOL_NAMES: tuple[str, ...] = (
     "set_goal",
@@ -39,8 +47,18 @@ WORKING_MEMORY_TOOL_NAMES: tuple[str, ...] = (
 class _Tools:
     """The tool functions, bound to one state key and one budget.
 
-    Each tool reads, edits and writes the scratchpad with no ``await`` in between, so
-    tools issued together in one model turn cannot overwrite each other's edits.
+    Each tool reads, edits and writes the scratchpad with no ``await`` in between, and
+    ``tool_context.state`` writes through to the session's state, so a later call in the
+    same model turn builds on an earlier call's write. ADK then deep-merges the state
+    deltas of one turn's calls into one event and re-applies the latest write of a dict
+    or list key on top; a deep merge keeps every dict key any call wrote, so the stored
+    scratchpad keeps its facts in a list (which the merge replaces whole) and every load
+    applies the budget again.
+
+    The merge takes a string key (the view) from the last call in *call* order, but the
+    latest write of a list or dict key from the call that *ran* last. Those differ when a
+    callback awaits, so each write is also copied into the pending deltas of the earlier
+    writers of the same model turn: whichever call runs last decides both keys.
     """
 
     def __init__(self, key: str, config: WorkingMemoryConfig, own_names: set[str]) -> None:
@@ -48,29 +66,63 @@ class _Tools:
         self.view_key = view_key_for(key)
         self.config = config
         self.own_names = own_names
+        # Weak references: a turn's contexts die with the turn, so nothing is kept alive.
+        self._turns: OrderedDict[tuple[str, str], list[weakref.ref[ToolContext]]] = OrderedDict()
 
-    def _load(self, tool_context: ToolContext) -> Scratchpad:
-        return Scratchpad.load(tool_context.state.get(self.key), key=self.key)
+    def _turn_key(self, tool_context: ToolContext) -> tuple[str, str] | None:
+        """(invocation, id of the model event holding this call), or None if not found."""
+        call_id = tool_context.function_call_id
+        if not call_id:
+            return None
+        for event in reversed(tool_context.session.events):
+            if any(c.id == call_id for c in event.get_function_calls()):
+                return tool_context.invocation_id, event.id
+        return None
+
+    def _write(self, tool_context: ToolContext, values: dict[str, Any]) -> None:
+        """Write ``values`` to state and into the deltas of this turn's earlier writers."""
+        for key, value in values.items():
+            tool_context.state[key] = value
+        turn = self._turn_key(tool_context)
+        if turn is None:
+            return
+        writers = [other for ref in self._turns.get(turn, []) if (other := ref()) is not None]
+        for other in writers:
+            if other is tool_context:
+                continue
+            delta = other.actions.state_delta
+            for key in (self.key, self.view_key):
+                if key in delta:
+                    delta[key] = tool_context.state.get(key)
+        if all(other is not tool_context for other in writers):
+            writers.append(tool_context)
+        self._turns[turn] = [weakref.ref(other) for other in writers]
+        self._turns.move_to_end(turn)
+        while len(self._turns) > _TURNS_KEPT:
+            self._turns.popitem(last=False)
 
     def _apply(
         self, tool_context: ToolContext, edit: Callable[[Scratchpad], ops.Outcome]
     ) -> dict[str, Any]:
+        raw = tool_context.state.get(self.key)
         try:
-            pad = self._load(tool_context)
+            pad = Scratchpad.load(raw, key=self.key, config=self.config)
         except SchemaMismatchError as exc:
             return {"status": "rejected", "message": str(exc), "evicted": []}
+        repaired = raw is not None and pad.dump() != raw
         outcome = edit(pad)
         reply: dict[str, Any] = {
             "status": "ok" if outcome.ok else "rejected",
             "message": outcome.message,
             "evicted": outcome.evicted,
         }
-        if outcome.ok and outcome.changed:
-            view = render_view(pad, self.config)
-            tool_context.state[self.key] = pad.dump()
-            tool_context.state[self.view_key] = view.text
-            if view.hidden_facts:
-                reply["not_in_view"] = view.hidden_facts
+        view = render_view(pad, self.config)
+        if (outcome.ok and outcome.changed) or repaired:
+            self._write(tool_context, {self.key: pad.dump(), self.view_key: view.text})
+        elif tool_context.state.get(self.view_key, "") != view.text:
+            self._write(tool_context, {self.view_key: view.text})
+        if view.hidden_facts and outcome.ok and outcome.changed:
+            reply["not_in_view"] = view.hidden_facts
         return reply
 
     async def set_goal(self, goal: str, tool_context: ToolContext) -> dict[str, Any]:
@@ -104,15 +156,20 @@ class _Tools:
         Args:
           name: short snake_case name, e.g. booking_ref.
           value: the fact itself, kept short.
-          source: 'user' if the user said it, else the name of the tool whose result in
-            this turn contains it.
+          source: 'user' only if the user's message in this turn contains the value
+            (use the user's words), else the name of the tool whose result in this turn
+            contains it.
           pinned: true for facts that must never be evicted (references, user choices).
         """
+        events = tool_context.session.events
         called = tools_called_in_invocation(
-            tool_context.session.events,
+            events,
             tool_context.invocation_id,
             branch=tool_context.branch,
             exclude=sorted(self.own_names),
+        )
+        said = user_texts_in_invocation(
+            events, tool_context.invocation_id, tool_context.user_content
         )
         return self._apply(
             tool_context,
@@ -125,6 +182,7 @@ class _Tools:
                 called_tools=called,
                 config=self.config,
                 now=time.time(),
+                user_texts=said,
             ),
         )
 
@@ -175,8 +233,7 @@ class _Tools:
         )
         finished = [t for t in tasks if t.completed]
         repeated = finished[-1].repeated if finished else 0
-        tool_context.state[self.key] = None
-        tool_context.state[self.view_key] = ""
+        self._write(tool_context, {self.key: None, self.view_key: ""})
         return {
             "status": "cleared",
             "message": "Working memory cleared. Call set_goal when a new task starts.",
