@@ -25,10 +25,8 @@ from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
-from adk_memory_kit.errors import InvalidInputError
-from adk_memory_kit.recall.conflicts import profile_from_state
 from adk_memory_kit.recall.framing import RECALL_TAG
-from adk_memory_kit.recall.preload import RecallBlock, build_recall_block, estimate_tokens
+from adk_memory_kit.recall.preload import RecallBlock, RecallBudget, estimate_tokens
 
 if TYPE_CHECKING:
     from google.adk.models.llm_request import LlmRequest
@@ -73,8 +71,14 @@ class FramedLoadMemoryTool(FunctionTool):
         subject_terms: Mapping[str, Iterable[str]] | None = None,
         add_instruction: bool = True,
     ) -> None:
-        if max_tokens <= 0 or max_results <= 0:
-            raise InvalidInputError("max_tokens and max_results must be positive")
+        budget = RecallBudget(
+            max_tokens,
+            max_results,
+            count_tokens,
+            include_full_profile,
+            known_values,
+            subject_terms,
+        )
 
         async def load_memory(query: str, tool_context: ToolContext) -> dict[str, Any]:
             """Searches this user's long-term memory; returns a framed, dated block."""
@@ -83,13 +87,8 @@ class FramedLoadMemoryTool(FunctionTool):
         super().__init__(load_memory)
         self.name = name
         self.description = DESCRIPTION
-        self.max_tokens = max_tokens
-        self.max_results = max_results
-        self.count_tokens = count_tokens
-        self.include_full_profile = include_full_profile
+        self.budget = budget
         self.max_query_chars = max_query_chars
-        self.known_values = known_values
-        self.subject_terms = subject_terms
         self.add_instruction = add_instruction
 
     async def recall(self, query: str, tool_context: ToolContext) -> RecallBlock:
@@ -98,16 +97,7 @@ class FramedLoadMemoryTool(FunctionTool):
         if not query:
             return RecallBlock("", 0, 0, 0)
         response = await tool_context.search_memory(query)
-        return build_recall_block(
-            list(response.memories),
-            profile_from_state(tool_context.state),
-            max_tokens=self.max_tokens,
-            max_results=self.max_results,
-            count_tokens=self.count_tokens,
-            include_full_profile=self.include_full_profile,
-            known_values=self.known_values,
-            subject_terms=self.subject_terms,
-        )
+        return self.budget.frame(response.memories, tool_context.state)
 
     async def load(self, query: str, tool_context: ToolContext) -> dict[str, Any]:
         """What the model receives: ``{"memories": block, "count": n, "omitted": m}``."""

@@ -154,6 +154,39 @@ def insert_user_content(llm_request: LlmRequest, content: types.Content) -> None
     llm_request.contents.insert(index, content)
 
 
+@dataclass(frozen=True)
+class RecallBudget:
+    """How recalled memories are framed: the caps and the conflict-rule vocabulary.
+
+    Shared by the preload tool and the on-demand ``load_memory`` tool, so both frame memory
+    the same way.
+    """
+
+    max_tokens: int = 800
+    max_results: int = 5
+    count_tokens: Callable[[str], int] = estimate_tokens
+    include_full_profile: bool = True
+    known_values: Mapping[str, Iterable[str]] | None = None
+    subject_terms: Mapping[str, Iterable[str]] | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_tokens <= 0 or self.max_results <= 0:
+            raise InvalidInputError("max_tokens and max_results must be positive")
+
+    def frame(self, memories: Sequence[MemoryEntry], state: Mapping[str, object]) -> RecallBlock:
+        """The framed block for ``memories`` (best first) against the profile in ``state``."""
+        return build_recall_block(
+            list(memories),
+            profile_from_state(state),
+            max_tokens=self.max_tokens,
+            max_results=self.max_results,
+            count_tokens=self.count_tokens,
+            include_full_profile=self.include_full_profile,
+            known_values=self.known_values,
+            subject_terms=self.subject_terms,
+        )
+
+
 class BudgetedPreloadMemoryTool(BaseTool):
     """Preloads this user's memories into each request, framed as dated data, within a budget.
 
@@ -181,15 +214,15 @@ class BudgetedPreloadMemoryTool(BaseTool):
         subject_terms: Mapping[str, Iterable[str]] | None = None,
     ) -> None:
         super().__init__(name=name, description="Preloads budgeted, framed memories.")
-        if max_tokens <= 0 or max_results <= 0:
-            raise InvalidInputError("max_tokens and max_results must be positive")
-        self.max_tokens = max_tokens
-        self.max_results = max_results
-        self.count_tokens = count_tokens
-        self.include_full_profile = include_full_profile
+        self.budget = RecallBudget(
+            max_tokens,
+            max_results,
+            count_tokens,
+            include_full_profile,
+            known_values,
+            subject_terms,
+        )
         self.max_query_chars = max_query_chars
-        self.known_values = known_values
-        self.subject_terms = subject_terms
         self._cache: OrderedDict[tuple[str, str], list[MemoryEntry]] = OrderedDict()
 
     async def recall(self, tool_context: ToolContext) -> RecallBlock:
@@ -212,16 +245,7 @@ class BudgetedPreloadMemoryTool(BaseTool):
             self._cache[key] = memories
             while len(self._cache) > 64:
                 self._cache.popitem(last=False)
-        return build_recall_block(
-            memories,
-            profile_from_state(tool_context.state),
-            max_tokens=self.max_tokens,
-            max_results=self.max_results,
-            count_tokens=self.count_tokens,
-            include_full_profile=self.include_full_profile,
-            known_values=self.known_values,
-            subject_terms=self.subject_terms,
-        )
+        return self.budget.frame(memories, tool_context.state)
 
     async def process_llm_request(
         self, *, tool_context: ToolContext, llm_request: LlmRequest
