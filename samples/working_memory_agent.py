@@ -134,7 +134,7 @@ async def main(model: str | BaseLlm | None = None, *, quiet: bool = False) -> di
         )
         views.append(current.state.get("wm_view") or "")
         if not quiet:
-            print(f"--- wm_view after: {text!r}\n{views[-1] or '(empty)'}\n")
+            print(f"--- wm_view after the turn (user said {text!r}):\n{views[-1] or '(empty)'}\n")
     repeats = repeated_tool_calls(current.events, exclude=WORKING_MEMORY_TOOL_NAMES)
     if not quiet:
         print(f"repeated identical tool calls: {repeats}")
