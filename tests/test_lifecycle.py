@@ -400,6 +400,38 @@ async def test_a_failing_session_backs_off_and_does_not_starve_the_others(sessio
     assert memory.calls == Counter({bad.id: 4, good.id: 1})
 
 
+@pytest.mark.parametrize("sql_listing", [None, False], ids=["sql-listing", "public-api"])
+async def test_new_sessions_do_not_starve_a_session_that_changed_again(
+    sessions, memory, sql_listing
+):
+    """Oldest change first: being ingested before does not send a session to the back."""
+    app = new_app()
+    regular = await make_session(
+        sessions, app, "u0", ["my usual hotel is the Ritz"], NOW - 9 * HOUR
+    )
+    job = IdleIngestJob(sessions, memory, app_name=app, batch_size=1, use_sql_listing=sql_listing)
+    regular_key = SessionKey(app, "u0", regular.id)
+    assert (await job.run_once()).ingested == [regular_key]
+    await add_events(sessions, regular, ["now I prefer the Hilton"], NOW - 8 * HOUR)
+
+    # a steady flow of sessions never ingested, each changed after the regular one
+    picked = []
+    for i in range(3):
+        await make_session(sessions, app, f"n{i}", [f"new user {i}"], NOW - (7 - i) * HOUR)
+        picked += (await job.run_once()).ingested
+    assert picked[0] == regular_key
+    assert memory.calls[regular.id] == 2
+    assert (await job.state("u0", regular.id)).session_update_time == to_datetime(
+        (
+            await sessions.get_session(app_name=app, user_id="u0", session_id=regular.id)
+        ).last_update_time
+    )
+    # the new ones follow, oldest change first, and nothing is left behind
+    assert [k.user_id for k in picked[1:]] == ["n0", "n1"]
+    assert [k.user_id for k in (await job.run_once()).ingested] == ["n2"]
+    assert (await job.run_once()).considered == 0
+
+
 async def test_workers_with_a_batch_size_take_disjoint_batches(sessions, memory, db_url):
     app = new_app()
     made = [

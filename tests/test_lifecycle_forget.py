@@ -347,6 +347,41 @@ async def test_an_unverified_forget_stays_open_until_a_retry_verifies_it(
     assert rows[0].report["verified"] is False and rows[1].report["verified"] is True
 
 
+async def test_an_unverified_run_leaves_the_record_a_newer_run_closed_alone(sessions, memory):
+    app = await seed_app(sessions, memory)
+    newer = []
+
+    async def stuck_count(a: str, u: str) -> int:
+        if not newer:  # a second worker forgets alice while this run is still deleting
+            newer.append(
+                await forget_user(app, "alice", session_service=sessions, memory_service=memory)
+            )
+        return 2  # this run's home never verifies empty
+
+    async def stuck_delete(a: str, u: str) -> int:
+        return 0
+
+    home = DataHome("stuck_home", stuck_count, stuck_delete)
+    report = await forget_user(
+        app, "alice", session_service=sessions, memory_service=memory, extra_homes=[home]
+    )
+    (inner,) = newer
+    assert inner.status == "completed" and inner.forget_id > report.forget_id
+    assert report.status == "unverified" and not report.verified
+    rows = await forget_log_rows(memory, app, "alice")
+    assert [(r.forget_id, r.status, r.finished_by) for r in rows] == [
+        (report.forget_id, "superseded", inner.forget_id),
+        (inner.forget_id, "completed", None),
+    ]
+    assert all(r.completed_at is not None for r in rows)
+    assert f"closed meanwhile by run {inner.forget_id} (status superseded)" in report.notes[-1]
+    # the closed row still records what this run deleted (the newer run found nothing left)
+    assert rows[0].report["verified"] is False and rows[0].report["memory_items_deleted"] == 3
+    assert rows[0].report["notes"] == report.notes
+    assert rows[1].report["memory_items_deleted"] == 0
+    assert await pending_forgets(app, memory_service=memory) == []
+
+
 async def test_forgetting_a_user_again_keeps_the_earlier_audit_record(sessions, memory):
     app = await seed_app(sessions, memory)
     first = await forget_user(app, "alice", session_service=sessions, memory_service=memory)

@@ -985,3 +985,74 @@ async def test_an_unreachable_database_raises_a_clear_error():
                 pass
     finally:
         await service.close()
+
+
+async def _valid_to(memory, app, user) -> dict[str, datetime | None]:
+    return {r["text"]: r["valid_to"] for r in await _stored(memory, app, user, "text, valid_to")}
+
+
+def _at(seconds: float) -> datetime:
+    return datetime.fromtimestamp(seconds, tz=timezone.utc)
+
+
+@pytest.mark.parametrize("newest_first", [False, True], ids=["in-order", "newest-first"])
+async def test_facts_of_one_subject_in_one_call_are_ordered_by_date(memory, newest_first):
+    app, user = unique("app"), unique("u")
+    paris = text_event("user", "I live in Paris", ts=1000.0)
+    berlin = text_event("user", "I moved to Berlin", ts=2000.0)
+    await memory.add_events_to_memory(
+        app_name=app,
+        user_id=user,
+        events=[berlin, paris] if newest_first else [paris, berlin],
+        session_id="s1",
+        custom_metadata={"subject": "home_city"},
+    )
+    assert await _valid_to(memory, app, user) == {
+        "I live in Paris": _at(2000),
+        "I moved to Berlin": None,
+    }
+    found = await memory.search_memory(app_name=app, user_id=user, query="where do I live")
+    assert _facts(found) == (["I moved to Berlin"], ["I live in Paris"])
+
+    # a stored current fact and the facts of a new call are ordered together
+    hamburg = text_event("user", "Now I live in Hamburg", ts=3000.0)
+    munich = text_event("user", "Before that I lived in Munich", ts=1500.0)
+    await memory.add_events_to_memory(
+        app_name=app,
+        user_id=user,
+        events=[hamburg, munich],
+        session_id="s2",
+        custom_metadata={"subject": "home_city"},
+    )
+    assert await _valid_to(memory, app, user) == {
+        "I live in Paris": _at(2000),
+        "Before that I lived in Munich": _at(2000),
+        "I moved to Berlin": _at(3000),
+        "Now I live in Hamburg": None,
+    }
+
+
+async def test_facts_of_one_subject_with_the_same_date_in_one_call_last_wins(memory):
+    app, user = unique("app"), unique("u")
+    first = text_event("user", "My seat preference: aisle", ts=1000.0)
+    second = text_event("user", "My seat preference: window", ts=1000.0)
+    other = text_event("user", "My meal preference: vegetarian", ts=500.0)
+    await memory.add_events_to_memory(
+        app_name=app,
+        user_id=user,
+        events=[first, second],
+        session_id="s1",
+        custom_metadata={"subject": "seat"},
+    )
+    await memory.add_events_to_memory(
+        app_name=app,
+        user_id=user,
+        events=[other],
+        session_id="s1",
+        custom_metadata={"subject": "meal"},
+    )
+    assert await _valid_to(memory, app, user) == {
+        "My seat preference: aisle": _at(1000),
+        "My seat preference: window": None,
+        "My meal preference: vegetarian": None,  # another subject: untouched
+    }

@@ -16,7 +16,8 @@ after a crash at any point finishes the job):
 6. delete watermarks again and, only if step 4 verified that nothing is left, close the
    tombstone with the report (the log keeps the app, the user id, the times and the counts:
    the deletion audit record), together with older open runs of the same user. If data was
-   still left, the row stays open with status ``unverified`` and the report, and if a step
+   still left, the row stays open with status ``unverified`` and the report (a row a newer,
+   verified run closed meanwhile keeps its ``superseded`` status), and if a step
    raised, with status ``failed`` and the error: either way ``pending_forgets`` lists the
    user, the idle job keeps leaving the user alone, and a re-run finishes the job.
 """
@@ -369,10 +370,33 @@ async def _close_tombstone(engine: AsyncEngine, report: ForgetReport) -> datetim
 
 
 async def _keep_tombstone_open(engine: AsyncEngine, report: ForgetReport) -> None:
+    """Record the unverified outcome on this run's row; a closed row keeps its status.
+
+    A newer run of the same user that verified while this one was still deleting has closed
+    this row as 'superseded'. The row stays closed with that status (only an open row is
+    marked 'unverified'); it still gets this run's report (what this run deleted), with a
+    note saying which run closed it.
+    """
     async with engine.begin() as conn:
+        row = (
+            await conn.execute(
+                text(
+                    f"SELECT completed_at, status, finished_by FROM {FORGET_LOG}"
+                    " WHERE forget_id = :id FOR UPDATE"
+                ),
+                {"id": report.forget_id},
+            )
+        ).first()
+        if row is not None and row.completed_at is not None:
+            by = f" by run {row.finished_by}" if row.finished_by is not None else ""
+            report.notes.append(
+                f"this run's record was closed meanwhile{by} (status {row.status}): "
+                "a newer run verified the deletion"
+            )
         await conn.execute(
             text(
-                f"UPDATE {FORGET_LOG} SET status = :status, report = CAST(:r AS jsonb)"
+                f"UPDATE {FORGET_LOG} SET report = CAST(:r AS jsonb),"
+                " status = CASE WHEN completed_at IS NULL THEN :status ELSE status END"
                 " WHERE forget_id = :id"
             ),
             {"status": report.status, "r": _report_json(report), "id": report.forget_id},

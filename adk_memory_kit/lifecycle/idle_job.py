@@ -12,8 +12,10 @@ Guarantees (documented in docs/lifecycle.md):
   ``SELECT ... FOR UPDATE SKIP LOCKED`` on its watermark row and re-checked under the lock.
   Candidate selection skips rows locked by another worker, and with ``batch_size`` each
   worker leases its batch, so workers take disjoint batches;
-* candidates are ordered by their last attempt (never attempted first, then the least
-  recently attempted), so a failing session cannot starve the others;
+* candidates are ordered by how long they have been waiting: the oldest change first (a
+  session ingested before and changed again queues by the date of its new change, like a
+  session never ingested), a failed session as of the time its retry became due, so
+  neither new sessions nor a failing one can starve the others;
 * the memory service writes in its own transaction, so a crash after the memory commit and
   before the watermark commit re-ingests that session once on the next run. Ingestion is an
   upsert, so that costs time, never a duplicate, and nothing is ever lost.
@@ -76,18 +78,19 @@ WHERE NOT EXISTS (SELECT 1 FROM {WATERMARKS} w
 ON CONFLICT DO NOTHING"""
 
 # Changed, not backing off, not leased by another worker, user not being forgotten; rows
-# another worker holds right now are skipped. Never-attempted sessions first, then the least
-# recently attempted, then the oldest change.
-_ORDER = "last_attempt_at NULLS FIRST, update_time, user_id, session_id"
+# another worker holds right now are skipped. Longest waiting first: a session waits since
+# its change (``update_time``), a failed one since its retry became due (``retry_after``,
+# reset by a success); whether or when a session was ingested before does not matter.
+_ORDER = "waiting_since, user_id, session_id"
 _PICK = f"""
-SELECT w.user_id, w.session_id, w.last_attempt_at, src.update_time
+SELECT w.user_id, w.session_id, GREATEST(src.update_time, w.retry_after) AS waiting_since
 FROM {WATERMARKS} w
 JOIN src ON w.app_name = :app AND w.user_id = src.user_id AND w.session_id = src.session_id
 WHERE w.session_update_time IS DISTINCT FROM src.update_time
   AND (w.retry_after IS NULL OR w.retry_after <= :now)
   AND (w.claimed_until IS NULL OR w.claimed_until <= now() OR w.claimed_by = :me)
   AND {_NOT_FORGETTING.format(user="w.user_id")}
-ORDER BY w.last_attempt_at NULLS FIRST, src.update_time, w.user_id, w.session_id
+ORDER BY GREATEST(src.update_time, w.retry_after), w.user_id, w.session_id
 LIMIT :lim
 FOR UPDATE OF w SKIP LOCKED"""
 # The same, leasing the picked rows to this worker for ``claim_ttl`` (batch mode).
@@ -100,7 +103,7 @@ leased AS (
   WHERE w.app_name = :app AND w.user_id = p.user_id AND w.session_id = p.session_id
   RETURNING w.user_id, w.session_id
 )
-SELECT p.user_id, p.session_id, p.last_attempt_at, p.update_time
+SELECT p.user_id, p.session_id, p.waiting_since
 FROM picked p JOIN leased l ON l.user_id = p.user_id AND l.session_id = p.session_id
 ORDER BY {_ORDER}"""
 

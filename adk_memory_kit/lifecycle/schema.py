@@ -17,7 +17,8 @@ COMPONENT = "lifecycle"
 WATERMARKS = "adk_memory_kit_ingest_watermarks"
 FORGET_LOG = "adk_memory_kit_forget_log"
 
-# Step N brings the schema from version N-1 to N. Append, never edit (released versions).
+# Step N brings the schema from version N-1 to N. Append, never edit: a database records
+# only how many steps ran, so an edited step never reaches a database that already ran it.
 #
 # Watermarks: one row per session the idle job has seen. ``session_update_time`` is the
 # last ingested ``last_update_time``; ``failures`` / ``last_attempt_at`` / ``last_error`` /
@@ -30,6 +31,7 @@ FORGET_LOG = "adk_memory_kit_forget_log"
 # (``status`` 'unverified'). A verified run closes its own row ('completed') and every older
 # open row of the same user ('superseded', ``finished_by`` = its id).
 STEPS: list[str] = [
+    # 1: watermarks and a forget log with one row per user (as first committed)
     f"""
     CREATE TABLE IF NOT EXISTS {WATERMARKS} (
         app_name            text        NOT NULL,
@@ -37,24 +39,38 @@ STEPS: list[str] = [
         session_id          text        NOT NULL,
         session_update_time timestamptz,
         ingested_at         timestamptz,
-        failures            integer     NOT NULL DEFAULT 0,
-        last_attempt_at     timestamptz,
-        last_error          text,
-        retry_after         timestamptz,
-        claimed_by          text,
-        claimed_until       timestamptz,
         PRIMARY KEY (app_name, user_id, session_id)
     );
     CREATE TABLE IF NOT EXISTS {FORGET_LOG} (
-        forget_id    bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
         app_name     text        NOT NULL,
         user_id      text        NOT NULL,
         requested_at timestamptz NOT NULL DEFAULT now(),
         completed_at timestamptz,
-        status       text        NOT NULL DEFAULT 'running',
-        finished_by  bigint,
-        report       jsonb
-    );
+        report       jsonb,
+        PRIMARY KEY (app_name, user_id)
+    )
+    """,
+    # 2: watermark failure records and batch leases; a forget log with one row per run.
+    # Every statement also holds on a version-1 database created by the development
+    # snapshot whose step 1 already had this shape (hence IF NOT EXISTS throughout, and the
+    # primary key dropped and re-created). Existing rows are kept: a closed row of a user
+    # becomes that user's 'completed' run, an open one an interrupted ('running') run.
+    f"""
+    ALTER TABLE {WATERMARKS}
+        ADD COLUMN IF NOT EXISTS failures        integer NOT NULL DEFAULT 0,
+        ADD COLUMN IF NOT EXISTS last_attempt_at timestamptz,
+        ADD COLUMN IF NOT EXISTS last_error      text,
+        ADD COLUMN IF NOT EXISTS retry_after     timestamptz,
+        ADD COLUMN IF NOT EXISTS claimed_by      text,
+        ADD COLUMN IF NOT EXISTS claimed_until   timestamptz;
+    ALTER TABLE {FORGET_LOG}
+        ADD COLUMN IF NOT EXISTS forget_id   bigint GENERATED ALWAYS AS IDENTITY,
+        ADD COLUMN IF NOT EXISTS status      text   NOT NULL DEFAULT 'running',
+        ADD COLUMN IF NOT EXISTS finished_by bigint;
+    UPDATE {FORGET_LOG} SET status = 'completed'
+        WHERE completed_at IS NOT NULL AND status = 'running';
+    ALTER TABLE {FORGET_LOG} DROP CONSTRAINT IF EXISTS {FORGET_LOG}_pkey;
+    ALTER TABLE {FORGET_LOG} ADD CONSTRAINT {FORGET_LOG}_pkey PRIMARY KEY (forget_id);
     CREATE INDEX IF NOT EXISTS {FORGET_LOG}_user_idx ON {FORGET_LOG} (app_name, user_id, forget_id);
     CREATE INDEX IF NOT EXISTS {FORGET_LOG}_open_idx ON {FORGET_LOG} (app_name, user_id)
         WHERE completed_at IS NULL

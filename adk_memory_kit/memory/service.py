@@ -421,8 +421,10 @@ class PgVectorMemoryService(BaseMemoryService):
 
         Current facts dated no later than an incoming one are superseded (``valid_to`` = the
         date of the incoming fact that replaced them). An incoming fact older than a current
-        (unexpired) one is stored already superseded, as of that newer fact's date. Returns
-        each incoming fact's ``valid_to`` (``None``: current).
+        (unexpired) one, or than another incoming fact of the same call, is stored already
+        superseded, as of the date of the earliest such newer fact; of incoming facts with the
+        same date the one given last wins (as a stored fact loses to an incoming one of its
+        date). Returns each incoming fact's ``valid_to`` (``None``: current).
         """
         await conn.execute(
             text("SELECT pg_advisory_xact_lock(hashtextextended(:k, 0))"),
@@ -440,8 +442,17 @@ class PgVectorMemoryService(BaseMemoryService):
         )
         current = [r.event_time for r in rows]
         valid_to: dict[str, datetime | None] = {}
-        for doc in docs:
+        for i, doc in enumerate(docs):
             newer = [t for t in current if t > doc.event_time]
+            newer += [
+                other.event_time
+                for j, other in enumerate(docs)
+                if other.id != doc.id
+                and (
+                    other.event_time > doc.event_time
+                    or (other.event_time == doc.event_time and j > i)
+                )
+            ]
             valid_to[doc.id] = min(newer) if newer else None
         times = sorted({d.event_time for d in docs})
         await conn.execute(
