@@ -144,8 +144,8 @@ CARD_CONTEXT = (
 NOT_A_CARD_LABEL = (
     r"(?<![A-Za-z])(?:order|booking|reference|ref|confirmation|tracking|invoice|ticket|"
     r"reservation|pnr|parcel|shipment|customer|member(?:ship)?|loyalty|frequent flyer|serial|"
-    r"imei|isbn|transaction)(?:\s*(?:number|no\.?|num|nr|#|id|code))?\s*(?:is|was|[:=])?"
-    r"\s*#?\s*$"
+    r"imei|isbn|transaction)(?:\s*(?:number|no\.?|num|nr|#|id|code))?\s*(?:(?:is|was|[:=])\s*)?"
+    r"(?:#\s*)?$"
 )
 
 
@@ -265,28 +265,105 @@ NOT_A_SECRET_WORDS = frozenset(
 SECRET_KEYWORD = (
     r"(?<![A-Za-z])(?:pass(?:word|wd|phrase|code)|pwd|api[ _-]?key|secret(?:[ _-]?key)?|"
     r"(?:access|auth|refresh|bearer|session|api)[ _-]?token|client[ _-]?secret|"
-    r"private[ _-]?key)(?:[_-][A-Za-z0-9]+)*"
+    r"private[ _-]?key)(?:[_-][A-Za-z0-9]+){0,8}"
     r"(?:\s+(?:for|to|of|on|at|in)\s+(?:(?:the|my|our|your|this|that)\s+)?[\w.@-]+"
     r"(?:\s+[\w.@-]+)?)?"
-    r"\s*[\"']?\s*(?:(?:is|was|are)\b[ \t]*[:=]?|[:=](?!=))[ \t]*"
+    r"\s*(?:[\"']\s*)?(?:(?:is|was|are)\b[ \t]*(?:[:=][ \t]*)?|[:=](?!=)[ \t]*)"
 )
 
 _QUOTES = {'"': '"', "'": "'", "`": "`", "\u201c": "\u201d", "\u2018": "\u2019", "\u00ab": "\u00bb"}
-_SENTENCE_END = re.compile(r"[.!?;]+(?=\s|$)|\n")
+#: The end of a sentence (a run of ``.!?;`` before a space or the end) or of a line. A run
+#: only matches from its first character, so each run is tried once: a long run of dots
+#: followed by a letter costs its length, not its length squared.
+_SENTENCE_END = re.compile(r"(?<![.!?;])[.!?;]+(?=\s|$)|\n")
+_NEWLINE = re.compile(r"\n")
+_DIGIT = re.compile(r"\d")
+#: A capital after a letter, digit or space: not the value's first letter, "hunter2 Rex" but
+#: not "the secret is out".
+_INNER_CAPITAL = re.compile(r"(?<=[\w\s])[A-Z]")
+_FIRST_WORD = re.compile(r"\s*(\S*)")
+_NOT_SENTENCE_PUNCTUATION = re.compile(r"[^.!?;]")
 
 
-def _secret_value_end(text: str, start: int, min_chars: int) -> int | None:
+class _ForwardSearch:
+    """``pattern.search(text, pos)`` for a non-decreasing ``pos``, each stretch scanned once.
+
+    The last match stays the answer until ``pos`` passes its start, so many values that run
+    to the same far-away line end or digit cost one scan, not one each.
+    """
+
+    def __init__(self, pattern: re.Pattern[str], text: str) -> None:
+        self._pattern, self._text = pattern, text
+        self._pos = -1
+        self._match: re.Match[str] | None = None
+
+    def __call__(self, pos: int) -> re.Match[str] | None:
+        match = self._match
+        if self._pos < 0 or pos < self._pos or (match is not None and match.start() < pos):
+            match = self._match = self._pattern.search(self._text, pos)
+            self._pos = pos
+        return match
+
+
+class _ValueScanner:
+    """What :func:`_secret_value_end` looks up in one text, for values in text order.
+
+    Each value runs to the end of its sentence and is checked for digits and capitals; with
+    one keyword after another on a long line ("password is a password is a ...") doing that
+    afresh per value would be quadratic, so the lookups move forward through the text once.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.next_newline = _ForwardSearch(_NEWLINE, text)
+        self.next_digit = _ForwardSearch(_DIGIT, text)
+        self.next_inner_capital = _ForwardSearch(_INNER_CAPITAL, text)
+        self._stop: re.Match[str] | None = None
+        self._stop_pos = -1
+        self._trimmed = (-1, -1, -1)  # (start, end, end without trailing whitespace)
+
+    def sentence_end(self, pos: int) -> int:
+        """Where the sentence or line holding ``pos`` ends (after ``.!?;``, before ``\n``)."""
+        text, stop = self.text, self._stop
+        if self._stop_pos < 0 or pos < self._stop_pos:
+            run = pos  # inside a run of punctuation, the run matches from its start
+            while run > 0 and text[run - 1] in ".!?;":
+                run -= 1
+            stop = _SENTENCE_END.search(text, run)
+        while stop is not None and stop.end() <= pos:
+            stop = _SENTENCE_END.search(text, stop.end())
+        self._stop, self._stop_pos = stop, pos
+        if stop is None:
+            return len(text)
+        return stop.start() if stop.group(0) == "\n" else stop.end()
+
+    def rstripped(self, start: int, end: int) -> int:
+        """The end of ``text[start:end].rstrip()``."""
+        cached_start, cached_end, trimmed = self._trimmed
+        if cached_end != end or start < cached_start:
+            trimmed = end
+            while trimmed > start and self.text[trimmed - 1].isspace():
+                trimmed -= 1
+            self._trimmed = (start, end, trimmed)
+        return max(trimmed, start)
+
+
+def _secret_value_end(
+    text: str, start: int, min_chars: int, scanner: _ValueScanner | None = None
+) -> int | None:
     """Where the value starting at ``start`` ends, or ``None`` when it is not a secret.
 
     A quoted value ends at its closing quote; an unquoted one at the end of the line or the
-    sentence (trailing punctuation included, since it may be part of the secret).
+    sentence (trailing punctuation included, since it may be part of the secret). Pass one
+    ``scanner`` for all the values of a text, in order, to keep the whole text linear.
     """
     if start >= len(text) or text[start] in "\r\n":
         return None
+    scan = _ValueScanner(text) if scanner is None else scanner
     close = _QUOTES.get(text[start])
     if close is not None:
-        line_end = text.find("\n", start)
-        line_end = len(text) if line_end < 0 else line_end
+        newline = scan.next_newline(start)
+        line_end = len(text) if newline is None else newline.start()
         pos = start + 1
         while True:
             pos = text.find(close, pos, line_end)
@@ -300,17 +377,23 @@ def _secret_value_end(text: str, start: int, min_chars: int) -> int | None:
             pos += 1
         inner = text[start + 1 : end].rstrip(close)
         return end if len(inner.strip()) >= min_chars else None
-    stop = _SENTENCE_END.search(text, start)
-    end = stop.end() if stop and stop.group(0) != "\n" else (stop.start() if stop else len(text))
-    value = text[start:end].rstrip()
-    first = value.split()[0] if value.split() else ""
-    if len(first.rstrip(".!?;,")) < min_chars and len(value.rstrip(".!?;")) < min_chars:
+    end = scan.rstripped(start, scan.sentence_end(start))
+    first = _FIRST_WORD.match(text, start, end).group(1)  # type: ignore[union-attr]
+    # too short, both the first word and the value without its closing punctuation
+    if len(first.rstrip(".!?;,")) < min_chars and not _NOT_SENTENCE_PUNCTUATION.search(
+        text, start + min_chars - 1, end
+    ):
         return None
     word = re.sub(r"[^\w'-]", "", first).lower()
-    prose = not re.search(r"\d", value) and not re.search(r"(?<=\w)[A-Z]|\s[A-Z]", value)
-    if word in NOT_A_SECRET_WORDS and prose:
-        return None
-    return start + len(value)
+    if word in NOT_A_SECRET_WORDS:
+        digit = scan.next_digit(start)
+        capital = scan.next_inner_capital(start + 1)
+        prose = (digit is None or digit.start() >= end) and (
+            capital is None or capital.start() >= end
+        )
+        if prose:
+            return None
+    return end
 
 
 @dataclass(frozen=True)
@@ -329,15 +412,27 @@ class SecretAssignmentDetector:
     min_chars: int = 3
 
     def find(self, text: str) -> list[Finding]:
-        found, covered = [], -1
+        found, covered, scanner = [], -1, _ValueScanner(text)
         for match in re.finditer(self.keyword, text, re.IGNORECASE):
             if match.start() < covered:
                 continue
-            end = _secret_value_end(text, match.end(), self.min_chars)
+            end = _secret_value_end(text, match.end(), self.min_chars, scanner)
             if end is not None:
                 found.append(Finding(self.kind, self.name, match.start(), end))
                 covered = end
         return found
+
+
+#: A JWT (``eyJ...`` header, payload, signature) - or, where the first ``eyJ`` of a run of
+#: base64url characters does not start one, the rest of that run, which ``validate`` drops (a
+#: JWT has dots, the run none). A later ``eyJ`` in the same run ("eyJ-eyJ-...") would reach
+#: the same dot with a shorter segment, so it cannot start a JWT either; skipping the run keeps
+#: the search linear where trying every ``eyJ`` in it would be quadratic.
+JWT_OR_RUN = r"\beyJ(?:[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}|[A-Za-z0-9_-]*)"
+
+
+def _is_jwt(matched: str) -> bool:
+    return "." in matched  # not the rest of a run (see JWT_OR_RUN)
 
 
 PAYMENT_CARD_DETECTOR = PaymentCardDetector()
@@ -352,11 +447,9 @@ CREDENTIAL_DETECTORS: tuple[Detector, ...] = (
     RegexDetector("slack_token", CREDENTIAL, r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
     RegexDetector("stripe_key", CREDENTIAL, r"\b[rsp]k_(?:live|test)_[A-Za-z0-9]{16,}"),
     RegexDetector("sk_api_key", CREDENTIAL, r"\bsk-[A-Za-z0-9_\-]{20,}"),
-    RegexDetector(
-        "jwt", CREDENTIAL, r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
-    ),
+    RegexDetector("jwt", CREDENTIAL, JWT_OR_RUN, validate=_is_jwt),
     RegexDetector("bearer_token", CREDENTIAL, r"\bBearer\s+[A-Za-z0-9._~+/-]{20,}=*"),
-    RegexDetector("url_password", CREDENTIAL, r"\b[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@"),
+    RegexDetector("url_password", CREDENTIAL, r"\b[a-z][a-z0-9+.-]{0,39}://[^/\s:@]+:[^/\s@]+@"),
     SecretAssignmentDetector(),
     # PINs and card security codes are digits: "PIN 4821", "my cvv 123", "passcode: 0000"
     RegexDetector(
@@ -364,7 +457,7 @@ CREDENTIAL_DETECTORS: tuple[Detector, ...] = (
         CREDENTIAL,
         r"(?<![A-Za-z])(?:pin|cvv2?|cvc2?|csc|security code|card verification (?:code|value)|"
         r"passcode)(?:[ _-]?(?:code|number|no\.?))?(?![A-Za-z])[ \t]*(?:(?:is|was)\b[ \t]*)?"
-        r"[:=#]?[ \t]*\d{3,8}(?![\d,.:]?\d)"
+        r"(?:[:=#][ \t]*)?\d{3,8}(?![\d,.:]?\d)"
         r"(?!\s*(?:m|km|mi|ft|metres?|meters?|miles?|feet|yards?|blocks?|minutes?|mins?)\b)",
         re.IGNORECASE,
     ),
@@ -385,7 +478,7 @@ GOVERNMENT_ID_DETECTORS: tuple[RegexDetector, ...] = (
         r"taxpayer id|national insurance|aadhaa?r|pan card|personnummer|bsn|dni|nie|nif|"
         r"codice fiscale|social insurance)\b"
         r"(?:\s*(?:number|no\.?|num|#|id))?(?:\s*(?:is|was|:|=))?\s*"
-        r"(?!\d{4}-\d{2}-\d{2}\b)(?=[A-Za-z0-9-]*\d)[A-Za-z0-9](?:[A-Za-z0-9-]| (?=\d)){5,}",
+        r"(?!\d{4}-\d{2}-\d{2}\b)(?=[A-Za-z0-9-]{0,40}\d)[A-Za-z0-9](?:[A-Za-z0-9-]| (?=\d)){5,}",
         re.IGNORECASE,
     ),
 )
