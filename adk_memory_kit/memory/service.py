@@ -103,6 +103,13 @@ WHERE app_name = :app AND user_id = :user AND id = ANY(CAST(:ids AS uuid[]))
 """
 )
 
+_STORED_EMBEDDING_SQL = text(
+    f"""
+SELECT id::text AS id, embedding::text AS value FROM {TABLE}
+WHERE app_name = :app AND user_id = :user AND id = ANY(CAST(:ids AS uuid[]))
+"""
+)
+
 _SNAPSHOT_MARK_SQL = text(
     f"SELECT newest_event_at FROM {SNAPSHOTS}"
     " WHERE app_name = :app AND user_id = :user AND session_id = :sid"
@@ -514,37 +521,33 @@ class PgVectorMemoryService(BaseMemoryService):
         )
 
     @staticmethod
+    async def _select_by_ids(
+        engine: AsyncEngine, sql: Any, app: str, user: str, docs: list[MemoryDocument]
+    ) -> list[Any]:
+        """Run ``sql`` (filtered by app, user and ``:ids``) for the stored rows of ``docs``."""
+        if not docs:
+            return []
+        async with engine.connect() as conn:
+            result = await conn.execute(
+                sql, {"app": app, "user": user, "ids": [d.id for d in docs]}
+            )
+            return list(result)
+
     async def _stored_rows(
-        engine: AsyncEngine, app: str, user: str, docs: list[MemoryDocument]
+        self, engine: AsyncEngine, app: str, user: str, docs: list[MemoryDocument]
     ) -> dict[str, _StoredRow]:
         """What is stored for ``docs`` (by row id): the hash and the hygiene values."""
-        if not docs:
-            return {}
-        async with engine.connect() as conn:
-            rows = await conn.execute(
-                _STORED_SQL, {"app": app, "user": user, "ids": [d.id for d in docs]}
-            )
-            return {
-                r.id: _StoredRow(r.source_hash, r.subject, r.expires_at, r.importance) for r in rows
-            }
+        rows = await self._select_by_ids(engine, _STORED_SQL, app, user, docs)
+        return {
+            r.id: _StoredRow(r.source_hash, r.subject, r.expires_at, r.importance) for r in rows
+        }
 
-    @staticmethod
     async def _stored_embeddings(
-        engine: AsyncEngine, app: str, user: str, docs: list[MemoryDocument]
+        self, engine: AsyncEngine, app: str, user: str, docs: list[MemoryDocument]
     ) -> dict[str, str]:
         """``{row id: stored embedding in pgvector's text form}`` for ``docs``."""
-        if not docs:
-            return {}
-        async with engine.connect() as conn:
-            rows = await conn.execute(
-                text(
-                    f"SELECT id::text AS id, embedding::text AS value FROM {TABLE}"
-                    " WHERE app_name = :app AND user_id = :user"
-                    " AND id = ANY(CAST(:ids AS uuid[]))"
-                ),
-                {"app": app, "user": user, "ids": [d.id for d in docs]},
-            )
-            return {r.id: r.value for r in rows}
+        rows = await self._select_by_ids(engine, _STORED_EMBEDDING_SQL, app, user, docs)
+        return {r.id: r.value for r in rows}
 
     @staticmethod
     def _row_params(
