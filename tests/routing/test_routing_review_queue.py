@@ -1,0 +1,129 @@
+"""The procedural review queue: its table, decisions, and the ``review`` CLI."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+from sqlalchemy import text
+
+from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.routing import ReviewQueue
+from adk_memory_kit.routing.cli import register
+from adk_memory_kit.routing.review_queue import TABLE
+from tests.support.routing import unique
+
+pytestmark = pytest.mark.slow  # Postgres- or Runner-heavy: `pytest -m 'not slow'` skips it
+
+STOP = "Please stop asking me to confirm prices."
+
+
+@pytest.fixture
+async def queue(db_url):
+    q = ReviewQueue(db_url)
+    yield q
+    await q.close()
+
+
+async def test_submit_is_keyed_by_app_and_user_and_deduplicates_pending(queue):
+    app = unique("app")
+    first = await queue.submit(app_name=app, user_id="u1", text=STOP, session_id="s1")
+    again = await queue.submit(
+        app_name=app, user_id="u1", text="please STOP asking me to confirm  prices."
+    )
+    other_user = await queue.submit(app_name=app, user_id="u2", text=STOP)
+    assert again.id == first.id and other_user.id != first.id
+    assert [i.id for i in await queue.list(app_name=app, user_id="u1")] == [first.id]
+    assert [i.user_id for i in await queue.list(app_name=app)] == ["u1", "u2"]
+    assert await queue.list(app_name=unique("other_app")) == []
+
+
+async def test_approve_and_reject_record_who_and_when(queue):
+    app = unique("app")
+    a = await queue.submit(app_name=app, user_id="u1", text=STOP)
+    b = await queue.submit(app_name=app, user_id="u1", text="Always book business class.")
+    approved = await queue.approve(a.id, by="alice", note="added confirm_prices=false pref")
+    rejected = await queue.reject(b.id, by="bob")
+    assert (approved.status, approved.decided_by, approved.note) == (
+        "approved", "alice", "added confirm_prices=false pref",
+    )  # fmt: skip
+    assert approved.decided_at >= approved.created_at
+    assert (rejected.status, rejected.decided_by) == ("rejected", "bob")
+    assert await queue.list(app_name=app) == []  # nothing pending
+    assert [i.status for i in await queue.list(app_name=app, status=None)] == [
+        "approved",
+        "rejected",
+    ]
+    with pytest.raises(InvalidInputError, match="already approved by alice"):
+        await queue.reject(a.id, by="carol")
+    # a decided request may be asked for again and is queued anew
+    fresh = await queue.submit(app_name=app, user_id="u1", text=STOP)
+    assert fresh.id != a.id and fresh.status == "pending"
+
+
+async def test_decisions_check_scope_and_input(queue):
+    app = unique("app")
+    item = await queue.submit(app_name=app, user_id="u1", text=STOP)
+    with pytest.raises(InvalidInputError, match="no review item"):
+        await queue.approve(item.id, by="alice", app_name=unique("other"))
+    with pytest.raises(InvalidInputError, match="no review item"):
+        await queue.approve(10**12, by="alice")
+    with pytest.raises(InvalidInputError):
+        await queue.approve(item.id, by="")
+    with pytest.raises(InvalidInputError):
+        await queue.list(status="maybe")
+    with pytest.raises(InvalidInputError):
+        await queue.submit(app_name=app, user_id="u1", text="  ")
+    assert (await queue.list(app_name=app))[0].status == "pending"
+
+
+async def test_the_table_is_migrated_once_and_versioned(queue):
+    await queue.list()
+    engine = queue._engine
+    async with engine.connect() as conn:
+        version = await conn.scalar(
+            text("SELECT version FROM adk_memory_kit_schema WHERE component = 'review_queue'")
+        )
+        indexes = await conn.scalar(
+            text("SELECT count(*) FROM pg_indexes WHERE tablename = :t"), {"t": TABLE}
+        )
+    assert version == 1 and indexes == 3
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="adk-memory-kit")
+    p.add_argument("--db-url", default=None)
+    register(p.add_subparsers(dest="command"))
+    return p
+
+
+async def test_cli_list_approve_reject(db_url, queue, capsys):
+    app = unique("app")
+    a = await queue.submit(app_name=app, user_id="u1", text=STOP)
+    b = await queue.submit(app_name=app, user_id="u7", text="Never show me fees.")
+
+    async def run(*argv: str) -> int:
+        args = parser().parse_args(["--db-url", db_url, "review", *argv])
+        return await args.func(args)
+
+    assert await run("list", "--app", app) == 0
+    out = capsys.readouterr().out
+    assert f"{a.id:>6}  pending" in out and STOP in out and f"{app}/u7" in out
+
+    assert await run("approve", str(a.id), "--by", "alice", "--note", "pref added") == 0
+    out = capsys.readouterr().out
+    assert "approved" in out and "nothing is sent to the agent" in out
+    assert await run("reject", str(b.id), "--by", "bob", "--app", app) == 0
+    assert await run("approve", str(b.id), "--by", "alice") == 1
+    assert "already rejected by bob" in capsys.readouterr().out
+
+    assert await run("list", "--app", app) == 0
+    assert "no review items" in capsys.readouterr().out
+    assert await run("list", "--app", app, "--status", "all", "--user", "u1") == 0
+    out = capsys.readouterr().out
+    assert "approved" in out and "alice" in out and "Never show me fees" not in out
+
+
+def test_cli_requires_an_action():
+    with pytest.raises(SystemExit):
+        parser().parse_args(["review"])
