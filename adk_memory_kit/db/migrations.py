@@ -1,13 +1,23 @@
-"""Versioned schema migrations: per component, an ordered list of SQL steps.
+"""Versioned schema migrations as data: per component, an ordered list of :class:`Step`.
 
-The version table records, per component, how many steps have run. Steps are append-only:
-step N brings a component from version N-1 to N. A transaction-scoped advisory lock makes
-concurrent first starts (several workers, several processes) safe.
+Each step is ONE SQL statement (never split, so ``DO $$ ... $$`` blocks are safe), with an
+optional condition. Step N (1-based) brings a component from version N-1 to N, and the
+version table records N as soon as step N ran. Steps are append-only: a database records
+only how far it got, so an edited step never reaches a database that already ran it.
+
+A transaction-scoped advisory lock makes concurrent first starts (several workers, several
+processes) safe; all pending steps of a component run in one transaction.
+
+Older releases numbered versions by blocks of several ``;``-separated statements. Their
+version rows (``numbering`` 1) are translated on first contact: the step that completes old
+version N carries ``legacy=N``. A component whose steps carry no ``legacy`` mark kept its
+numbering (one block was one step).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from sqlalchemy import text
 from sqlalchemy.engine import Row
@@ -17,74 +27,145 @@ from adk_memory_kit.errors import SchemaMismatchError
 
 VERSION_TABLE = "adk_memory_kit_schema"
 _MIGRATION_LOCK = 0x4D454D4B
+# Version numbering of a row: 1 = blocks of statements (old releases), 2 = one per step.
+_LEGACY_NUMBERING = 1
+NUMBERING = 2
+
+
+@dataclass(frozen=True)
+class Step:
+    """One migration step.
+
+    Attributes:
+        sql: exactly one SQL statement (no bind parameters).
+        only_if: an SQL boolean expression; when it is false the statement is skipped (the
+            version still advances). Use it for "only if this column is missing" and the like.
+        legacy: the old (block) version this step completes, if it is the last statement of
+            such a block; lets databases written by older releases continue from the right step.
+    """
+
+    sql: str
+    only_if: str | None = None
+    legacy: int | None = None
+
+
+StepLike = Step | str
+
+
+def as_steps(steps: Sequence[StepLike]) -> list[Step]:
+    """``steps`` as :class:`Step` objects (a plain string is one step, run as written)."""
+    return [s if isinstance(s, Step) else Step(s) for s in steps]
+
+
+_CREATE_VERSION_TABLE = text(
+    f"CREATE TABLE IF NOT EXISTS {VERSION_TABLE} ("
+    " component text PRIMARY KEY, version int NOT NULL,"
+    " embedding_model text, embedding_dim int,"
+    " updated_at timestamptz NOT NULL DEFAULT now(),"
+    f" numbering smallint NOT NULL DEFAULT {NUMBERING})"
+)
+# A version table created by an older release has no ``numbering``: its rows are legacy.
+_ADD_NUMBERING = text(
+    f"ALTER TABLE {VERSION_TABLE}"
+    f" ADD COLUMN IF NOT EXISTS numbering smallint NOT NULL DEFAULT {_LEGACY_NUMBERING}"
+)
+_SET_NUMBERING_DEFAULT = text(
+    f"ALTER TABLE {VERSION_TABLE} ALTER COLUMN numbering SET DEFAULT {NUMBERING}"
+)
+_READ_VERSION = text(
+    f"SELECT version, numbering, embedding_model, embedding_dim FROM {VERSION_TABLE}"
+    " WHERE component = :c"
+)
+_RECORD_VERSION = text(
+    f"INSERT INTO {VERSION_TABLE} (component, version, embedding_model, embedding_dim, numbering)"
+    f" VALUES (:c, :v, :m, :d, {NUMBERING}) ON CONFLICT (component) DO UPDATE"
+    f" SET version = EXCLUDED.version, numbering = {NUMBERING}, updated_at = now()"
+)
 
 
 async def _version_row(conn: AsyncConnection, component: str) -> Row | None:
-    await conn.execute(
-        text(
-            f"CREATE TABLE IF NOT EXISTS {VERSION_TABLE} ("
-            " component text PRIMARY KEY, version int NOT NULL,"
-            " embedding_model text, embedding_dim int,"
-            " updated_at timestamptz NOT NULL DEFAULT now())"
-        )
+    has_table = await conn.scalar(text("SELECT to_regclass(:t) IS NOT NULL"), {"t": VERSION_TABLE})
+    if has_table:
+        await conn.execute(_ADD_NUMBERING)
+        await conn.execute(_SET_NUMBERING_DEFAULT)
+    else:
+        await conn.execute(_CREATE_VERSION_TABLE)
+    return (await conn.execute(_READ_VERSION, {"c": component})).first()
+
+
+def translate_legacy(component: str, steps: Sequence[Step], version: int) -> int:
+    """The step count that old block version ``version`` of ``component`` corresponds to."""
+    if version == 0 or not any(s.legacy is not None for s in steps):
+        return version
+    for index, step in enumerate(steps, start=1):
+        if step.legacy == version:
+            return index
+    raise SchemaMismatchError(
+        f"the database holds {component} schema version {version} (old numbering), which "
+        "this adk-memory-kit does not know; upgrade adk-memory-kit"
     )
-    result = await conn.execute(
-        text(
-            f"SELECT version, embedding_model, embedding_dim FROM {VERSION_TABLE}"
-            " WHERE component = :c"
-        ),
-        {"c": component},
-    )
-    return result.first()
 
 
 async def lock_and_read_version(
-    conn: AsyncConnection, component: str, steps: Sequence[str]
-) -> Row | None:
-    """Take the migration lock and return ``component``'s version row (``None`` if new).
+    conn: AsyncConnection, component: str, steps: Sequence[StepLike]
+) -> int | None:
+    """Take the migration lock and return ``component``'s version (``None`` if new).
 
-    Raises if the database is newer than ``steps``. Callers check recorded attributes (such
-    as the embedding dimension), then call :func:`run_steps` in the same transaction.
+    A row in the old numbering is translated and rewritten. Raises if the database is newer
+    than ``steps``. Callers check recorded attributes (:func:`recorded_embedding`), then call
+    :func:`run_steps` in the same transaction.
     """
     await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
     row = await _version_row(conn, component)
-    current = row.version if row else 0
+    if row is None:
+        return None
+    current = row.version
+    if row.numbering == _LEGACY_NUMBERING:
+        current = translate_legacy(component, as_steps(steps), row.version)
+        await conn.execute(
+            _RECORD_VERSION,
+            {"c": component, "v": current, "m": row.embedding_model, "d": row.embedding_dim},
+        )
     if current > len(steps):
         raise SchemaMismatchError(
             f"the database holds {component} schema version {current}, newer than this "
             f"adk-memory-kit knows ({len(steps)}); upgrade adk-memory-kit"
         )
-    return row
+    return current
+
+
+async def recorded_embedding(
+    conn: AsyncConnection, component: str
+) -> tuple[str | None, int | None]:
+    """The ``(embedding_model, embedding_dim)`` recorded for ``component``."""
+    row = (await conn.execute(_READ_VERSION, {"c": component})).first()
+    return (None, None) if row is None else (row.embedding_model, row.embedding_dim)
 
 
 async def run_steps(
     conn: AsyncConnection,
     component: str,
-    steps: Sequence[str],
+    steps: Sequence[StepLike],
     from_version: int,
     *,
     embedding_model: str | None = None,
     embedding_dim: int | None = None,
 ) -> None:
-    """Apply ``steps[from_version:]`` and record the new version.
+    """Apply ``steps[from_version:]``, recording the version after each step.
 
-    Each step may hold several statements separated by ``;`` (no ``;`` inside literals).
+    The embedding attributes are recorded with the first version row of ``component``.
     """
-    for step in steps[from_version:]:
-        for statement in filter(str.strip, step.split(";")):
-            await conn.execute(text(statement))
-    await conn.execute(
-        text(
-            f"INSERT INTO {VERSION_TABLE} (component, version, embedding_model, embedding_dim)"
-            " VALUES (:c, :v, :m, :d) ON CONFLICT (component) DO UPDATE"
-            " SET version = EXCLUDED.version, updated_at = now()"
-        ),
-        {"c": component, "v": len(steps), "m": embedding_model, "d": embedding_dim},
-    )
+    params = {"c": component, "m": embedding_model, "d": embedding_dim}
+    for version, step in enumerate(as_steps(steps)[from_version:], start=from_version + 1):
+        if step.only_if is None or await conn.scalar(text(f"SELECT ({step.only_if})")):
+            await conn.execute(text(step.sql))
+        await conn.execute(_RECORD_VERSION, {**params, "v": version})
+    if from_version == 0 and not steps:
+        await conn.execute(_RECORD_VERSION, {**params, "v": 0})
 
 
-async def migrate(engine: AsyncEngine, component: str, steps: Sequence[str]) -> None:
+async def migrate(engine: AsyncEngine, component: str, steps: Sequence[StepLike]) -> None:
     """Bring ``component``'s tables up to date (for components without extra checks)."""
     async with engine.begin() as conn:
-        row = await lock_and_read_version(conn, component, steps)
-        await run_steps(conn, component, steps, row.version if row else 0)
+        version = await lock_and_read_version(conn, component, steps)
+        await run_steps(conn, component, steps, version or 0)

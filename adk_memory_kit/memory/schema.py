@@ -9,7 +9,7 @@ from __future__ import annotations
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from adk_memory_kit.db.migrations import lock_and_read_version, run_steps
+from adk_memory_kit.db.migrations import lock_and_read_version, recorded_embedding, run_steps
 from adk_memory_kit.errors import DatabaseUnavailableError, EmbeddingDimensionError
 
 TABLE = "adk_memory_items"
@@ -90,17 +90,18 @@ async def ensure_schema(engine: AsyncEngine, *, dim: int, model_id: str) -> None
     """Create or migrate the memory table; refuse a schema or embedder it cannot use."""
     async with engine.begin() as conn:
         steps = _steps(dim)
-        row = await lock_and_read_version(conn, COMPONENT, steps)
+        version = await lock_and_read_version(conn, COMPONENT, steps)
         await _ensure_extension(conn)
-        if row is not None:
-            if row.embedding_dim != dim:
+        if version is not None:
+            stored_model, stored_dim = await recorded_embedding(conn, COMPONENT)
+            if stored_dim != dim:
                 raise EmbeddingDimensionError(
-                    f"embedding dimension {dim} does not match the stored {row.embedding_dim} "
-                    f"(model {row.embedding_model}); use the same embedder or migrate the table"
+                    f"embedding dimension {dim} does not match the stored {stored_dim} "
+                    f"(model {stored_model}); use the same embedder or migrate the table"
                 )
-            if row.embedding_model != model_id:
+            if stored_model != model_id:
                 raise EmbeddingDimensionError(
-                    f"embedder {model_id!r} differs from the stored {row.embedding_model!r}: "
+                    f"embedder {model_id!r} differs from the stored {stored_model!r}: "
                     "vectors from different models are not comparable; use the same embedder "
                     "or re-embed the table"
                 )
@@ -108,7 +109,7 @@ async def ensure_schema(engine: AsyncEngine, *, dim: int, model_id: str) -> None
             conn,
             COMPONENT,
             steps,
-            row.version if row else 0,
+            version or 0,
             embedding_model=model_id,
             embedding_dim=dim,
         )
