@@ -23,6 +23,8 @@ from pathlib import Path
 
 import adk_memory_kit.sensitive
 
+pytestmark = pytest.mark.slow  # a megabyte per detector in child processes
+
 SIZE = 1_000_000
 #: For all cases together; the fixed module needs a small fraction of it.
 TIMEOUT_S = 60.0
@@ -58,8 +60,6 @@ CASES: dict[str, tuple[str, str, str]] = {
 
 _RUNNER = r"""
 import importlib.util, json, sys, time
-
-pytestmark = pytest.mark.slow  # Postgres- or Runner-heavy: `pytest -m 'not slow'` skips it
 
 spec = importlib.util.spec_from_file_location("sensitive_under_test", sys.argv[1])
 module = importlib.util.module_from_spec(spec)
