@@ -9,7 +9,12 @@ from __future__ import annotations
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from adk_memory_kit.db.migrations import lock_and_read_version, recorded_embedding, run_steps
+from adk_memory_kit.db.migrations import (
+    Step,
+    lock_and_read_version,
+    recorded_embedding,
+    run_steps,
+)
 from adk_memory_kit.errors import DatabaseUnavailableError, EmbeddingDimensionError
 
 TABLE = "adk_memory_items"
@@ -19,10 +24,14 @@ SNAPSHOTS = "adk_memory_session_snapshots"
 COMPONENT = "memory"
 
 
-def _steps(dim: int) -> list[str]:
-    """Schema versions; step N brings the schema from version N-1 to N. Append, never edit."""
+def _steps(dim: int) -> list[Step]:
+    """Schema steps, one statement each; step N brings the schema from version N-1 to N.
+
+    Append, never edit. ``legacy`` marks where a version of the old block numbering ended.
+    """
     return [
-        f"""
+        Step(
+            f"""
         CREATE TABLE IF NOT EXISTS {TABLE} (
             id          uuid        NOT NULL,
             app_name    text        NOT NULL,
@@ -54,15 +63,22 @@ def _steps(dim: int) -> list[str]:
             metadata    jsonb       NOT NULL DEFAULT '{{}}'::jsonb,
             PRIMARY KEY (app_name, user_id, id),
             UNIQUE (app_name, user_id, session_id, event_id)
-        );
-        CREATE INDEX IF NOT EXISTS {TABLE}_tsv_idx ON {TABLE} USING gin (tsv);
-        CREATE INDEX IF NOT EXISTS {TABLE}_tsv_en_idx ON {TABLE} USING gin (tsv_en);
-        CREATE INDEX IF NOT EXISTS {TABLE}_subject_idx ON {TABLE} (app_name, user_id, subject)
-            WHERE subject IS NOT NULL;
-        CREATE INDEX IF NOT EXISTS {TABLE}_expires_idx ON {TABLE} (expires_at)
-            WHERE expires_at IS NOT NULL;
-        """,
-        f"""
+        )"""
+        ),
+        Step(f"CREATE INDEX IF NOT EXISTS {TABLE}_tsv_idx ON {TABLE} USING gin (tsv)"),
+        Step(f"CREATE INDEX IF NOT EXISTS {TABLE}_tsv_en_idx ON {TABLE} USING gin (tsv_en)"),
+        Step(
+            f"CREATE INDEX IF NOT EXISTS {TABLE}_subject_idx"
+            f" ON {TABLE} (app_name, user_id, subject)"
+            " WHERE subject IS NOT NULL"
+        ),
+        Step(
+            f"CREATE INDEX IF NOT EXISTS {TABLE}_expires_idx ON {TABLE} (expires_at)"
+            " WHERE expires_at IS NOT NULL",
+            legacy=1,
+        ),
+        Step(
+            f"""
         CREATE TABLE IF NOT EXISTS {SNAPSHOTS} (
             app_name    text        NOT NULL,
             user_id     text        NOT NULL,
@@ -70,8 +86,9 @@ def _steps(dim: int) -> list[str]:
             newest_event_at timestamptz NOT NULL,
             written_at  timestamptz NOT NULL DEFAULT now(),
             PRIMARY KEY (app_name, user_id, session_id)
-        );
-        """,
+        )""",
+            legacy=2,
+        ),
     ]
 
 
