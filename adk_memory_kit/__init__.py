@@ -25,7 +25,6 @@ from adk_memory_kit.lifecycle import (
     end_session_tool,
     forget_user,
     pending_forgets,
-    register_data_home,
 )
 from adk_memory_kit.memory import IndexingOptions, PgVectorMemoryService, SearchOptions
 from adk_memory_kit.pruning import (
@@ -134,7 +133,6 @@ __all__ = [
     "merge_branches_callback",
     "merge_working_memory",
     "pending_forgets",
-    "register_data_home",
     "register_pgvector_services",
     "repeated_tool_calls",
     "route",

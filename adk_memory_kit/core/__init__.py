@@ -3,3 +3,19 @@
 ``core`` imports nothing from the rest of the kit except ``errors``; every other package may
 import it.
 """
+
+from adk_memory_kit.core.homes import DataHome, FunctionDataHome
+from adk_memory_kit.core.scope import Scope
+from adk_memory_kit.core.times import parse_time
+from adk_memory_kit.core.validation import check_identifier, check_scope, clean_text, normalize_key
+
+__all__ = [
+    "DataHome",
+    "FunctionDataHome",
+    "Scope",
+    "check_identifier",
+    "check_scope",
+    "clean_text",
+    "normalize_key",
+    "parse_time",
+]

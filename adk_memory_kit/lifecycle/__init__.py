@@ -6,6 +6,7 @@ ADK's ``Runner`` never calls ``add_session_to_memory``. This package does: the
 :func:`forget_user` / :func:`data_map` for the right to be forgotten.
 """
 
+from adk_memory_kit.core.homes import DataHome, FunctionDataHome
 from adk_memory_kit.lifecycle.checkpoint import (
     END_SESSION_STATE_KEY,
     MemoryCheckpointPlugin,
@@ -14,7 +15,6 @@ from adk_memory_kit.lifecycle.checkpoint import (
 )
 from adk_memory_kit.lifecycle.closer import CloseResult, SessionCloser, is_transient
 from adk_memory_kit.lifecycle.forget import (
-    DataHome,
     DataLocation,
     DataMap,
     ForgetReport,
@@ -22,7 +22,6 @@ from adk_memory_kit.lifecycle.forget import (
     data_map,
     forget_user,
     pending_forgets,
-    register_data_home,
 )
 from adk_memory_kit.lifecycle.idle_job import IdleIngestJob, IdleRunReport
 from adk_memory_kit.lifecycle.watermarks import SessionKey, WatermarkState, WatermarkStore
@@ -34,6 +33,7 @@ __all__ = [
     "DataLocation",
     "DataMap",
     "ForgetReport",
+    "FunctionDataHome",
     "IdleIngestJob",
     "IdleRunReport",
     "MemoryCheckpointPlugin",
@@ -48,5 +48,4 @@ __all__ = [
     "forget_user",
     "is_transient",
     "pending_forgets",
-    "register_data_home",
 ]

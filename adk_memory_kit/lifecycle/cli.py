@@ -38,6 +38,7 @@ from adk_memory_kit.lifecycle.forget import data_map, forget_user, pending_forge
 from adk_memory_kit.lifecycle.idle_job import IdleIngestJob, IdleRunReport
 from adk_memory_kit.lifecycle.watermarks import SessionKey
 from adk_memory_kit.memory.service import PgVectorMemoryService
+from adk_memory_kit.routing.review_queue import ReviewQueue
 
 _SESSION_URL_HELP = (
     "where the agent's sessions live (default: the same database as --db-url): a "
@@ -204,8 +205,6 @@ async def _ingest_idle(args: argparse.Namespace) -> int:
 
 
 async def _forget(args: argparse.Namespace) -> int:
-    from adk_memory_kit.routing.review_queue import ReviewQueue  # routing depends on lifecycle
-
     sessions, memory = await _services(args)
     queue = ReviewQueue(engine=memory.engine)
     homes = [queue.data_home()]

@@ -36,6 +36,8 @@ from google.adk.sessions.base_session_service import BaseSessionService
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from adk_memory_kit.core.homes import DataHome
+from adk_memory_kit.core.scope import Scope
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.lifecycle._engine import resolve_engine
 from adk_memory_kit.lifecycle.schema import FORGET_LOG
@@ -49,31 +51,9 @@ DELETE_PASSES = 2
 UserStateDeleter = Callable[[str, str], Awaitable[list[str]]]
 
 
-@dataclass(frozen=True)
-class DataHome:
-    """An extra place holding per-user data (e.g. a review queue table).
-
-    ``count`` and ``delete`` take ``(app_name, user_id)`` and return a row count.
-    Register one with :func:`register_data_home` so ``forget_user`` and ``data_map`` cover it.
-    """
-
-    name: str
-    count: Callable[[str, str], Awaitable[int]]
-    delete: Callable[[str, str], Awaitable[int]]
-
-
-_DATA_HOMES: dict[str, DataHome] = {}
-
-
-def register_data_home(home: DataHome) -> None:
-    """Make ``forget_user`` and ``data_map`` cover ``home`` (replaces one of the same name)."""
-    _DATA_HOMES[home.name] = home
-
-
 def _homes(extra: Sequence[DataHome]) -> list[DataHome]:
-    merged = dict(_DATA_HOMES)
-    merged.update({h.name: h for h in extra})
-    return list(merged.values())
+    """The homes of ``extra`` by name (a later one replaces an earlier one of the same name)."""
+    return list({h.name: h for h in extra}.values())
 
 
 @dataclass
@@ -191,9 +171,7 @@ async def _session_ids(session_service: BaseSessionService, app: str, user: str)
 
 
 def _check(app_name: str, user_id: str) -> None:
-    for name, value in (("app_name", app_name), ("user_id", user_id)):
-        if not isinstance(value, str) or not value.strip():
-            raise InvalidInputError(f"{name} must be a non-empty string, got {value!r}")
+    Scope(app_name, user_id)  # validates both (InvalidInputError naming the bad one)
 
 
 async def forget_user(

@@ -16,79 +16,24 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
 
 from google.adk.memory.memory_entry import MemoryEntry
 
-USER_PREF_PREFIX = "user:pref_"
-WRITTEN_AT_SUFFIX = "_at"
+from adk_memory_kit.core.times import parse_time
+from adk_memory_kit.profile.presets import DEFAULT_KNOWN_VALUES, DEFAULT_SUBJECT_TERMS
+from adk_memory_kit.profile.state import ProfileValue, profile_from_state
 
-#: Values of the default preferences that identify what a memory is about. Only words that
-#: are unambiguous in travel talk: "window" alone or "German" could be about anything.
-DEFAULT_KNOWN_VALUES: Mapping[str, tuple[str, ...]] = {
-    "diet": (
-        "vegetarian", "vegan", "pescatarian", "pescetarian", "halal", "kosher", "gluten free",
-        "lactose free", "dairy free", "omnivore", "flexitarian", "plant based", "keto",
-    ),
-    "seat": ("aisle", "window seat", "middle seat"),
-    "cabin_class": ("economy", "premium economy", "business class", "first class"),
-}  # fmt: skip
-
-#: Words besides the name that say a memory is about a preference.
-DEFAULT_SUBJECT_TERMS: Mapping[str, tuple[str, ...]] = {
-    "diet": ("diet", "dietary"),
-    "seat": ("seat",),
-    "home_airport": ("home airport",),
-    "language": ("language",),
-    "currency": ("currency",),
-    "cabin_class": ("cabin class",),
-    "preferred_name": ("preferred name", "call me"),
-}
-
-
-def parse_time(value: Any) -> datetime | None:
-    """A timezone-aware datetime from an ISO string, epoch seconds or datetime; else ``None``."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return datetime.fromtimestamp(float(value), tz=timezone.utc)
-    try:
-        parsed = datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
-
-
-@dataclass(frozen=True)
-class ProfileValue:
-    """One current ``user:pref_<name>`` value and when it was written."""
-
-    name: str
-    value: str
-    written_at: datetime | None
-
-
-def profile_from_state(
-    state: Mapping[str, Any] | Any, names: Iterable[str] | None = None
-) -> dict[str, ProfileValue]:
-    """The ``user:pref_*`` values in ``state`` (optionally only ``names``), keyed by name."""
-    data = state.to_dict() if hasattr(state, "to_dict") else dict(state)
-    wanted = set(names) if names is not None else None
-    profile: dict[str, ProfileValue] = {}
-    for key, value in data.items():
-        if not key.startswith(USER_PREF_PREFIX) or value is None:
-            continue
-        name = key[len(USER_PREF_PREFIX) :]
-        if name.endswith(WRITTEN_AT_SUFFIX) and f"{USER_PREF_PREFIX}{name[:-3]}" in data:
-            continue  # the written-at companion of another key
-        if wanted is not None and name not in wanted:
-            continue
-        written = parse_time(data.get(f"{key}{WRITTEN_AT_SUFFIX}"))
-        profile[name] = ProfileValue(name, str(value), written)
-    return dict(sorted(profile.items()))
-
+__all__ = [
+    "DEFAULT_KNOWN_VALUES",
+    "DEFAULT_SUBJECT_TERMS",
+    "Conflict",
+    "ProfileValue",
+    "RecalledMemory",
+    "find_conflicts",
+    "is_about",
+    "parse_time",
+    "profile_from_state",
+]
 
 @dataclass(frozen=True)
 class RecalledMemory:

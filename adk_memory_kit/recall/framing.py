@@ -18,7 +18,8 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from adk_memory_kit.recall.conflicts import Conflict, ProfileValue, RecalledMemory
+from adk_memory_kit.profile.state import ProfileValue
+from adk_memory_kit.recall.conflicts import Conflict, RecalledMemory
 
 RECALL_TAG = "RECALLED_MEMORY"
 

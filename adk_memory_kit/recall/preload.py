@@ -23,12 +23,8 @@ from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
 from adk_memory_kit.errors import InvalidInputError
-from adk_memory_kit.recall.conflicts import (
-    ProfileValue,
-    RecalledMemory,
-    find_conflicts,
-    profile_from_state,
-)
+from adk_memory_kit.profile.state import ProfileValue, profile_from_state
+from adk_memory_kit.recall.conflicts import RecalledMemory, find_conflicts
 from adk_memory_kit.recall.framing import profile_lines, render_memory, wrap
 
 if TYPE_CHECKING:

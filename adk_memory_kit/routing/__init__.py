@@ -1,5 +1,18 @@
 """Routing: decide where each candidate memory lives, and write it there safely."""
 
+from adk_memory_kit.profile.guards import looks_like_instruction
+from adk_memory_kit.profile.tools import (
+    InstructionValueError,
+    SensitiveValueError,
+    make_profile_tools,
+    read_profile,
+    write_preference,
+)
+from adk_memory_kit.profile.vocabulary import (
+    DEFAULT_VOCABULARY,
+    PreferenceVocabulary,
+    UnknownPreferenceError,
+)
 from adk_memory_kit.routing.apply import MemoryApplier, RoutingOutcome, long_term_entry
 from adk_memory_kit.routing.extractors import (
     DEFAULT_RULES,
@@ -11,7 +24,6 @@ from adk_memory_kit.routing.extractors import (
     LlmExtractor,
     RuleBasedExtractor,
     looks_like_behaviour_change,
-    looks_like_instruction,
     turn_events,
 )
 from adk_memory_kit.routing.homes import Candidate, MemoryHome, route
@@ -21,20 +33,8 @@ from adk_memory_kit.routing.plugin import (
     memory_routing_callback,
     route_turn,
 )
-from adk_memory_kit.routing.profile_tools import (
-    InstructionValueError,
-    SensitiveValueError,
-    make_profile_tools,
-    read_profile,
-    write_preference,
-)
 from adk_memory_kit.routing.review_queue import ReviewItem, ReviewQueue
 from adk_memory_kit.routing.sleep_time import SleepTimeDistiller
-from adk_memory_kit.routing.vocabulary import (
-    DEFAULT_VOCABULARY,
-    PreferenceVocabulary,
-    UnknownPreferenceError,
-)
 from adk_memory_kit.sensitive import (
     DEFAULT_DETECTORS,
     Detector,

@@ -33,10 +33,10 @@ from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
 
 from adk_memory_kit.errors import InvalidInputError
-from adk_memory_kit.routing.extractors import looks_like_instruction
+from adk_memory_kit.profile.guards import looks_like_instruction
+from adk_memory_kit.profile.tools import write_preference
+from adk_memory_kit.profile.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
 from adk_memory_kit.routing.homes import Candidate, MemoryHome, route
-from adk_memory_kit.routing.profile_tools import write_preference
-from adk_memory_kit.routing.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
 from adk_memory_kit.sensitive import Detector, detect_sensitive, finding_kinds
 
 if TYPE_CHECKING:

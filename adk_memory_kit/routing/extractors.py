@@ -25,8 +25,12 @@ from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from adk_memory_kit.errors import MemoryKitError
+from adk_memory_kit.profile.guards import (
+    INSTRUCTION_PATTERN,
+    STANDING_ORDER_PATTERN,
+)
+from adk_memory_kit.profile.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
 from adk_memory_kit.routing.homes import Candidate
-from adk_memory_kit.routing.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
 from adk_memory_kit.sensitive import Detector, detect_sensitive
 
 if TYPE_CHECKING:
@@ -97,27 +101,10 @@ class ExtractionRule:
 _DIETS = r"vegetarian|vegan|pescatarian|halal|kosher|gluten[- ]free|lactose[- ]free"
 _LANGS = r"english|german|french|spanish|portuguese|italian|dutch|hindi|japanese|chinese|polish"
 
-INSTRUCTION_PATTERN = (
-    r"\b(?:ignore|disregard|forget|override)\b[^.!?]{0,30}\b(?:instructions?|rules|prompts?|"
-    r"guidelines)\b|\bsystem prompt\b|\byou are now\b|\bnew instructions?\b"
-)
-
-
-def looks_like_instruction(text: str) -> bool:
-    """Whether ``text`` reads like an attempt to instruct the agent (prompt injection)."""
-    return re.search(INSTRUCTION_PATTERN, text, re.IGNORECASE) is not None
-
-
 DEFAULT_RULES: tuple[ExtractionRule, ...] = (
     # behaviour changes first: they go to human review, never to a store the agent reads
     ExtractionRule("ignore_instructions", "behaviour", INSTRUCTION_PATTERN),
-    ExtractionRule(
-        "standing_order",
-        "behaviour",
-        r"\b(?:from now on|going forward|in (?:the )?future|always|never|stop|don'?t|do not|"
-        r"no need to)\b[^.!?]{0,40}?\b(?:confirm\w*|ask\w*|check\w*|verify\w*|warn\w*|"
-        r"double[- ]check\w*|skip\w*|mention\w*|remind\w*)\b",
-    ),
+    ExtractionRule("standing_order", "behaviour", STANDING_ORDER_PATTERN),
     # exact, single-valued facts about the user
     ExtractionRule(
         "diet",

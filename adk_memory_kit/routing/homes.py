@@ -12,14 +12,14 @@ The rule asks its questions in a fixed order because earlier answers override la
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import Enum
 
+from adk_memory_kit.core.validation import normalize_key
 from adk_memory_kit.errors import InvalidInputError
 
-_KEY_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+__all__ = ["Candidate", "MemoryHome", "normalize_key", "route"]
 
 
 class MemoryHome(str, Enum):
@@ -31,23 +31,6 @@ class MemoryHome(str, Enum):
     USER_STATE = "user_state"
     LONG_TERM = "long_term"
     PROCEDURAL_REVIEW = "procedural_review"
-
-
-def normalize_key(key: str | None) -> str | None:
-    """Lower-case ``key`` with spaces/dashes as ``_``; ``None`` for empty, error if malformed."""
-    if key is None:
-        return None
-    if not isinstance(key, str):
-        raise InvalidInputError(f"a memory key must be a string, got {type(key).__name__}")
-    norm = re.sub(r"[\s\-]+", "_", key.strip().lower())
-    if not norm:
-        return None
-    if not _KEY_RE.match(norm):
-        raise InvalidInputError(
-            f"memory key {key!r} is not usable; use 1-64 characters a-z, 0-9 and _, "
-            "starting with a letter (e.g. 'seat' or 'trip_destination')"
-        )
-    return norm
 
 
 @dataclass(frozen=True)

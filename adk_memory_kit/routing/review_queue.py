@@ -21,11 +21,11 @@ from typing import Any
 from sqlalchemy import text as sql
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from adk_memory_kit.core.homes import DataHome, FunctionDataHome
+from adk_memory_kit.core.validation import check_identifier, check_scope, clean_text
 from adk_memory_kit.db.engine import make_engine
 from adk_memory_kit.db.migrations import migrate
 from adk_memory_kit.errors import InvalidInputError
-from adk_memory_kit.lifecycle.forget import DataHome
-from adk_memory_kit.memory.documents import check_identifier, check_scope, clean_text
 
 TABLE = "adk_memory_kit_review_queue"
 COMPONENT = "review_queue"
@@ -271,4 +271,4 @@ class ReviewQueue:
 
     def data_home(self) -> DataHome:
         """This queue as a place holding per-user data, for ``forget_user`` and ``data_map``."""
-        return DataHome("review_queue", self.count_for_user, self.delete_for_user)
+        return FunctionDataHome("review_queue", self.count_for_user, self.delete_for_user)

@@ -16,7 +16,7 @@ from sqlalchemy import text as sql
 
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.lifecycle import (
-    DataHome,
+    FunctionDataHome,
     IdleIngestJob,
     data_map,
     forget_user,
@@ -180,7 +180,7 @@ async def test_forget_with_in_memory_sessions_and_an_extra_data_home(memory):
         queue.difference_update(gone)
         return len(gone)
 
-    home = DataHome("review_queue", queue_count, queue_delete)
+    home = FunctionDataHome("review_queue", queue_count, queue_delete)
     found = await data_map(
         app, "alice", session_service=store, memory_service=memory, extra_homes=[home]
     )
@@ -300,7 +300,7 @@ async def test_an_unverified_forget_stays_open_until_a_retry_verifies_it(
     async def stuck_delete(a: str, u: str) -> int:
         return 0  # a broken delete: nothing goes away
 
-    home = DataHome("stuck_home", stuck_count, stuck_delete)
+    home = FunctionDataHome("stuck_home", stuck_count, stuck_delete)
     report = await forget_user(
         app, "alice", session_service=sessions, memory_service=memory, extra_homes=[home]
     )
@@ -363,7 +363,7 @@ async def test_an_unverified_run_leaves_the_record_a_newer_run_closed_alone(sess
     async def stuck_delete(a: str, u: str) -> int:
         return 0
 
-    home = DataHome("stuck_home", stuck_count, stuck_delete)
+    home = FunctionDataHome("stuck_home", stuck_count, stuck_delete)
     report = await forget_user(
         app, "alice", session_service=sessions, memory_service=memory, extra_homes=[home]
     )

@@ -1,0 +1,61 @@
+"""Shared input validation: ids, the (app, user) scope, text PostgreSQL can store, keys.
+
+Every function raises :class:`~adk_memory_kit.errors.InvalidInputError` naming the bad
+argument, before any query runs.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from adk_memory_kit.errors import InvalidInputError
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_KEY_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+
+
+def check_identifier(label: str, value: Any) -> None:
+    """Refuse an id that is not a non-empty string, or holds NUL bytes or lone surrogates."""
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInputError(f"{label} must be a non-empty string, got {value!r}")
+    if "\x00" in value:
+        raise InvalidInputError(f"{label} must not contain NUL bytes")
+    if _SURROGATE.search(value):
+        raise InvalidInputError(f"{label} must not contain lone UTF-16 surrogates")
+
+
+def check_scope(app_name: Any, user_id: Any) -> None:
+    """Refuse a missing or malformed app name or user id before any query runs."""
+    for label, value in (("app_name", app_name), ("user_id", user_id)):
+        check_identifier(label, value)
+
+
+def clean_text(value: str) -> str:
+    """Text PostgreSQL (UTF-8) can store: NUL and lone surrogates become U+FFFD.
+
+    PostgreSQL text cannot hold NUL, and a lone UTF-16 surrogate (e.g. from a broken JSON
+    escape) cannot be encoded as UTF-8; each becomes one U+FFFD so nothing else shifts. A
+    surrogate *pair* is joined into the character it encodes.
+    """
+    value = value.replace("\x00", "\ufffd")
+    if _SURROGATE.search(value):
+        value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return value
+
+
+def normalize_key(key: str | None) -> str | None:
+    """Lower-case ``key`` with spaces/dashes as ``_``; ``None`` for empty, error if malformed."""
+    if key is None:
+        return None
+    if not isinstance(key, str):
+        raise InvalidInputError(f"a memory key must be a string, got {type(key).__name__}")
+    norm = re.sub(r"[\s\-]+", "_", key.strip().lower())
+    if not norm:
+        return None
+    if not _KEY_RE.match(norm):
+        raise InvalidInputError(
+            f"memory key {key!r} is not usable; use 1-64 characters a-z, 0-9 and _, "
+            "starting with a letter (e.g. 'seat' or 'trip_destination')"
+        )
+    return norm
