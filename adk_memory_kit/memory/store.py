@@ -1,0 +1,354 @@
+"""The memory table (``adk_memory_items``) and the session-snapshot table: every statement the
+memory service runs on them, except ranked search (``memory/search.py``) and the DDL
+(``memory/schema.py``).
+
+Each function takes an open :class:`AsyncConnection` and runs in the caller's transaction;
+the service decides where a transaction begins and ends. Every statement on per-user rows
+carries ``app_name`` and ``user_id`` equality (the sharding key). Embeddings are bound and
+read with ``pgvector.sqlalchemy``'s ``VECTOR`` type.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from pgvector.sqlalchemy import VECTOR
+from sqlalchemy import bindparam, text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from adk_memory_kit.memory.documents import MemoryDocument, StoredKey
+from adk_memory_kit.memory.hygiene import Hygiene
+from adk_memory_kit.memory.schema import SNAPSHOTS, TABLE
+
+_INSERT = f"""
+INSERT INTO {TABLE} AS t (id, app_name, user_id, session_id, event_id, kind, author, role, text,
+    search_text, context_text, source_hash, embedding, event_time, subject, expires_at,
+    importance, valid_to, metadata)
+VALUES (:id, :app, :user, :session_id, :event_id, :kind, :author, :role, :text,
+    :search_text, :context_text, :source_hash, :embedding, :event_time,
+    :subject, :expires_at, :importance, :valid_to, CAST(:metadata AS jsonb))
+ON CONFLICT (app_name, user_id, session_id, event_id) DO UPDATE SET
+    kind = EXCLUDED.kind, author = EXCLUDED.author, role = EXCLUDED.role, text = EXCLUDED.text,
+    search_text = EXCLUDED.search_text, context_text = EXCLUDED.context_text,
+    source_hash = EXCLUDED.source_hash,
+    embedding = EXCLUDED.embedding, event_time = EXCLUDED.event_time, ingested_at = now(),
+"""
+
+# Explicit adds (add_memory, add_events_to_memory) state the item whole: hygiene values,
+# supersession and metadata are replaced by what the caller passed.
+UPSERT_EXPLICIT = text(
+    _INSERT
+    + """    subject = EXCLUDED.subject, expires_at = EXCLUDED.expires_at,
+    importance = EXCLUDED.importance, valid_to = EXCLUDED.valid_to, metadata = EXCLUDED.metadata
+"""
+).bindparams(bindparam("embedding", type_=VECTOR()))
+
+# Session snapshots carry no hygiene values: re-ingesting a session keeps the expiry,
+# importance, subject, supersession and extra metadata keys an explicit add set on its rows.
+UPSERT_SESSION = text(
+    _INSERT
+    + """    subject = COALESCE(EXCLUDED.subject, t.subject),
+    expires_at = COALESCE(EXCLUDED.expires_at, t.expires_at),
+    importance = COALESCE(EXCLUDED.importance, t.importance),
+    metadata = t.metadata || EXCLUDED.metadata
+"""
+).bindparams(bindparam("embedding", type_=VECTOR()))
+
+# The one by-id read of a write: each requested id with the hash of the text the caller would
+# embed; the stored embedding comes back only where that hash matches (reusable).
+_BY_IDS = text(
+    f"""
+SELECT t.id::text AS id, t.session_id, t.event_id, t.kind, t.source_hash, t.subject,
+       t.expires_at, t.importance,
+       CASE WHEN split_part(t.source_hash, ':', 1) = x.h THEN t.embedding END AS embedding
+FROM unnest(CAST(:ids AS uuid[]), CAST(:hashes AS text[])) AS x(id, h)
+JOIN {TABLE} t ON t.app_name = :app AND t.user_id = :user AND t.id = x.id
+"""
+).columns(embedding=VECTOR())
+
+# Current (unexpired, not superseded) facts of a subject, other than ``keep``.
+_SUBJECT_TIMES = text(
+    f"SELECT event_time FROM {TABLE} WHERE app_name = :app AND user_id = :user"
+    " AND subject = :subject AND valid_to IS NULL"
+    " AND (expires_at IS NULL OR expires_at > now())"
+    " AND NOT (id = ANY(CAST(:keep AS uuid[])))"
+)
+
+# Existing current facts with the subject, dated no later than the newest incoming fact, are
+# superseded as of the date of the earliest incoming fact not older than them.
+_SUPERSEDE = text(
+    f"""
+UPDATE {TABLE} t SET valid_to = (
+    SELECT min(x) FROM unnest(CAST(:times AS timestamptz[])) AS x WHERE x >= t.event_time)
+WHERE t.app_name = :app AND t.user_id = :user AND t.subject = :subject
+    AND t.valid_to IS NULL AND t.event_time <= :newest
+    AND NOT (t.id = ANY(CAST(:keep AS uuid[])))
+"""
+)
+
+# A snapshot's event rows that are gone from it (not newer than it, not in ``keep``).
+_DELETE_MISSING_EVENTS = text(
+    f"DELETE FROM {TABLE} WHERE app_name = :app AND user_id = :user"
+    " AND session_id = :sid AND kind = 'event' AND event_time <= :newest"
+    " AND NOT (id = ANY(CAST(:keep AS uuid[])))"
+)
+
+_SNAPSHOT_MARK = text(
+    f"SELECT newest_event_at FROM {SNAPSHOTS}"
+    " WHERE app_name = :app AND user_id = :user AND session_id = :sid"
+)
+_SET_SNAPSHOT_MARK = text(
+    f"""
+INSERT INTO {SNAPSHOTS} AS s (app_name, user_id, session_id, newest_event_at)
+VALUES (:app, :user, :sid, :newest)
+ON CONFLICT (app_name, user_id, session_id) DO UPDATE SET
+    newest_event_at = greatest(s.newest_event_at, EXCLUDED.newest_event_at), written_at = now()
+"""
+)
+
+_DELETE_ID = text(f"DELETE FROM {TABLE} WHERE app_name = :app AND user_id = :user AND id = :mid")
+_DELETE_SESSION = text(
+    f"DELETE FROM {TABLE} WHERE app_name = :app AND user_id = :user AND session_id = :sid"
+)
+_DELETE_SESSION_SNAPSHOT = text(
+    f"DELETE FROM {SNAPSHOTS} WHERE app_name = :app AND user_id = :user AND session_id = :sid"
+)
+_DELETE_USER = text(f"DELETE FROM {TABLE} WHERE app_name = :app AND user_id = :user")
+_DELETE_USER_SNAPSHOTS = text(
+    f"DELETE FROM {SNAPSHOTS} WHERE app_name = :app AND user_id = :user"
+)
+# Maintenance across users: expired rows, wherever they are (the expiry index serves it).
+_PURGE_EXPIRED = text(
+    f"DELETE FROM {TABLE} WHERE expires_at IS NOT NULL AND expires_at <= now()"
+)
+_COUNT_BY_KIND = text(
+    f"SELECT kind, count(*) AS n FROM {TABLE} WHERE app_name = :app AND user_id = :user"
+    " GROUP BY kind"
+)
+# Admin listing of one app's users (no user filter by design).
+_LIST_USERS = text(f"SELECT DISTINCT user_id FROM {TABLE} WHERE app_name = :app ORDER BY 1")
+
+_XACT_LOCK = text("SELECT pg_advisory_xact_lock(hashtextextended(:k, 0))")
+_XACT_LOCK_SHARED = text("SELECT pg_advisory_xact_lock_shared(hashtextextended(:k, 0))")
+
+
+@dataclass(frozen=True)
+class StoredRow:
+    """What is stored under one row id: its key, hashes, hygiene values and, when the text
+    to embed is unchanged, its embedding (else ``None``)."""
+
+    id: str
+    session_id: str
+    event_id: str
+    kind: str
+    source_hash: str
+    subject: str | None
+    expires_at: datetime | None
+    importance: float | None
+    embedding: Any = None
+
+    @property
+    def key(self) -> StoredKey:
+        """The row's key (to update it in place)."""
+        return StoredKey(self.id, self.session_id, self.event_id, self.kind)
+
+    def differs(self, doc: MemoryDocument, hygiene: Hygiene) -> bool:
+        """Whether an explicit add of ``doc`` with ``hygiene`` would change this row."""
+        if self.source_hash != doc.source_hash or self.subject != hygiene.subject:
+            return True
+        if self.expires_at != hygiene.expires_at:
+            return True
+        if (self.importance is None) != (hygiene.importance is None):
+            return True
+        # importance is stored as real (float4): compare at its precision
+        return (
+            self.importance is not None
+            and hygiene.importance is not None
+            and abs(self.importance - hygiene.importance) > 1e-6
+        )
+
+
+def embed_hash(doc: MemoryDocument) -> str:
+    """The half of ``doc.source_hash`` that changes when the text to embed changes."""
+    return doc.source_hash.split(":")[0]
+
+
+async def read_by_ids(
+    conn: AsyncConnection, app: str, user: str, lookups: Iterable[tuple[str, str | None]]
+) -> dict[str, StoredRow]:
+    """The stored rows among ``lookups`` (``(row id, embed hash or None)`` pairs), by id.
+
+    One query. A row's embedding is returned only if its embed hash equals the given one.
+    """
+    pairs = dict(lookups)
+    if not pairs:
+        return {}
+    rows = await conn.execute(
+        _BY_IDS, {"app": app, "user": user, "ids": list(pairs), "hashes": list(pairs.values())}
+    )
+    return {r.id: StoredRow(**r._asdict()) for r in rows}
+
+
+def row(
+    app: str,
+    user: str,
+    doc: MemoryDocument,
+    embedding: Any,
+    hygiene: Hygiene,
+    valid_to: datetime | None,
+) -> dict[str, Any]:
+    """The bind parameters of one upserted row."""
+    return {
+        "id": doc.id,
+        "app": app,
+        "user": user,
+        "session_id": doc.session_id,
+        "event_id": doc.event_id,
+        "kind": doc.kind,
+        "author": doc.author,
+        "role": doc.role,
+        "text": doc.text,
+        "search_text": doc.search_text,
+        "context_text": doc.context_text,
+        "source_hash": doc.source_hash,
+        "embedding": embedding,
+        "event_time": doc.event_time,
+        "subject": hygiene.subject,
+        "expires_at": hygiene.expires_at,
+        "importance": hygiene.importance,
+        "valid_to": valid_to,
+        "metadata": json.dumps(doc.metadata, default=str, sort_keys=True),
+    }
+
+
+async def upsert(conn: AsyncConnection, rows: Sequence[dict[str, Any]], *, session: bool) -> None:
+    """Upsert ``rows`` (from :func:`row`): as a session snapshot (keeps hygiene values set by
+    explicit adds) or as explicit items (replaces them)."""
+    if rows:
+        await conn.execute(UPSERT_SESSION if session else UPSERT_EXPLICIT, list(rows))
+
+
+async def lock_user(conn: AsyncConnection, app: str, user: str, *, exclusive: bool) -> None:
+    """Writers share a per-user lock; deleting the whole user takes it exclusively, so a
+    write racing a user delete lands either wholly before or wholly after it."""
+    await conn.execute(
+        _XACT_LOCK if exclusive else _XACT_LOCK_SHARED,
+        {"k": json.dumps([TABLE, "user", app, user])},
+    )
+
+
+async def lock_session(conn: AsyncConnection, app: str, user: str, session_id: str) -> None:
+    """Serialise concurrent writers of one session (transaction-scoped advisory lock)."""
+    await conn.execute(_XACT_LOCK, {"k": json.dumps([TABLE, app, user, session_id])})
+
+
+async def lock_subject(conn: AsyncConnection, app: str, user: str, subject: str) -> None:
+    """Serialise writers of one subject's facts (supersession reads, then writes)."""
+    await conn.execute(_XACT_LOCK, {"k": json.dumps([TABLE, "subject", app, user, subject])})
+
+
+async def current_subject_times(
+    conn: AsyncConnection, app: str, user: str, subject: str, keep: Sequence[str]
+) -> list[datetime]:
+    """Dates of the subject's current, unexpired facts other than the rows in ``keep``."""
+    rows = await conn.execute(
+        _SUBJECT_TIMES, {"app": app, "user": user, "subject": subject, "keep": list(keep)}
+    )
+    return [r.event_time for r in rows]
+
+
+async def supersede(
+    conn: AsyncConnection,
+    app: str,
+    user: str,
+    subject: str,
+    times: Sequence[datetime],
+    keep: Sequence[str],
+) -> None:
+    """Supersede current facts of ``subject`` not newer than ``max(times)`` (except ``keep``),
+    each as of the earliest of ``times`` not older than it."""
+    ordered = sorted(set(times))
+    await conn.execute(
+        _SUPERSEDE,
+        {
+            "app": app,
+            "user": user,
+            "subject": subject,
+            "times": ordered,
+            "newest": ordered[-1],
+            "keep": list(keep),
+        },
+    )
+
+
+async def newer_snapshot_stored(
+    conn: AsyncConnection, app: str, user: str, session_id: str, newest: datetime
+) -> bool:
+    """Whether a snapshot of the session newer than ``newest`` was already written."""
+    mark = await conn.scalar(_SNAPSHOT_MARK, {"app": app, "user": user, "sid": session_id})
+    return mark is not None and mark > newest
+
+
+async def mark_snapshot(
+    conn: AsyncConnection, app: str, user: str, session_id: str, newest: datetime
+) -> None:
+    """Record a snapshot up to ``newest`` (the mark never moves back)."""
+    await conn.execute(
+        _SET_SNAPSHOT_MARK, {"app": app, "user": user, "sid": session_id, "newest": newest}
+    )
+
+
+async def delete_missing_events(
+    conn: AsyncConnection,
+    app: str,
+    user: str,
+    session_id: str,
+    newest: datetime,
+    keep: Sequence[str],
+) -> None:
+    """Delete the session's event rows not in ``keep`` and not newer than ``newest``."""
+    await conn.execute(
+        _DELETE_MISSING_EVENTS,
+        {"app": app, "user": user, "sid": session_id, "newest": newest, "keep": list(keep)},
+    )
+
+
+async def delete_id(conn: AsyncConnection, app: str, user: str, row_id: str) -> int:
+    """Delete one row; returns how many were deleted."""
+    result = await conn.execute(_DELETE_ID, {"app": app, "user": user, "mid": row_id})
+    return result.rowcount or 0
+
+
+async def delete_session(conn: AsyncConnection, app: str, user: str, session_id: str) -> int:
+    """Delete a session's rows and its snapshot mark; returns how many rows were deleted."""
+    params = {"app": app, "user": user, "sid": session_id}
+    result = await conn.execute(_DELETE_SESSION, params)
+    await conn.execute(_DELETE_SESSION_SNAPSHOT, params)
+    return result.rowcount or 0
+
+
+async def delete_user(conn: AsyncConnection, app: str, user: str) -> int:
+    """Delete a user's rows and snapshot marks; returns how many rows were deleted."""
+    params = {"app": app, "user": user}
+    result = await conn.execute(_DELETE_USER, params)
+    await conn.execute(_DELETE_USER_SNAPSHOTS, params)
+    return result.rowcount or 0
+
+
+async def purge_expired(conn: AsyncConnection) -> int:
+    """Delete every row whose time-to-live has passed; returns how many."""
+    return (await conn.execute(_PURGE_EXPIRED)).rowcount or 0
+
+
+async def count_by_kind(conn: AsyncConnection, app: str, user: str) -> Mapping[str, int]:
+    """How many rows the user has, by kind."""
+    return {r.kind: r.n for r in await conn.execute(_COUNT_BY_KIND, {"app": app, "user": user})}
+
+
+async def list_users(conn: AsyncConnection, app: str) -> list[str]:
+    """The users of ``app`` that have rows."""
+    return [r.user_id for r in await conn.execute(_LIST_USERS, {"app": app})]
