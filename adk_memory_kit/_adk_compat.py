@@ -1,9 +1,151 @@
 """The one door to private ADK names and tables.
 
-Every use of a private google-adk name (a leading-underscore function or constant) or of ADK's
-private database tables (``sessions``, ``user_states``) lives in this module and nowhere else in
-the kit. Each item is pinned by a test in ``tests/compat/test_adk_compat.py`` that fails loudly
-when an ADK release renames or changes it.
+Every use of a private google-adk name (a leading-underscore function, attribute or constant)
+or of ADK's own database tables (``sessions``, ``user_states``) lives in this module and
+nowhere else in the kit. Each item is pinned by a test in ``tests/compat/test_adk_compat.py``
+against the installed ADK, so an ADK release that renames or changes one fails those tests
+loudly instead of degrading the kit silently.
+
+At run time each item degrades the way its docstring says (a missing name is treated as
+absent, never guessed), so an unexpected ADK keeps the kit importable.
+
+Sections: request internals (pruning, recall, the test double), then ADK's session tables
+(forget, the idle job).
 """
 
 from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+from google.genai import types
+
+if TYPE_CHECKING:
+    from google.adk.models.llm_request import LlmRequest
+    from google.adk.sessions.database_session_service import DatabaseSessionService
+    from google.adk.sessions.sqlite_session_service import SqliteSessionService
+
+# ----------------------------------------------------------------- request internals
+
+try:  # the label ADK puts before a dynamic instruction sent as a user content
+    from google.adk.flows.llm_flows.instructions import (
+        _INSTRUCTION_PREAMBLE as _ADK_INSTRUCTION_PREAMBLE,
+    )
+except ImportError:  # pragma: no cover - pinned by tests/compat
+    _ADK_INSTRUCTION_PREAMBLE = None
+
+DYNAMIC_INSTRUCTION_PREAMBLE: str | None = _ADK_INSTRUCTION_PREAMBLE
+"""ADK's ``_INSTRUCTION_PREAMBLE``: the first line of the dynamic instruction when ADK sends it
+as a user content (an agent with ``static_instruction``); ``None`` if this ADK has none."""
+
+
+def is_labelled_instruction_text(text: str | None) -> bool:
+    """Whether ``text`` is ADK's labelled dynamic instruction (starts with its preamble)."""
+    return (
+        DYNAMIC_INSTRUCTION_PREAMBLE is not None
+        and isinstance(text, str)
+        and text.startswith(DYNAMIC_INSTRUCTION_PREAMBLE)
+    )
+
+
+def label_dynamic_instruction(instruction: str) -> str:
+    """``instruction`` labelled the way ADK labels it (ADK's ``_label_dynamic_instruction``).
+
+    For tests and replays that build requests by hand; raises ``RuntimeError`` when this ADK
+    has no such label.
+    """
+    try:
+        from google.adk.flows.llm_flows.prompt._instructions import _label_dynamic_instruction
+    except ImportError as exc:  # pragma: no cover - pinned by tests/compat
+        raise RuntimeError("this ADK does not label dynamic instructions") from exc
+    return _label_dynamic_instruction(instruction)
+
+
+def static_instruction_prefix_end(llm_request: LlmRequest) -> int | None:
+    """How many leading contents ADK keeps as the static-instruction prefix, else ``None``.
+
+    ADK (``LlmRequest._static_instruction_prefix_end_index``) puts a non-text
+    ``static_instruction`` and the dynamic instruction first in the request, as a prefix that
+    stays stable across turns. ``None`` when the request has no such prefix.
+    """
+    end = getattr(llm_request, "_static_instruction_prefix_end_index", None)
+    return end if isinstance(end, int) and not isinstance(end, bool) else None
+
+
+def insert_transient_user_content(
+    llm_request: LlmRequest, contents: Sequence[types.Content]
+) -> None:
+    """Insert request-scoped user contents at the current-turn boundary, as ADK's preload does.
+
+    Uses ADK's ``LlmRequest._insert_transient_user_content`` (which also respects the
+    static-instruction prefix). If this ADK has none, the contents go before the trailing
+    user contents of the request, after a function response.
+    """
+    insert = getattr(llm_request, "_insert_transient_user_content", None)
+    if callable(insert):
+        insert(list(contents))
+        return
+    index = len(llm_request.contents)  # pragma: no cover - pinned by tests/compat
+    while index > 0:  # pragma: no cover
+        content = llm_request.contents[index - 1]
+        if content.role != "user" or any(p.function_response for p in content.parts or []):
+            break
+        index -= 1
+    llm_request.contents[index:index] = list(contents)  # pragma: no cover
+
+
+# ----------------------------------------------------------------- ADK's session tables
+
+USER_STATES_TABLE = "user_states"
+"""ADK's table of ``user:`` state (``DatabaseSessionService`` and ``SqliteSessionService``):
+one row per (app_name, user_id)."""
+
+SESSIONS_TABLE = "sessions"
+"""ADK's table of sessions (``DatabaseSessionService``): ``app_name``, ``user_id``, ``id``,
+``update_time``."""
+
+
+async def delete_database_user_state(
+    service: DatabaseSessionService, app_name: str, user_id: str
+) -> None:
+    """Delete the ``user_states`` row of one user on a ``DatabaseSessionService``.
+
+    ADK has no public API to delete user state; this runs one keyed DELETE on the service's
+    own engine (``db_engine``), after ``prepare_tables`` so the table exists.
+    """
+    from sqlalchemy import text
+
+    await service.prepare_tables()
+    async with service.db_engine.begin() as conn:
+        await conn.execute(
+            text(f"DELETE FROM {USER_STATES_TABLE} WHERE app_name = :app AND user_id = :user"),
+            {"app": app_name, "user": user_id},
+        )
+
+
+def can_open_sqlite(service: SqliteSessionService) -> bool:
+    """Whether this ADK's ``SqliteSessionService`` has ``_get_db_connection`` (ADK 2.x)."""
+    return callable(getattr(service, "_get_db_connection", None))
+
+
+@asynccontextmanager
+async def sqlite_connection(service: SqliteSessionService) -> AsyncIterator[Any]:
+    """The service's own aiosqlite connection (ADK's private ``_get_db_connection``)."""
+    async with service._get_db_connection() as db:  # noqa: SLF001 - the one door
+        yield db
+
+
+async def delete_sqlite_user_state(
+    service: SqliteSessionService, app_name: str, user_id: str
+) -> None:
+    """Delete the ``user_states`` row of one user on a ``SqliteSessionService``."""
+    async with sqlite_connection(service) as db:
+        await db.execute(
+            f"DELETE FROM {USER_STATES_TABLE} WHERE app_name = ? AND user_id = ?",
+            (app_name, user_id),
+        )
+        await db.commit()
+
+
+# --- idle job: listing ADK's sessions table (section owned by the data layer) ---

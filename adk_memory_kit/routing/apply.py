@@ -21,9 +21,7 @@ context's ``state`` (recorded in the event's state delta); long-term writes go t
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -32,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
 
+from adk_memory_kit.core.ids import fact_key, normalize_fact_text
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.profile.guards import looks_like_instruction
 from adk_memory_kit.profile.tools import write_preference
@@ -61,16 +60,6 @@ class RoutingOutcome:
     detail: str = ""
 
 
-def normalize_fact_text(text: str) -> str:
-    """Lower-case, punctuation-free, single-spaced text: the identity of a fact."""
-    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
-
-
-def fact_id(text: str) -> str:
-    """A stable id for a fact, so re-adding the same fact updates rather than duplicates."""
-    return "fact:" + hashlib.sha256(normalize_fact_text(text).encode()).hexdigest()[:32]
-
-
 def long_term_entry(
     candidate: Candidate,
     *,
@@ -93,7 +82,7 @@ def long_term_entry(
     if candidate.value is not None:
         entry_meta["value"] = candidate.value
     entry = MemoryEntry(
-        id=fact_id(candidate.text),
+        id=fact_key(candidate.text),
         author=author,
         timestamp=when.isoformat(),
         content=types.Content(role="user", parts=[types.Part(text=candidate.text.strip())]),

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING
 from google.adk.memory.base_memory_service import BaseMemoryService
 from google.adk.memory.memory_entry import MemoryEntry
 
+from adk_memory_kit.core.ids import normalize_fact_text
 from adk_memory_kit.profile.guards import looks_like_instruction
-from adk_memory_kit.routing.apply import long_term_entry, normalize_fact_text
+from adk_memory_kit.routing.apply import long_term_entry
 from adk_memory_kit.routing.extractors import Extractor, looks_like_behaviour_change
 from adk_memory_kit.routing.homes import Candidate, MemoryHome, route
 from adk_memory_kit.sensitive import Detector, detect_sensitive
