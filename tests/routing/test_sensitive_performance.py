@@ -21,6 +21,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 import adk_memory_kit.sensitive
 
 pytestmark = pytest.mark.slow  # a megabyte per detector in child processes
