@@ -5,8 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import re
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -15,16 +13,17 @@ from typing import Any
 from google.adk.events.event import Event
 from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
+from pydantic import Field
 
+from adk_memory_kit.core.config import KitConfig
+from adk_memory_kit.core.ids import fact_key, memory_row_id
+from adk_memory_kit.core.validation import check_identifier, clean_text
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.sensitive import redact_secrets
 
-_ID_NAMESPACE = uuid.UUID("6f1c2a53-8f0e-4a8e-9a43-2d6c0b1b7e11")
 
-
-@dataclass
-class IndexingOptions:
-    """What text goes into the index for each event.
+class IndexingOptions(KitConfig):
+    """What text goes into the index for each event (validated at construction).
 
     ``context_turns`` preceding and ``context_turns_after`` following turns of the same session
     are full-text indexed with the turn at a low weight (``context_text``): a reply such as
@@ -33,21 +32,36 @@ class IndexingOptions:
     default, since on LoCoMo the turn alone embeds better once the full text carries the context
     (see docs/locomo.md). Following turns are only known when they arrive in the same call
     (``add_session_to_memory`` re-indexes a session's earlier turns as it grows).
-
-    ``redactor`` runs on every text before it is stored or indexed, and on every string value
-    of the stored ``custom_metadata`` (recursively); the default replaces card numbers, IBANs,
-    credentials and government ids with ``[REDACTED:<kind>]`` (health terms are left to the
-    routing layer). ``None`` stores text as it is.
     """
 
-    redactor: Callable[[str], str] | None = redact_secrets
-    index_function_calls: bool = False
-    include_author: bool = True
-    context_turns: int = 1
-    context_turns_after: int = 1
-    context_chars: int = 300
-    embed_context: bool = False
-    max_index_chars: int = 20_000
+    redactor: Callable[[str], str] | None = Field(
+        redact_secrets,
+        description="Runs on every text before it is stored or indexed, and on every string "
+        "value of the stored custom_metadata (recursively); the default replaces card numbers, "
+        "IBANs, credentials and government ids with [REDACTED:<kind>] (health terms are left "
+        "to the routing layer). None stores text as it is.",
+    )
+    index_function_calls: bool = Field(
+        False, description="Also index function calls and responses as text."
+    )
+    include_author: bool = Field(
+        True, description="Prefix the indexed text with the event's author."
+    )
+    context_turns: int = Field(
+        1, ge=0, le=100, description="Preceding turns indexed with a turn (low weight)."
+    )
+    context_turns_after: int = Field(
+        1, ge=0, le=100, description="Following turns indexed with a turn (low weight)."
+    )
+    context_chars: int = Field(
+        300, ge=0, description="At most this many characters of each context turn."
+    )
+    embed_context: bool = Field(
+        False, description="Also put the context turns into the embedded text."
+    )
+    max_index_chars: int = Field(
+        20_000, ge=1, description="At most this many characters of a turn are indexed."
+    )
 
 
 @dataclass
@@ -88,39 +102,9 @@ class MemoryDocument:
         return f"{embedded}:{hashlib.sha256(payload.encode()).hexdigest()[:32]}"
 
 
-def check_scope(app_name: Any, user_id: Any) -> None:
-    """Refuse a missing or malformed app name or user id before any query runs."""
-    for label, value in (("app_name", app_name), ("user_id", user_id)):
-        check_identifier(label, value)
-
-
-def check_identifier(label: str, value: Any) -> None:
-    if not isinstance(value, str) or not value.strip():
-        raise InvalidInputError(f"{label} must be a non-empty string, got {value!r}")
-    if "\x00" in value:
-        raise InvalidInputError(f"{label} must not contain NUL bytes")
-    if _SURROGATE.search(value):
-        raise InvalidInputError(f"{label} must not contain lone UTF-16 surrogates")
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
 # The earliest and latest instants PostgreSQL and Python can both hold and read back.
 _MIN_TIME = datetime(1, 1, 2, tzinfo=timezone.utc)
 _MAX_TIME = datetime(9999, 12, 30, tzinfo=timezone.utc)
-
-
-def clean_text(value: str) -> str:
-    """Text PostgreSQL (UTF-8) can store: NUL and lone surrogates become U+FFFD.
-
-    PostgreSQL text cannot hold NUL, and a lone UTF-16 surrogate (e.g. from a broken JSON
-    escape) cannot be encoded as UTF-8; each becomes one U+FFFD so nothing else shifts. A
-    surrogate *pair* is joined into the character it encodes.
-    """
-    value = value.replace("\x00", "\ufffd")
-    if _SURROGATE.search(value):
-        value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-    return value
 
 
 def clean_metadata(value: Any, redactor: Callable[[str], str] | None, path: str = "") -> Any:
@@ -162,11 +146,6 @@ def checked_utc(value: datetime, what: str) -> datetime:
     if not _MIN_TIME <= value <= _MAX_TIME:
         raise InvalidInputError(f"{what} {value.isoformat()} is outside years 1-9999")
     return value
-
-
-def row_id(app_name: str, user_id: str, session_id: str, event_id: str) -> str:
-    """A stable id: the same (app, user, session, event) always maps to the same row id."""
-    return str(uuid.uuid5(_ID_NAMESPACE, json.dumps([app_name, user_id, session_id, event_id])))
 
 
 def content_text(content: types.Content | None, *, with_function_calls: bool = False) -> str:
@@ -275,7 +254,7 @@ def documents_from_events(
             embed_text = own
         docs.append(
             MemoryDocument(
-                id=row_id(app_name, user_id, session_id, event.id),
+                id=memory_row_id(app_name, user_id, session_id, event.id),
                 session_id=session_id,
                 event_id=event.id,
                 kind="event",
@@ -343,8 +322,8 @@ def documents_from_entries(
         else:
             if session_id:
                 check_identifier("session_id", session_id)
-            key = entry.id or "fact:" + hashlib.sha256(text.encode()).hexdigest()[:32]
-            doc_id = row_id(app_name, user_id, session_id, key)
+            key = entry.id or fact_key(text)
+            doc_id = memory_row_id(app_name, user_id, session_id, key)
         author = _author(entry.author)
         indexed = _labelled(author, text, options)[: options.max_index_chars]
         docs.append(

@@ -24,7 +24,9 @@ def query_terms(query: str) -> list[str]:
     """The query's meaningful chunks, lower-cased, de-duplicated, in order.
 
     A chunk keeps inner punctuation so ``A-4521`` or ``bob@example.com`` stay whole (the
-    ``simple`` text-search parser turns them into exact phrases).
+    ``simple`` text-search parser turns them into exact phrases). Leading and trailing
+    punctuation is stripped, so no term starts with ``-``: a query word such as ``-lisbon``
+    is searched for, never read as ``websearch_to_tsquery``'s "not" operator.
     """
     terms: list[str] = []
     for raw in _CHUNK.findall(query.lower()):
@@ -38,6 +40,8 @@ def query_terms(query: str) -> list[str]:
 
 
 def websearch_or_query(terms: list[str]) -> str:
-    """A ``websearch_to_tsquery`` input that ORs the terms (each term may be a phrase)."""
-    safe = [t.replace("-", " ") if t.startswith("-") else t for t in terms]
-    return " OR ".join(safe)
+    """A ``websearch_to_tsquery`` input that ORs ``terms`` (each term may be a phrase).
+
+    ``terms`` come from :func:`query_terms`, which strips a leading ``-`` (negation).
+    """
+    return " OR ".join(terms)

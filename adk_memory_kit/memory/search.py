@@ -20,37 +20,63 @@ small bonus on top.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import text
+from pgvector.sqlalchemy import VECTOR
+from pydantic import Field
+from sqlalchemy import bindparam, text
 
+from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.memory.query import websearch_or_query
 from adk_memory_kit.memory.schema import TABLE
 
+MAX_LIMIT = 2**31 - 1
 
-@dataclass
-class SearchOptions:
-    """Ranking knobs; the defaults are tuned on LoCoMo (docs/locomo.md).
 
-    ``candidates``: depth of each ranked list before fusion. ``rrf_k``: the RRF constant (lower
-    trusts the top of each list more). ``vector_weight``, ``text_weight`` (BM25) and
-    ``exact_weight`` (unstemmed phrase match) weigh the lists in RRF. ``bm25_k1``/``bm25_b``:
-    BM25 term saturation and length normalisation. ``context_weight``: how much a word found
-    only in a neighbouring turn counts, relative to one in the turn itself. ``author_weight``:
-    added to the fused score of a turn whose author the query names ("what did Caroline ...").
-    """
+class SearchOptions(KitConfig):
+    """Ranking knobs; the defaults are tuned on LoCoMo (docs/locomo.md). Validated at
+    construction: a negative weight or RRF constant is refused with ``InvalidInputError``."""
 
-    limit: int = 10
-    candidates: int = 200
-    rrf_k: int = 20
-    vector_weight: float = 1.0
-    text_weight: float = 1.5
-    exact_weight: float = 0.3
-    bm25_k1: float = 1.2
-    bm25_b: float = 0.3
-    context_weight: float = 0.5
-    author_weight: float = 0.02
+    limit: int = Field(10, ge=1, le=MAX_LIMIT, description="Results returned by default.")
+    candidates: int = Field(
+        200, ge=1, le=MAX_LIMIT, description="Depth of each ranked list before fusion."
+    )
+    rrf_k: int = Field(
+        20,
+        ge=0,
+        le=1_000_000,
+        description="The RRF constant (lower trusts the top of each list more).",
+    )
+    vector_weight: float = Field(
+        1.0, ge=0, allow_inf_nan=False, description="RRF weight of the vector list."
+    )
+    text_weight: float = Field(
+        1.5, ge=0, allow_inf_nan=False, description="RRF weight of the BM25 list."
+    )
+    exact_weight: float = Field(
+        0.3,
+        ge=0,
+        allow_inf_nan=False,
+        description="RRF weight of the unstemmed exact-phrase list.",
+    )
+    bm25_k1: float = Field(1.2, ge=0, allow_inf_nan=False, description="BM25 term saturation.")
+    bm25_b: float = Field(
+        0.3, ge=0, le=1, allow_inf_nan=False, description="BM25 length normalisation."
+    )
+    context_weight: float = Field(
+        0.5,
+        ge=0,
+        allow_inf_nan=False,
+        description="How much a word found only in a neighbouring turn counts, relative to "
+        "one in the turn itself.",
+    )
+    author_weight: float = Field(
+        0.02,
+        ge=0,
+        allow_inf_nan=False,
+        description="Added to the fused score of a turn whose author the query names "
+        '("what did Caroline ...").',
+    )
 
 
 _LIVE = "(t.expires_at IS NULL OR t.expires_at > now())"
@@ -117,7 +143,7 @@ ORDER BY (t.valid_to IS NULL) DESC, f.score + {_AUTHOR_BONUS} DESC,
          coalesce(t.importance, 0) DESC, t.event_time DESC, t.id
 LIMIT :lim
 """
-)
+).bindparams(bindparam("qvec", type_=VECTOR()))
 
 VECTOR_ONLY_SQL = text(
     f"""
@@ -129,7 +155,7 @@ WHERE t.app_name = :app AND t.user_id = :user AND {_LIVE}
 ORDER BY (t.valid_to IS NULL) DESC, t.embedding <=> CAST(:qvec AS vector), t.id
 LIMIT :lim
 """
-)
+).bindparams(bindparam("qvec", type_=VECTOR()))
 
 
 def text_params(terms: list[str], options: SearchOptions) -> dict[str, Any]:
@@ -147,8 +173,3 @@ def text_params(terms: list[str], options: SearchOptions) -> dict[str, Any]:
         "b": options.bm25_b,
         "ctxw": options.context_weight,
     }
-
-
-def vector_literal(vector: list[float]) -> str:
-    """pgvector's text form, e.g. ``[0.1,0.2]``."""
-    return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import json
+import dataclasses
 import logging
 import numbers
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -16,115 +15,38 @@ from google.adk.events.event import Event
 from google.adk.memory.base_memory_service import BaseMemoryService, SearchMemoryResponse
 from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
-from sqlalchemy import bindparam, text
+from sqlalchemy import text
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from adk_memory_kit.core.ids import legacy_text_fact_key, memory_row_id
+from adk_memory_kit.core.validation import check_identifier, check_scope, clean_text
 from adk_memory_kit.db.engine import make_engine
 from adk_memory_kit.embedders.base import Embedder, embed_queries
 from adk_memory_kit.errors import DatabaseUnavailableError, EmbedderError, InvalidInputError
+from adk_memory_kit.memory import store
 from adk_memory_kit.memory.documents import (
     IndexingOptions,
     MemoryDocument,
-    StoredKey,
-    check_identifier,
-    check_scope,
-    clean_text,
     documents_from_entries,
     documents_from_events,
     newest_event_time,
 )
 from adk_memory_kit.memory.hygiene import Hygiene, pop_hygiene
 from adk_memory_kit.memory.query import query_terms
-from adk_memory_kit.memory.schema import SNAPSHOTS, TABLE, ensure_schema
+from adk_memory_kit.memory.schema import ensure_schema
 from adk_memory_kit.memory.search import (
     HYBRID_SQL,
+    MAX_LIMIT,
     VECTOR_ONLY_SQL,
     SearchOptions,
     text_params,
-    vector_literal,
 )
 
 if TYPE_CHECKING:
     from google.adk.sessions.session import Session
 
 logger = logging.getLogger(__name__)
-
-_INSERT = f"""
-INSERT INTO {TABLE} AS t (id, app_name, user_id, session_id, event_id, kind, author, role, text,
-    search_text, context_text, source_hash, embedding, event_time, subject, expires_at,
-    importance, valid_to, metadata)
-VALUES (:id, :app, :user, :session_id, :event_id, :kind, :author, :role, :text,
-    :search_text, :context_text, :source_hash, CAST(:embedding AS vector), :event_time,
-    :subject, :expires_at, :importance, :valid_to, CAST(:metadata AS jsonb))
-ON CONFLICT (app_name, user_id, session_id, event_id) DO UPDATE SET
-    kind = EXCLUDED.kind, author = EXCLUDED.author, role = EXCLUDED.role, text = EXCLUDED.text,
-    search_text = EXCLUDED.search_text, context_text = EXCLUDED.context_text,
-    source_hash = EXCLUDED.source_hash,
-    embedding = EXCLUDED.embedding, event_time = EXCLUDED.event_time, ingested_at = now(),
-"""
-
-# Explicit adds (add_memory, add_events_to_memory) state the item whole: hygiene values,
-# supersession and metadata are replaced by what the caller passed.
-_UPSERT_EXPLICIT_SQL = text(
-    _INSERT
-    + """    subject = EXCLUDED.subject, expires_at = EXCLUDED.expires_at,
-    importance = EXCLUDED.importance, valid_to = EXCLUDED.valid_to, metadata = EXCLUDED.metadata
-"""
-)
-
-# Session snapshots carry no hygiene values: re-ingesting a session keeps the expiry,
-# importance, subject, supersession and extra metadata keys an explicit add set on its rows.
-_UPSERT_SESSION_SQL = text(
-    _INSERT
-    + """    subject = COALESCE(EXCLUDED.subject, t.subject),
-    expires_at = COALESCE(EXCLUDED.expires_at, t.expires_at),
-    importance = COALESCE(EXCLUDED.importance, t.importance),
-    metadata = t.metadata || EXCLUDED.metadata
-"""
-)
-
-# Existing current facts with the subject, dated no later than the newest incoming fact, are
-# superseded as of the date of the earliest incoming fact not older than them.
-_SUPERSEDE_SQL = text(
-    f"""
-UPDATE {TABLE} t SET valid_to = (
-    SELECT min(x) FROM unnest(CAST(:times AS timestamptz[])) AS x WHERE x >= t.event_time)
-WHERE t.app_name = :app AND t.user_id = :user AND t.subject = :subject
-    AND t.valid_to IS NULL AND t.event_time <= :newest
-    AND NOT (t.id = ANY(CAST(:keep AS uuid[])))
-"""
-)
-
-_STORED_SQL = text(
-    f"""
-SELECT id::text AS id, source_hash, subject, expires_at, importance FROM {TABLE}
-WHERE app_name = :app AND user_id = :user AND id = ANY(CAST(:ids AS uuid[]))
-"""
-)
-
-_STORED_EMBEDDING_SQL = text(
-    f"""
-SELECT id::text AS id, embedding::text AS value FROM {TABLE}
-WHERE app_name = :app AND user_id = :user AND id = ANY(CAST(:ids AS uuid[]))
-"""
-)
-
-_SNAPSHOT_MARK_SQL = text(
-    f"SELECT newest_event_at FROM {SNAPSHOTS}"
-    " WHERE app_name = :app AND user_id = :user AND session_id = :sid"
-)
-
-_SET_SNAPSHOT_MARK_SQL = text(
-    f"""
-INSERT INTO {SNAPSHOTS} AS s (app_name, user_id, session_id, newest_event_at)
-VALUES (:app, :user, :sid, :newest)
-ON CONFLICT (app_name, user_id, session_id) DO UPDATE SET
-    newest_event_at = greatest(s.newest_event_at, EXCLUDED.newest_event_at), written_at = now()
-"""
-)
-
-_MAX_LIMIT = 2**31 - 1
 
 
 class PgVectorMemoryService(BaseMemoryService):
@@ -221,6 +143,9 @@ class PgVectorMemoryService(BaseMemoryService):
         them from memory (use ``delete_memory`` or ``delete_session_memories``). A session
         with no events changes nothing. Expiry, importance, subject and extra metadata that an
         explicit add set on the session's rows are kept.
+
+        One connection: one read (the snapshot mark and the stored rows by id), one embedding
+        call for the changed texts, then one transaction.
         """
         check_scope(session.app_name, session.user_id)
         check_identifier("session.id", session.id)
@@ -228,46 +153,34 @@ class PgVectorMemoryService(BaseMemoryService):
         docs, newest = await asyncio.to_thread(self._session_documents, session, events)
         if newest is None:
             return
-        app, user = session.app_name, session.user_id
+        app, user, sid = session.app_name, session.user_id, session.id
         engine = await self._ensure_ready()
         async with engine.connect() as conn:
-            if await self._newer_snapshot_stored(conn, app, user, session.id, newest):
-                return
-        stored = await self._stored_rows(engine, app, user, docs)
-        changed = [
-            d for d in docs if d.id not in stored or stored[d.id].source_hash != d.source_hash
-        ]
-        vectors = await self._vectors(engine, app, user, changed, stored)
-        params = [
-            self._row_params(app, user, doc, vectors[doc.id], Hygiene(), None)
-            for doc in sorted(changed, key=lambda d: d.id)
-        ]
-        async with engine.begin() as conn:
-            await self._lock_user(conn, app, user, exclusive=False)
-            await self._lock_session(conn, app, user, session.id)
-            if await self._newer_snapshot_stored(conn, app, user, session.id, newest):
-                logger.debug("skipped an older snapshot of session %s", session.id)
-                return
-            await conn.execute(
-                _SET_SNAPSHOT_MARK_SQL,
-                {"app": app, "user": user, "sid": session.id, "newest": newest},
-            )
-            if params:
-                await conn.execute(_UPSERT_SESSION_SQL, params)
-            await conn.execute(
-                text(
-                    f"DELETE FROM {TABLE} WHERE app_name = :app AND user_id = :user"
-                    " AND session_id = :sid AND kind = 'event' AND event_time <= :newest"
-                    " AND NOT (id = ANY(CAST(:keep AS uuid[])))"
-                ),
-                {
-                    "app": app,
-                    "user": user,
-                    "sid": session.id,
-                    "newest": newest,
-                    "keep": [d.id for d in docs],
-                },
-            )
+            async with conn.begin():
+                if await store.newer_snapshot_stored(conn, app, user, sid, newest):
+                    return
+                stored = await store.read_by_ids(
+                    conn, app, user, ((d.id, store.embed_hash(d)) for d in docs)
+                )
+            changed = [
+                d for d in docs if d.id not in stored or stored[d.id].source_hash != d.source_hash
+            ]
+            vectors = await self._vectors(changed, stored)
+            rows = [
+                store.row(app, user, doc, vectors[doc.id], Hygiene(), None)
+                for doc in sorted(changed, key=lambda d: d.id)
+            ]
+            async with conn.begin():
+                await store.lock_user(conn, app, user, exclusive=False)
+                await store.lock_session(conn, app, user, sid)
+                if await store.newer_snapshot_stored(conn, app, user, sid, newest):
+                    logger.debug("skipped an older snapshot of session %s", sid)
+                    return
+                await store.mark_snapshot(conn, app, user, sid, newest)
+                await store.upsert(conn, rows, session=True)
+                await store.delete_missing_events(
+                    conn, app, user, sid, newest, [d.id for d in docs]
+                )
 
     def _session_documents(
         self, session: Session, events: list[Event]
@@ -277,13 +190,6 @@ class PgVectorMemoryService(BaseMemoryService):
             session.app_name, session.user_id, session.id, events, self.indexing
         )
         return docs, newest_event_time(events)
-
-    @staticmethod
-    async def _newer_snapshot_stored(
-        conn: AsyncConnection, app: str, user: str, session_id: str, newest: datetime
-    ) -> bool:
-        mark = await conn.scalar(_SNAPSHOT_MARK_SQL, {"app": app, "user": user, "sid": session_id})
-        return mark is not None and mark > newest
 
     async def add_events_to_memory(
         self,
@@ -314,7 +220,15 @@ class PgVectorMemoryService(BaseMemoryService):
             self.indexing,
             metadata,
         )
-        await self._write(app_name, user_id, docs, hygiene)
+        if not docs:
+            return
+        engine = await self._ensure_ready()
+        async with engine.connect() as conn:
+            async with conn.begin():
+                stored = await store.read_by_ids(
+                    conn, app_name, user_id, ((d.id, store.embed_hash(d)) for d in docs)
+                )
+            await self._write(conn, app_name, user_id, [(d, hygiene) for d in docs], stored)
 
     async def add_memory(
         self,
@@ -330,14 +244,20 @@ class PgVectorMemoryService(BaseMemoryService):
         updated in place: it keeps its session and event key, so an entry re-added exactly as
         returned never duplicates) or the caller's own stable key for the entry (scoped by
         ``custom_metadata["session_id"]`` when given). Without an id the entry is keyed by its
-        text. The keys ``search_memory`` adds to returned metadata (``score``, ``event_id``,
-        ``ingested_at``, ``superseded_at``) are not stored.
+        normalized text (:func:`adk_memory_kit.core.ids.fact_key`; a row stored by an older
+        release under its exact text's key is updated in place). The keys ``search_memory``
+        adds to returned metadata (``score``, ``event_id``, ``ingested_at``,
+        ``superseded_at``) are not stored.
 
         ``custom_metadata`` (call-wide) and each entry's ``custom_metadata`` may carry
         ``ttl``/``ttl_seconds``, ``expires_at``, ``importance`` and ``subject``; see
         :mod:`adk_memory_kit.memory.hygiene`. Re-adding an entry replaces its stored values
         of these (none given: none kept), and an entry whose subject has a newer-dated current
         fact is stored already superseded.
+
+        All entries are written together: one read of the stored rows, one embedding call,
+        one transaction (all or nothing). Of entries with the same key, the last one given
+        wins.
         """
         check_scope(app_name, user_id)
         base = dict(custom_metadata or {})
@@ -351,70 +271,88 @@ class PgVectorMemoryService(BaseMemoryService):
             prepared.append(entry.model_copy(update={"custom_metadata": merged}))
         if not prepared:
             return
-        stored_keys = await self._stored_keys(app_name, user_id, prepared)
-        docs = await asyncio.to_thread(
-            documents_from_entries, app_name, user_id, prepared, self.indexing, {}, stored_keys
+        # Keys as if nothing were stored; the one read below also finds rows the entries'
+        # ids name (row ids search_memory returned) and rows under the older text key.
+        fresh = await asyncio.to_thread(
+            documents_from_entries, app_name, user_id, prepared, self.indexing, {}
         )
-        for doc, hygiene in zip(docs, hygienes, strict=True):
-            await self._write(app_name, user_id, [doc], hygiene)
-
-    async def _stored_keys(
-        self, app: str, user: str, entries: list[MemoryEntry]
-    ) -> dict[str, StoredKey]:
-        """``{entry.id: key of the stored row}`` for entries whose id is one of this user's rows."""
-        by_uuid: dict[str, str] = {}
-        for entry in entries:
-            if not entry.id:
-                continue
-            try:
-                by_uuid[str(uuid.UUID(entry.id))] = entry.id
-            except ValueError:
-                continue  # the caller's own key
-        if not by_uuid:
-            return {}
+        lookups: dict[str, str] = {}
+        legacy_ids: dict[int, str] = {}
+        for i, (entry, doc) in enumerate(zip(prepared, fresh, strict=True)):
+            lookups[doc.id] = store.embed_hash(doc)
+            if entry.id and (named := _as_uuid(entry.id)) is not None:
+                lookups[named] = store.embed_hash(doc)
+            elif not entry.id:
+                legacy = memory_row_id(
+                    app_name, user_id, doc.session_id, legacy_text_fact_key(doc.text)
+                )
+                if legacy != doc.id:
+                    legacy_ids[i] = legacy
+                    lookups[legacy] = store.embed_hash(doc)
         engine = await self._ensure_ready()
         async with engine.connect() as conn:
-            rows = await conn.execute(
-                text(
-                    f"SELECT id::text AS id, session_id, event_id, kind FROM {TABLE}"
-                    " WHERE app_name = :app AND user_id = :user"
-                    " AND id = ANY(CAST(:ids AS uuid[]))"
-                ),
-                {"app": app, "user": user, "ids": list(by_uuid)},
+            async with conn.begin():
+                stored = await store.read_by_ids(conn, app_name, user_id, lookups.items())
+            stored_keys = {
+                entry.id: stored[named].key
+                for entry in prepared
+                if entry.id and (named := _as_uuid(entry.id)) in stored
+            }
+            docs = (
+                await asyncio.to_thread(
+                    documents_from_entries,
+                    app_name,
+                    user_id,
+                    prepared,
+                    self.indexing,
+                    {},
+                    stored_keys,
+                )
+                if stored_keys
+                else fresh
             )
-            return {by_uuid[r.id]: StoredKey(r.id, r.session_id, r.event_id, r.kind) for r in rows}
+            for i, legacy in legacy_ids.items():
+                if docs[i].id not in stored and legacy in stored:
+                    old = stored[legacy]
+                    docs[i] = dataclasses.replace(docs[i], id=old.id, event_id=old.event_id)
+            last: dict[str, tuple[MemoryDocument, Hygiene]] = {}
+            for doc, hygiene in zip(docs, hygienes, strict=True):
+                last.pop(doc.id, None)  # the last entry with a key wins, in its position
+                last[doc.id] = (doc, hygiene)
+            await self._write(conn, app_name, user_id, list(last.values()), stored)
 
     async def _write(
-        self, app_name: str, user_id: str, docs: list[MemoryDocument], hygiene: Hygiene
+        self,
+        conn: AsyncConnection,
+        app_name: str,
+        user_id: str,
+        items: list[tuple[MemoryDocument, Hygiene]],
+        stored: Mapping[str, store.StoredRow],
     ) -> None:
-        """Upsert explicitly added items: their text, metadata and hygiene values as given."""
-        if not docs:
-            return
-        engine = await self._ensure_ready()
-        stored = await self._stored_rows(engine, app_name, user_id, docs)
+        """Upsert explicitly added items (their text, metadata and hygiene values as given) in
+        one transaction on ``conn``; ``stored`` is what the caller read for their ids."""
         # under a subject every item is rewritten: its supersession is decided under the lock
         changed = [
-            d
-            for d in docs
-            if hygiene.subject or d.id not in stored or stored[d.id].differs(d, hygiene)
+            (d, h)
+            for d, h in items
+            if h.subject or d.id not in stored or stored[d.id].differs(d, h)
         ]
         if not changed:
             return
-        vectors = await self._vectors(engine, app_name, user_id, changed, stored)
-        async with engine.begin() as conn:
-            await self._lock_user(conn, app_name, user_id, exclusive=False)
-            for session_id in sorted({d.session_id for d in docs}):
-                await self._lock_session(conn, app_name, user_id, session_id)
+        vectors = await self._vectors([d for d, _ in changed], stored)
+        async with conn.begin():
+            await store.lock_user(conn, app_name, user_id, exclusive=False)
+            for session_id in sorted({d.session_id for d, _ in items}):
+                await store.lock_session(conn, app_name, user_id, session_id)
             valid_to: dict[str, datetime | None] = {}
-            if hygiene.subject:
-                valid_to = await self._supersede(conn, app_name, user_id, hygiene.subject, docs)
-            params = [
-                self._row_params(
-                    app_name, user_id, doc, vectors[doc.id], hygiene, valid_to.get(doc.id)
-                )
-                for doc in sorted(changed, key=lambda d: d.id)
+            for subject in sorted({h.subject for _, h in items if h.subject}):
+                same = [d for d, h in items if h.subject == subject]
+                valid_to |= await self._supersede(conn, app_name, user_id, subject, same)
+            rows = [
+                store.row(app_name, user_id, d, vectors[d.id], h, valid_to.get(d.id))
+                for d, h in sorted(changed, key=lambda item: item[0].id)
             ]
-            await conn.execute(_UPSERT_EXPLICIT_SQL, params)
+            await store.upsert(conn, rows, session=False)
 
     async def _supersede(
         self,
@@ -433,21 +371,9 @@ class PgVectorMemoryService(BaseMemoryService):
         same date the one given last wins (as a stored fact loses to an incoming one of its
         date). Returns each incoming fact's ``valid_to`` (``None``: current).
         """
-        await conn.execute(
-            text("SELECT pg_advisory_xact_lock(hashtextextended(:k, 0))"),
-            {"k": json.dumps([TABLE, "subject", app, user, subject])},
-        )
+        await store.lock_subject(conn, app, user, subject)
         keep = [d.id for d in docs]
-        rows = await conn.execute(
-            text(
-                f"SELECT event_time FROM {TABLE} WHERE app_name = :app AND user_id = :user"
-                " AND subject = :subject AND valid_to IS NULL"
-                " AND (expires_at IS NULL OR expires_at > now())"
-                " AND NOT (id = ANY(CAST(:keep AS uuid[])))"
-            ),
-            {"app": app, "user": user, "subject": subject, "keep": keep},
-        )
-        current = [r.event_time for r in rows]
+        current = await store.current_subject_times(conn, app, user, subject, keep)
         valid_to: dict[str, datetime | None] = {}
         for i, doc in enumerate(docs):
             newer = [t for t in current if t > doc.event_time]
@@ -461,124 +387,26 @@ class PgVectorMemoryService(BaseMemoryService):
                 )
             ]
             valid_to[doc.id] = min(newer) if newer else None
-        times = sorted({d.event_time for d in docs})
-        await conn.execute(
-            _SUPERSEDE_SQL,
-            {
-                "app": app,
-                "user": user,
-                "subject": subject,
-                "times": times,
-                "newest": times[-1],
-                "keep": keep,
-            },
-        )
+        await store.supersede(conn, app, user, subject, [d.event_time for d in docs], keep)
         return valid_to
 
     async def _vectors(
-        self,
-        engine: AsyncEngine,
-        app: str,
-        user: str,
-        changed: list[MemoryDocument],
-        stored: Mapping[str, _StoredRow],
-    ) -> dict[str, str]:
-        """pgvector literals for ``changed``: stored ones where the embedded text is unchanged."""
-        reusable = [
-            d
+        self, changed: list[MemoryDocument], stored: Mapping[str, store.StoredRow]
+    ) -> dict[str, Any]:
+        """Embeddings for ``changed``: stored ones where the embedded text is unchanged, the
+        rest from ONE embedder call."""
+        kept = {
+            d.id: stored[d.id].embedding
             for d in changed
-            if d.id in stored
-            and stored[d.id].source_hash.split(":")[0] == d.source_hash.split(":")[0]
-        ]
-        kept = await self._stored_embeddings(engine, app, user, reusable)
+            if d.id in stored and stored[d.id].embedding is not None
+        }
         to_embed = [d for d in changed if d.id not in kept]
         fresh = await self.embedder.embed([d.embed_text for d in to_embed]) if to_embed else []
         if len(fresh) != len(to_embed):
             raise EmbedderError(
                 f"the embedder returned {len(fresh)} vectors for {len(to_embed)} texts"
             )
-        return {
-            **kept,
-            **{d.id: vector_literal(v) for d, v in zip(to_embed, fresh, strict=True)},
-        }
-
-    @staticmethod
-    async def _lock_user(conn: AsyncConnection, app: str, user: str, *, exclusive: bool) -> None:
-        """Writers share a per-user lock; deleting the whole user takes it exclusively, so a
-        write racing ``delete_user_memories`` lands either wholly before or wholly after it."""
-        fn = "pg_advisory_xact_lock" if exclusive else "pg_advisory_xact_lock_shared"
-        await conn.execute(
-            text(f"SELECT {fn}(hashtextextended(:k, 0))"),
-            {"k": json.dumps([TABLE, "user", app, user])},
-        )
-
-    @staticmethod
-    async def _lock_session(conn: AsyncConnection, app: str, user: str, session_id: str) -> None:
-        """Serialise concurrent writers of one session (transaction-scoped advisory lock)."""
-        await conn.execute(
-            text("SELECT pg_advisory_xact_lock(hashtextextended(:k, 0))"),
-            {"k": json.dumps([TABLE, app, user, session_id])},
-        )
-
-    @staticmethod
-    async def _select_by_ids(
-        engine: AsyncEngine, sql: Any, app: str, user: str, docs: list[MemoryDocument]
-    ) -> list[Any]:
-        """Run ``sql`` (filtered by app, user and ``:ids``) for the stored rows of ``docs``."""
-        if not docs:
-            return []
-        async with engine.connect() as conn:
-            result = await conn.execute(
-                sql, {"app": app, "user": user, "ids": [d.id for d in docs]}
-            )
-            return list(result)
-
-    async def _stored_rows(
-        self, engine: AsyncEngine, app: str, user: str, docs: list[MemoryDocument]
-    ) -> dict[str, _StoredRow]:
-        """What is stored for ``docs`` (by row id): the hash and the hygiene values."""
-        rows = await self._select_by_ids(engine, _STORED_SQL, app, user, docs)
-        return {
-            r.id: _StoredRow(r.source_hash, r.subject, r.expires_at, r.importance) for r in rows
-        }
-
-    async def _stored_embeddings(
-        self, engine: AsyncEngine, app: str, user: str, docs: list[MemoryDocument]
-    ) -> dict[str, str]:
-        """``{row id: stored embedding in pgvector's text form}`` for ``docs``."""
-        rows = await self._select_by_ids(engine, _STORED_EMBEDDING_SQL, app, user, docs)
-        return {r.id: r.value for r in rows}
-
-    @staticmethod
-    def _row_params(
-        app: str,
-        user: str,
-        doc: MemoryDocument,
-        vector: str,
-        hygiene: Hygiene,
-        valid_to: datetime | None,
-    ) -> dict[str, Any]:
-        return {
-            "id": doc.id,
-            "app": app,
-            "user": user,
-            "session_id": doc.session_id,
-            "event_id": doc.event_id,
-            "kind": doc.kind,
-            "author": doc.author,
-            "role": doc.role,
-            "text": doc.text,
-            "search_text": doc.search_text,
-            "context_text": doc.context_text,
-            "source_hash": doc.source_hash,
-            "embedding": vector,
-            "event_time": doc.event_time,
-            "subject": hygiene.subject,
-            "expires_at": hygiene.expires_at,
-            "importance": hygiene.importance,
-            "valid_to": valid_to,
-            "metadata": json.dumps(doc.metadata, default=str, sort_keys=True),
-        }
+        return {**kept, **{d.id: v for d, v in zip(to_embed, fresh, strict=True)}}
 
     # ------------------------------------------------------------------ reads
     async def search_memory(
@@ -593,8 +421,8 @@ class PgVectorMemoryService(BaseMemoryService):
         ):
             raise InvalidInputError(f"limit must be a whole number, got {limit!r}")
         cap = self.search_options.limit if limit is None else int(limit)
-        if not 0 < cap <= _MAX_LIMIT:
-            raise InvalidInputError(f"limit must be between 1 and {_MAX_LIMIT}, got {cap}")
+        if not 0 < cap <= MAX_LIMIT:
+            raise InvalidInputError(f"limit must be between 1 and {MAX_LIMIT}, got {cap}")
         query = clean_text(query.replace("\x00", " "))
         if not query.strip():
             return SearchMemoryResponse()
@@ -605,7 +433,7 @@ class PgVectorMemoryService(BaseMemoryService):
         params: dict[str, Any] = {
             "app": app_name,
             "user": user_id,
-            "qvec": vector_literal(qvec),
+            "qvec": qvec,
             "lim": cap,
             "cand": max(opts.candidates, cap),
         }
@@ -630,109 +458,60 @@ class PgVectorMemoryService(BaseMemoryService):
             raise InvalidInputError(
                 f"memory_id {memory_id!r} is not an id returned by search_memory"
             ) from exc
-        await self._delete("id = :mid", app_name, user_id, mid=str(parsed))
+        engine = await self._ensure_ready()
+        async with engine.begin() as conn:
+            await store.delete_id(conn, app_name, user_id, str(parsed))
 
     async def delete_session_memories(self, *, app_name: str, user_id: str, session_id: str) -> int:
-        """Delete every memory ingested from one session; returns the number of rows deleted."""
+        """Delete every memory ingested from one session; returns the number of rows deleted.
+
+        The session's snapshot mark goes too, so it can be ingested again from scratch.
+        """
         check_scope(app_name, user_id)
         check_identifier("session_id", session_id)
-        return await self._delete(
-            "session_id = :sid", app_name, user_id, snapshots=True, sid=session_id
-        )
+        engine = await self._ensure_ready()
+        async with engine.begin() as conn:
+            return await store.delete_session(conn, app_name, user_id, session_id)
 
     async def delete_user_memories(self, *, app_name: str, user_id: str) -> int:
-        """Delete every memory of one user in one app (right to be forgotten)."""
+        """Delete every memory of one user in one app (right to be forgotten).
+
+        Takes the user's write lock exclusively, so a racing write lands wholly before or
+        wholly after the delete.
+        """
         check_scope(app_name, user_id)
-        return await self._delete("TRUE", app_name, user_id, lock_user=True, snapshots=True)
+        engine = await self._ensure_ready()
+        async with engine.begin() as conn:
+            await store.lock_user(conn, app_name, user_id, exclusive=True)
+            return await store.delete_user(conn, app_name, user_id)
 
     async def purge_expired(self) -> int:
         """Delete items whose time-to-live has passed; returns how many."""
         engine = await self._ensure_ready()
         async with engine.begin() as conn:
-            result = await conn.execute(
-                text(f"DELETE FROM {TABLE} WHERE expires_at IS NOT NULL AND expires_at <= now()")
-            )
-            return result.rowcount or 0
+            return await store.purge_expired(conn)
 
     async def count_memories(self, *, app_name: str, user_id: str) -> dict[str, int]:
         """How many items this user has, by kind (for audits and data maps)."""
         check_scope(app_name, user_id)
         engine = await self._ensure_ready()
         async with engine.connect() as conn:
-            rows = await conn.execute(
-                text(
-                    f"SELECT kind, count(*) AS n FROM {TABLE} WHERE app_name = :app"
-                    " AND user_id = :user GROUP BY kind"
-                ),
-                {"app": app_name, "user": user_id},
-            )
-            return {r.kind: r.n for r in rows}
+            return dict(await store.count_by_kind(conn, app_name, user_id))
 
     async def list_users(self, app_name: str) -> list[str]:
         """The user ids that have memories in ``app_name``."""
         check_identifier("app_name", app_name)
         engine = await self._ensure_ready()
         async with engine.connect() as conn:
-            rows = await conn.execute(
-                text(f"SELECT DISTINCT user_id FROM {TABLE} WHERE app_name = :app ORDER BY 1"),
-                {"app": app_name},
-            )
-            return [r.user_id for r in rows]
-
-    async def _delete(
-        self,
-        where: str,
-        app: str,
-        user: str,
-        *,
-        lock_user: bool = False,
-        snapshots: bool = False,
-        **params: Any,
-    ) -> int:
-        """Delete matching items; ``snapshots`` also forgets the matching sessions' snapshot
-        times (so the session can be ingested again from scratch)."""
-        engine = await self._ensure_ready()
-        async with engine.begin() as conn:
-            if lock_user:
-                await self._lock_user(conn, app, user, exclusive=True)
-            result = await conn.execute(
-                text(
-                    f"DELETE FROM {TABLE} WHERE app_name = :app AND user_id = :user AND {where}"
-                ).bindparams(*(bindparam(k) for k in params)),
-                {"app": app, "user": user, **params},
-            )
-            if snapshots:
-                await conn.execute(
-                    text(
-                        f"DELETE FROM {SNAPSHOTS} WHERE app_name = :app AND user_id = :user"
-                        f" AND {where}"
-                    ).bindparams(*(bindparam(k) for k in params)),
-                    {"app": app, "user": user, **params},
-                )
-            return result.rowcount or 0
+            return await store.list_users(conn, app_name)
 
 
-@dataclass(frozen=True)
-class _StoredRow:
-    source_hash: str
-    subject: str | None
-    expires_at: datetime | None
-    importance: float | None
-
-    def differs(self, doc: MemoryDocument, hygiene: Hygiene) -> bool:
-        """Whether an explicit add of ``doc`` with ``hygiene`` would change this row."""
-        if self.source_hash != doc.source_hash or self.subject != hygiene.subject:
-            return True
-        if self.expires_at != hygiene.expires_at:
-            return True
-        if (self.importance is None) != (hygiene.importance is None):
-            return True
-        # importance is stored as real (float4): compare at its precision
-        return (
-            self.importance is not None
-            and hygiene.importance is not None
-            and abs(self.importance - hygiene.importance) > 1e-6
-        )
+def _as_uuid(value: str) -> str | None:
+    """``value`` as a canonical row id, or ``None`` if it is not a UUID (a caller's key)."""
+    try:
+        return str(uuid.UUID(value))
+    except ValueError:
+        return None
 
 
 async def _check_reachable(engine: AsyncEngine) -> None:

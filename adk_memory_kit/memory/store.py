@@ -118,13 +118,9 @@ _DELETE_SESSION_SNAPSHOT = text(
     f"DELETE FROM {SNAPSHOTS} WHERE app_name = :app AND user_id = :user AND session_id = :sid"
 )
 _DELETE_USER = text(f"DELETE FROM {TABLE} WHERE app_name = :app AND user_id = :user")
-_DELETE_USER_SNAPSHOTS = text(
-    f"DELETE FROM {SNAPSHOTS} WHERE app_name = :app AND user_id = :user"
-)
+_DELETE_USER_SNAPSHOTS = text(f"DELETE FROM {SNAPSHOTS} WHERE app_name = :app AND user_id = :user")
 # Maintenance across users: expired rows, wherever they are (the expiry index serves it).
-_PURGE_EXPIRED = text(
-    f"DELETE FROM {TABLE} WHERE expires_at IS NOT NULL AND expires_at <= now()"
-)
+_PURGE_EXPIRED = text(f"DELETE FROM {TABLE} WHERE expires_at IS NOT NULL AND expires_at <= now()")
 _COUNT_BY_KIND = text(
     f"SELECT kind, count(*) AS n FROM {TABLE} WHERE app_name = :app AND user_id = :user"
     " GROUP BY kind"

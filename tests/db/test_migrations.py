@@ -9,6 +9,8 @@ from __future__ import annotations
 import uuid
 
 import pytest
+from google.adk.memory.memory_entry import MemoryEntry
+from google.genai import types
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
@@ -187,9 +189,10 @@ async def test_a_memory_database_of_the_old_numbering_upgrades_and_works(fresh_d
 
     memory = PgVectorMemoryService(fresh_db, embedder=embedder)
     try:
-        await memory.add_memory(
-            app_name="old_app", user_id="u", memories=["the cat is called Miso"]
+        entry = MemoryEntry(
+            content=types.Content(role="user", parts=[types.Part(text="the cat is called Miso")])
         )
+        await memory.add_memory(app_name="old_app", user_id="u", memories=[entry])
         found = await memory.search_memory(app_name="old_app", user_id="u", query="cat name")
         assert any("Miso" in (m.content.parts[0].text or "") for m in found.memories)
         assert await _version(memory.engine, "memory") == (len(steps), 2)
