@@ -14,7 +14,7 @@ import os
 from google.adk.models.base_llm import BaseLlm
 
 from adk_memory_kit.errors import MemoryKitError
-from adk_memory_kit.scripted import Responder, ScriptedLlm
+from adk_memory_kit.testing import Responder, ScriptedLlm
 
 MODEL_ENV = "ADK_MEMORY_KIT_MODEL"
 DEFAULT_GEMINI = "gemini-2.5-flash"

@@ -35,7 +35,7 @@ from adk_memory_kit import (
 )
 from adk_memory_kit.model_choice import choose_model
 from adk_memory_kit.sample_agents.research import get_findings, save_finding, web_search
-from adk_memory_kit.scripted import call, last_function_responses
+from adk_memory_kit.testing import call, last_function_responses
 
 APP_NAME = "wire_demo"
 USER_ID = "traveller-1"

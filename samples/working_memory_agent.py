@@ -21,7 +21,7 @@ from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.genai import types
 
-from adk_memory_kit.scripted import ScriptedLlm, call
+from adk_memory_kit.testing import ScriptedLlm, call
 from adk_memory_kit.working_memory import (
     WORKING_MEMORY_TOOL_NAMES,
     WorkingMemoryToolset,

@@ -29,7 +29,7 @@ from adk_memory_kit.sample_agents.concierge import (
     concierge_plugins,
     recalled_texts,
 )
-from adk_memory_kit.scripted import ScriptedLlm
+from adk_memory_kit.testing import ScriptedLlm
 
 MONDAY = [
     "Hi! I'm vegetarian, and please always deliver to the Pune office reception.",

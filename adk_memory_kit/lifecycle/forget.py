@@ -36,6 +36,8 @@ from google.adk.sessions.base_session_service import BaseSessionService
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from adk_memory_kit import _adk_compat as adk_compat
+from adk_memory_kit.core.contracts import UserMemoryEraser
 from adk_memory_kit.core.homes import DataHome
 from adk_memory_kit.core.scope import Scope
 from adk_memory_kit.errors import InvalidInputError
@@ -123,28 +125,18 @@ def builtin_user_state_deleter(session_service: BaseSessionService) -> UserState
         async def _delete_db(app_name: str, user_id: str) -> list[str]:
             await svc.prepare_tables()
             keys = sorted(await svc.get_user_state(app_name=app_name, user_id=user_id))
-            async with svc.db_engine.begin() as conn:
-                await conn.execute(
-                    text("DELETE FROM user_states WHERE app_name = :app AND user_id = :user"),
-                    {"app": app_name, "user": user_id},
-                )
+            await adk_compat.delete_database_user_state(svc, app_name, user_id)
             return keys
 
         return _delete_db
     if isinstance(session_service, SqliteSessionService):
         lite = session_service
-        connect = getattr(lite, "_get_db_connection", None)  # ADK 2.x; no public equivalent
-        if connect is None:
+        if not adk_compat.can_open_sqlite(lite):
             return None
 
         async def _delete_sqlite(app_name: str, user_id: str) -> list[str]:
             keys = sorted(await lite.get_user_state(app_name=app_name, user_id=user_id))
-            async with connect() as db:
-                await db.execute(
-                    "DELETE FROM user_states WHERE app_name = ? AND user_id = ?",
-                    (app_name, user_id),
-                )
-                await db.commit()
+            await adk_compat.delete_sqlite_user_state(lite, app_name, user_id)
             return keys
 
         return _delete_sqlite
@@ -194,8 +186,7 @@ async def forget_user(
     deleted and ``allow_partial`` is false.
     """
     _check(app_name, user_id)
-    delete_memories = getattr(memory_service, "delete_user_memories", None)
-    if delete_memories is None:
+    if not isinstance(memory_service, UserMemoryEraser):
         raise InvalidInputError(
             f"{type(memory_service).__name__} cannot delete a user's memories; forget_user "
             "needs a memory service with delete_user_memories (e.g. PgVectorMemoryService)"
@@ -220,7 +211,6 @@ async def forget_user(
                 report,
                 store,
                 session_service,
-                delete_memories,
                 memory_service,
                 deleter,
                 _homes(extra_homes),
@@ -244,8 +234,7 @@ async def _delete_everything(
     report: ForgetReport,
     store: WatermarkStore,
     session_service: BaseSessionService,
-    delete_memories: Callable[..., Awaitable[int]],
-    memory_service: BaseMemoryService,
+    memory_service: UserMemoryEraser,
     deleter: UserStateDeleter | None,
     homes: Sequence[DataHome],
 ) -> None:
@@ -256,7 +245,9 @@ async def _delete_everything(
         for sid in await _session_ids(session_service, app_name, user_id):
             await session_service.delete_session(app_name=app_name, user_id=user_id, session_id=sid)
             report.sessions_deleted.append(sid)
-        report.memory_items_deleted += await delete_memories(app_name=app_name, user_id=user_id)
+        report.memory_items_deleted += await memory_service.delete_user_memories(
+            app_name=app_name, user_id=user_id
+        )
         for home in homes:
             n = await home.delete(app_name, user_id)
             report.extra_deleted[home.name] = report.extra_deleted.get(home.name, 0) + n
@@ -296,8 +287,9 @@ async def _left_over(
     left = []
     if sessions := await _session_ids(session_service, app, user):
         left.append(f"{len(sessions)} session(s)")
-    count = getattr(memory_service, "count_memories", None)
-    if count is not None and (n := sum((await count(app_name=app, user_id=user)).values())):
+    if isinstance(memory_service, UserMemoryEraser) and (
+        n := sum((await memory_service.count_memories(app_name=app, user_id=user)).values())
+    ):
         left.append(f"{n} memory item(s)")
     for home in homes:
         if n := await home.count(app, user):
@@ -564,10 +556,9 @@ async def data_map(
                 keys,
             )
         )
-        count = getattr(memory_service, "count_memories", None)
         mem_name = type(memory_service).__name__
-        if count is not None:
-            kinds = await count(app_name=app_name, user_id=user_id)
+        if isinstance(memory_service, UserMemoryEraser):
+            kinds = await memory_service.count_memories(app_name=app_name, user_id=user_id)
             result.locations.append(
                 DataLocation(f"memory ({mem_name})", "memory_items", sum(kinds.values()), kinds)
             )

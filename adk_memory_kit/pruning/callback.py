@@ -11,6 +11,7 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
+from adk_memory_kit._adk_compat import static_instruction_prefix_end
 from adk_memory_kit.pruning.core import (
     PruningOutcome,
     ToolPredicate,
@@ -203,13 +204,14 @@ def _model_input_context(callback_context: Any) -> Sequence[types.Content]:
 def _static_instruction_contents(llm_request: LlmRequest) -> list[types.Content]:
     """The user contents ADK puts first for a non-text ``static_instruction``.
 
-    ADK keeps them, and the dynamic instruction, as a prefix of
-    ``_static_instruction_prefix_end_index`` contents. They are trusted only if each
-    still looks like instruction content (media, or the labelled dynamic instruction).
+    ADK keeps them, and the dynamic instruction, as a prefix of the request
+    (:func:`~adk_memory_kit._adk_compat.static_instruction_prefix_end`). They are trusted
+    only if each still looks like instruction content (media, or the labelled dynamic
+    instruction).
     """
-    end = getattr(llm_request, "_static_instruction_prefix_end_index", None)
+    end = static_instruction_prefix_end(llm_request)
     contents = getattr(llm_request, "contents", None) or []
-    if not isinstance(end, int) or not 0 < end <= len(contents):
+    if end is None or not 0 < end <= len(contents):
         return []
     prefix = contents[:end]
     for content in prefix:

@@ -15,13 +15,7 @@ from typing import Any
 
 from google.genai import types
 
-try:  # the label ADK puts on a dynamic instruction sent as a user content
-    from google.adk.flows.llm_flows.instructions import (
-        _INSTRUCTION_PREAMBLE as _DYNAMIC_INSTRUCTION_PREAMBLE,
-    )
-except ImportError:  # pragma: no cover - other ADK versions
-    _DYNAMIC_INSTRUCTION_PREAMBLE = None
-
+from adk_memory_kit._adk_compat import is_labelled_instruction_text
 from adk_memory_kit.pruning.tokens import (
     CHARS_PER_TOKEN,
     MEDIA_PART_TOKENS,
@@ -86,11 +80,10 @@ def _is_model_turn(content: Any) -> bool:
 
 def is_dynamic_instruction(content: Any) -> bool:
     """ADK's labelled dynamic instruction, sent as a user content (static_instruction set)."""
-    if _DYNAMIC_INSTRUCTION_PREAMBLE is None or getattr(content, "role", None) != "user":
+    if getattr(content, "role", None) != "user":
         return False
     parts = getattr(content, "parts", None) or ()
-    text = getattr(parts[0], "text", None) if parts else None
-    return isinstance(text, str) and text.startswith(_DYNAMIC_INSTRUCTION_PREAMBLE)
+    return is_labelled_instruction_text(getattr(parts[0], "text", None) if parts else None)
 
 
 def _request_scoped(

@@ -22,6 +22,7 @@ from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
+from adk_memory_kit._adk_compat import insert_transient_user_content
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.profile.state import ProfileValue, profile_from_state
 from adk_memory_kit.recall.conflicts import RecalledMemory, find_conflicts
@@ -140,14 +141,7 @@ def user_query(tool_context: ToolContext, max_chars: int) -> str:
 
 def insert_user_content(llm_request: LlmRequest, content: types.Content) -> None:
     """Put ``content`` at the current-turn boundary of the request, as ADK's preload does."""
-    insert = getattr(llm_request, "_insert_transient_user_content", None)
-    if callable(insert):
-        insert([content])
-        return
-    index = len(llm_request.contents)  # fallback: before the trailing user contents
-    while index > 0 and llm_request.contents[index - 1].role == "user":
-        index -= 1
-    llm_request.contents.insert(index, content)
+    insert_transient_user_content(llm_request, [content])
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ from adk_memory_kit.routing import (
     make_profile_tools,
 )
 from adk_memory_kit.routing.plugin import OutcomeHook
-from adk_memory_kit.scripted import call, last_function_responses, last_user_text
+from adk_memory_kit.testing import call, last_function_responses, last_user_text
 from adk_memory_kit.working_memory import (
     WorkingMemoryToolset,
     working_memory_guide,

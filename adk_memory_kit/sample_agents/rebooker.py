@@ -25,7 +25,7 @@ from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
 from adk_memory_kit.model_choice import choose_model
-from adk_memory_kit.scripted import call, last_function_responses, last_user_text
+from adk_memory_kit.testing import call, last_function_responses, last_user_text
 from adk_memory_kit.working_memory import (
     WorkingMemoryToolset,
     working_memory_guide,

@@ -19,7 +19,7 @@ from google.genai import types
 
 from adk_memory_kit.model_choice import choose_model
 from adk_memory_kit.pruning import PruneStaleToolPayloads
-from adk_memory_kit.scripted import call, last_function_responses, last_user_text
+from adk_memory_kit.testing import call, last_function_responses, last_user_text
 
 FINDINGS_KEY = "findings"
 _TOPICS = ["market size", "pricing", "competitors", "regulation", "adoption", "risks"]

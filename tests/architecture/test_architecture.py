@@ -27,20 +27,20 @@ LAYERS: dict[str, int] = {
     "db": 2,
     "embedders": 2,
     "sensitive": 2,
-    "testing": 2,
     # 3: components that depend only on infrastructure
     "memory": 3,
     "profile": 3,
     "pruning": 3,
     "working_memory": 3,
-    "scripted": 3,  # re-export of ``testing`` kept for one release
-    "model_choice": 4,
-    # 4: components built on the profile
+    # 4: components built on the profile, and the public test double (token estimates)
     "recall": 4,
     "routing": 4,
+    "testing": 4,
     # 5: orchestration over memory, sessions and routing
     "lifecycle": 5,
     "adk_services": 5,
+    "scripted": 5,  # re-export of ``testing`` kept for one release
+    "model_choice": 5,
     # 6: applications and the facade
     "sample_agents": 6,
     "demo": 7,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncGenerator, Callable
 from datetime import datetime, timedelta, timezone
 from types import SimpleNamespace
 
@@ -11,7 +10,6 @@ import pytest
 from google.adk.agents.llm_agent import LlmAgent
 from google.adk.agents.run_config import RunConfig
 from google.adk.apps.app import App
-from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.runners import Runner
@@ -24,19 +22,9 @@ from google.genai import types
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.lifecycle import IdleIngestJob, MemoryCheckpointPlugin, end_session_tool
 from adk_memory_kit.memory.service import PgVectorMemoryService
+from adk_memory_kit.testing import ScriptedLlm
 
 pytestmark = pytest.mark.slow  # Postgres- or Runner-heavy: `pytest -m 'not slow'` skips it
-
-
-class ScriptedLlm(BaseLlm):
-    """A model that answers from a Python function of the request (no network)."""
-
-    script: Callable[[LlmRequest], LlmResponse]
-
-    async def generate_content_async(
-        self, llm_request: LlmRequest, stream: bool = False
-    ) -> AsyncGenerator[LlmResponse, None]:
-        yield self.script(llm_request)
 
 
 def text_reply(text: str) -> LlmResponse:
@@ -79,7 +67,7 @@ def echo_agent() -> LlmAgent:
     def script(req: LlmRequest) -> LlmResponse:
         return text_reply(f"echo: {last_part(req).text}")
 
-    return LlmAgent(name="echo", model=ScriptedLlm(model="scripted", script=script))
+    return LlmAgent(name="echo", model=ScriptedLlm(model="scripted", responder=script))
 
 
 @pytest.mark.parametrize("truncated", [False, True], ids=["full-session", "truncated-session"])
@@ -136,7 +124,7 @@ def goodbye_agent() -> LlmAgent:
 
     return LlmAgent(
         name="closer",
-        model=ScriptedLlm(model="scripted", script=script),
+        model=ScriptedLlm(model="scripted", responder=script),
         tools=[end_session_tool()],
     )
 
@@ -252,7 +240,7 @@ def lunch_agent() -> LlmAgent:
 
     return LlmAgent(
         name="lunch_assistant",
-        model=ScriptedLlm(model="scripted", script=script),
+        model=ScriptedLlm(model="scripted", responder=script),
         instruction="Help the user order lunch.",
         tools=[FunctionTool(remember_diet), FunctionTool(get_profile), LoadMemoryTool()],
     )

@@ -8,7 +8,7 @@ from google.adk.runners import InMemoryRunner
 from google.genai import types
 
 from adk_memory_kit import PruneStaleToolPayloads
-from adk_memory_kit.scripted import ScriptedLlm, call, last_function_responses
+from adk_memory_kit.testing import ScriptedLlm, call, last_function_responses
 
 pytestmark = pytest.mark.slow  # Postgres- or Runner-heavy: `pytest -m 'not slow'` skips it
 

@@ -8,13 +8,16 @@ import pytest
 from google.adk.agents import LlmAgent
 from google.adk.apps.app import App, EventsCompactionConfig
 from google.adk.apps.llm_event_summarizer import LlmEventSummarizer
-from google.adk.flows.llm_flows.instructions import _INSTRUCTION_PREAMBLE
 from google.adk.plugins.context_filter_plugin import ContextFilterPlugin
 from google.adk.runners import Runner
 from google.adk.sessions import DatabaseSessionService, InMemorySessionService
 from google.adk.tools.base_tool import BaseTool
 from google.genai import types
 
+from adk_memory_kit._adk_compat import (
+    DYNAMIC_INSTRUCTION_PREAMBLE,
+    insert_transient_user_content,
+)
 from adk_memory_kit.pruning import (
     METADATA_KEY,
     STATE_KEY,
@@ -22,7 +25,8 @@ from adk_memory_kit.pruning import (
     PruningReport,
     ToolPayloadPruningPlugin,
 )
-from tests.support.pruning import ReplyLlm, dump, is_tombstone, load_benchmark, responses
+from adk_memory_kit.testing import ScriptedLlm
+from tests.support.pruning import dump, is_tombstone, load_benchmark, responses
 
 pytestmark = pytest.mark.slow  # Postgres- or Runner-heavy: `pytest -m 'not slow'` skips it
 
@@ -208,7 +212,7 @@ async def test_works_with_context_filter_and_compaction(
     compaction = EventsCompactionConfig(
         compaction_interval=2,
         overlap_size=1,
-        summarizer=LlmEventSummarizer(llm=ReplyLlm()),
+        summarizer=LlmEventSummarizer(llm=ScriptedLlm(responder=lambda _: "summary")),
     )
     app = App(
         name="prune_mix", root_agent=agent, plugins=plugins, events_compaction_config=compaction
@@ -255,7 +259,9 @@ async def test_no_orphaned_function_responses_with_other_plugins() -> None:
 
     agent, _ = research_agent(before_model_callback=capture)
     compaction = EventsCompactionConfig(
-        compaction_interval=2, overlap_size=0, summarizer=LlmEventSummarizer(llm=ReplyLlm())
+        compaction_interval=2,
+        overlap_size=0,
+        summarizer=LlmEventSummarizer(llm=ScriptedLlm(responder=lambda _: "summary")),
     )
     app = App(
         name="prune_pairs",
@@ -275,7 +281,7 @@ async def test_no_orphaned_function_responses_with_other_plugins() -> None:
         assert_paired(contents)
 
 
-TRANSIENT_PREFIXES = ("recall:", "Referenced inline data", _INSTRUCTION_PREAMBLE)
+TRANSIENT_PREFIXES = ("recall:", "Referenced inline data", DYNAMIC_INSTRUCTION_PREAMBLE)
 
 
 def is_transient(content: types.Content) -> bool:
@@ -303,8 +309,8 @@ class RecallBlock(BaseTool):
     async def process_llm_request(self, *, tool_context, llm_request) -> None:
         self.calls += 1
         text = "recall: " + "remembered detail " * (20 + (self.calls * 53) % 120)
-        llm_request._insert_transient_user_content(
-            [types.Content(role="user", parts=[types.Part(text=text)])]
+        insert_transient_user_content(
+            llm_request, [types.Content(role="user", parts=[types.Part(text=text)])]
         )
 
 

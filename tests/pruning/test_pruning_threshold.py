@@ -5,8 +5,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from google.adk.agents.run_config import RunConfig
-from google.adk.flows.llm_flows.instructions import _label_dynamic_instruction
 
+from adk_memory_kit._adk_compat import insert_transient_user_content, label_dynamic_instruction
 from adk_memory_kit.pruning import PruneStaleToolPayloads, estimate_request_tokens
 from tests.support.pruning import (
     big_text,
@@ -179,7 +179,7 @@ def test_transient_user_content_does_not_move_the_boundary() -> None:
     for n, end in enumerate(request_points(contents)):
         request = request_of(contents[:end])
         block = user("recall: " + big_text(300 + (n * 211) % 700, f"m{n}"))
-        request._insert_transient_user_content([block])  # ADK's own placement
+        insert_transient_user_content(request, [block])  # ADK's own placement
         pruner(None, request)
         assert any(c is block for c in request.contents)
         outputs.append(without_recall(request.contents))
@@ -195,7 +195,7 @@ def test_labelled_dynamic_instruction_content_is_not_history() -> None:
     outputs, size = [], 0
     for n, end in enumerate(request_points(contents)):
         size += growth(n) * 2
-        dynamic = user(_label_dynamic_instruction("view: " + "w" * size))
+        dynamic = user(label_dynamic_instruction("view: " + "w" * size))
         # non-text static instruction: ADK keeps [static, dynamic] as a prefix at index 0
         request = request_of(
             [user("Referenced inline data: inline_data_0"), dynamic, *contents[:end]]

@@ -11,7 +11,8 @@ from google.genai import types
 
 from adk_memory_kit import PgVectorMemoryService
 from adk_memory_kit.recall import RECALL_TAG, FramedLoadMemoryTool, estimate_tokens
-from tests.support.routing import Harness, ScriptedLlm, call, make_context, unique
+from adk_memory_kit.testing import ScriptedLlm
+from tests.support.routing import Harness, call, make_context, unique
 
 pytestmark = pytest.mark.slow  # Postgres- or Runner-heavy: `pytest -m 'not slow'` skips it
 

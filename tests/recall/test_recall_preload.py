@@ -12,9 +12,9 @@ from google.genai import types
 
 from adk_memory_kit import PgVectorMemoryService
 from adk_memory_kit.recall import RECALL_TAG, BudgetedPreloadMemoryTool, estimate_tokens
+from adk_memory_kit.testing import ScriptedLlm
 from tests.support.routing import (
     Harness,
-    ScriptedLlm,
     make_context,
     request_contents_text,
     unique,

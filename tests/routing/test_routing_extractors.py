@@ -19,7 +19,8 @@ from adk_memory_kit.routing import (
     detect_sensitive,
     route,
 )
-from tests.support.routing import ScriptedLlm, facts_json, model_event, user_event
+from adk_memory_kit.testing import ScriptedLlm
+from tests.support.routing import facts_json, model_event, user_event
 
 H = MemoryHome
 

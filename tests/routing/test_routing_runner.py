@@ -23,7 +23,8 @@ from adk_memory_kit.routing import (
     make_profile_tools,
     memory_routing_callback,
 )
-from tests.support.routing import Harness, ScriptedLlm, call, request_contents_text
+from adk_memory_kit.testing import ScriptedLlm
+from tests.support.routing import Harness, call, request_contents_text
 
 pytestmark = pytest.mark.slow  # Postgres- or Runner-heavy: `pytest -m 'not slow'` skips it
 

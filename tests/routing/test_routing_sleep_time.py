@@ -12,7 +12,8 @@ from adk_memory_kit.routing import (
     RuleBasedExtractor,
     SleepTimeDistiller,
 )
-from tests.support.routing import ScriptedLlm, facts_json, model_event, unique, user_event
+from adk_memory_kit.testing import ScriptedLlm
+from tests.support.routing import facts_json, model_event, unique, user_event
 
 pytestmark = pytest.mark.slow  # Postgres- or Runner-heavy: `pytest -m 'not slow'` skips it
 

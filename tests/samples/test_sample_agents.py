@@ -47,7 +47,7 @@ from adk_memory_kit.sample_agents.rebooker import (
     search_flights,
 )
 from adk_memory_kit.sample_agents.research import build_research_agent
-from adk_memory_kit.scripted import ScriptedLlm
+from adk_memory_kit.testing import ScriptedLlm
 from adk_memory_kit.working_memory import WORKING_MEMORY_TOOL_NAMES, Scratchpad, repeated_tool_calls
 
 pytestmark = pytest.mark.slow  # Postgres- or Runner-heavy: `pytest -m 'not slow'` skips it

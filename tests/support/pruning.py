@@ -8,7 +8,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
-from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -16,12 +15,11 @@ from typing import Any
 from google.adk.agents import LlmAgent
 from google.adk.agents.callback_context import CallbackContext
 from google.adk.agents.invocation_context import InvocationContext
-from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
-from google.adk.models.llm_response import LlmResponse
 from google.adk.sessions import InMemorySessionService
 from google.genai import types
-from pydantic import Field
+
+from adk_memory_kit.testing import ScriptedLlm
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -83,7 +81,7 @@ async def make_context() -> CallbackContext:
     """A real ADK callback context over a fresh in-memory session."""
     service = InMemorySessionService()
     session = await service.create_session(app_name="t", user_id="u")
-    agent = LlmAgent(name="a", model=ReplyLlm())
+    agent = LlmAgent(name="a", model=ScriptedLlm())
     invocation = InvocationContext(
         session_service=service, invocation_id="inv-1", agent=agent, session=session
     )
@@ -93,21 +91,6 @@ async def make_context() -> CallbackContext:
 def request_of(contents: list[types.Content], instruction: str | None = None) -> LlmRequest:
     config = types.GenerateContentConfig(system_instruction=instruction)
     return LlmRequest(contents=list(contents), config=config)
-
-
-class ReplyLlm(BaseLlm):
-    """Scripted model: ``policy(request)`` gives the reply parts; every request is recorded."""
-
-    model: str = "scripted"
-    policy: Callable[[LlmRequest], list[types.Part]] | None = None
-    seen: list[LlmRequest] = Field(default_factory=list)
-
-    async def generate_content_async(
-        self, llm_request: LlmRequest, stream: bool = False
-    ) -> AsyncGenerator[LlmResponse, None]:
-        self.seen.append(llm_request)
-        parts = self.policy(llm_request) if self.policy else [types.Part(text="summary")]
-        yield LlmResponse(content=types.Content(role="model", parts=parts))
 
 
 def load_benchmark() -> ModuleType:

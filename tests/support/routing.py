@@ -14,31 +14,11 @@ from typing import Any
 from google.adk.agents.llm_agent import LlmAgent
 from google.adk.events.event import Event
 from google.adk.memory.base_memory_service import BaseMemoryService
-from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
-from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.runners import Runner
 from google.adk.sessions import BaseSessionService
 from google.genai import types
-from pydantic import Field
-
-
-class ScriptedLlm(BaseLlm):
-    """Plays back fixed turns (lists of parts, or a raw string) and records every request."""
-
-    model: str = "scripted"
-    turns: list[Any] = Field(default_factory=list)
-    requests: list[LlmRequest] = Field(default_factory=list)
-
-    async def generate_content_async(self, llm_request: LlmRequest, stream: bool = False):
-        self.requests.append(llm_request)
-        turn = self.turns.pop(0) if self.turns else "(script finished)"
-        if isinstance(turn, LlmResponse):
-            yield turn
-            return
-        parts = [types.Part(text=turn)] if isinstance(turn, str) else list(turn)
-        yield LlmResponse(content=types.Content(role="model", parts=parts))
 
 
 def call(tool: str, /, **args: Any) -> types.Part:

@@ -10,14 +10,12 @@ from typing import Any
 
 from google.adk.agents.llm_agent import LlmAgent
 from google.adk.events.event import Event
-from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
-from google.adk.models.llm_response import LlmResponse
 from google.adk.runners import Runner
 from google.adk.sessions import BaseSessionService, InMemorySessionService
 from google.genai import types
-from pydantic import Field
 
+from adk_memory_kit.testing import ScriptedLlm
 from adk_memory_kit.working_memory import (
     WorkingMemoryConfig,
     WorkingMemoryToolset,
@@ -27,23 +25,6 @@ from adk_memory_kit.working_memory import (
 
 APP = "wm_test_app"
 USER = "u1"
-
-
-class ScriptedLlm(BaseLlm):
-    """A model that plays back a fixed list of turns and records every request."""
-
-    model: str = "scripted"
-    turns: list[Any] = Field(default_factory=list)  # part lists, or async callables
-    requests: list[LlmRequest] = Field(default_factory=list)
-
-    async def generate_content_async(self, llm_request: LlmRequest, stream: bool = False):
-        self.requests.append(llm_request)
-        if self.turns:
-            turn = self.turns.pop(0)
-            parts = list(await turn(llm_request) if callable(turn) else turn)
-        else:
-            parts = [types.Part(text="(script finished)")]
-        yield LlmResponse(content=types.Content(role="model", parts=parts))
 
 
 def call(tool: str, /, **args: Any) -> types.Part:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from google.adk.sessions import DatabaseSessionService
 
+from adk_memory_kit.testing import ScriptedLlm
 from adk_memory_kit.working_memory import Scratchpad, render_view
 from tests.support.working_memory import (
     APP,
     USER,
     Harness,
-    ScriptedLlm,
     call,
     make_agent,
     replies,

@@ -6,6 +6,7 @@ import pytest
 from google.adk.events.event import Event
 from google.genai import types
 
+from adk_memory_kit.testing import ScriptedLlm
 from adk_memory_kit.working_memory import Scratchpad, WorkingMemoryConfig, strip_instructions
 from adk_memory_kit.working_memory import operations as ops
 from adk_memory_kit.working_memory.guards import (
@@ -17,7 +18,6 @@ from adk_memory_kit.working_memory.guards import (
 from adk_memory_kit.working_memory.render import CLOSE_TAG, DATA_NOTICE, OPEN_TAG
 from tests.support.working_memory import (
     Harness,
-    ScriptedLlm,
     call,
     make_agent,
     replies,

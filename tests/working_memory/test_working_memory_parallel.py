@@ -8,6 +8,7 @@ import warnings
 import pytest
 from google.adk.agents.llm_agent import LlmAgent
 
+from adk_memory_kit.testing import ScriptedLlm
 from adk_memory_kit.working_memory import (
     Scratchpad,
     WorkingMemoryToolset,
@@ -17,7 +18,6 @@ from adk_memory_kit.working_memory import (
 )
 from tests.support.working_memory import (
     Harness,
-    ScriptedLlm,
     call,
     replies,
     request_text,

@@ -11,10 +11,11 @@ from google.adk.sessions import DatabaseSessionService
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from adk_memory_kit.testing import ScriptedLlm
 from adk_memory_kit.working_memory import Scratchpad, WorkingMemoryConfig, render_view
 from adk_memory_kit.working_memory import operations as ops
 from adk_memory_kit.working_memory.render import CLOSE_TAG, OPEN_TAG
-from tests.support.working_memory import APP, USER, Harness, ScriptedLlm, call, make_agent, say
+from tests.support.working_memory import APP, USER, Harness, call, make_agent, say
 
 pytestmark = pytest.mark.slow  # Postgres- or Runner-heavy: `pytest -m 'not slow'` skips it
 

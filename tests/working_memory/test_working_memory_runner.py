@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from adk_memory_kit.testing import ScriptedLlm
 from adk_memory_kit.working_memory import (
     SCHEMA_VERSION,
     Scratchpad,
@@ -15,7 +16,6 @@ from adk_memory_kit.working_memory import (
 from adk_memory_kit.working_memory.render import CLOSE_TAG, DATA_NOTICE, OPEN_TAG
 from tests.support.working_memory import (
     Harness,
-    ScriptedLlm,
     call,
     make_agent,
     replies,

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from google.adk.sessions import DatabaseSessionService
 
+from adk_memory_kit.testing import ScriptedLlm
 from adk_memory_kit.working_memory import (
     SCHEMA_VERSION,
     Scratchpad,
@@ -25,7 +26,6 @@ from tests.support.working_memory import (
     APP,
     USER,
     Harness,
-    ScriptedLlm,
     call,
     make_agent,
     replies,
