@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from google.genai import types
@@ -149,3 +150,21 @@ async def delete_sqlite_user_state(
 
 
 # --- idle job: listing ADK's sessions table (section owned by the data layer) ---
+
+
+def idle_sessions_source(cutoff: datetime) -> tuple[str, dict[str, Any]]:
+    """``(select_sql, params)``: the sessions of the app bound to ``:app`` in a
+    ``DatabaseSessionService``'s ``sessions`` table last updated at or before ``cutoff``, as
+    rows ``(user_id, session_id, update_time)``.
+
+    ADK stores ``update_time`` as a naive UTC timestamp; the select returns it as an aware
+    ``timestamptz`` equal (to the microsecond) to the session's ``last_update_time``, so the
+    idle job can compare it with its watermarks. The statement runs in the caller's query
+    (a CTE); the table must exist (call the service's ``prepare_tables`` first).
+    """
+    naive_utc = cutoff.astimezone(timezone.utc).replace(tzinfo=None)
+    select = (
+        "SELECT s.user_id, s.id AS session_id, (s.update_time AT TIME ZONE 'UTC') AS update_time"
+        f" FROM {SESSIONS_TABLE} s WHERE s.app_name = :app AND s.update_time <= :sessions_cutoff"
+    )
+    return select, {"sessions_cutoff": naive_utc}

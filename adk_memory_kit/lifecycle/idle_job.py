@@ -34,13 +34,20 @@ from typing import Any, Literal
 from google.adk.memory.base_memory_service import BaseMemoryService
 from google.adk.sessions.base_session_service import BaseSessionService
 from google.adk.sessions.session import Session
-from sqlalchemy import text
+from pydantic import Field, model_validator
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from adk_memory_kit._adk_compat import idle_sessions_source
+from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.lifecycle._engine import postgres_session_engine, resolve_engine
-from adk_memory_kit.lifecycle.schema import FORGET_LOG, WATERMARKS, to_datetime
-from adk_memory_kit.lifecycle.watermarks import SessionKey, WatermarkState, WatermarkStore
+from adk_memory_kit.lifecycle.schema import to_datetime
+from adk_memory_kit.lifecycle.watermarks import (
+    CandidateSource,
+    SessionKey,
+    WatermarkState,
+    WatermarkStore,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -49,63 +56,59 @@ Outcome = Literal[
     "ingested", "unchanged", "busy", "not_idle", "missing", "forgetting", "backoff", "failed"
 ]
 
-# Where candidates come from. SQL listing: ADK's DatabaseSessionService tables in the same
-# database (ADK stores naive UTC timestamps). Public API: the (user, session, update time)
-# triples of the sessions the job listed, idle and changed, as arrays.
-_SQL_SOURCE = """
-src AS (
-  SELECT s.user_id, s.id AS session_id, (s.update_time AT TIME ZONE 'UTC') AS update_time
-  FROM sessions s
-  WHERE s.app_name = :app AND s.update_time <= :cutoff
-)"""
-_LISTED_SOURCE = """
-src AS (
-  SELECT * FROM unnest(CAST(:users AS text[]), CAST(:sids AS text[]),
-                       CAST(:times AS timestamptz[])) AS t(user_id, session_id, update_time)
-)"""
-_NOT_FORGETTING = f"""NOT EXISTS (SELECT 1 FROM {FORGET_LOG} f
-                  WHERE f.app_name = :app AND f.user_id = {{user}} AND f.completed_at IS NULL)"""
 
-# Watermark rows for changed sessions that have none yet (committed at once, so claims never
-# wait on an insert); none for a user whose forget is open.
-_INSERT_MISSING = f"""
-INSERT INTO {WATERMARKS} (app_name, user_id, session_id)
-SELECT :app, src.user_id, src.session_id FROM src
-WHERE NOT EXISTS (SELECT 1 FROM {WATERMARKS} w
-                  WHERE w.app_name = :app AND w.user_id = src.user_id
-                    AND w.session_id = src.session_id)
-  AND {_NOT_FORGETTING.format(user="src.user_id")}
-ON CONFLICT DO NOTHING"""
+class IdleJobConfig(KitConfig):
+    """What an :class:`IdleIngestJob` ingests and how it paces itself (validated at
+    construction; wrong values raise ``InvalidInputError``)."""
 
-# Changed, not backing off, not leased by another worker, user not being forgotten; rows
-# another worker holds right now are skipped. Longest waiting first: a session waits since
-# its change (``update_time``), a failed one since its retry became due (``retry_after``,
-# reset by a success); whether or when a session was ingested before does not matter.
-_ORDER = "waiting_since, user_id, session_id"
-_PICK = f"""
-SELECT w.user_id, w.session_id, GREATEST(src.update_time, w.retry_after) AS waiting_since
-FROM {WATERMARKS} w
-JOIN src ON w.app_name = :app AND w.user_id = src.user_id AND w.session_id = src.session_id
-WHERE w.session_update_time IS DISTINCT FROM src.update_time
-  AND (w.retry_after IS NULL OR w.retry_after <= :now)
-  AND (w.claimed_until IS NULL OR w.claimed_until <= now() OR w.claimed_by = :me)
-  AND {_NOT_FORGETTING.format(user="w.user_id")}
-ORDER BY GREATEST(src.update_time, w.retry_after), w.user_id, w.session_id
-LIMIT :lim
-FOR UPDATE OF w SKIP LOCKED"""
-# The same, leasing the picked rows to this worker for ``claim_ttl`` (batch mode).
-_PICK_AND_LEASE = f""",
-picked AS ({_PICK}),
-leased AS (
-  UPDATE {WATERMARKS} w
-  SET claimed_by = :me, claimed_until = now() + make_interval(secs => CAST(:ttl AS float8))
-  FROM picked p
-  WHERE w.app_name = :app AND w.user_id = p.user_id AND w.session_id = p.session_id
-  RETURNING w.user_id, w.session_id
-)
-SELECT p.user_id, p.session_id, p.waiting_since
-FROM picked p JOIN leased l ON l.user_id = p.user_id AND l.session_id = p.session_id
-ORDER BY {_ORDER}"""
+    app_name: str = Field(min_length=1, description="The app whose sessions are ingested.")
+    idle_after: timedelta = Field(
+        timedelta(minutes=30),
+        description="How long a session must be untouched before it is ingested (>= 0).",
+    )
+    db_url: str | None = Field(
+        None,
+        description="The Postgres for the watermarks; default: the memory service's "
+        "(PgVectorMemoryService), else the session service's, else the embedded one.",
+    )
+    use_sql_listing: bool | None = Field(
+        None,
+        description="Force (True) or forbid (False) listing candidates with one SQL query on "
+        "ADK's sessions table; None uses it when the session service is a "
+        "DatabaseSessionService on the same database.",
+    )
+    batch_size: int | None = Field(
+        None,
+        ge=1,
+        description="At most this many sessions per run (None: all). Each worker leases its "
+        "batch for claim_ttl, so concurrent workers take disjoint batches.",
+    )
+    retry_backoff: timedelta = Field(
+        timedelta(minutes=1),
+        description="A failed session is retried on the next pass; after its n-th "
+        "consecutive failure (n >= 2) it waits min(retry_backoff * 2 ** (n - 2), "
+        "max_retry_backoff).",
+    )
+    max_retry_backoff: timedelta = Field(
+        timedelta(hours=1), description="The longest wait between retries."
+    )
+    claim_ttl: timedelta = Field(
+        timedelta(minutes=15),
+        description="How long a batch lease lasts if the worker dies before releasing it (> 0).",
+    )
+
+    @model_validator(mode="after")
+    def _check_durations(self) -> IdleJobConfig:
+        if self.idle_after < timedelta(0):
+            raise ValueError(f"idle_after must not be negative, got {self.idle_after}")
+        if self.retry_backoff < timedelta(0) or self.max_retry_backoff < self.retry_backoff:
+            raise ValueError(
+                "need 0 <= retry_backoff <= max_retry_backoff, got "
+                f"{self.retry_backoff} and {self.max_retry_backoff}"
+            )
+        if self.claim_ttl <= timedelta(0):
+            raise ValueError(f"claim_ttl must be positive, got {self.claim_ttl}")
+        return self
 
 
 @dataclass
@@ -137,23 +140,13 @@ class IdleIngestJob:
             on the same Postgres as the watermarks, candidates come from one SQL query.
         memory_service: where sessions are ingested (should upsert, as
             ``PgVectorMemoryService`` does).
-        app_name: the app whose sessions are ingested.
-        idle_after: how long a session must be untouched before it is ingested.
+        config: an :class:`IdleJobConfig`; or give its fields as keyword arguments
+            (``app_name=...``, ``idle_after=...``, ``batch_size=...``), not both.
         after_ingest: optional ``async (session) -> None`` run after the memory write and
             before the watermark advances (e.g. a sleep-time fact extractor). If it raises,
             the watermark stays and the session is retried, memory write included, so it
             must tolerate seeing a session again.
-        db_url / engine: the Postgres for the watermarks; default: the memory service's
-            (``PgVectorMemoryService``), else the session service's, else the embedded one.
-        use_sql_listing: force (True) or forbid (False) the SQL candidate query; ``None``
-            uses it when the session service is a ``DatabaseSessionService`` on the same
-            database.
-        batch_size: at most this many sessions per run (``None``: all). Each worker leases
-            its batch for ``claim_ttl``, so concurrent workers take disjoint batches.
-        retry_backoff / max_retry_backoff: a failed session is retried on the next pass;
-            after its n-th consecutive failure (n >= 2) it waits
-            ``min(retry_backoff * 2 ** (n - 2), max_retry_backoff)``.
-        claim_ttl: how long a batch lease lasts if the worker dies before releasing it.
+        engine: an existing ``AsyncEngine`` for the watermarks (instead of ``db_url``).
         clock: returns the current aware UTC time (tests move it forward).
         progress: called with each session's key and outcome (``"ingested"``,
             ``"unchanged"``, ``"busy"``, ``"backoff"``, ``"failed"``...).
@@ -163,59 +156,53 @@ class IdleIngestJob:
         self,
         session_service: BaseSessionService,
         memory_service: BaseMemoryService,
+        config: IdleJobConfig | None = None,
         *,
-        app_name: str,
-        idle_after: timedelta = timedelta(minutes=30),
         after_ingest: AfterIngest | None = None,
-        db_url: str | None = None,
         engine: AsyncEngine | None = None,
-        use_sql_listing: bool | None = None,
-        batch_size: int | None = None,
-        retry_backoff: timedelta = timedelta(minutes=1),
-        max_retry_backoff: timedelta = timedelta(hours=1),
-        claim_ttl: timedelta = timedelta(minutes=15),
         clock: Callable[[], datetime] | None = None,
         progress: Callable[[SessionKey, Outcome], None] | None = None,
+        **settings: Any,
     ) -> None:
-        if not app_name:
-            raise InvalidInputError("app_name is required: the idle job works on one app")
+        if config is not None and settings:
+            raise InvalidInputError(
+                f"give an IdleJobConfig or its fields as keywords, not both ({sorted(settings)})"
+            )
         if memory_service is None:
             raise InvalidInputError("IdleIngestJob needs a memory service to ingest into")
-        if idle_after < timedelta(0):
-            raise InvalidInputError(f"idle_after must not be negative, got {idle_after}")
-        if batch_size is not None and batch_size < 1:
-            raise InvalidInputError(f"batch_size must be positive, got {batch_size}")
-        if retry_backoff < timedelta(0) or max_retry_backoff < retry_backoff:
-            raise InvalidInputError(
-                "need 0 <= retry_backoff <= max_retry_backoff, got "
-                f"{retry_backoff} and {max_retry_backoff}"
-            )
-        if claim_ttl <= timedelta(0):
-            raise InvalidInputError(f"claim_ttl must be positive, got {claim_ttl}")
+        self.config = config if config is not None else IdleJobConfig(**settings)
         self.session_service = session_service
         self.memory_service = memory_service
-        self.app_name = app_name
-        self.idle_after = idle_after
         self.after_ingest = after_ingest
-        self.batch_size = batch_size
-        self.retry_backoff = retry_backoff
-        self.max_retry_backoff = max_retry_backoff
-        self.claim_ttl = claim_ttl
         self.worker_id = f"idle-{uuid.uuid4().hex[:12]}"
-        self._db_url = db_url
         self._engine = engine
         self._owns_engine = False
-        self._use_sql = use_sql_listing
+        self._use_sql = self.config.use_sql_listing
         self._clock = clock or (lambda: datetime.now(timezone.utc))
         self._progress = progress
         self._store: WatermarkStore | None = None
+
+    @property
+    def app_name(self) -> str:
+        """The app whose sessions are ingested."""
+        return self.config.app_name
+
+    @property
+    def idle_after(self) -> timedelta:
+        """How long a session must be untouched before it is ingested."""
+        return self.config.idle_after
+
+    @property
+    def batch_size(self) -> int | None:
+        """At most this many sessions per run (``None``: all)."""
+        return self.config.batch_size
 
     # ------------------------------------------------------------------ plumbing
     async def _ready(self) -> WatermarkStore:
         if self._store is None:
             engine, owned = await resolve_engine(
                 engine=self._engine,
-                db_url=self._db_url,
+                db_url=self.config.db_url,
                 memory_service=self.memory_service,
                 session_service=self.session_service,
             )
@@ -253,8 +240,8 @@ class IdleIngestJob:
         """How long a session waits after its ``failures``-th consecutive failure."""
         if failures <= 1:
             return timedelta(0)
-        backoff = self.retry_backoff * 2 ** min(failures - 2, 32)
-        return min(backoff, self.max_retry_backoff)
+        backoff = self.config.retry_backoff * 2 ** min(failures - 2, 32)
+        return min(backoff, self.config.max_retry_backoff)
 
     async def close(self) -> None:
         """Dispose of the engine if this job created it."""
@@ -327,11 +314,9 @@ class IdleIngestJob:
     async def _candidates(
         self, store: WatermarkStore, cutoff: datetime, now: datetime
     ) -> list[SessionKey]:
-        params: dict[str, Any] = {"app": self.app_name}
         if self._use_sql:
             await self.session_service.prepare_tables()  # type: ignore[attr-defined]
-            source = _SQL_SOURCE
-            params["cutoff"] = cutoff.astimezone(timezone.utc).replace(tzinfo=None)
+            source = CandidateSource(*idle_sessions_source(cutoff))
         else:
             listed = await self.session_service.list_sessions(app_name=self.app_name, user_id=None)
             marks = await store.for_app(self.app_name)
@@ -346,19 +331,16 @@ class IdleIngestJob:
                 found.append((s.user_id, s.id, updated))
             if not found:
                 return []
-            source = _LISTED_SOURCE
-            params["users"] = [f[0] for f in found]
-            params["sids"] = [f[1] for f in found]
-            params["times"] = [f[2] for f in found]
-        async with store.engine.begin() as conn:
-            await conn.execute(text(f"WITH {source} {_INSERT_MISSING}"), params)
-        pick = f"WITH {source}" + (_PICK_AND_LEASE if self.batch_size is not None else f" {_PICK}")
-        params.update(
-            now=now, lim=self.batch_size, me=self.worker_id, ttl=self.claim_ttl.total_seconds()
+            source = CandidateSource.listed(found)
+        lease = self.config.claim_ttl.total_seconds() if self.batch_size is not None else None
+        return await store.pick_candidates(
+            self.app_name,
+            source,
+            now=now,
+            limit=self.batch_size,
+            worker=self.worker_id,
+            lease_seconds=lease,
         )
-        async with store.engine.begin() as conn:
-            rows = (await conn.execute(text(pick), params)).all()
-        return [SessionKey(self.app_name, r.user_id, r.session_id) for r in rows]
 
     async def _ingest_one(
         self, store: WatermarkStore, key: SessionKey, cutoff: datetime, now: datetime
