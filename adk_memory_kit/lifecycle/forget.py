@@ -33,7 +33,6 @@ from typing import Any
 
 from google.adk.memory.base_memory_service import BaseMemoryService
 from google.adk.sessions.base_session_service import BaseSessionService
-from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_memory_kit import _adk_compat as adk_compat
@@ -41,8 +40,9 @@ from adk_memory_kit.core.contracts import UserMemoryEraser
 from adk_memory_kit.core.homes import DataHome
 from adk_memory_kit.core.scope import Scope
 from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.lifecycle import forget_log
 from adk_memory_kit.lifecycle._engine import resolve_engine
-from adk_memory_kit.lifecycle.schema import FORGET_LOG
+from adk_memory_kit.lifecycle.forget_log import FORGET_LOG
 from adk_memory_kit.lifecycle.watermarks import WatermarkStore
 
 logger = logging.getLogger(__name__)
@@ -299,44 +299,20 @@ async def _left_over(
 
 async def _open_tombstone(engine: AsyncEngine, app: str, user: str) -> tuple[int, datetime]:
     async with engine.begin() as conn:
-        row = (
-            await conn.execute(
-                text(
-                    f"INSERT INTO {FORGET_LOG} (app_name, user_id) VALUES (:app, :user)"
-                    " RETURNING forget_id, requested_at"
-                ),
-                {"app": app, "user": user},
-            )
-        ).one()
-        return row.forget_id, row.requested_at
-
-
-def _report_json(report: ForgetReport, **extra: Any) -> str:
-    return json.dumps({**report.as_dict(), **extra}, default=str)
+        return await forget_log.open_run(conn, app_name=app, user_id=user)
 
 
 async def _close_tombstone(engine: AsyncEngine, report: ForgetReport) -> datetime:
     """Close this run's row and every older open run of the user (now finished too)."""
     async with engine.begin() as conn:
-        completed = await conn.scalar(text("SELECT now()"))
-        report.completed_at = completed
-        params = {"done": completed, "id": report.forget_id}
-        await conn.execute(
-            text(
-                f"UPDATE {FORGET_LOG} SET completed_at = :done, status = 'completed',"
-                " report = CAST(:r AS jsonb) WHERE forget_id = :id"
-            ),
-            {**params, "r": _report_json(report)},
+        report.completed_at = await forget_log.close_run(
+            conn,
+            app_name=report.app_name,
+            user_id=report.user_id,
+            forget_id=report.forget_id,
+            report=report.as_dict(),
         )
-        await conn.execute(
-            text(
-                f"UPDATE {FORGET_LOG} SET completed_at = :done, status = 'superseded',"
-                " finished_by = :id WHERE app_name = :app AND user_id = :user"
-                " AND completed_at IS NULL AND forget_id < :id"
-            ),
-            {**params, "app": report.app_name, "user": report.user_id},
-        )
-        return completed
+        return report.completed_at
 
 
 async def _keep_tombstone_open(engine: AsyncEngine, report: ForgetReport) -> None:
@@ -347,29 +323,21 @@ async def _keep_tombstone_open(engine: AsyncEngine, report: ForgetReport) -> Non
     marked 'unverified'); it still gets this run's report (what this run deleted), with a
     note saying which run closed it.
     """
+    scope = {"app_name": report.app_name, "user_id": report.user_id}
     async with engine.begin() as conn:
-        row = (
-            await conn.execute(
-                text(
-                    f"SELECT completed_at, status, finished_by FROM {FORGET_LOG}"
-                    " WHERE forget_id = :id FOR UPDATE"
-                ),
-                {"id": report.forget_id},
-            )
-        ).first()
+        row = await forget_log.lock_run(conn, **scope, forget_id=report.forget_id)
         if row is not None and row.completed_at is not None:
             by = f" by run {row.finished_by}" if row.finished_by is not None else ""
             report.notes.append(
                 f"this run's record was closed meanwhile{by} (status {row.status}): "
                 "a newer run verified the deletion"
             )
-        await conn.execute(
-            text(
-                f"UPDATE {FORGET_LOG} SET report = CAST(:r AS jsonb),"
-                " status = CASE WHEN completed_at IS NULL THEN :status ELSE status END"
-                " WHERE forget_id = :id"
-            ),
-            {"status": report.status, "r": _report_json(report), "id": report.forget_id},
+        await forget_log.record_outcome(
+            conn,
+            **scope,
+            forget_id=report.forget_id,
+            status=report.status,
+            report=report.as_dict(),
         )
 
 
@@ -379,15 +347,12 @@ async def _mark_failed(engine: AsyncEngine, report: ForgetReport, exc: Exception
     report.completed_at = None
     try:
         async with engine.begin() as conn:
-            await conn.execute(
-                text(
-                    f"UPDATE {FORGET_LOG} SET status = 'failed', report = CAST(:r AS jsonb)"
-                    " WHERE forget_id = :id AND completed_at IS NULL"
-                ),
-                {
-                    "r": _report_json(report, error=f"{type(exc).__name__}: {exc}"),
-                    "id": report.forget_id,
-                },
+            await forget_log.mark_failed(
+                conn,
+                app_name=report.app_name,
+                user_id=report.user_id,
+                forget_id=report.forget_id,
+                report={**report.as_dict(), "error": f"{type(exc).__name__}: {exc}"},
             )
     except Exception:
         logger.warning(
@@ -439,30 +404,19 @@ async def pending_forgets(
     try:
         await WatermarkStore(eng).ready()
         async with eng.connect() as conn:
-            rows = await conn.execute(
-                text(
-                    "SELECT DISTINCT ON (app_name, user_id) app_name, user_id, forget_id,"
-                    " status, report,"
-                    " min(requested_at) OVER (PARTITION BY app_name, user_id) AS first_at,"
-                    " count(*) OVER (PARTITION BY app_name, user_id) AS runs"
-                    f" FROM {FORGET_LOG}"
-                    " WHERE completed_at IS NULL AND (CAST(:app AS text) IS NULL"
-                    " OR app_name = :app) ORDER BY app_name, user_id, forget_id DESC"
-                ),
-                {"app": app_name},
+            open_users = await forget_log.pending(conn, app_name)
+        found = [
+            PendingForget(
+                u.app_name,
+                u.user_id,
+                u.first_requested_at,
+                u.forget_id,
+                u.status,
+                _pending_detail(u.status, u.report),
+                u.open_runs,
             )
-            found = [
-                PendingForget(
-                    r.app_name,
-                    r.user_id,
-                    r.first_at,
-                    r.forget_id,
-                    r.status,
-                    _pending_detail(r.status, r.report),
-                    int(r.runs),
-                )
-                for r in rows
-            ]
+            for u in open_users
+        ]
         return sorted(found, key=lambda p: (p.requested_at, p.app_name, p.user_id))
     finally:
         if owned:
@@ -577,16 +531,7 @@ async def data_map(
                 DataLocation(home.name, home.name, await home.count(app_name, user_id))
             )
         async with eng.connect() as conn:
-            row = (
-                await conn.execute(
-                    text(
-                        "SELECT count(*) AS runs, count(*) FILTER (WHERE completed_at IS NULL)"
-                        f" AS open_runs, max(completed_at) AS last_completed FROM {FORGET_LOG}"
-                        " WHERE app_name = :app AND user_id = :user"
-                    ),
-                    {"app": app_name, "user": user_id},
-                )
-            ).one()
+            row = await forget_log.user_summary(conn, app_name=app_name, user_id=user_id)
         detail = None
         if row.open_runs:
             detail = "pending"

@@ -208,7 +208,7 @@ async def test_the_profile_tools_newer_write_wins_over_the_router_in_one_turn(
     value) stays, not the router's older one."""
     from datetime import timedelta
 
-    from adk_memory_kit.routing import profile_tools
+    from adk_memory_kit.profile import tools as profile_tools
 
     later = profile_tools.utc_now() + timedelta(seconds=5)
     monkeypatch.setattr(profile_tools, "utc_now", lambda: later)  # the model took a while
