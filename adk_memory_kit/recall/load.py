@@ -72,12 +72,12 @@ class FramedLoadMemoryTool(FunctionTool):
         add_instruction: bool = True,
     ) -> None:
         budget = RecallBudget(
-            max_tokens,
-            max_results,
-            count_tokens,
-            include_full_profile,
-            known_values,
-            subject_terms,
+            max_tokens=max_tokens,
+            max_results=max_results,
+            count_tokens=count_tokens,
+            include_full_profile=include_full_profile,
+            known_values=known_values,
+            subject_terms=subject_terms,
         )
 
         async def load_memory(query: str, tool_context: ToolContext) -> dict[str, Any]:

@@ -21,8 +21,10 @@ from google.adk.memory.memory_entry import MemoryEntry
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
+from pydantic import Field, field_validator
 
 from adk_memory_kit._adk_compat import insert_transient_user_content
+from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.profile.state import ProfileValue, profile_from_state
 from adk_memory_kit.recall.conflicts import RecalledMemory, find_conflicts
@@ -144,24 +146,45 @@ def insert_user_content(llm_request: LlmRequest, content: types.Content) -> None
     insert_transient_user_content(llm_request, [content])
 
 
-@dataclass(frozen=True)
-class RecallBudget:
+class RecallBudget(KitConfig):
     """How recalled memories are framed: the caps and the conflict-rule vocabulary.
 
     Shared by the preload tool and the on-demand ``load_memory`` tool, so both frame memory
-    the same way.
+    the same way. A wrong value raises :class:`~adk_memory_kit.errors.InvalidInputError` at
+    construction.
     """
 
-    max_tokens: int = 800
-    max_results: int = 5
-    count_tokens: Callable[[str], int] = estimate_tokens
-    include_full_profile: bool = True
-    known_values: Mapping[str, Iterable[str]] | None = None
-    subject_terms: Mapping[str, Iterable[str]] | None = None
+    max_tokens: int = Field(
+        800, gt=0, description="Cap on the whole recalled block, as ``count_tokens`` measures."
+    )
+    max_results: int = Field(5, gt=0, description="Cap on how many memories may appear.")
+    count_tokens: Callable[[str], int] = Field(
+        estimate_tokens, description="Token counter for the block (default: chars / 4)."
+    )
+    include_full_profile: bool = Field(
+        True,
+        description="Show every ``user:pref_*`` value, not only those a memory disagrees with.",
+    )
+    known_values: Mapping[str, tuple[str, ...]] | None = Field(
+        None,
+        description="Per preference, values that say a memory is about it (conflict rule); "
+        "``None``: ``DEFAULT_KNOWN_VALUES``.",
+    )
+    subject_terms: Mapping[str, tuple[str, ...]] | None = Field(
+        None,
+        description="Per preference, words that say a memory is about it (conflict rule); "
+        "``None``: ``DEFAULT_SUBJECT_TERMS``.",
+    )
 
-    def __post_init__(self) -> None:
-        if self.max_tokens <= 0 or self.max_results <= 0:
-            raise InvalidInputError("max_tokens and max_results must be positive")
+    @field_validator("known_values", "subject_terms", mode="before")
+    @classmethod
+    def _values_as_tuples(cls, value: object) -> object:
+        if isinstance(value, Mapping):
+            return {
+                k: (v,) if isinstance(v, str) else tuple(v) if isinstance(v, Iterable) else v
+                for k, v in value.items()
+            }
+        return value
 
     def frame(self, memories: Sequence[MemoryEntry], state: Mapping[str, object]) -> RecallBlock:
         """The framed block for ``memories`` (best first) against the profile in ``state``."""
@@ -205,12 +228,12 @@ class BudgetedPreloadMemoryTool(BaseTool):
     ) -> None:
         super().__init__(name=name, description="Preloads budgeted, framed memories.")
         self.budget = RecallBudget(
-            max_tokens,
-            max_results,
-            count_tokens,
-            include_full_profile,
-            known_values,
-            subject_terms,
+            max_tokens=max_tokens,
+            max_results=max_results,
+            count_tokens=count_tokens,
+            include_full_profile=include_full_profile,
+            known_values=known_values,
+            subject_terms=subject_terms,
         )
         self.max_query_chars = max_query_chars
         self._cache: OrderedDict[tuple[str, str], list[MemoryEntry]] = OrderedDict()

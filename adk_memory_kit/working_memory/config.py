@@ -2,39 +2,72 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
+from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.errors import InvalidInputError
 
 DEFAULT_KEY = "wm"
 VIEW_SUFFIX = "_view"
 
 
-class WorkingMemoryConfig(BaseModel):
-    """Character and count budgets for one scratchpad (defaults follow the design notes)."""
+class WorkingMemoryConfig(KitConfig):
+    """Character and count budgets for one scratchpad (defaults follow the design notes).
 
-    model_config = ConfigDict(frozen=True)
+    Frozen; a wrong value raises :class:`~adk_memory_kit.errors.InvalidInputError` at
+    construction, naming the field.
+    """
 
-    max_facts: int = Field(12, ge=1)
-    """Facts kept; the oldest unpinned fact is evicted when a new one would exceed this."""
-    max_value_chars: int = Field(300, ge=16)
-    """Longest fact value stored; longer values are cut."""
-    max_view_chars: int = Field(1500, ge=300)
-    """Hard cap on the rendered ``<key>_view`` text, delimiters included."""
-    max_open_questions: int = Field(5, ge=1)
-    """Open questions kept; one more is refused until one is resolved."""
-    max_text_chars: int = Field(200, ge=16)
-    """Longest goal, constraint, plan step or question stored."""
-    max_constraints: int = Field(10, ge=1)
-    """Constraints kept; one more is refused (constraints are never evicted silently)."""
-    max_plan_steps: int = Field(15, ge=3)
-    """Plan steps kept; a new step evicts the oldest done step, or is refused if none is done."""
-    done_steps_shown: int = Field(2, ge=0)
-    """Done steps listed one by one in the view; more than this collapse to one line."""
-    trusted_sources: frozenset[str] = frozenset()
-    """Fact sources whose values may be up to ``max_view_chars`` long instead of
-    ``max_value_chars``. Trust lifts only that cap: every value, whatever its source, has
-    instruction-like text removed (the view still shortens long values)."""
+    max_facts: int = Field(
+        12,
+        ge=1,
+        description="Facts kept; the oldest unpinned fact is evicted when a new one would "
+        "exceed this.",
+    )
+    max_value_chars: int = Field(
+        300,
+        ge=16,
+        description="Longest fact value stored; longer values are cut.",
+    )
+    max_view_chars: int = Field(
+        1500,
+        ge=300,
+        description="Hard cap on the rendered ``<key>_view`` text, delimiters included.",
+    )
+    max_open_questions: int = Field(
+        5,
+        ge=1,
+        description="Open questions kept; one more is refused until one is resolved.",
+    )
+    max_text_chars: int = Field(
+        200,
+        ge=16,
+        description="Longest goal, constraint, plan step or question stored.",
+    )
+    max_constraints: int = Field(
+        10,
+        ge=1,
+        description="Constraints kept; one more is refused (constraints are never evicted "
+        "silently).",
+    )
+    max_plan_steps: int = Field(
+        15,
+        ge=3,
+        description="Plan steps kept; a new step evicts the oldest done step, or is refused if "
+        "none is done.",
+    )
+    done_steps_shown: int = Field(
+        2,
+        ge=0,
+        description="Done steps listed one by one in the view; more than this collapse to one "
+        "line.",
+    )
+    trusted_sources: frozenset[str] = Field(
+        frozenset(),
+        description="Fact sources whose values may be up to ``max_view_chars`` long instead of "
+        "``max_value_chars``. Trust lifts only that cap: every value, whatever its source, has "
+        "instruction-like text removed (the view still shortens long values).",
+    )
 
     @field_validator("trusted_sources", mode="before")
     @classmethod
