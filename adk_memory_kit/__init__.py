@@ -1,71 +1,50 @@
-"""adk-memory-kit: real memory for Google ADK agents."""
+"""adk-memory-kit: real memory for Google ADK agents.
+
+The top level holds what the README teaches. Everything else is importable from its package
+(``adk_memory_kit.routing``, ``adk_memory_kit.lifecycle``, ``adk_memory_kit.profile``,
+``adk_memory_kit.core``, ...); the test double is ``adk_memory_kit.testing.ScriptedLlm``.
+"""
+
+import importlib
+import warnings
+from typing import Any
 
 from adk_memory_kit.adk_services import register_pgvector_services
-from adk_memory_kit.db import embedded_db_url, kit_home
-from adk_memory_kit.embedders import Embedder, GeminiEmbedder, LocalMiniLMEmbedder
+from adk_memory_kit.db import embedded_db_url
+from adk_memory_kit.embedders import GeminiEmbedder
 from adk_memory_kit.errors import (
     DatabaseUnavailableError,
-    EmbedderError,
     EmbeddingDimensionError,
     InvalidInputError,
     MemoryKitError,
     SchemaMismatchError,
 )
 from adk_memory_kit.lifecycle import (
-    CloseResult,
-    DataHome,
-    DataMap,
-    ForgetReport,
     IdleIngestJob,
-    IdleRunReport,
     MemoryCheckpointPlugin,
     SessionCloser,
-    SessionKey,
     data_map,
     end_session_tool,
     forget_user,
-    pending_forgets,
 )
 from adk_memory_kit.memory import IndexingOptions, PgVectorMemoryService, SearchOptions
-from adk_memory_kit.pruning import (
-    PrunedPayload,
-    PruneStaleToolPayloads,
-    PruningRecord,
-    PruningReport,
-    ToolPayloadPruningPlugin,
-    default_tombstone,
-    estimate_request_tokens,
-)
-from adk_memory_kit.recall import BudgetedPreloadMemoryTool, find_conflicts, frame_memories
+from adk_memory_kit.pruning import PruneStaleToolPayloads, ToolPayloadPruningPlugin
+from adk_memory_kit.recall import BudgetedPreloadMemoryTool
 from adk_memory_kit.routing import (
-    DEFAULT_DETECTORS,
-    DEFAULT_VOCABULARY,
-    Candidate,
-    ExtractionError,
     LlmExtractor,
     MemoryApplier,
-    MemoryHome,
     MemoryRoutingPlugin,
-    PreferenceVocabulary,
-    RegexDetector,
-    ReviewQueue,
-    RoutingOutcome,
     RuleBasedExtractor,
     SleepTimeDistiller,
-    UnknownPreferenceError,
     detect_sensitive,
     make_profile_tools,
-    memory_routing_callback,
     route,
 )
 from adk_memory_kit.working_memory import (
-    Scratchpad,
-    WorkingMemoryConfig,
     WorkingMemoryToolset,
     merge_branches_callback,
     merge_working_memory,
     repeated_tool_calls,
-    tool_calls_by_task,
     working_memory_guide,
     working_memory_instruction,
 )
@@ -73,70 +52,94 @@ from adk_memory_kit.working_memory import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "BudgetedPreloadMemoryTool",
-    "Candidate",
-    "CloseResult",
-    "DEFAULT_DETECTORS",
-    "DEFAULT_VOCABULARY",
-    "DataHome",
-    "DataMap",
-    "DatabaseUnavailableError",
-    "Embedder",
-    "EmbedderError",
-    "EmbeddingDimensionError",
-    "ExtractionError",
-    "ForgetReport",
-    "GeminiEmbedder",
-    "IdleIngestJob",
-    "IdleRunReport",
-    "IndexingOptions",
-    "InvalidInputError",
-    "LlmExtractor",
-    "LocalMiniLMEmbedder",
-    "MemoryApplier",
-    "MemoryCheckpointPlugin",
-    "MemoryHome",
-    "MemoryKitError",
-    "MemoryRoutingPlugin",
+    # long-term memory
     "PgVectorMemoryService",
-    "PreferenceVocabulary",
-    "PruneStaleToolPayloads",
-    "PrunedPayload",
-    "PruningRecord",
-    "PruningReport",
-    "RegexDetector",
-    "ReviewQueue",
-    "RoutingOutcome",
-    "RuleBasedExtractor",
-    "SchemaMismatchError",
-    "Scratchpad",
     "SearchOptions",
-    "SessionCloser",
-    "SessionKey",
-    "SleepTimeDistiller",
-    "ToolPayloadPruningPlugin",
-    "UnknownPreferenceError",
-    "WorkingMemoryConfig",
-    "WorkingMemoryToolset",
-    "data_map",
-    "default_tombstone",
-    "detect_sensitive",
+    "IndexingOptions",
+    "GeminiEmbedder",
     "embedded_db_url",
-    "end_session_tool",
-    "estimate_request_tokens",
-    "find_conflicts",
-    "forget_user",
-    "frame_memories",
-    "kit_home",
-    "make_profile_tools",
-    "memory_routing_callback",
-    "merge_branches_callback",
-    "merge_working_memory",
-    "pending_forgets",
     "register_pgvector_services",
-    "repeated_tool_calls",
-    "route",
-    "tool_calls_by_task",
+    # errors
+    "MemoryKitError",
+    "InvalidInputError",
+    "SchemaMismatchError",
+    "EmbeddingDimensionError",
+    "DatabaseUnavailableError",
+    # pruning
+    "PruneStaleToolPayloads",
+    "ToolPayloadPruningPlugin",
+    # working memory
+    "WorkingMemoryToolset",
     "working_memory_guide",
     "working_memory_instruction",
+    "merge_working_memory",
+    "merge_branches_callback",
+    "repeated_tool_calls",
+    # session lifecycle
+    "SessionCloser",
+    "end_session_tool",
+    "MemoryCheckpointPlugin",
+    "IdleIngestJob",
+    "forget_user",
+    "data_map",
+    # routing and recall
+    "route",
+    "MemoryRoutingPlugin",
+    "RuleBasedExtractor",
+    "LlmExtractor",
+    "MemoryApplier",
+    "SleepTimeDistiller",
+    "detect_sensitive",
+    "make_profile_tools",
+    "BudgetedPreloadMemoryTool",
 ]
+
+# Names the top level exported before 0.2, now taught from their package. They still resolve
+# (with a DeprecationWarning naming the new place) for one release.
+_MOVED = {
+    "Candidate": "adk_memory_kit.routing",
+    "CloseResult": "adk_memory_kit.lifecycle",
+    "DEFAULT_DETECTORS": "adk_memory_kit.routing",
+    "DEFAULT_VOCABULARY": "adk_memory_kit.profile",
+    "DataHome": "adk_memory_kit.core",
+    "DataMap": "adk_memory_kit.lifecycle",
+    "Embedder": "adk_memory_kit.embedders",
+    "EmbedderError": "adk_memory_kit.errors",
+    "ExtractionError": "adk_memory_kit.routing",
+    "ForgetReport": "adk_memory_kit.lifecycle",
+    "IdleRunReport": "adk_memory_kit.lifecycle",
+    "LocalMiniLMEmbedder": "adk_memory_kit.embedders",
+    "MemoryHome": "adk_memory_kit.routing",
+    "PreferenceVocabulary": "adk_memory_kit.profile",
+    "PrunedPayload": "adk_memory_kit.pruning",
+    "PruningRecord": "adk_memory_kit.pruning",
+    "PruningReport": "adk_memory_kit.pruning",
+    "RegexDetector": "adk_memory_kit.routing",
+    "ReviewQueue": "adk_memory_kit.routing",
+    "RoutingOutcome": "adk_memory_kit.routing",
+    "Scratchpad": "adk_memory_kit.working_memory",
+    "SessionKey": "adk_memory_kit.lifecycle",
+    "UnknownPreferenceError": "adk_memory_kit.profile",
+    "WorkingMemoryConfig": "adk_memory_kit.working_memory",
+    "default_tombstone": "adk_memory_kit.pruning",
+    "estimate_request_tokens": "adk_memory_kit.pruning",
+    "find_conflicts": "adk_memory_kit.recall",
+    "frame_memories": "adk_memory_kit.recall",
+    "kit_home": "adk_memory_kit.db",
+    "memory_routing_callback": "adk_memory_kit.routing",
+    "pending_forgets": "adk_memory_kit.lifecycle",
+    "tool_calls_by_task": "adk_memory_kit.working_memory",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MOVED.get(name)
+    if module is None:
+        raise AttributeError(f"module 'adk_memory_kit' has no attribute {name!r}")
+    warnings.warn(
+        f"adk_memory_kit.{name} moved: import it from {module} (the top-level name goes "
+        "away in the next release)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(importlib.import_module(module), name)

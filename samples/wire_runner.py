@@ -29,11 +29,11 @@ from adk_memory_kit import (
     MemoryCheckpointPlugin,
     MemoryRoutingPlugin,
     PgVectorMemoryService,
-    RoutingOutcome,
     ToolPayloadPruningPlugin,
     embedded_db_url,
 )
 from adk_memory_kit.model_choice import choose_model
+from adk_memory_kit.routing import RoutingOutcome
 from adk_memory_kit.sample_agents.research import get_findings, save_finding, web_search
 from adk_memory_kit.testing import call, last_function_responses
 
