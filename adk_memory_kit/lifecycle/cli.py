@@ -11,8 +11,8 @@
   ADK's service registry. The idle job then lists sessions through the public
   ``list_sessions`` API. Watermarks, memories and the forget log stay in ``--db-url``.
 
-Errors the kit raises on purpose (``MemoryKitError``) print one ``error: ...`` line and exit
-with status 2.
+Errors the kit raises on purpose (``MemoryKitError``) reach ``adk_memory_kit.cli.main``, the
+one handler, which prints one ``error: ...`` line on stderr and exits with status 2.
 """
 
 from __future__ import annotations
@@ -20,11 +20,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import functools
 import json
 import signal
 import sys
-from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -33,7 +31,7 @@ from google.adk.sessions.base_session_service import BaseSessionService
 from google.adk.sessions.database_session_service import DatabaseSessionService
 
 from adk_memory_kit.db.engine import resolve_db_url
-from adk_memory_kit.errors import InvalidInputError, MemoryKitError
+from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.lifecycle.forget import data_map, forget_user, pending_forgets
 from adk_memory_kit.lifecycle.idle_job import IdleIngestJob, IdleRunReport
 from adk_memory_kit.lifecycle.watermarks import SessionKey
@@ -47,22 +45,6 @@ _SESSION_URL_HELP = (
     "non-PostgreSQL stores are listed through ADK's public session API"
 )
 _POSTGRES_SCHEMES = {"postgres", "postgresql", "postgresql+psycopg", "pgvector"}
-
-
-def _one_line_errors(
-    func: Callable[[argparse.Namespace], Awaitable[int]],
-) -> Callable[[argparse.Namespace], Awaitable[int]]:
-    """The kit's own errors as one ``error: ...`` line on stderr and exit status 2."""
-
-    @functools.wraps(func)
-    async def wrapper(args: argparse.Namespace) -> int:
-        try:
-            return await func(args)
-        except MemoryKitError as exc:
-            print(f"error: {exc}", file=sys.stderr, flush=True)
-            return 2
-
-    return wrapper
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -81,7 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     idle.add_argument("--batch-size", type=int, default=None, help="max sessions per pass")
     idle.add_argument("--session-db-url", default=None, help=_SESSION_URL_HELP)
     idle.add_argument("--quiet", action="store_true", help="print pass summaries only")
-    idle.set_defaults(func=_one_line_errors(_ingest_idle))
+    idle.set_defaults(func=_ingest_idle)
 
     forget = subparsers.add_parser(
         "forget",
@@ -96,7 +78,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     forget.add_argument("--json", action="store_true", help="print JSON")
     forget.add_argument("--session-db-url", default=None, help=_SESSION_URL_HELP)
-    forget.set_defaults(func=_one_line_errors(_forget))
+    forget.set_defaults(func=_forget)
 
 
 def session_service_from_url(url: str | None, db_url: str | None) -> BaseSessionService:

@@ -3,6 +3,9 @@
 Approving only records the decision (who, when, note). Nothing is fed back to the agent: the
 reviewer then changes the agent's instruction or code (for example by adding a named
 preference the instruction knows how to interpret).
+
+A refused request (an unknown item, one already decided, a bad filter) raises the kit's
+error; ``adk-memory-kit`` prints it as one ``error: ...`` line on stderr and exits with 2.
 """
 
 from __future__ import annotations
@@ -10,7 +13,6 @@ from __future__ import annotations
 import argparse
 import getpass
 
-from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.routing.review_queue import STATUSES, ReviewItem, ReviewQueue
 
 
@@ -52,16 +54,12 @@ def _line(item: ReviewItem) -> str:
 
 async def review_list(args: argparse.Namespace) -> int:
     async with ReviewQueue(getattr(args, "db_url", None)) as queue:
-        try:
-            items = await queue.list(
-                app_name=args.app,
-                user_id=args.user,
-                status=None if args.status == "all" else args.status,
-                limit=args.limit,
-            )
-        except InvalidInputError as exc:
-            print(f"error: {exc}")
-            return 2
+        items = await queue.list(
+            app_name=args.app,
+            user_id=args.user,
+            status=None if args.status == "all" else args.status,
+            limit=args.limit,
+        )
     if not items:
         print("no review items")
     for item in items:
@@ -73,11 +71,7 @@ async def review_decide(args: argparse.Namespace) -> int:
     by = args.by or getpass.getuser()
     async with ReviewQueue(getattr(args, "db_url", None)) as queue:
         decide = queue.approve if args.decision == "approve" else queue.reject
-        try:
-            item = await decide(args.item_id, by=by, note=args.note, app_name=args.app)
-        except InvalidInputError as exc:
-            print(f"error: {exc}")
-            return 1
+        item = await decide(args.item_id, by=by, note=args.note, app_name=args.app)
     print(_line(item))
     if item.status == "approved":
         print("approved: nothing is sent to the agent; change its instruction or code to apply it")

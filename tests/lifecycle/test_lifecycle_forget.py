@@ -14,6 +14,7 @@ from google.adk.sessions.in_memory_session_service import InMemorySessionService
 from google.genai import types
 from sqlalchemy import text as sql
 
+from adk_memory_kit.cli import main as cli_main
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.lifecycle import (
     FunctionDataHome,
@@ -478,12 +479,9 @@ async def test_cli_with_a_sqlite_session_store(memory, db_url, tmp_path, capsys,
     ],
     ids=["memory-db-not-postgres", "memory-sessions", "unknown-scheme", "forget", "no-file"],
 )
-async def test_cli_reports_kit_errors_in_one_line(db_url, capsys, argv, message):
-    p = argparse.ArgumentParser(prog="adk-memory-kit")
-    p.add_argument("--db-url", default=db_url)
-    lifecycle_cli.register(p.add_subparsers(dest="command"))
-    args = p.parse_args(argv)
-    assert await args.func(args) == 2
+def test_cli_reports_kit_errors_in_one_line(db_url, capsys, argv, message):
+    """Through the real entry point: its one handler prints ``error: ...`` and exits 2."""
+    assert cli_main(["--db-url", db_url, *argv]) == 2
     captured = capsys.readouterr()
     assert captured.err.startswith(message) and captured.err.count("\n") == 1
     assert "Traceback" not in captured.err + captured.out

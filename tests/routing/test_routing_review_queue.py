@@ -7,6 +7,7 @@ import argparse
 import pytest
 from sqlalchemy import text
 
+from adk_memory_kit.cli import main as cli_main
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.routing import ReviewQueue
 from adk_memory_kit.routing.cli import register
@@ -114,14 +115,26 @@ async def test_cli_list_approve_reject(db_url, queue, capsys):
     out = capsys.readouterr().out
     assert "approved" in out and "nothing is sent to the agent" in out
     assert await run("reject", str(b.id), "--by", "bob", "--app", app) == 0
-    assert await run("approve", str(b.id), "--by", "alice") == 1
-    assert "already rejected by bob" in capsys.readouterr().out
+    with pytest.raises(InvalidInputError, match="already rejected by bob"):
+        await run("approve", str(b.id), "--by", "alice")
 
     assert await run("list", "--app", app) == 0
     assert "no review items" in capsys.readouterr().out
     assert await run("list", "--app", app, "--status", "all", "--user", "u1") == 0
     out = capsys.readouterr().out
     assert "approved" in out and "alice" in out and "Never show me fees" not in out
+
+
+def test_cli_errors_go_to_stderr_with_exit_code_2(db_url, capsys):
+    """README: a refused command prints one ``error: ...`` line on stderr and exits 2."""
+    argv = ["--db-url", db_url, "review"]
+    assert cli_main([*argv, "approve", "987654321", "--by", "alice"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("error: no review item 987654321")
+    assert captured.err.count("\n") == 1
+    assert cli_main([*argv, "list", "--limit", "0"]) == 2
+    assert capsys.readouterr().err.startswith("error: limit must be positive")
 
 
 def test_cli_requires_an_action():
