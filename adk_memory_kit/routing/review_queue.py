@@ -24,15 +24,18 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from adk_memory_kit.core.homes import DataHome, FunctionDataHome
 from adk_memory_kit.core.validation import check_identifier, check_scope, clean_text
 from adk_memory_kit.db.engine import make_engine
-from adk_memory_kit.db.migrations import migrate
+from adk_memory_kit.db.migrations import Step, migrate
 from adk_memory_kit.errors import InvalidInputError
 
 TABLE = "adk_memory_kit_review_queue"
 COMPONENT = "review_queue"
 STATUSES = ("pending", "approved", "rejected")
 
+# One statement per step (db.migrations). Steps 1-3 were one block (version 1) in older
+# releases: ``legacy=1`` lets such a database continue at step 4.
 STEPS = [
-    f"""
+    Step(
+        f"""
 CREATE TABLE IF NOT EXISTS {TABLE} (
     id bigserial PRIMARY KEY,
     app_name text NOT NULL,
@@ -47,11 +50,18 @@ CREATE TABLE IF NOT EXISTS {TABLE} (
     decided_at timestamptz,
     decided_by text,
     note text
-);
-CREATE INDEX IF NOT EXISTS {TABLE}_scope ON {TABLE} (app_name, user_id, status, created_at);
-CREATE UNIQUE INDEX IF NOT EXISTS {TABLE}_one_pending
-    ON {TABLE} (app_name, user_id, text_hash) WHERE status = 'pending'
-""",
+)"""
+    ),
+    Step(
+        f"CREATE INDEX IF NOT EXISTS {TABLE}_scope"
+        f" ON {TABLE} (app_name, user_id, status, created_at)"
+    ),
+    Step(
+        f"CREATE UNIQUE INDEX IF NOT EXISTS {TABLE}_one_pending"
+        f" ON {TABLE} (app_name, user_id, text_hash) WHERE status = 'pending'",
+        legacy=1,
+    ),
+    Step(f"COMMENT ON TABLE {TABLE} IS 'adk_memory_kit home: review_queue'"),
 ]
 
 _COLUMNS = (

@@ -11,7 +11,7 @@ from adk_memory_kit.cli import main as cli_main
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.routing import ReviewQueue
 from adk_memory_kit.routing.cli import register
-from adk_memory_kit.routing.review_queue import TABLE
+from adk_memory_kit.routing.review_queue import STEPS, TABLE
 from tests.support.routing import unique
 
 pytestmark = pytest.mark.slow  # Postgres- or Runner-heavy: `pytest -m 'not slow'` skips it
@@ -88,7 +88,12 @@ async def test_the_table_is_migrated_once_and_versioned(queue):
         indexes = await conn.scalar(
             text("SELECT count(*) FROM pg_indexes WHERE tablename = :t"), {"t": TABLE}
         )
-    assert version == 1 and indexes == 3
+        comment = await conn.scalar(
+            text("SELECT obj_description(CAST(:t AS regclass))"), {"t": TABLE}
+        )
+    # one statement per step; the comment marks the table as a kit home for forget/data_map
+    assert version == len(STEPS) == 4 and indexes == 3
+    assert comment == "adk_memory_kit home: review_queue"
 
 
 def parser() -> argparse.ArgumentParser:
