@@ -72,6 +72,11 @@ _ADD_NUMBERING = text(
 _SET_NUMBERING_DEFAULT = text(
     f"ALTER TABLE {VERSION_TABLE} ALTER COLUMN numbering SET DEFAULT {NUMBERING}"
 )
+_VERSION_TABLE_SHAPE = text(
+    "SELECT to_regclass(:t) IS NOT NULL AS has_table, EXISTS (SELECT 1 FROM pg_attribute"
+    " WHERE attrelid = to_regclass(:t) AND attname = 'numbering' AND NOT attisdropped)"
+    " AS has_numbering"
+)
 _READ_VERSION = text(
     f"SELECT version, numbering, embedding_model, embedding_dim FROM {VERSION_TABLE}"
     " WHERE component = :c"
@@ -84,12 +89,12 @@ _RECORD_VERSION = text(
 
 
 async def _version_row(conn: AsyncConnection, component: str) -> Row | None:
-    has_table = await conn.scalar(text("SELECT to_regclass(:t) IS NOT NULL"), {"t": VERSION_TABLE})
-    if has_table:
+    shape = (await conn.execute(_VERSION_TABLE_SHAPE, {"t": VERSION_TABLE})).one()
+    if not shape.has_table:
+        await conn.execute(_CREATE_VERSION_TABLE)
+    elif not shape.has_numbering:  # created by an older release: its rows are legacy
         await conn.execute(_ADD_NUMBERING)
         await conn.execute(_SET_NUMBERING_DEFAULT)
-    else:
-        await conn.execute(_CREATE_VERSION_TABLE)
     return (await conn.execute(_READ_VERSION, {"c": component})).first()
 
 
