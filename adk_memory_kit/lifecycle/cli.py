@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 
 from google.adk.sessions.base_session_service import BaseSessionService
 from google.adk.sessions.database_session_service import DatabaseSessionService
+from google.adk.sessions.sqlite_session_service import SqliteSessionService
 
 from adk_memory_kit.db.engine import resolve_db_url
 from adk_memory_kit.errors import InvalidInputError
@@ -114,10 +115,9 @@ async def _services(
     db_url = getattr(args, "db_url", None)
     memory_url = await asyncio.to_thread(resolve_db_url, db_url)  # validates --db-url first
     sessions = await asyncio.to_thread(session_service_from_url, args.session_db_url, db_url)
-    prepare = getattr(sessions, "prepare_tables", None)  # DatabaseSessionService: open it now
-    if prepare is not None and args.session_db_url:
+    if isinstance(sessions, DatabaseSessionService) and args.session_db_url:
         try:
-            await prepare()
+            await sessions.prepare_tables()  # open it now, so a bad URL fails here
         except Exception as exc:
             await _close_sessions(sessions)
             scheme = urlsplit(args.session_db_url).scheme
@@ -131,9 +131,8 @@ async def _services(
 
 
 async def _close_sessions(sessions: BaseSessionService) -> None:
-    close = getattr(sessions, "close", None)
-    if close is not None:
-        await close()
+    if isinstance(sessions, (DatabaseSessionService, SqliteSessionService)):
+        await sessions.close()  # the services that hold connections
 
 
 def _stamp() -> str:
