@@ -10,11 +10,8 @@ from typing import Protocol, runtime_checkable
 class Embedder(Protocol):
     """Turns texts into fixed-size vectors. ``model_id`` and ``dim`` are recorded in the schema.
 
-    Optional: ``async def embed_query(texts) -> list[list[float]]``. Models that embed a
-    search query differently from a stored document (asymmetric retrieval, e.g. Gemini's
-    ``RETRIEVAL_QUERY`` vs ``RETRIEVAL_DOCUMENT`` task types) implement it, and
-    ``search_memory`` uses it for the query; without it the query goes through ``embed``.
-    It is not part of the protocol, so an embedder with only ``embed`` still satisfies it.
+    Optional: :class:`QueryEmbedder` (``embed_query``) for models that embed a search query
+    differently from a stored document.
     """
 
     @property
@@ -28,9 +25,22 @@ class Embedder(Protocol):
         ...
 
 
+@runtime_checkable
+class QueryEmbedder(Protocol):
+    """An embedder that embeds search queries its own way (asymmetric retrieval).
+
+    E.g. Gemini's ``RETRIEVAL_QUERY`` vs ``RETRIEVAL_DOCUMENT`` task types: ``search_memory``
+    embeds the query with ``embed_query``; an embedder without it has the query go through
+    ``embed``.
+    """
+
+    async def embed_query(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embed a batch of search queries; one vector of length ``dim`` per text."""
+        ...
+
+
 async def embed_queries(embedder: Embedder, texts: Sequence[str]) -> list[list[float]]:
-    """Embed search queries: ``embedder.embed_query`` when it has one, else ``embed``."""
-    embed_query = getattr(embedder, "embed_query", None)
-    if callable(embed_query):
-        return await embed_query(texts)
+    """Embed search queries: ``embed_query`` for a :class:`QueryEmbedder`, else ``embed``."""
+    if isinstance(embedder, QueryEmbedder):
+        return await embedder.embed_query(texts)
     return await embedder.embed(texts)
