@@ -150,20 +150,20 @@ def builtin_user_state_deleter(session_service: BaseSessionService) -> UserState
     return None
 
 
-async def _user_state_keys(session_service: BaseSessionService, app: str, user: str) -> list[str]:
+async def _user_state_keys(session_service: BaseSessionService, scope: Scope) -> list[str]:
     try:
-        return sorted(await session_service.get_user_state(app_name=app, user_id=user))
+        return sorted(
+            await session_service.get_user_state(app_name=scope.app_name, user_id=scope.user_id)
+        )
     except NotImplementedError:
         return []
 
 
-async def _session_ids(session_service: BaseSessionService, app: str, user: str) -> list[str]:
-    listed = await session_service.list_sessions(app_name=app, user_id=user)
-    return [s.id for s in listed.sessions if s.user_id == user]
+async def _session_ids(session_service: BaseSessionService, scope: Scope) -> list[str]:
+    listed = await session_service.list_sessions(app_name=scope.app_name, user_id=scope.user_id)
+    return [s.id for s in listed.sessions if s.user_id == scope.user_id]
 
 
-def _check(app_name: str, user_id: str) -> None:
-    Scope(app_name, user_id)  # validates both (InvalidInputError naming the bad one)
 
 
 async def forget_user(
@@ -185,7 +185,7 @@ async def forget_user(
     memory service cannot delete a user's memories, or if the ``user:`` state cannot be
     deleted and ``allow_partial`` is false.
     """
-    _check(app_name, user_id)
+    Scope(app_name, user_id)  # validates both before anything is deleted
     if not isinstance(memory_service, UserMemoryEraser):
         raise InvalidInputError(
             f"{type(memory_service).__name__} cannot delete a user's memories; forget_user "
@@ -240,9 +240,10 @@ async def _delete_everything(
 ) -> None:
     """Steps 2-6 (before closing the tombstone); fills ``report``."""
     app_name, user_id = report.app_name, report.user_id
+    scope = Scope(app_name, user_id)
     report.watermarks_deleted += await store.delete_user(app_name, user_id)
     for attempt in range(1, DELETE_PASSES + 1):
-        for sid in await _session_ids(session_service, app_name, user_id):
+        for sid in await _session_ids(session_service, scope):
             await session_service.delete_session(app_name=app_name, user_id=user_id, session_id=sid)
             report.sessions_deleted.append(sid)
         report.memory_items_deleted += await memory_service.delete_user_memories(
@@ -251,7 +252,7 @@ async def _delete_everything(
         for home in homes:
             n = await home.delete(app_name, user_id)
             report.extra_deleted[home.name] = report.extra_deleted.get(home.name, 0) + n
-        left = await _left_over(session_service, memory_service, homes, app_name, user_id)
+        left = await _left_over(session_service, memory_service, homes, scope)
         report.verified = not left
         if not left:
             break
@@ -267,7 +268,7 @@ async def _delete_everything(
     if deleter is None:
         report.user_state = "unsupported"
         report.user_state_keys_deleted = []
-        keys = await _user_state_keys(session_service, app_name, user_id)
+        keys = await _user_state_keys(session_service, scope)
         report.notes.append(
             f"user: state ({len(keys)} key(s)) left in {type(session_service).__name__}: "
             "delete it with that service's own tools"
@@ -281,11 +282,11 @@ async def _left_over(
     session_service: BaseSessionService,
     memory_service: BaseMemoryService,
     homes: Sequence[DataHome],
-    app: str,
-    user: str,
+    scope: Scope,
 ) -> str:
+    app, user = scope.app_name, scope.user_id
     left = []
-    if sessions := await _session_ids(session_service, app, user):
+    if sessions := await _session_ids(session_service, scope):
         left.append(f"{len(sessions)} session(s)")
     if isinstance(memory_service, UserMemoryEraser) and (
         n := sum((await memory_service.count_memories(app_name=app, user_id=user)).values())
@@ -477,7 +478,7 @@ async def data_map(
     extra_homes: Sequence[DataHome] = (),
 ) -> DataMap:
     """List every place ``user_id``'s data lives in ``app_name`` (read-only)."""
-    _check(app_name, user_id)
+    scope = Scope(app_name, user_id)  # validates both
     eng, owned = await resolve_engine(
         engine=engine, db_url=db_url, memory_service=memory_service, session_service=session_service
     )
@@ -487,7 +488,7 @@ async def data_map(
         result = DataMap(app_name, user_id)
         svc_name = type(session_service).__name__
         sessions: dict[str, int] = {}
-        for sid in await _session_ids(session_service, app_name, user_id):
+        for sid in await _session_ids(session_service, scope):
             session = await session_service.get_session(
                 app_name=app_name, user_id=user_id, session_id=sid
             )
