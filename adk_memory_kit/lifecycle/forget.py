@@ -164,8 +164,6 @@ async def _session_ids(session_service: BaseSessionService, scope: Scope) -> lis
     return [s.id for s in listed.sessions if s.user_id == scope.user_id]
 
 
-
-
 async def forget_user(
     app_name: str,
     user_id: str,

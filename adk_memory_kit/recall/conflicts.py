@@ -35,6 +35,7 @@ __all__ = [
     "profile_from_state",
 ]
 
+
 @dataclass(frozen=True)
 class RecalledMemory:
     """A memory entry reduced to what recall needs: text, date, subject, supersession."""
