@@ -160,7 +160,7 @@ class PgVectorMemoryService(BaseMemoryService):
                 if await store.newer_snapshot_stored(conn, app, user, sid, newest):
                     return
                 stored = await store.read_by_ids(
-                    conn, app, user, ((d.id, store.embed_hash(d)) for d in docs)
+                    conn, app, user, ((d.id, d.source_hash) for d in docs), same_too=False
                 )
             changed = [
                 d for d in docs if d.id not in stored or stored[d.id].source_hash != d.source_hash
@@ -226,7 +226,7 @@ class PgVectorMemoryService(BaseMemoryService):
         async with engine.connect() as conn:
             async with conn.begin():
                 stored = await store.read_by_ids(
-                    conn, app_name, user_id, ((d.id, store.embed_hash(d)) for d in docs)
+                    conn, app_name, user_id, ((d.id, d.source_hash) for d in docs), same_too=True
                 )
             await self._write(conn, app_name, user_id, [(d, hygiene) for d in docs], stored)
 
@@ -279,20 +279,22 @@ class PgVectorMemoryService(BaseMemoryService):
         lookups: dict[str, str] = {}
         legacy_ids: dict[int, str] = {}
         for i, (entry, doc) in enumerate(zip(prepared, fresh, strict=True)):
-            lookups[doc.id] = store.embed_hash(doc)
+            lookups[doc.id] = doc.source_hash
             if entry.id and (named := _as_uuid(entry.id)) is not None:
-                lookups[named] = store.embed_hash(doc)
+                lookups[named] = doc.source_hash
             elif not entry.id:
                 legacy = memory_row_id(
                     app_name, user_id, doc.session_id, legacy_text_fact_key(doc.text)
                 )
                 if legacy != doc.id:
                     legacy_ids[i] = legacy
-                    lookups[legacy] = store.embed_hash(doc)
+                    lookups[legacy] = doc.source_hash
         engine = await self._ensure_ready()
         async with engine.connect() as conn:
             async with conn.begin():
-                stored = await store.read_by_ids(conn, app_name, user_id, lookups.items())
+                stored = await store.read_by_ids(
+                    conn, app_name, user_id, lookups.items(), same_too=True
+                )
             stored_keys = {
                 entry.id: stored[named].key
                 for entry in prepared

@@ -58,13 +58,17 @@ UPSERT_SESSION = text(
 """
 ).bindparams(bindparam("embedding", type_=VECTOR()))
 
-# The one by-id read of a write: each requested id with the hash of the text the caller would
-# embed; the stored embedding comes back only where that hash matches (reusable).
+# The one by-id read of a write: each requested id with the source hash the caller would
+# store. The stored embedding comes back only where it can be reused (same embedded-text
+# half) and the row will be rewritten: its hash differs, or ``:same_too`` (explicit adds
+# rewrite rows whose hygiene values changed). Unchanged rows cost no vector transfer.
 _BY_IDS = text(
     f"""
 SELECT t.id::text AS id, t.session_id, t.event_id, t.kind, t.source_hash, t.subject,
        t.expires_at, t.importance,
-       CASE WHEN split_part(t.source_hash, ':', 1) = x.h THEN t.embedding END AS embedding
+       CASE WHEN split_part(t.source_hash, ':', 1) = split_part(x.h, ':', 1)
+                 AND (:same_too OR t.source_hash <> x.h)
+            THEN t.embedding END AS embedding
 FROM unnest(CAST(:ids AS uuid[]), CAST(:hashes AS text[])) AS x(id, h)
 JOIN {TABLE} t ON t.app_name = :app AND t.user_id = :user AND t.id = x.id
 """
@@ -168,24 +172,25 @@ class StoredRow:
         )
 
 
-def embed_hash(doc: MemoryDocument) -> str:
-    """The half of ``doc.source_hash`` that changes when the text to embed changes."""
-    return doc.source_hash.split(":")[0]
-
-
 async def read_by_ids(
-    conn: AsyncConnection, app: str, user: str, lookups: Iterable[tuple[str, str | None]]
+    conn: AsyncConnection,
+    app: str,
+    user: str,
+    lookups: Iterable[tuple[str, str | None]],
+    *,
+    same_too: bool,
 ) -> dict[str, StoredRow]:
-    """The stored rows among ``lookups`` (``(row id, embed hash or None)`` pairs), by id.
+    """The stored rows among ``lookups`` (``(row id, source hash to store or None)``), by id.
 
-    One query. A row's embedding is returned only if its embed hash equals the given one.
+    One query. A row's embedding is returned only if the embedded-text half of its hash
+    equals the given one's, and the hashes differ or ``same_too`` is set (``None`` for the
+    hash: never).
     """
     pairs = dict(lookups)
     if not pairs:
         return {}
-    rows = await conn.execute(
-        _BY_IDS, {"app": app, "user": user, "ids": list(pairs), "hashes": list(pairs.values())}
-    )
+    params = {"app": app, "user": user, "ids": list(pairs), "hashes": list(pairs.values())}
+    rows = await conn.execute(_BY_IDS, {**params, "same_too": same_too})
     return {r.id: StoredRow(**r._asdict()) for r in rows}
 
 

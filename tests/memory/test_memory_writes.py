@@ -14,6 +14,7 @@ from sqlalchemy import event, text
 
 from adk_memory_kit import InvalidInputError, PgVectorMemoryService
 from adk_memory_kit.core.ids import fact_key, legacy_text_fact_key, memory_row_id
+from adk_memory_kit.memory import store
 from tests.support.memory import session_with, texts, unique
 
 pytestmark = pytest.mark.slow  # Postgres-heavy
@@ -217,3 +218,26 @@ async def test_an_entry_re_added_by_its_row_id_keeps_its_key(counted):
     await memory.add_memory(app_name=app, user_id=user, memories=[again])
     found = (await memory.search_memory(app_name=app, user_id=user, query="locker")).memories
     assert [(m.id, m.content.parts[0].text) for m in found] == [(hit.id, "locker 9912")]
+
+
+async def test_the_by_id_read_returns_a_vector_only_where_it_is_reused(counted):
+    """Unchanged rows cost no vector transfer; a row whose embedded text is unchanged but
+    whose other fields changed gets its stored vector back (reused, not re-embedded)."""
+    memory, _ = counted
+    app, user = unique("app"), unique("u")
+    session = session_with(app, user, [("user", "the boat is moored in Sines")])
+    await memory.add_session_to_memory(session)
+    (doc,) = memory._session_documents(session, list(session.events))[0]
+    other = doc.source_hash.split(":")[0] + ":" + "0" * 32
+    new_text = "f" * 32 + ":" + "0" * 32
+    async with memory.engine.connect() as conn:
+        same = await store.read_by_ids(conn, app, user, [(doc.id, doc.source_hash)], same_too=False)
+        assert same[doc.id].embedding is None
+        forced = await store.read_by_ids(
+            conn, app, user, [(doc.id, doc.source_hash)], same_too=True
+        )
+        assert len(forced[doc.id].embedding) == memory.embedder.dim
+        moved = await store.read_by_ids(conn, app, user, [(doc.id, other)], same_too=False)
+        assert len(moved[doc.id].embedding) == memory.embedder.dim
+        fresh = await store.read_by_ids(conn, app, user, [(doc.id, new_text)], same_too=True)
+        assert fresh[doc.id].embedding is None
