@@ -1,17 +1,20 @@
 """Versioned schema migrations as data: per component, an ordered list of :class:`Step`.
 
 Each step is ONE SQL statement (never split, so ``DO $$ ... $$`` blocks are safe), with an
-optional condition. Step N (1-based) brings a component from version N-1 to N, and the
-version table records N as soon as step N ran. Steps are append-only: a database records
-only how far it got, so an edited step never reaches a database that already ran it.
+optional condition. Step N (1-based) brings a component from step N-1 to N, and the
+version table's ``step`` column records N as soon as step N ran. Steps are append-only: a
+database records only how far it got, so an edited step never reaches a database that
+already ran it.
 
 A transaction-scoped advisory lock makes concurrent first starts (several workers, several
 processes) safe; all pending steps of a component run in one transaction.
 
-Older releases numbered versions by blocks of several ``;``-separated statements. Their
-version rows (``numbering`` 1) are translated on first contact: the step that completes old
-version N carries ``legacy=N``. A component whose steps carry no ``legacy`` mark kept its
-numbering (one block was one step).
+Older releases numbered versions by blocks of several ``;``-separated statements and read
+only the ``version`` column. A row without ``step`` is one of theirs: the step that
+completed old version N carries ``legacy=N``, so the database continues from there (a
+component whose steps carry no ``legacy`` mark kept its numbering: one block, one step).
+``version`` keeps meaning the old block number (the highest ``legacy`` mark reached), so an
+older release running beside this one during a rolling upgrade still reads it correctly.
 """
 
 from __future__ import annotations
@@ -27,9 +30,6 @@ from adk_memory_kit.errors import SchemaMismatchError
 
 VERSION_TABLE = "adk_memory_kit_schema"
 _MIGRATION_LOCK = 0x4D454D4B
-# Version numbering of a row: 1 = blocks of statements (old releases), 2 = one per step.
-_LEGACY_NUMBERING = 1
-NUMBERING = 2
 
 
 @dataclass(frozen=True)
@@ -61,30 +61,22 @@ _CREATE_VERSION_TABLE = text(
     f"CREATE TABLE IF NOT EXISTS {VERSION_TABLE} ("
     " component text PRIMARY KEY, version int NOT NULL,"
     " embedding_model text, embedding_dim int,"
-    " updated_at timestamptz NOT NULL DEFAULT now(),"
-    f" numbering smallint NOT NULL DEFAULT {NUMBERING})"
-)
-# A version table created by an older release has no ``numbering``: its rows are legacy.
-_ADD_NUMBERING = text(
-    f"ALTER TABLE {VERSION_TABLE}"
-    f" ADD COLUMN IF NOT EXISTS numbering smallint NOT NULL DEFAULT {_LEGACY_NUMBERING}"
-)
-_SET_NUMBERING_DEFAULT = text(
-    f"ALTER TABLE {VERSION_TABLE} ALTER COLUMN numbering SET DEFAULT {NUMBERING}"
+    " updated_at timestamptz NOT NULL DEFAULT now(), step int)"
 )
 _VERSION_TABLE_SHAPE = text(
     "SELECT to_regclass(:t) IS NOT NULL AS has_table, EXISTS (SELECT 1 FROM pg_attribute"
-    " WHERE attrelid = to_regclass(:t) AND attname = 'numbering' AND NOT attisdropped)"
-    " AS has_numbering"
+    " WHERE attrelid = to_regclass(:t) AND attname = 'step' AND NOT attisdropped) AS has_step"
 )
+# A version table created by an older release has no ``step``: its rows are legacy.
+_ADD_STEP = text(f"ALTER TABLE {VERSION_TABLE} ADD COLUMN IF NOT EXISTS step int")
 _READ_VERSION = text(
-    f"SELECT version, numbering, embedding_model, embedding_dim FROM {VERSION_TABLE}"
+    f"SELECT version, step, embedding_model, embedding_dim FROM {VERSION_TABLE}"
     " WHERE component = :c"
 )
 _RECORD_VERSION = text(
-    f"INSERT INTO {VERSION_TABLE} (component, version, embedding_model, embedding_dim, numbering)"
-    f" VALUES (:c, :v, :m, :d, {NUMBERING}) ON CONFLICT (component) DO UPDATE"
-    f" SET version = EXCLUDED.version, numbering = {NUMBERING}, updated_at = now()"
+    f"INSERT INTO {VERSION_TABLE} (component, version, step, embedding_model, embedding_dim)"
+    " VALUES (:c, :v, :s, :m, :d) ON CONFLICT (component) DO UPDATE"
+    " SET version = EXCLUDED.version, step = EXCLUDED.step, updated_at = now()"
 )
 
 
@@ -92,15 +84,18 @@ async def _version_row(conn: AsyncConnection, component: str) -> Row | None:
     shape = (await conn.execute(_VERSION_TABLE_SHAPE, {"t": VERSION_TABLE})).one()
     if not shape.has_table:
         await conn.execute(_CREATE_VERSION_TABLE)
-    elif not shape.has_numbering:  # created by an older release: its rows are legacy
-        await conn.execute(_ADD_NUMBERING)
-        await conn.execute(_SET_NUMBERING_DEFAULT)
+    elif not shape.has_step:
+        await conn.execute(_ADD_STEP)
     return (await conn.execute(_READ_VERSION, {"c": component})).first()
+
+
+def _marked(steps: Sequence[Step]) -> bool:
+    return any(s.legacy is not None for s in steps)
 
 
 def translate_legacy(component: str, steps: Sequence[Step], version: int) -> int:
     """The step count that old block version ``version`` of ``component`` corresponds to."""
-    if version == 0 or not any(s.legacy is not None for s in steps):
+    if version == 0 or not _marked(steps):
         return version
     for index, step in enumerate(steps, start=1):
         if step.legacy == version:
@@ -109,6 +104,14 @@ def translate_legacy(component: str, steps: Sequence[Step], version: int) -> int
         f"the database holds {component} schema version {version} (old numbering), which "
         "this adk-memory-kit does not know; upgrade adk-memory-kit"
     )
+
+
+def legacy_version(steps: Sequence[Step], applied: int) -> int:
+    """The old block number of a database that ran ``steps[:applied]`` (what older
+    releases read from ``version``)."""
+    if not _marked(steps):
+        return applied
+    return max((s.legacy for s in steps[:applied] if s.legacy is not None), default=0)
 
 
 async def lock_and_read_version(
@@ -124,16 +127,23 @@ async def lock_and_read_version(
     row = await _version_row(conn, component)
     if row is None:
         return None
-    current = row.version
-    if row.numbering == _LEGACY_NUMBERING:
-        current = translate_legacy(component, as_steps(steps), row.version)
+    all_steps = as_steps(steps)
+    current = row.step
+    if current is None:
+        current = translate_legacy(component, all_steps, row.version)
         await conn.execute(
             _RECORD_VERSION,
-            {"c": component, "v": current, "m": row.embedding_model, "d": row.embedding_dim},
+            {
+                "c": component,
+                "v": legacy_version(all_steps, min(current, len(all_steps))),
+                "s": current,
+                "m": row.embedding_model,
+                "d": row.embedding_dim,
+            },
         )
     if current > len(steps):
         raise SchemaMismatchError(
-            f"the database holds {component} schema version {current}, newer than this "
+            f"the database holds {component} schema step {current}, newer than this "
             f"adk-memory-kit knows ({len(steps)}); upgrade adk-memory-kit"
         )
     return current
@@ -160,13 +170,16 @@ async def run_steps(
 
     The embedding attributes are recorded with the first version row of ``component``.
     """
+    all_steps = as_steps(steps)
     params = {"c": component, "m": embedding_model, "d": embedding_dim}
-    for version, step in enumerate(as_steps(steps)[from_version:], start=from_version + 1):
+    for number, step in enumerate(all_steps[from_version:], start=from_version + 1):
         if step.only_if is None or await conn.scalar(text(f"SELECT ({step.only_if})")):
             await conn.execute(text(step.sql))
-        await conn.execute(_RECORD_VERSION, {**params, "v": version})
-    if from_version == 0 and not steps:
-        await conn.execute(_RECORD_VERSION, {**params, "v": 0})
+        await conn.execute(
+            _RECORD_VERSION, {**params, "s": number, "v": legacy_version(all_steps, number)}
+        )
+    if from_version == 0 and not all_steps:
+        await conn.execute(_RECORD_VERSION, {**params, "s": 0, "v": 0})
 
 
 async def migrate(engine: AsyncEngine, component: str, steps: Sequence[StepLike]) -> None:

@@ -15,7 +15,13 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from adk_memory_kit.db.migrations import VERSION_TABLE, Step, migrate, translate_legacy
+from adk_memory_kit.db.migrations import (
+    VERSION_TABLE,
+    Step,
+    legacy_version,
+    migrate,
+    translate_legacy,
+)
 from adk_memory_kit.errors import SchemaMismatchError
 from adk_memory_kit.memory import schema as memory_schema
 from adk_memory_kit.memory.service import PgVectorMemoryService
@@ -36,14 +42,15 @@ def _names() -> tuple[str, str]:
 
 
 async def _version(engine, component: str) -> tuple[int, int] | None:
+    """``(step, version)``: steps applied, and the old block number older releases read."""
     async with engine.connect() as conn:
         row = (
             await conn.execute(
-                text(f"SELECT version, numbering FROM {VERSION_TABLE} WHERE component = :c"),
+                text(f"SELECT step, version FROM {VERSION_TABLE} WHERE component = :c"),
                 {"c": component},
             )
         ).first()
-    return None if row is None else (row.version, row.numbering)
+    return None if row is None else (row.step, row.version)
 
 
 async def _values(engine, table: str) -> list[str]:
@@ -65,7 +72,7 @@ async def test_a_do_block_with_semicolons_is_one_step(engine):
     ]
     await migrate(engine, component, steps)
     assert await _values(engine, table) == ["a", "b"]
-    assert await _version(engine, component) == (2, 2)
+    assert await _version(engine, component) == (2, 2)  # unmarked steps: the same numbers
 
 
 async def test_only_the_new_steps_run_and_each_is_recorded(engine):
@@ -76,7 +83,7 @@ async def test_only_the_new_steps_run_and_each_is_recorded(engine):
     steps.append(Step(f"INSERT INTO {table} VALUES ('two')"))
     await migrate(engine, component, steps)
     assert await _values(engine, table) == ["one", "two"]
-    assert await _version(engine, component) == (3, 2)
+    assert await _version(engine, component) == (3, 3)
 
 
 async def test_a_step_whose_condition_is_false_is_skipped_but_counted(engine):
@@ -92,7 +99,7 @@ async def test_a_step_whose_condition_is_false_is_skipped_but_counted(engine):
     ]
     await migrate(engine, component, steps)
     assert await _values(engine, table) == ["after"]
-    assert await _version(engine, component) == (3, 2)
+    assert await _version(engine, component) == (3, 3)
 
 
 async def test_a_failing_step_rolls_back_the_whole_run(engine):
@@ -108,17 +115,19 @@ async def test_a_failing_step_rolls_back_the_whole_run(engine):
 async def test_a_database_newer_than_the_code_is_refused(engine):
     component, table = _names()
     await migrate(engine, component, [Step(f"CREATE TABLE {table} (v text)"), Step("SELECT 1")])
-    with pytest.raises(SchemaMismatchError, match="newer than this adk-memory-kit knows"):
+    with pytest.raises(SchemaMismatchError, match="step 2, newer than this adk-memory-kit knows"):
         await migrate(engine, component, [Step(f"CREATE TABLE {table} (v text)")])
 
 
 def test_old_block_versions_translate_to_the_step_that_ended_them():
     steps = [Step("a"), Step("b", legacy=1), Step("c"), Step("d"), Step("e", legacy=2), Step("f")]
     assert [translate_legacy("x", steps, v) for v in (0, 1, 2)] == [0, 2, 5]
+    assert [legacy_version(steps, n) for n in range(7)] == [0, 0, 1, 1, 1, 2, 2]
     with pytest.raises(SchemaMismatchError, match="old numbering"):
         translate_legacy("x", steps, 3)
     plain = [Step("a"), Step("b")]  # no marks: the numbering did not change
     assert translate_legacy("x", plain, 2) == 2
+    assert legacy_version(plain, 2) == 2
 
 
 async def test_an_old_numbered_row_continues_after_its_last_block(engine):
@@ -134,12 +143,12 @@ async def test_an_old_numbered_row_continues_after_its_last_block(engine):
     await migrate(engine, "bootstrap_" + component, [])  # the version table exists
     async with engine.begin() as conn:
         await conn.execute(
-            text(f"INSERT INTO {VERSION_TABLE} (component, version, numbering) VALUES (:c, 1, 1)"),
+            text(f"INSERT INTO {VERSION_TABLE} (component, version) VALUES (:c, 1)"),
             {"c": component},
         )
     await migrate(engine, component, steps)
     assert await _values(engine, table) == ["new", "old"]
-    assert await _version(engine, component) == (3, 2)
+    assert await _version(engine, component) == (3, 1)  # older releases still read 1
 
 
 @pytest.fixture
@@ -195,6 +204,8 @@ async def test_a_memory_database_of_the_old_numbering_upgrades_and_works(fresh_d
         await memory.add_memory(app_name="old_app", user_id="u", memories=[entry])
         found = await memory.search_memory(app_name="old_app", user_id="u", query="cat name")
         assert any("Miso" in (m.content.parts[0].text or "") for m in found.memories)
+        # all steps recorded; ``version`` still says 2, so an older release beside this one
+        # (a rolling upgrade) keeps working
         assert await _version(memory.engine, "memory") == (len(steps), 2)
     finally:
         await memory.close()
