@@ -82,8 +82,8 @@ async def test_the_table_is_migrated_once_and_versioned(queue):
     await queue.list()
     engine = queue._engine
     async with engine.connect() as conn:
-        version = await conn.scalar(
-            text("SELECT version FROM adk_memory_kit_schema WHERE component = 'review_queue'")
+        step = await conn.scalar(
+            text("SELECT step FROM adk_memory_kit_schema WHERE component = 'review_queue'")
         )
         indexes = await conn.scalar(
             text("SELECT count(*) FROM pg_indexes WHERE tablename = :t"), {"t": TABLE}
@@ -92,7 +92,7 @@ async def test_the_table_is_migrated_once_and_versioned(queue):
             text("SELECT obj_description(CAST(:t AS regclass))"), {"t": TABLE}
         )
     # one statement per step; the comment marks the table as a kit home for forget/data_map
-    assert version == len(STEPS) == 4 and indexes == 3
+    assert step == len(STEPS) == 4 and indexes == 3
     assert comment == "adk_memory_kit home: review_queue"
 
 
