@@ -51,6 +51,16 @@ CASES: dict[str, tuple[str, str, str]] = {
     # digits: cards, IBANs, ids
     "digits_spaced": ("", "1 ", "x"),
     "labelled_cards": ("", "order" + " " * 50 + ";4000000000000002 ", ""),
+    # login/password pairs, relative clauses, passphrases, national ids
+    "login_then_spaces": ("login jsmith", " ", "x"),
+    "login_repeated": ("", "login ab/", ""),
+    "user_pw_repeated": ("", "user ab pw ", ""),
+    "password_i_use": ("", "password I use ", ""),
+    "passphrase_words": ("passphrase is correct", " horse", "."),
+    "passphrase_repeated": ("", "passphrase is the a b c ", ""),
+    "aadhaar_groups": ("", "2345 ", ""),
+    "aadhaar_hyphens": ("aadhaar ", "2345-", "x"),
+    "pan_like": ("", "ABCPE1234", "F"),
     # sentence ends and health terms
     "dots": ("password is a", ".", "x"),
     "personal_terms": ("I ", "depression ", ""),
