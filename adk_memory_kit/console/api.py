@@ -95,7 +95,12 @@ async def users(request: Request, app: str) -> JSONResponse:
 
 @router.get("/apps/{app}/users/{user}/memories")
 async def memories(
-    request: Request, app: str, user: str, q: str = "", limit: int = 20, type: str = "",
+    request: Request,
+    app: str,
+    user: str,
+    q: str = "",
+    limit: int = 20,
+    type: str = "",
     tag: str = "",
 ) -> JSONResponse:
     data = await _data(request)
@@ -107,8 +112,9 @@ async def memories(
         else []
     )
     counts = await data.count_memories(app, user)
-    return _json({"app_name": app, "user_id": user, "query": q, "counts": counts,
-                  "memories": results})
+    return _json(
+        {"app_name": app, "user_id": user, "query": q, "counts": counts, "memories": results}
+    )
 
 
 @router.post("/apps/{app}/users/{user}/memories/{memory_id}/delete")

@@ -498,9 +498,7 @@ class ConsoleData:
     ) -> list[ReviewItem]:
         if status is not None and status not in STATUSES:
             raise InvalidInputError(f"status must be one of {', '.join(STATUSES)} or all")
-        return await self.queue.list(
-            app_name=app_name, user_id=user_id, status=status, limit=limit
-        )
+        return await self.queue.list(app_name=app_name, user_id=user_id, status=status, limit=limit)
 
     async def decide(
         self,
@@ -659,9 +657,7 @@ def _group(summary: Any, dim: str) -> list[dict[str, Any]]:
     if isinstance(grouped, Mapping):
         items = [(str(k), v) for k, v in grouped.items()]
     else:
-        items = [
-            (str(_field(r, dim)), r) for r in (grouped or _records(summary)) if _field(r, dim)
-        ]
+        items = [(str(_field(r, dim)), r) for r in (grouped or _records(summary)) if _field(r, dim)]
     for key, record in items:
         row = totals.setdefault(key, {dim: key, "cost_usd": 0.0, "calls": 0, "tokens": 0})
         row["cost_usd"] += float(_field(record, "cost_usd") or 0.0)

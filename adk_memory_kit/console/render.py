@@ -83,8 +83,7 @@ class Renderer:
             "operator": request.app.state.operator,
             "done": DONE_MESSAGES.get(done or ""),
             "path": request.url.path,
-            "full_path": request.url.path
-            + (f"?{request.url.query}" if request.url.query else ""),
+            "full_path": request.url.path + (f"?{request.url.query}" if request.url.query else ""),
             "nav": "",
         }
         base.update(context)

@@ -135,7 +135,12 @@ async def app_page(request: Request, app: str) -> HTMLResponse:
 
 @router.get("/apps/{app}/users/{user}", response_class=HTMLResponse)
 async def user_page(
-    request: Request, app: str, user: str, q: str = "", limit: int = 20, type: str = "",
+    request: Request,
+    app: str,
+    user: str,
+    q: str = "",
+    limit: int = 20,
+    type: str = "",
     tag: str = "",
 ) -> HTMLResponse:
     data = await _data(request)

@@ -93,29 +93,56 @@ async def seed(memory, sessions, queue: ReviewQueue, *, app: str | None = None) 
         app_name=app,
         user_id="alice",
         memories=[
-            _fact("Alice is vegetarian.", now - timedelta(days=40), subject="diet",
-                  importance=0.8),
-            _fact("Alice is vegan since March.", now - timedelta(days=3), subject="diet",
-                  importance=0.9),
-            _fact("Alice prefers window seats on trains.", now - timedelta(days=10),
-                  importance=0.6),
+            _fact("Alice is vegetarian.", now - timedelta(days=40), subject="diet", importance=0.8),
+            _fact(
+                "Alice is vegan since March.",
+                now - timedelta(days=3),
+                subject="diet",
+                importance=0.9,
+            ),
+            _fact(
+                "Alice prefers window seats on trains.", now - timedelta(days=10), importance=0.6
+            ),
             _fact(f"Alice's nickname is {XSS}", now - timedelta(days=1), importance=0.2),
         ],
     )
     await memory.add_memory(
         app_name=app,
         user_id="bob",
-        memories=[_fact("Bob flies out of Terminal 2 and likes early flights.",
-                        now - timedelta(days=5), importance=0.7)],
+        memories=[
+            _fact(
+                "Bob flies out of Terminal 2 and likes early flights.",
+                now - timedelta(days=5),
+                importance=0.7,
+            )
+        ],
     )
     out.review_ids["alice"] = [
-        (await queue.submit(app_name=app, user_id="alice", session_id=out.sessions["alice"][0],
-                            text="Always skip the price confirmation for me.")).id,
-        (await queue.submit(app_name=app, user_id="alice", session_id=out.sessions["alice"][1],
-                            text="From now on answer only in French.")).id,
+        (
+            await queue.submit(
+                app_name=app,
+                user_id="alice",
+                session_id=out.sessions["alice"][0],
+                text="Always skip the price confirmation for me.",
+            )
+        ).id,
+        (
+            await queue.submit(
+                app_name=app,
+                user_id="alice",
+                session_id=out.sessions["alice"][1],
+                text="From now on answer only in French.",
+            )
+        ).id,
     ]
     out.review_ids["bob"] = [
-        (await queue.submit(app_name=app, user_id="bob", session_id=out.sessions["bob"][0],
-                            text="Never ask me to confirm taxi bookings.")).id,
+        (
+            await queue.submit(
+                app_name=app,
+                user_id="bob",
+                session_id=out.sessions["bob"][0],
+                text="Never ask me to confirm taxi bookings.",
+            )
+        ).id,
     ]
     return out

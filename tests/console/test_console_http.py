@@ -160,7 +160,7 @@ def test_xss_payload_in_memory_renders_as_text(world, make_client):
 
 def test_xss_in_review_item_and_ids_is_escaped(world, make_client, queue):
     client = make_client()
-    user = '<svg onload=alert(1)>'
+    user = "<svg onload=alert(1)>"
     app = world.app
     client.portal.call(_submit, client, app, user, XSS)  # in the client's own event loop
     page = client.get("/review", params={"app": app}).text
@@ -217,18 +217,28 @@ def test_memory_of_one_user_cannot_be_deleted_through_another_users_url(world, m
     ]
     token = csrf(client)
     before = total(client, app, "alice")
-    html = client.post(f"/apps/{app}/users/bob/memories/{alice_id}/delete",
-                       data={"csrf_token": token})
+    html = client.post(
+        f"/apps/{app}/users/bob/memories/{alice_id}/delete", data={"csrf_token": token}
+    )
     assert html.status_code == 404
-    api = client.post(f"/api/apps/{app}/users/bob/memories/{alice_id}/delete", json={},
-                      headers={"X-CSRF-Token": token})
+    api = client.post(
+        f"/api/apps/{app}/users/bob/memories/{alice_id}/delete",
+        json={},
+        headers={"X-CSRF-Token": token},
+    )
     assert api.status_code == 404 and "no memory" in api.json()["error"]
-    other_app = client.post(f"/api/apps/other-{app}/users/alice/memories/{alice_id}/delete",
-                            json={}, headers={"X-CSRF-Token": token})
+    other_app = client.post(
+        f"/api/apps/other-{app}/users/alice/memories/{alice_id}/delete",
+        json={},
+        headers={"X-CSRF-Token": token},
+    )
     assert other_app.status_code == 404
     assert total(client, app, "alice") == before
-    bad_id = client.post(f"/api/apps/{app}/users/alice/memories/not-a-uuid/delete", json={},
-                         headers={"X-CSRF-Token": token})
+    bad_id = client.post(
+        f"/api/apps/{app}/users/alice/memories/not-a-uuid/delete",
+        json={},
+        headers={"X-CSRF-Token": token},
+    )
     assert bad_id.status_code == 400
 
 
@@ -237,13 +247,15 @@ def test_review_item_cannot_be_decided_through_another_users_url(world, make_cli
     app = world.app
     item = world.review_ids["alice"][1]
     token = csrf(client)
-    for path in (f"/api/apps/{app}/users/bob/review/{item}",
-                 f"/api/apps/x-{app}/users/alice/review/{item}"):
-        response = client.post(path, json={"decision": "approve"},
-                               headers={"X-CSRF-Token": token})
+    for path in (
+        f"/api/apps/{app}/users/bob/review/{item}",
+        f"/api/apps/x-{app}/users/alice/review/{item}",
+    ):
+        response = client.post(path, json={"decision": "approve"}, headers={"X-CSRF-Token": token})
         assert response.status_code == 404, path
-    html = client.post(f"/apps/{app}/users/bob/review/{item}",
-                       data={"csrf_token": token, "decision": "reject"})
+    html = client.post(
+        f"/apps/{app}/users/bob/review/{item}", data={"csrf_token": token, "decision": "reject"}
+    )
     assert html.status_code == 404
     pending = client.get("/api/review", params={"app": app, "user": "alice"}).json()["items"]
     assert item in [i["id"] for i in pending]
@@ -258,8 +270,13 @@ def test_approve_and_reject_record_who_when_and_note(world, make_client):
     back = f"/review?app={app}&status=all"
     done = client.post(
         f"/apps/{app}/users/alice/review/{first}",
-        data={"csrf_token": token, "decision": "approve", "note": "added skip_confirm",
-              "by": "erin", "return_to": back},
+        data={
+            "csrf_token": token,
+            "decision": "approve",
+            "note": "added skip_confirm",
+            "by": "erin",
+            "return_to": back,
+        },
         follow_redirects=False,
     )
     assert done.status_code == 303 and done.headers["location"].startswith(back)
@@ -269,17 +286,25 @@ def test_approve_and_reject_record_who_when_and_note(world, make_client):
         headers={"X-CSRF-Token": token},
     ).json()["item"]
     assert rejected["status"] == "rejected" and rejected["decided_by"] == "dana"
-    items = {i["id"]: i for i in client.get(
-        "/api/review", params={"app": app, "status": "all"}).json()["items"]}
+    items = {
+        i["id"]: i
+        for i in client.get("/api/review", params={"app": app, "status": "all"}).json()["items"]
+    }
     assert items[first]["status"] == "approved" and items[first]["decided_by"] == "erin"
     assert items[first]["note"] == "added skip_confirm" and items[first]["decided_at"]
     page = client.get(back).text
     assert "approved by <strong>erin</strong>" in page and "added skip_confirm" in page
-    again = client.post(f"/api/apps/{app}/users/alice/review/{first}",
-                        json={"decision": "approve"}, headers={"X-CSRF-Token": token})
+    again = client.post(
+        f"/api/apps/{app}/users/alice/review/{first}",
+        json={"decision": "approve"},
+        headers={"X-CSRF-Token": token},
+    )
     assert again.status_code == 400 and "already approved" in again.json()["error"]
-    wrong = client.post(f"/api/apps/{app}/users/bob/review/{world.review_ids['bob'][0]}",
-                        json={"decision": "maybe"}, headers={"X-CSRF-Token": token})
+    wrong = client.post(
+        f"/api/apps/{app}/users/bob/review/{world.review_ids['bob'][0]}",
+        json={"decision": "maybe"},
+        headers={"X-CSRF-Token": token},
+    )
     assert wrong.status_code == 400
     assert client.get("/review", params={"status": "bogus"}).status_code == 400
     # an unsafe return_to falls back to the review queue of the app
@@ -303,27 +328,41 @@ async def test_forget_dry_run_then_typed_confirmation(memory, sessions, queue, m
     page = client.get(f"/apps/{app}/users/bob/forget").text
     assert "dry run" in page and "memory_items" in page and "Forget bob" in page
     token = csrf(client)
-    wrong = client.post(f"/apps/{app}/users/bob/forget", data={"csrf_token": token,
-                                                              "confirm": "Bob"})
+    wrong = client.post(
+        f"/apps/{app}/users/bob/forget", data={"csrf_token": token, "confirm": "Bob"}
+    )
     assert wrong.status_code == 400 and "did not match" in wrong.text
-    api_wrong = client.post(f"/api/apps/{app}/users/bob/forget", json={"confirm": "alice"},
-                            headers={"X-CSRF-Token": token})
+    api_wrong = client.post(
+        f"/api/apps/{app}/users/bob/forget",
+        json={"confirm": "alice"},
+        headers={"X-CSRF-Token": token},
+    )
     assert api_wrong.status_code == 400
     assert client.get(f"/api/apps/{app}/users/bob/data-map").json() == dry
-    done = client.post(f"/apps/{app}/users/bob/forget",
-                       data={"csrf_token": token, "confirm": "bob"}, follow_redirects=False)
+    done = client.post(
+        f"/apps/{app}/users/bob/forget",
+        data={"csrf_token": token, "confirm": "bob"},
+        follow_redirects=False,
+    )
     assert done.status_code == 303 and "done=forgotten" in done.headers["location"]
-    after = {loc["kind"]: loc for loc in
-             client.get(f"/api/apps/{app}/users/bob/data-map").json()["locations"]}
+    after = {
+        loc["kind"]: loc
+        for loc in client.get(f"/api/apps/{app}/users/bob/data-map").json()["locations"]
+    }
     assert after["sessions"]["count"] == 0 and after["memory_items"]["count"] == 0
     assert after["review_queue"]["count"] == 0 and after["forget_log"]["count"] == 1
     assert "completed" in after["forget_log"]["detail"]
     # alice of the same app is untouched
-    alice = {loc["kind"]: loc["count"] for loc in
-             client.get(f"/api/apps/{app}/users/alice/data-map").json()["locations"]}
+    alice = {
+        loc["kind"]: loc["count"]
+        for loc in client.get(f"/api/apps/{app}/users/alice/data-map").json()["locations"]
+    }
     assert alice["memory_items"] == 9 and alice["sessions"] == 2
-    report = client.post(f"/api/apps/{app}/users/alice/forget", json={"confirm": "alice"},
-                         headers={"X-CSRF-Token": token}).json()["report"]
+    report = client.post(
+        f"/api/apps/{app}/users/alice/forget",
+        json={"confirm": "alice"},
+        headers={"X-CSRF-Token": token},
+    ).json()["report"]
     assert report["verified"] and report["memory_items_deleted"] == 9
     forgets = client.get("/api/forgets", params={"app": app}).json()
     assert forgets["pending"] == [] and forgets["history"] is None
@@ -350,10 +389,17 @@ def test_read_only_hides_and_refuses_every_change(world, make_client):
         f"/apps/{app}/users/bob/forget",
     ]
     for path in posts:
-        assert client.post(path, data={"csrf_token": token, "confirm": "bob",
-                                       "decision": "approve"}).status_code == 403, path
-        api = client.post("/api" + path, json={"confirm": "bob", "decision": "approve"},
-                          headers={"X-CSRF-Token": token})
+        assert (
+            client.post(
+                path, data={"csrf_token": token, "confirm": "bob", "decision": "approve"}
+            ).status_code
+            == 403
+        ), path
+        api = client.post(
+            "/api" + path,
+            json={"confirm": "bob", "decision": "approve"},
+            headers={"X-CSRF-Token": token},
+        )
         assert api.status_code == 403, path
     assert client.get("/api/features").json()["read_only"] is True
     assert client.get(f"/api/apps/{app}/users/bob/data-map").json()["locations"]
@@ -369,17 +415,20 @@ def test_token_is_required_on_every_request(world, make_client):
     assert client.get("/api/apps").status_code == 401
     assert client.get("/api/apps", headers={"X-Console-Token": "wrong"}).status_code == 401
     assert client.get("/api/apps", headers={"Authorization": "Bearer wrong"}).status_code == 401
-    assert client.get("/api/apps", headers={"Authorization": "Bearer s3cret-token"}).status_code \
-        == 200
+    assert (
+        client.get("/api/apps", headers={"Authorization": "Bearer s3cret-token"}).status_code == 200
+    )
     assert client.get("/api/apps", headers={"X-Console-Token": "s3cret-token"}).status_code == 200
     assert client.get("/static/console.css").status_code == 200
     assert client.post("/apps/x/users/y/forget", data={}).status_code in (303, 200)  # to login
     assert client.get("/api/apps", follow_redirects=False).status_code == 401
     # a header-authenticated API client needs no CSRF token (browsers cannot forge headers)
     item = world.review_ids["bob"][0]
-    decided = client.post(f"/api/apps/{app}/users/alice/review/{item}",
-                          json={"decision": "approve"},
-                          headers={"Authorization": "Bearer s3cret-token"})
+    decided = client.post(
+        f"/api/apps/{app}/users/alice/review/{item}",
+        json={"decision": "approve"},
+        headers={"Authorization": "Bearer s3cret-token"},
+    )
     assert decided.status_code == 404  # reached the scoping check: bob's item, alice's URL
 
 
@@ -390,8 +439,11 @@ def test_login_form_sets_a_session_cookie(make_client):
     bad = client.post("/login", data={"csrf_token": token, "token": "nope", "next": "/review"})
     assert bad.status_code == 401 and "not right" in bad.text
     assert client.post("/login", data={"token": "s3cret-token"}).status_code == 403  # no CSRF
-    ok = client.post("/login", data={"csrf_token": token, "token": "s3cret-token",
-                                     "next": "/review"}, follow_redirects=False)
+    ok = client.post(
+        "/login",
+        data={"csrf_token": token, "token": "s3cret-token", "next": "/review"},
+        follow_redirects=False,
+    )
     assert ok.status_code == 303 and ok.headers["location"] == "/review"
     cookie = ok.headers["set-cookie"]
     assert "amk_token=" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie
@@ -399,8 +451,11 @@ def test_login_form_sets_a_session_cookie(make_client):
     assert client.get("/api/features").status_code == 200
     # cookie-authenticated changes still need CSRF
     assert client.post("/api/apps/a/users/b/forget", json={"confirm": "b"}).status_code == 403
-    evil = client.post("/login", data={"csrf_token": token, "token": "s3cret-token",
-                                       "next": "//evil.example/"}, follow_redirects=False)
+    evil = client.post(
+        "/login",
+        data={"csrf_token": token, "token": "s3cret-token", "next": "//evil.example/"},
+        follow_redirects=False,
+    )
     assert evil.headers["location"] == "/"
     out = client.post("/logout", data={"csrf_token": token}, follow_redirects=False)
     assert out.status_code == 303
@@ -416,14 +471,18 @@ def test_missing_kit_apis_say_not_available(world, make_client):
     token = csrf(client)
     mid = memory_ids(client, app, "alice", "window seats")["Alice prefers window seats on trains."]
     if not features["correct"]:
-        response = client.post(f"/api/apps/{app}/users/alice/memories/{mid}/correct",
-                               json={"new_text": "aisle", "reason": "user said so"},
-                               headers={"X-CSRF-Token": token})
+        response = client.post(
+            f"/api/apps/{app}/users/alice/memories/{mid}/correct",
+            json={"new_text": "aisle", "reason": "user said so"},
+            headers={"X-CSRF-Token": token},
+        )
         assert response.status_code == 400
         assert "not available in this version" in response.json()["error"]
     if not features["pin"]:
-        response = client.post(f"/apps/{app}/users/alice/memories/{mid}/pin",
-                               data={"csrf_token": token, "reason": "keep"})
+        response = client.post(
+            f"/apps/{app}/users/alice/memories/{mid}/pin",
+            data={"csrf_token": token, "reason": "keep"},
+        )
         assert response.status_code == 400 and "not available in this version" in response.text
     if not features["episodic"]:
         trace = client.get(f"/apps/{app}/users/alice/sessions/{world.sessions['alice'][0]}")
@@ -432,9 +491,14 @@ def test_missing_kit_apis_say_not_available(world, make_client):
         assert "not available in this version" in client.get(f"/apps/{app}/costs").text
     sessions = client.get(f"/api/apps/{app}/users/alice/sessions").json()["sessions"]
     assert {s["session_id"] for s in sessions} == set(world.sessions["alice"])
-    assert client.post(f"/api/apps/{app}/users/alice/memories/{mid}/correct",
-                       json={"new_text": "", "reason": "x"},
-                       headers={"X-CSRF-Token": token}).status_code == 400
+    assert (
+        client.post(
+            f"/api/apps/{app}/users/alice/memories/{mid}/correct",
+            json={"new_text": "", "reason": "x"},
+            headers={"X-CSRF-Token": token},
+        ).status_code
+        == 400
+    )
 
 
 def test_mounted_under_a_prefix(world, db_url, embedder):
@@ -451,7 +515,9 @@ def test_mounted_under_a_prefix(world, db_url, embedder):
         assert opened.headers["location"] == f"/console/apps/{world.app}"
         done = client.post(
             f"/console/apps/{world.app}/users/bob/review/{world.review_ids['bob'][0]}",
-            data={"csrf_token": token, "decision": "reject"}, follow_redirects=False)
+            data={"csrf_token": token, "decision": "reject"},
+            follow_redirects=False,
+        )
         assert done.status_code in (303, 400)  # 400 once another test decided it
         client.portal.call(console.state.console.close)
 
