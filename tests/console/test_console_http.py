@@ -92,6 +92,11 @@ def test_every_page_renders_with_no_store_and_csp(world, make_client):
         assert "script-src 'self'" in response.headers["content-security-policy"], path
         assert response.headers["x-content-type-options"] == "nosniff"
         assert "text/html" in response.headers["content-type"]
+    bad = client.get(f"/apps/{app}/users/alice", params={"q": "x", "limit": "many"})
+    assert bad.status_code == 400 and "bad value for limit" in bad.text
+    assert client.get("/api/review", params={"limit": "x"}).json() == {
+        "error": "bad value for limit"
+    }
     static = client.get("/static/htmx.min.js")
     assert static.status_code == 200 and static.headers["cache-control"] == "no-store"
 
@@ -161,7 +166,7 @@ def test_xss_payload_in_memory_renders_as_text(world, make_client):
 def test_xss_in_review_item_and_ids_is_escaped(world, make_client, queue):
     client = make_client()
     user = "<svg onload=alert(1)>"
-    app = world.app
+    app = f"xss-{world.app}"  # its own app: the other tests count the seeded app's items
     client.portal.call(_submit, client, app, user, XSS)  # in the client's own event loop
     page = client.get("/review", params={"app": app}).text
     assert "&lt;svg onload=alert(1)&gt;" in page and "<svg onload" not in page
