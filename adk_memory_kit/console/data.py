@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
@@ -34,6 +35,8 @@ from google.adk.sessions.base_session_service import BaseSessionService
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.memory.service import PgVectorMemoryService
 from adk_memory_kit.routing.review_queue import STATUSES, ReviewItem, ReviewQueue
+
+logger = logging.getLogger(__name__)
 
 NOT_AVAILABLE = "not available in this version of adk-memory-kit"
 _BIG = 10_000  # cap on listed rows per call (review items, users)
@@ -294,8 +297,14 @@ class ConsoleData:
 
                 log_cls = getattr(adk_memory_kit, "EpisodicLog", None)
                 if log_cls is not None:
-                    self._log = log_cls(db_url=url)
-                    self._owned.append(self._log)
+                    try:
+                        self._log = log_cls(db_url=url)
+                    except Exception:  # an optional view must not stop the console
+                        logger.warning(
+                            "episodic log unavailable: traces and costs are off", exc_info=True
+                        )
+                    else:
+                        self._owned.append(self._log)
             self._started = True
 
     async def close(self) -> None:
