@@ -66,13 +66,13 @@ def main() -> int:
         "memory": f"{alice}?q=what+does+alice+eat",
         "review": "/review?app=concierge&status=all",
         "forget": f"{alice}/forget",
+        "session": f"{alice}/sessions/{seeded.sessions['alice'][0]}",
     }
     import adk_memory_kit
 
     if not hasattr(adk_memory_kit, "EpisodicLog"):
         print("traces and costs: no episodic log in this kit version, not captured")
     else:  # pragma: no cover - once the episodic log exists
-        views["traces"] = f"{alice}/sessions/{seeded.sessions['alice'][0]}"
         views["costs"] = "/apps/concierge/costs"
     with serve(app) as base, chromium() as browser:
         page = browser.new_page(viewport={"width": 1366, "height": 900})

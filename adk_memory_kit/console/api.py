@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from adk_memory_kit.console.data import ConsoleData
+from adk_memory_kit.console.data import ConsoleData, NotFoundError
 from adk_memory_kit.console.security import CSRF_HEADER
 from adk_memory_kit.errors import InvalidInputError
 
@@ -203,6 +203,15 @@ async def forgets(request: Request, app: str = "", user: str = "") -> JSONRespon
 async def sessions(request: Request, app: str, user: str) -> JSONResponse:
     data = await _data(request)
     return _json({"sessions": await data.user_sessions(app, user)})
+
+
+@router.get("/apps/{app}/users/{user}/sessions/{session_id}/events")
+async def session_events(request: Request, app: str, user: str, session_id: str) -> JSONResponse:
+    data = await _data(request)
+    events = await data.session_events(app, user, session_id)
+    if events is None:
+        raise NotFoundError("no such session for this user in this app")
+    return _json({"events": events})
 
 
 @router.get("/apps/{app}/users/{user}/sessions/{session_id}/trace")

@@ -170,6 +170,21 @@ class SessionRow:
 
 
 @dataclass
+class EventRow:
+    """One event of a session as ADK's session service returns it."""
+
+    time: datetime | None
+    author: str | None
+    text: str
+    calls: list[str]
+    responses: list[str]
+    state_keys: list[str]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**self.__dict__, "time": _iso(self.time)}
+
+
+@dataclass
 class TraceEntry:
     """One row of the episodic log's ``trace`` (fields named by the episodic-log issue)."""
 
@@ -414,6 +429,38 @@ class ConsoleData:
             if s.user_id == user_id
         ]
         return sorted(rows, key=lambda r: r.last_update or _EPOCH, reverse=True)
+
+    async def session_events(
+        self, app_name: str, user_id: str, session_id: str, *, limit: int = 500
+    ) -> list[EventRow] | None:
+        """The session's latest ``limit`` events (``None``: no such session of this user)."""
+        from google.adk.sessions.base_session_service import GetSessionConfig
+
+        session = await self.sessions.get_session(
+            app_name=app_name,
+            user_id=user_id,
+            session_id=session_id,
+            config=GetSessionConfig(num_recent_events=limit),
+        )
+        if session is None or session.user_id != user_id or session.app_name != app_name:
+            return None
+        rows = []
+        for event in session.events:
+            parts = (event.content.parts or []) if event.content else []
+            delta = event.actions.state_delta if event.actions else None
+            rows.append(
+                EventRow(
+                    time=_from_ts(event.timestamp),
+                    author=event.author,
+                    text="".join(p.text or "" for p in parts if p.text and not p.thought),
+                    calls=[p.function_call.name or "?" for p in parts if p.function_call],
+                    responses=[
+                        p.function_response.name or "?" for p in parts if p.function_response
+                    ],
+                    state_keys=sorted(delta or {}),
+                )
+            )
+        return rows
 
     # ------------------------------------------------------------------ memory
     async def count_memories(self, app_name: str, user_id: str) -> dict[str, int]:

@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException
 
-from adk_memory_kit.console.data import ConsoleData
+from adk_memory_kit.console.data import ConsoleData, NotFoundError
 from adk_memory_kit.console.render import Renderer, _seg
 from adk_memory_kit.console.security import TOKEN_COOKIE, cookie_path, safe_next
 from adk_memory_kit.errors import InvalidInputError
@@ -282,15 +282,19 @@ async def forgets_page(request: Request, app: str = "") -> HTMLResponse:
 @router.get("/apps/{app}/users/{user}/sessions/{session_id}", response_class=HTMLResponse)
 async def trace_page(request: Request, app: str, user: str, session_id: str) -> HTMLResponse:
     data = await _data(request)
+    events = await data.session_events(app, user, session_id)
     entries = await data.trace(app, user, session_id)
+    if events is None and not entries:
+        raise NotFoundError("no such session for this user in this app")
     return _page(
         request,
         "trace.html",
         app=app,
         user=user,
         session_id=session_id,
+        events=events or [],
         entries=entries,
-        nav="costs",
+        nav="apps",
     )
 
 

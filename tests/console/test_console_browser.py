@@ -71,6 +71,7 @@ def test_deep_links_open_every_view(site, world, page):
         f"/review?app={app}": "Always skip the price confirmation for me.",
         f"/apps/{app}/users/alice/forget": "Data map",
         "/forgets": "Pending forgets",
+        f"/apps/{app}/users/alice/sessions/{world.sessions['alice'][0]}": "Booked Green Fork",
     }
     for path, expected in views.items():
         response = page.goto(site + path)

@@ -138,6 +138,19 @@ def test_user_page_deep_link_shows_search_results_as_served(world, make_client):
     assert fragment.lstrip().startswith('<div id="results">') and "window seats" in fragment
 
 
+def test_session_page_shows_the_events_of_that_users_session_only(world, make_client):
+    client = make_client()
+    app, sid = world.app, world.sessions["alice"][0]
+    page = client.get(f"/apps/{app}/users/alice/sessions/{sid}").text
+    assert "Booked Green Fork for Friday 19:30, table for two." in page
+    assert page.index("Please book me a table") < page.index("allergic to peanuts")
+    events = client.get(f"/api/apps/{app}/users/alice/sessions/{sid}/events").json()["events"]
+    assert [e["author"] for e in events] == ["user", "concierge", "user"]
+    assert client.get(f"/apps/{app}/users/bob/sessions/{sid}").status_code == 404
+    assert client.get(f"/api/apps/{app}/users/bob/sessions/{sid}/events").status_code == 404
+    assert client.get(f"/apps/x-{app}/users/alice/sessions/{sid}").status_code == 404
+
+
 def test_memories_api_returns_kit_fields(world, make_client):
     client = make_client()
     body = client.get(
