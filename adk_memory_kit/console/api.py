@@ -35,6 +35,8 @@ def _plain(value: Any) -> Any:
     """JSON-friendly form of the adapter's and the kit's records."""
     if hasattr(value, "as_dict"):
         return _plain(value.as_dict())
+    if hasattr(value, "model_dump"):  # pydantic models (e.g. ADK's MemoryEntry)
+        return value.model_dump(mode="json", exclude_none=True)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return _plain(dataclasses.asdict(value))
     if isinstance(value, dict):

@@ -46,7 +46,7 @@ def browser():
 
 @pytest.fixture
 def page(browser):
-    """A fresh page that records every dialog (alert/confirm) and page error."""
+    """A fresh page that records every dialog (alert/confirm), page error and console error."""
     context = browser.new_context(viewport={"width": 1366, "height": 900})
     page = context.new_page()
     page.dialogs = []
@@ -58,6 +58,8 @@ def page(browser):
 
     page.on("dialog", on_dialog)
     page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    # CSP violations and failed loads show up as console errors
+    page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
     yield page
     context.close()
 

@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 
 from adk_memory_kit.console import create_app
 from adk_memory_kit.memory.service import PgVectorMemoryService
+from tests.console.browser import chromium, missing_browser, serve
 
 pytestmark = pytest.mark.slow
 
@@ -215,3 +216,24 @@ def test_correct_and_pin_pass_the_urls_app_and_user(db_url, embedder):
             "pinned": False,
         },
     ]
+
+
+@pytest.mark.skipif(missing_browser() is not None, reason=f"browser: {missing_browser()}")
+def test_cost_charts_draw_in_chromium_under_the_csp(db_url, embedder, log):
+    """console.js reads the costs JSON API and Chart.js draws it, with no CSP violation."""
+    app = create_app(db_url, embedder=embedder, episodic_log=log)
+    with serve(app) as base, chromium() as browser:
+        page = browser.new_page()
+        problems: list[str] = []
+        page.on("pageerror", lambda exc: problems.append(str(exc)))
+        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        with page.expect_response(lambda r: "/api/apps/shop/costs" in r.url) as costs:
+            page.goto(f"{base}/apps/shop/costs?days=7")
+        assert costs.value.status == 200
+        page.wait_for_load_state("networkidle")
+        drawn = page.evaluate(
+            "() => [...document.querySelectorAll('canvas[data-chart-src]')]"
+            ".map(c => window.Chart.getChart(c) ? window.Chart.getChart(c).data.labels.length : 0)"
+        )
+        assert drawn == [7, 2, 2]  # 7 days, 2 models, 2 agents
+        assert problems == []
