@@ -1,9 +1,11 @@
 """adk-memory-kit: real memory for Google ADK agents."""
 
 from adk_memory_kit.adk_services import register_pgvector_services
+from adk_memory_kit.context import ContextBudget, ContextBudgetPlugin, FactPreservingSummarizer
 from adk_memory_kit.db import embedded_db_url, kit_home
 from adk_memory_kit.embedders import Embedder, GeminiEmbedder, LocalMiniLMEmbedder
 from adk_memory_kit.errors import (
+    ContextBudgetExceededError,
     DatabaseUnavailableError,
     EmbedderError,
     EmbeddingDimensionError,
@@ -77,6 +79,9 @@ __all__ = [
     "BudgetedPreloadMemoryTool",
     "Candidate",
     "CloseResult",
+    "ContextBudget",
+    "ContextBudgetExceededError",
+    "ContextBudgetPlugin",
     "DEFAULT_DETECTORS",
     "DEFAULT_VOCABULARY",
     "DataHome",
@@ -86,6 +91,7 @@ __all__ = [
     "EmbedderError",
     "EmbeddingDimensionError",
     "ExtractionError",
+    "FactPreservingSummarizer",
     "ForgetReport",
     "GeminiEmbedder",
     "IdleIngestJob",
