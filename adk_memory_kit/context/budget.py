@@ -320,7 +320,7 @@ class ContextBudget:
             ratio=round(self._ratio, 4),
         )
         # the standing cut, if its invocation is still in the request
-        position = keys.index(stored_cut) if stored_cut in keys else 0
+        position = keys.index(stored_cut) + 1 if stored_cut in keys else 0
         plan = await self._plan(contents, lay.kinds, lay.starts, position, overhead, summary=True)
         cut_key = stored_cut if position else None
         if not self.fits(plan.estimate):
@@ -392,7 +392,7 @@ class ContextBudget:
         return _Plan(
             outcome.contents,
             outcome.tokens_after,
-            bool(outcome.threshold_crossed),
+            bool(outcome.threshold_crossed) and outcome.pruned_parts > 0,
             summary_content is not None,
         )
 
