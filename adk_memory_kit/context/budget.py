@@ -7,13 +7,17 @@ Guarantee: a request the callback lets through has an estimated size (the kit's
 
 Trimming order, cheapest to lose first (each step only when the request is still over):
 
-1. stale tool payloads: the kit's pruner in threshold mode replaces raw tool results outside
-   the newest contents with tombstones once the history passes ``prune_ratio * max_tokens``;
+1. stale tool payloads: the kit's pruner replaces every raw tool result before the current
+   invocation with a tombstone (the pruning boundary is kept in session state);
 2. recall beyond its cap: ``<RECALLED_MEMORY>`` lines past ``recall_max_tokens``;
 3. older history: whole invocations from the oldest on, replaced by one fact-preserving
-   summary (``summarizer``) or dropped; the cut moves in one big step, to ``target_ratio *
-   max_tokens``, and is kept in session state, so the request prefix stays byte-identical
-   until the next crossing (cache friendly) and survives a restart;
+   summary (``summarizer``) or dropped.
+
+Cache-aware: nothing in the history is edited while the request fits. At a crossing (the
+request would exceed ``max_tokens``) steps 1-3 run in one big step, down to ``target_ratio *
+max_tokens``; the pruning boundary and the cut are kept in session state, so later requests
+repeat the same edits, the prefix stays byte-identical until the next crossing and a
+restarted process reproduces it.
 4. the minimum: system instruction and tools, working memory and the current invocation
    (newest user message included, never cut) with its older tool payloads pruned, the
    summary and recall left out. If that does not fit, the error is raised.
@@ -38,7 +42,6 @@ from google.genai import types
 
 from adk_memory_kit.context.sections import (
     HISTORY,
-    RECALL,
     SCOPED_RECALL,
     SECTIONS,
     SYSTEM,
@@ -64,6 +67,8 @@ REPORT_KEY = STATE_PREFIX + "report"
 """Per call: tokens of each section before/after, limit, estimate and whether history moved."""
 CUT_KEY = STATE_PREFIX + "cut"
 """Fingerprint (a hash, no text) of the first invocation kept in the request."""
+PRUNE_KEY = STATE_PREFIX + "pruned_before"
+"""Fingerprint of the invocation before which every prunable tool payload is a tombstone."""
 
 _DEFAULT = object()
 
@@ -97,12 +102,23 @@ class BudgetRecord:
         return asdict(self)
 
 
+_MIN_PAYLOAD_TOKENS = 50
+
+
 @dataclass
 class _Plan:
     contents: list[types.Content]
     estimate: int
-    crossed: bool = False
+    pruned: int = 0
     summarized: bool = False
+
+
+@dataclass
+class _Ctx:
+    contents: list[types.Content]
+    kinds: list[str]
+    starts: list[int]
+    overhead: int
 
 
 @dataclass
@@ -144,8 +160,6 @@ class ContextBudget:
         keep_recent_invocations: Invocations reported as ``recent`` (the rest is ``older``).
         prunable: Tools whose stale results may be replaced by tombstones (names or a
             predicate); default: every tool except distilled and working-memory tools.
-        prune_ratio: The pruner's threshold, as a share of ``max_tokens``.
-        keep_recent_contents: Newest contents whose tool payloads the pruner never touches.
         recall_max_tokens: Cap for recalled memories when over budget (default 1/6).
         summarizer: Summarises dropped history (default: an offline
             :class:`FactPreservingSummarizer`); ``None`` drops it without a summary.
@@ -160,8 +174,6 @@ class ContextBudget:
         target_ratio: float = 0.6,
         keep_recent_invocations: int = 2,
         prunable: Iterable[str] | Callable[[str], bool] | None = None,
-        prune_ratio: float = 0.4,
-        keep_recent_contents: int = 4,
         recall_max_tokens: int | None = None,
         summarizer: FactPreservingSummarizer | None | object = _DEFAULT,
         summary_max_tokens: int | None = None,
@@ -172,18 +184,12 @@ class ContextBudget:
             raise InvalidInputError("safety_margin must be in [0, 1)")
         if not 0 < target_ratio <= 1:
             raise InvalidInputError("target_ratio must be in (0, 1]")
-        if not 0 < prune_ratio <= 1:
-            raise InvalidInputError("prune_ratio must be in (0, 1]")
-        if keep_recent_invocations < 1 or keep_recent_contents < 0:
-            raise InvalidInputError(
-                "keep_recent_invocations must be >= 1 and keep_recent_contents >= 0"
-            )
+        if keep_recent_invocations < 1:
+            raise InvalidInputError("keep_recent_invocations must be >= 1")
         self.max_tokens = max_tokens
         self.safety_margin = safety_margin
         self.target_ratio = target_ratio
         self.keep_recent_invocations = keep_recent_invocations
-        self.prune_ratio = prune_ratio
-        self.keep_recent_contents = keep_recent_contents
         self.recall_max_tokens = (
             max_tokens // 6 if recall_max_tokens is None else int(recall_max_tokens)
         )
@@ -210,7 +216,7 @@ class ContextBudget:
         self._tombstone = tombstone_factory(None, findings_tool=None)
         self._tombstones = TombstoneCache()
         self._summaries: OrderedDict[tuple[str, int], types.Content | None] = OrderedDict()
-        self._cuts: OrderedDict[str, str] = OrderedDict()  # session id -> cut (no state)
+        self._marks: OrderedDict[str, dict[str, str | None]] = OrderedDict()  # without state
         self._sent: OrderedDict[str, tuple[int, BudgetRecord]] = OrderedDict()
         self._ratio = 1.0
         self.report = BudgetReport()
@@ -243,28 +249,34 @@ class ContextBudget:
         """Fit ``llm_request`` in the budget; raises ``ContextBudgetExceededError`` if it cannot."""
         state = getattr(callback_context, "state", None)
         session_id = _session_id(callback_context)
-        stored = None
-        if state is not None:
-            try:
-                stored = state.get(CUT_KEY)
-            except Exception:
-                stored = None
-        if stored is None and session_id is not None:
-            stored = self._cuts.get(session_id)
-        record, cut = await self.apply(llm_request, stored_cut=stored)
+        stored: dict[str, str | None] = {}
+        for key in (CUT_KEY, PRUNE_KEY):
+            value = None
+            if state is not None:
+                try:
+                    value = state.get(key)
+                except Exception:
+                    value = None
+            if value is None and session_id is not None:
+                value = self._marks.get(session_id, {}).get(key)
+            stored[key] = value
+        record, marks = await self.apply(
+            llm_request, stored_cut=stored[CUT_KEY], stored_prune=stored[PRUNE_KEY]
+        )
         record.session_id = session_id
         record.invocation_id = getattr(callback_context, "invocation_id", None)
-        if session_id is not None and cut is not None:
-            self._cuts[session_id] = cut
-            self._cuts.move_to_end(session_id)
-            while len(self._cuts) > 10_000:
-                self._cuts.popitem(last=False)
+        if session_id is not None:
+            self._marks[session_id] = marks
+            self._marks.move_to_end(session_id)
+            while len(self._marks) > 10_000:
+                self._marks.popitem(last=False)
         if state is not None:
             try:
-                if cut != stored:
-                    state[CUT_KEY] = cut
+                for key, value in marks.items():
+                    if value != stored[key]:
+                        state[key] = value
                 state[REPORT_KEY] = record.to_dict()
-            except Exception:  # a read-only state: the in-memory cut still applies
+            except Exception:  # a read-only state: the in-memory marks still apply
                 logger.debug("Could not write the context budget to state", exc_info=True)
         if record.invocation_id:
             self._sent[record.invocation_id] = (record.estimate_after, record)
@@ -298,9 +310,17 @@ class ContextBudget:
 
     # ---- the budget itself -------------------------------------------------------------
     async def apply(
-        self, llm_request: LlmRequest, *, stored_cut: str | None = None
-    ) -> tuple[BudgetRecord, str | None]:
-        """Fit ``llm_request`` (assigning new contents); return the record and the cut key."""
+        self,
+        llm_request: LlmRequest,
+        *,
+        stored_cut: str | None = None,
+        stored_prune: str | None = None,
+    ) -> tuple[BudgetRecord, dict[str, str | None]]:
+        """Fit ``llm_request`` (assigning new contents); return the record and the new marks.
+
+        ``stored_cut``/``stored_prune``: the marks of the previous call (:data:`CUT_KEY`,
+        :data:`PRUNE_KEY`); a mark whose invocation is no longer in the request is ignored.
+        """
         contents = list(llm_request.contents or [])
         lay = layout(contents)
         keys = _start_keys(contents, lay.starts)
@@ -319,25 +339,35 @@ class ContextBudget:
             estimate_after=sum(before.values()),
             ratio=round(self._ratio, 4),
         )
-        # the standing cut, if its invocation is still in the request
+        # the standing marks (1-based positions among the invocation starts; 0 = none)
         position = keys.index(stored_cut) + 1 if stored_cut in keys else 0
-        plan = await self._plan(contents, lay.kinds, lay.starts, position, overhead, summary=True)
-        cut_key = stored_cut if position else None
+        pruned = keys.index(stored_prune) + 1 if stored_prune in keys else 0
+        ctx = _Ctx(contents, lay.kinds, lay.starts, overhead)
+        plan = await self._plan(ctx, position, pruned, summary=True)
         if not self.fits(plan.estimate):
-            trimmed = self._cap_recall(plan.contents)
-            estimate = overhead + sum(estimate_content_tokens(c) for c in trimmed)
-            if self.fits(estimate):
-                plan = _Plan(trimmed, estimate, plan.crossed, plan.summarized)
-            else:
-                position, plan = await self._new_cut(
-                    contents, lay.kinds, lay.starts, position, overhead
-                )
-                cut_key = keys[position - 1] if position else None
-                record.cut_moved = True
-                if not self.fits(plan.estimate):
-                    plan = self._minimum(llm_request, plan, lay.kinds, contents, current, overhead)
+            # a crossing: one big step down to the target share, cheapest to lose first
+            newest = len(lay.starts)  # prune up to the current invocation
+            if newest > pruned:
+                better = await self._plan(ctx, position, newest, summary=True)
+                record.pruning_crossed = better.pruned > plan.pruned
+                plan, pruned = better, newest
+            if not self.fits(plan.estimate, self.target_ratio):
+                trimmed = self._cap_recall(plan.contents)
+                estimate = overhead + sum(estimate_content_tokens(c) for c in trimmed)
+                if self.fits(estimate, self.target_ratio):
+                    plan = _Plan(trimmed, estimate, plan.pruned, plan.summarized)
+                else:
+                    moved, cut_plan = await self._new_cut(ctx, position, pruned)
+                    if moved != position:
+                        record.cut_moved = True
+                        position, plan = moved, cut_plan
+                    if not self.fits(plan.estimate, self.target_ratio):
+                        trimmed = self._cap_recall(plan.contents)
+                        estimate = overhead + sum(estimate_content_tokens(c) for c in trimmed)
+                        plan = _Plan(trimmed, estimate, plan.pruned, plan.summarized)
+                    if not self.fits(plan.estimate):
+                        plan = self._minimum(llm_request, lay.kinds, contents, current, overhead)
         record.dropped_invocations = position - 1 if position else 0
-        record.pruning_crossed = plan.crossed
         record.summarized = plan.summarized
         llm_request.contents = plan.contents
         new_layout = layout(plan.contents)
@@ -346,53 +376,48 @@ class ContextBudget:
         record.after = after
         record.estimate_after = sum(after.values())
         self.report.records.append(record)
-        return record, cut_key
+        marks = {
+            CUT_KEY: keys[position - 1] if position else None,
+            PRUNE_KEY: keys[pruned - 1] if pruned else None,
+        }
+        return record, marks
 
-    async def _plan(
-        self,
-        contents: list[types.Content],
-        kinds: list[str],
-        starts: list[int],
-        position: int,
-        overhead: int,
-        *,
-        summary: bool,
-    ) -> _Plan:
-        """Contents with history before ``starts[position-1]`` dropped (and summarised), pruned."""
+    async def _plan(self, ctx: _Ctx, position: int, pruned: int, *, summary: bool) -> _Plan:
+        """History before invocation ``position`` dropped (and summarised); payloads before
+        invocation ``pruned`` replaced by tombstones (positions are 1-based; 0 = none)."""
+        contents, kinds, starts = ctx.contents, ctx.kinds, ctx.starts
         cut = starts[position - 1] if position else 0
         dropped = [c for i, c in enumerate(contents[:cut]) if kinds[i] == HISTORY]
         summary_content = None
         if summary and dropped and self.summarizer is not None:
             summary_content = await self._summary(dropped, contents[cut])
+        boundary_content = contents[starts[pruned - 1]] if pruned else None
         assembled: list[types.Content] = []
-        transient: list[types.Content] = []
+        boundary = 0
         placed = summary_content is None
         for index, content in enumerate(contents):
-            if kinds[index] != HISTORY:
-                assembled.append(content)
-                transient.append(content)
-                continue
-            if index < cut:
-                continue
-            if not placed:
-                assembled.append(summary_content)
-                placed = True
+            if kinds[index] == HISTORY:
+                if index < cut:
+                    continue
+                if not placed:
+                    assembled.append(summary_content)
+                    placed = True
+            if content is boundary_content:
+                boundary = len(assembled)
             assembled.append(content)
         outcome = prune_contents(
             assembled,
             is_prunable=self._prunable,
             make_tombstone=self._tombstone,
-            keep_recent=self.keep_recent_contents,
-            min_payload_tokens=50,
-            threshold_tokens=max(1, int(self.prune_ratio * self.max_tokens)),
-            overhead_tokens=overhead,
+            keep_recent=len(assembled) - boundary,
+            min_payload_tokens=_MIN_PAYLOAD_TOKENS,
+            overhead_tokens=ctx.overhead,
             cache=self._tombstones,
-            transient=transient,
         )
         return _Plan(
             outcome.contents,
             outcome.tokens_after,
-            bool(outcome.threshold_crossed) and outcome.pruned_parts > 0,
+            outcome.pruned_parts,
             summary_content is not None,
         )
 
@@ -410,48 +435,34 @@ class ContextBudget:
             self._summaries.popitem(last=False)
         return content
 
-    async def _new_cut(
-        self,
-        contents: list[types.Content],
-        kinds: list[str],
-        starts: list[int],
-        position: int,
-        overhead: int,
-    ) -> tuple[int, _Plan]:
+    async def _new_cut(self, ctx: _Ctx, position: int, pruned: int) -> tuple[int, _Plan]:
         """Move the cut forward in one big step: to the target share, else as far as needed."""
-        last = len(starts)  # cutting at the current invocation's start
+        last = len(ctx.starts)  # cutting at the current invocation's start
         lo = max(position + 1, 2)
         if lo > last:
-            return position, await self._plan(
-                contents, kinds, starts, position, overhead, summary=True
-            )
+            return position, await self._plan(ctx, position, pruned, summary=True)
         reserve = self.summary_max_tokens if self.summarizer is not None else 0
 
         async def estimate(pos: int) -> int:
-            plan = await self._plan(contents, kinds, starts, pos, overhead, summary=False)
+            plan = await self._plan(ctx, pos, pruned, summary=False)
             return plan.estimate + reserve
 
         # the first cut at the target share (binary search: later cuts are never bigger)
         chosen = None
-        low, high = lo, last
-        while low <= high:
-            middle = (low + high) // 2
-            if self.fits(await estimate(middle), self.target_ratio):
-                chosen, high = middle, middle - 1
-            else:
-                low = middle + 1
-        if chosen is None:
+        for share in (self.target_ratio, 1.0):
             low, high = lo, last
             while low <= high:
                 middle = (low + high) // 2
-                if self.fits(await estimate(middle)):
+                if self.fits(await estimate(middle), share):
                     chosen, high = middle, middle - 1
                 else:
                     low = middle + 1
+            if chosen is not None:
+                break
         chosen = last if chosen is None else chosen
-        plan = await self._plan(contents, kinds, starts, chosen, overhead, summary=True)
+        plan = await self._plan(ctx, chosen, pruned, summary=True)
         if not self.fits(plan.estimate) and plan.summarized:
-            plan = await self._plan(contents, kinds, starts, chosen, overhead, summary=False)
+            plan = await self._plan(ctx, chosen, pruned, summary=False)
         return chosen, plan
 
     def _cap_recall(self, contents: list[types.Content]) -> list[types.Content]:
@@ -482,7 +493,6 @@ class ContextBudget:
     def _minimum(
         self,
         llm_request: LlmRequest,
-        plan: _Plan,
         kinds: list[str],
         contents: list[types.Content],
         current: int,
@@ -491,18 +501,17 @@ class ContextBudget:
         """The smallest allowed request: no recall, no older history, current payloads pruned."""
         kept = [c for i, c in enumerate(contents) if kinds[i] != HISTORY or i >= current]
         kept = [c for c in kept if layout([c]).kinds[0] != SCOPED_RECALL]
-        transient = [c for c in kept if layout([c]).kinds[0] != HISTORY]
         outcome = prune_contents(
             kept,
             is_prunable=self._prunable,
             make_tombstone=self._tombstone,
             keep_recent=1,
+            min_payload_tokens=_MIN_PAYLOAD_TOKENS,
             cache=self._tombstones,
-            transient=transient,
             overhead_tokens=overhead,
         )
         if self.fits(outcome.tokens_after):
-            return _Plan(outcome.contents, outcome.tokens_after, True, False)
+            return _Plan(outcome.contents, outcome.tokens_after, outcome.pruned_parts, False)
         sections = measure(llm_request, outcome.contents, 0)
         shown = {name: sections[name] for name in SECTIONS if sections[name]}
         needed = self._scaled(outcome.tokens_after)
@@ -554,7 +563,7 @@ def _session_id(callback_context: Any) -> str | None:
 
 __all__ = [
     "CUT_KEY",
-    "RECALL",
+    "PRUNE_KEY",
     "REPORT_KEY",
     "STATE_PREFIX",
     "BudgetRecord",
