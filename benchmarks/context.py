@@ -54,8 +54,7 @@ PLANTED = {
 }
 OPENING = [
     "Hi! I'm planning the Lisbon offsite. My booking reference is QX7T2L.",
-    "The shared itinerary lives at https://travel.example.com/trips/itinerary-4471 if you "
-    "need it.",
+    "The shared itinerary lives at https://travel.example.com/trips/itinerary-4471 if you need it.",
     "Finance approved it: the total must stay under €2,380.00 for the whole group.",
     "One hard rule from the team: we must arrive before 14:00 on the first day.",
 ]
@@ -119,7 +118,9 @@ def lossy_summarizer_llm() -> ScriptedLlm:
 
 
 def compaction(summarizer: Any) -> EventsCompactionConfig:
-    return EventsCompactionConfig(summarizer=summarizer, token_threshold=4000, event_retention_size=8)
+    return EventsCompactionConfig(
+        summarizer=summarizer, token_threshold=4000, event_retention_size=8
+    )
 
 
 def configs() -> list[tuple[str, dict[str, Any]]]:

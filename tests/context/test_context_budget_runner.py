@@ -5,7 +5,17 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from context_support import make_app, pairs_intact, request_text, request_tokens, run_turn
+from context_support import (
+    fetch_report,
+    make_app,
+    pairs_intact,
+    request_text,
+    request_tokens,
+    responder,
+    run_turn,
+)
+from google.adk.agents import LlmAgent
+from google.adk.apps.app import App
 from google.adk.plugins.context_filter_plugin import ContextFilterPlugin
 from google.adk.runners import Runner
 
@@ -17,6 +27,7 @@ from adk_memory_kit import (
     ToolPayloadPruningPlugin,
 )
 from adk_memory_kit.context import REPORT_KEY, SECTIONS
+from adk_memory_kit.scripted import ScriptedLlm
 
 SECRET_MESSAGE = "Please keep this private text out of errors and logs, thanks."
 
@@ -107,3 +118,58 @@ def test_bad_arguments_raise_kit_errors():
         ContextBudget(max_tokens=0)
     with pytest.raises(InvalidInputError, match="target_ratio"):
         ContextBudget(max_tokens=100, target_ratio=0)
+
+
+class InflatedLlm(ScriptedLlm):
+    """Reports 1.5x the kit's estimate as prompt tokens, like a tokenizer denser than chars/4."""
+
+    async def generate_content_async(self, llm_request, stream=False):
+        async for response in super().generate_content_async(llm_request, stream):
+            usage = response.usage_metadata
+            usage.prompt_token_count = int(usage.prompt_token_count * 1.5)
+            yield response
+
+
+@pytest.mark.slow
+async def test_calibrates_from_usage_metadata(sessions):
+    budget = ContextBudget(max_tokens=1500)
+    llm = InflatedLlm(responder=responder)
+    agent = LlmAgent(
+        name="assistant",
+        model=llm,
+        instruction="Help the user.",
+        tools=[fetch_report],
+        before_model_callback=budget,
+        after_model_callback=budget.after_model_callback,
+    )
+    app = App(name=f"cal_{uuid.uuid4().hex[:6]}", root_agent=agent)
+    runner = Runner(app=app, session_service=sessions)
+    session = await sessions.create_session(app_name=app.name, user_id="u1")
+    for index in range(10):
+        await run_turn(runner, "u1", session.id, f"Turn {index}: [fetch {index} 300] please.")
+    assert budget.ratio == pytest.approx(1.5, rel=0.01)
+    # from the second call on, what the provider counts stays within the budget
+    assert all(request_tokens(r) * 1.5 <= 1500 for r in llm.requests[1:])
+    # the budget was exercised: unedited, later requests would have been over in provider tokens
+    assert max(r.estimate_before for r in budget.report.records) * 1.5 > 1500
+
+
+@pytest.mark.slow
+async def test_a_restarted_process_repeats_the_same_edits(sessions):
+    first = ContextBudgetPlugin(max_tokens=1200)
+    app, llm = make_app(f"rst_{uuid.uuid4().hex[:6]}", plugins=[first])
+    runner = Runner(app=app, session_service=sessions)
+    session = await sessions.create_session(app_name=app.name, user_id="u1")
+    for index in range(9):
+        await run_turn(runner, "u1", session.id, f"Turn {index}: [fetch {index} 250] please.")
+    assert any(r.cut_moved for r in first.report.records)
+    before_restart = llm.requests[-1].contents
+    # a new process: new plugin object, same database session
+    second = ContextBudgetPlugin(max_tokens=1200)
+    app2, llm2 = make_app(app.name, plugins=[second])
+    runner2 = Runner(app=app2, session_service=sessions)
+    await run_turn(runner2, "u1", session.id, "And one more short question.")
+    after_restart = llm2.requests[0].contents
+    assert not second.report.records[0].history_rewritten
+    assert after_restart[: len(before_restart)] == before_restart  # the same cut and tombstones
+    assert all(request_tokens(r) <= 1200 for r in llm2.requests)

@@ -32,7 +32,9 @@ def lossy_llm() -> ScriptedLlm:
 
 
 def compaction(summarizer) -> EventsCompactionConfig:
-    return EventsCompactionConfig(summarizer=summarizer, token_threshold=500, event_retention_size=4)
+    return EventsCompactionConfig(
+        summarizer=summarizer, token_threshold=500, event_retention_size=4
+    )
 
 
 async def run_session(app, llm, service, turns):
