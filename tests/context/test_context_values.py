@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from google.adk.models.llm_request import LlmRequest
 from google.genai import types
@@ -77,7 +75,7 @@ async def test_summary_is_bounded_by_its_caps():
     assert "ORD-0199" in text and "ORD-0000" not in text  # the newest values win
 
 
-def test_recall_beyond_its_cap_is_trimmed_first():
+async def test_recall_beyond_its_cap_is_trimmed_first():
     budget = ContextBudget(max_tokens=250, recall_max_tokens=60, summarizer=None)
     recall = "\n".join(
         ["<RECALLED_MEMORY>", "Memories:", *[f"memory {i}: " + "x" * 80 for i in range(8)]]
@@ -91,9 +89,7 @@ def test_recall_beyond_its_cap_is_trimmed_first():
             types.Content(role="user", parts=[types.Part(text="question?")]),
         ]
     )
-    import asyncio
-
-    record, _ = asyncio.run(budget.apply(request))
+    record, _ = await budget.apply(request)
     assert record.before["recall"] > 60 >= record.after["recall"] > 0
     assert record.after["recent"] == record.before["recent"]  # history untouched
     assert request.contents[-1].parts[0].text == "question?"
