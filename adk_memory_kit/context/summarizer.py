@@ -301,7 +301,14 @@ class FactPreservingSummarizer(BaseEventsSummarizer):
             return None
         self._merge(digest, priors, sentences, tool_values)
         if self.llm is not None:
-            await self._model_prose(digest, priors, transcript)
+            try:
+                await self._model_prose(digest, priors, transcript)
+            except Exception:  # the extractive prose stays; the values never depended on it
+                logger.warning(
+                    "Summary model %s failed; keeping the extractive summary",
+                    getattr(self.llm, "model", "?"),
+                    exc_info=True,
+                )
         return types.Content(role="model", parts=[types.Part(text=digest.render())])
 
     # ---- internals -----------------------------------------------------------------------

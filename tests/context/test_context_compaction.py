@@ -5,14 +5,14 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from context_support import make_app, pairs_intact, request_text, run_turn
+from context_support import make_app, pairs_intact, request_text, request_tokens, run_turn
 from google.adk.apps.app import EventsCompactionConfig
 from google.adk.apps.llm_event_summarizer import LlmEventSummarizer
 from google.adk.runners import Runner
 from google.adk.sessions import DatabaseSessionService
 from google.genai import types
 
-from adk_memory_kit import FactPreservingSummarizer
+from adk_memory_kit import ContextBudgetPlugin, FactPreservingSummarizer
 from adk_memory_kit.context import parse_summary
 from adk_memory_kit.scripted import ScriptedLlm
 
@@ -141,3 +141,28 @@ async def test_model_prose_is_filtered_and_values_still_kept():
     # the model saw no flagged text either
     prompt = leaky.requests[0].contents[0].parts[0].text
     assert CARD not in prompt and "QX7T2L" in prompt
+
+
+async def test_a_failing_summary_model_falls_back_to_extractive():
+    def broken(request):
+        raise ConnectionError("provider down")
+
+    summarizer = FactPreservingSummarizer(model=ScriptedLlm(responder=broken))
+    content = await summarizer.summarize_contents(
+        [("user", types.Content(role="user", parts=[types.Part(text=OPENING)]))]
+    )
+    text = content.parts[0].text
+    assert all(value in text for value in PLANTED)
+    assert "must stay under" in text  # the extractive constraint sentence
+
+
+@pytest.mark.slow
+async def test_compaction_and_budget_compose(sessions):
+    budget = ContextBudgetPlugin(max_tokens=1400)
+    app, llm = make_app(f"cmpb_{uuid.uuid4().hex[:6]}", plugins=[budget])
+    app.events_compaction_config = compaction(FactPreservingSummarizer())
+    await run_session(app, llm, sessions, script())
+    assert all(pairs_intact(r.contents) for r in llm.requests)
+    assert all(request_tokens(r) <= 1400 for r in llm.requests)
+    # the budget cut after ADK's summary or kept it: the planted values reach the last turn
+    assert all(value in request_text(llm.requests[-1]) for value in PLANTED)
