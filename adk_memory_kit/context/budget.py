@@ -367,6 +367,9 @@ class ContextBudget:
                         plan = _Plan(trimmed, estimate, plan.pruned, plan.summarized)
                     if not self.fits(plan.estimate):
                         plan = self._minimum(llm_request, lay.kinds, contents, current, overhead)
+                        if lay.starts and position != len(lay.starts):
+                            # later requests start from the current invocation too
+                            record.cut_moved, position = True, len(lay.starts)
         record.dropped_invocations = position - 1 if position else 0
         record.summarized = plan.summarized
         llm_request.contents = plan.contents
