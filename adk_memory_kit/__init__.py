@@ -10,9 +10,11 @@ import warnings
 from typing import Any
 
 from adk_memory_kit.adk_services import register_pgvector_services
+from adk_memory_kit.context import ContextBudget, ContextBudgetPlugin, FactPreservingSummarizer
 from adk_memory_kit.db import embedded_db_url
 from adk_memory_kit.embedders import GeminiEmbedder
 from adk_memory_kit.errors import (
+    ContextBudgetExceededError,
     DatabaseUnavailableError,
     EmbeddingDimensionError,
     InvalidInputError,
@@ -92,6 +94,11 @@ __all__ = [
     "detect_sensitive",
     "make_profile_tools",
     "BudgetedPreloadMemoryTool",
+    # context: compaction and the token budget
+    "FactPreservingSummarizer",
+    "ContextBudgetPlugin",
+    "ContextBudget",
+    "ContextBudgetExceededError",
 ]
 
 # Names the top level exported before 0.2, now taught from their package. They still resolve

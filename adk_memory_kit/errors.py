@@ -25,3 +25,17 @@ class EmbedderError(MemoryKitError):
 
 class DatabaseUnavailableError(MemoryKitError):
     """The database could not be reached or lacks a required extension."""
+
+
+class ContextBudgetExceededError(MemoryKitError):
+    """Even the smallest request the context budget allows is larger than ``max_tokens``.
+
+    Raised before the model is called. ``needed`` and ``max_tokens`` are estimated tokens;
+    ``sections`` maps each section to its estimated tokens in that smallest request.
+    """
+
+    def __init__(self, message: str, *, needed: int, max_tokens: int, sections: dict[str, int]):
+        super().__init__(message)
+        self.needed = needed
+        self.max_tokens = max_tokens
+        self.sections = sections

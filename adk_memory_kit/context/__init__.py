@@ -1,0 +1,37 @@
+"""Context engineering beyond pruning: fact-preserving summaries and a hard token budget."""
+
+from __future__ import annotations
+
+from adk_memory_kit.context.budget import (
+    CUT_KEY,
+    REPORT_KEY,
+    STATE_PREFIX,
+    BudgetRecord,
+    BudgetReport,
+    ContextBudget,
+)
+from adk_memory_kit.context.plugin import ContextBudgetPlugin
+from adk_memory_kit.context.sections import SECTIONS
+from adk_memory_kit.context.summarizer import (
+    DEFAULT_DISTILLED_TOOLS,
+    FactPreservingSummarizer,
+    parse_summary,
+)
+from adk_memory_kit.context.values import ExactValue, find_exact_values, salient_sentences
+
+__all__ = [
+    "CUT_KEY",
+    "DEFAULT_DISTILLED_TOOLS",
+    "REPORT_KEY",
+    "SECTIONS",
+    "STATE_PREFIX",
+    "BudgetRecord",
+    "BudgetReport",
+    "ContextBudget",
+    "ContextBudgetPlugin",
+    "ExactValue",
+    "FactPreservingSummarizer",
+    "find_exact_values",
+    "parse_summary",
+    "salient_sentences",
+]

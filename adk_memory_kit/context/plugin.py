@@ -1,0 +1,61 @@
+"""``ContextBudgetPlugin``: :class:`ContextBudget` for every model call of an App/Runner."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.adk.agents.callback_context import CallbackContext
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.adk.plugins.base_plugin import BasePlugin
+
+from adk_memory_kit.context.budget import BudgetReport, ContextBudget
+
+
+class ContextBudgetPlugin(BasePlugin):
+    """Keep every request of an app within ``max_tokens``; see :class:`ContextBudget`.
+
+    ``App(name=..., root_agent=agent, plugins=[..., ContextBudgetPlugin(max_tokens=6000)])``
+
+    Put it **last** among plugins that edit requests, so it measures what is sent. ADK wraps
+    an exception raised in a plugin callback in a ``RuntimeError``; the
+    :class:`~adk_memory_kit.errors.ContextBudgetExceededError` is its ``__cause__`` (use the
+    :class:`ContextBudget` callback object directly to get the kit error unwrapped).
+    Takes the same keyword options as :class:`ContextBudget`, or a ready ``budget``.
+    """
+
+    def __init__(
+        self,
+        max_tokens: int | None = None,
+        *,
+        budget: ContextBudget | None = None,
+        name: str = "context_budget",
+        **options: Any,
+    ) -> None:
+        super().__init__(name)
+        if budget is None:
+            if max_tokens is None:
+                raise ValueError("pass max_tokens (and options) or a ready budget")
+            budget = ContextBudget(max_tokens, **options)
+        elif max_tokens is not None or options:
+            raise ValueError("pass either max_tokens/options or a budget, not both")
+        self.budget = budget
+
+    @property
+    def report(self) -> BudgetReport:
+        """Per-call records of the budget."""
+        return self.budget.report
+
+    async def before_model_callback(
+        self, *, callback_context: CallbackContext, llm_request: LlmRequest
+    ) -> LlmResponse | None:
+        """Fit the outgoing request in the budget (raises before the model call if it cannot)."""
+        await self.budget(callback_context, llm_request)
+        return None
+
+    async def after_model_callback(
+        self, *, callback_context: CallbackContext, llm_response: LlmResponse
+    ) -> LlmResponse | None:
+        """Calibrate the estimate against the model's reported prompt tokens."""
+        self.budget.after_model_callback(callback_context, llm_response)
+        return None
