@@ -11,7 +11,7 @@ from google.adk.runners import Runner
 from google.genai import types
 
 from adk_memory_kit.pruning import estimate_request_tokens
-from adk_memory_kit.scripted import ScriptedLlm, call, last_function_responses, last_user_text
+from adk_memory_kit.testing import ScriptedLlm, call, last_function_responses, last_user_text
 
 TOOL_MARK = "[fetch "
 

@@ -27,7 +27,7 @@ from adk_memory_kit import (
     ToolPayloadPruningPlugin,
 )
 from adk_memory_kit.context import REPORT_KEY, SECTIONS
-from adk_memory_kit.scripted import ScriptedLlm
+from adk_memory_kit.testing import ScriptedLlm
 
 SECRET_MESSAGE = "Please keep this private text out of errors and logs, thanks."
 

@@ -14,7 +14,7 @@ from google.genai import types
 
 from adk_memory_kit import ContextBudgetPlugin, FactPreservingSummarizer
 from adk_memory_kit.context import parse_summary
-from adk_memory_kit.scripted import ScriptedLlm
+from adk_memory_kit.testing import ScriptedLlm
 
 PLANTED = ["QX7T2L", "https://example.com/reports/report-77", "$1,240.50", "14:00"]
 CARD = "4111 1111 1111 1111"
