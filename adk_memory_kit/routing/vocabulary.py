@@ -144,5 +144,6 @@ DEFAULT_VOCABULARY = PreferenceVocabulary(
         "currency": "currency for prices (ISO code)",
         "cabin_class": "preferred cabin class, e.g. economy, business",
         "preferred_name": "how the user wants to be addressed",
+        "allergies": "food the user is allergic to and must never be served, e.g. peanuts",
     }
 )
