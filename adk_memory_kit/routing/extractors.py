@@ -487,6 +487,8 @@ class LlmExtractor:
         max_facts: more facts than this is rejected.
         max_transcript_chars: the transcript is cut (oldest first) to this length.
         authors: only these authors' events are shown (``None``: every text event).
+        health_keys: preference names under which a user-stated health fact (an allergy)
+            is kept as an exact ``user:`` value instead of being flagged sensitive.
     """
 
     def __init__(
@@ -499,7 +501,9 @@ class LlmExtractor:
         max_transcript_chars: int = 20_000,
         authors: Collection[str] | None = None,
         detectors: Sequence[Detector] | None = None,
+        health_keys: Collection[str] = ("allergies",),
     ) -> None:
+        self.health_keys = frozenset(health_keys)
         if isinstance(model, str):
             from google.adk.models.registry import LLMRegistry
 
@@ -552,10 +556,19 @@ class LlmExtractor:
         observed = max((event_time(e) for e in events if e.timestamp), default=None)
         candidates = []
         for fact in output.facts:
-            flagged = fact.sensitive or bool(
-                detect_sensitive(fact.text, self.detectors)
-                or (fact.value and detect_sensitive(fact.value, self.detectors))
+            findings = detect_sensitive(fact.text, self.detectors)
+            if fact.value:
+                findings += detect_sensitive(fact.value, self.detectors)
+            stated_health = (
+                fact.key in self.health_keys
+                and fact.exact_value
+                and fact.about_user
+                and fact.needed_in_future_sessions
+                and bool(fact.value)
+                and all(f.kind == HEALTH for f in findings)
+                and not detect_sensitive(fact.value or "", self.detectors)
             )
+            flagged = fact.sensitive or (bool(findings) and not stated_health)
             candidates.append(
                 Candidate(
                     text=fact.text,
