@@ -359,11 +359,13 @@ class RuleBasedExtractor:
         findings = detect_sensitive(sentence, self.detectors)
         if not findings:
             return self._from_clean(sentence, sentence, observed_at)
-        if all(f.kind == HEALTH for f in findings):
-            stated = self._health_facts(sentence, observed_at)
-            if stated:
-                return stated
-        found = [Candidate(text=sentence, sensitive=True, observed_at=observed_at)]
+        stated = (
+            self._health_facts(sentence, observed_at)
+            if all(f.kind == HEALTH for f in findings)
+            else []
+        )
+        # a stated allergy is kept as its exact value; any other sensitive sentence is dropped
+        found = stated or [Candidate(text=sentence, sensitive=True, observed_at=observed_at)]
         for start, end in clause_spans(sentence):
             if any(f.start < end and start < f.end for f in findings):
                 continue
