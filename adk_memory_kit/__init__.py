@@ -28,6 +28,7 @@ from adk_memory_kit.lifecycle import (
     register_data_home,
 )
 from adk_memory_kit.memory import IndexingOptions, PgVectorMemoryService, SearchOptions
+from adk_memory_kit.write_policy import RoutedOptions, WritePolicy
 from adk_memory_kit.pruning import (
     PrunedPayload,
     PruneStaleToolPayloads,
@@ -100,6 +101,8 @@ __all__ = [
     "MemoryKitError",
     "MemoryRoutingPlugin",
     "PgVectorMemoryService",
+    "RoutedOptions",
+    "WritePolicy",
     "PreferenceVocabulary",
     "PruneStaleToolPayloads",
     "PrunedPayload",
