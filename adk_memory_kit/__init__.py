@@ -28,7 +28,6 @@ from adk_memory_kit.lifecycle import (
     register_data_home,
 )
 from adk_memory_kit.memory import IndexingOptions, PgVectorMemoryService, SearchOptions
-from adk_memory_kit.write_policy import RoutedOptions, WritePolicy
 from adk_memory_kit.pruning import (
     PrunedPayload,
     PruneStaleToolPayloads,
@@ -71,6 +70,7 @@ from adk_memory_kit.working_memory import (
     working_memory_guide,
     working_memory_instruction,
 )
+from adk_memory_kit.write_policy import RoutedOptions, WritePolicy
 
 __version__ = "0.1.0"
 

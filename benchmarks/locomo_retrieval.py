@@ -296,8 +296,9 @@ async def policy_reasons(service: Any, convs: list[Conversation]) -> dict[str, i
         for session in conv.sessions:
             verdicts: list[Any] = []
             events = list(session.events)
-            await select_events(session, events, WritePolicy.ROUTED, service.routed_options,
-                                verdicts)
+            await select_events(
+                session, events, WritePolicy.ROUTED, service.routed_options, verdicts
+            )
             for v in verdicts:
                 counts[v.reason] += 1
     return dict(sorted(counts.items()))

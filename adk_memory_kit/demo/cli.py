@@ -10,7 +10,6 @@ from pathlib import Path
 
 from adk_memory_kit.demo.console import heading, note, show_table, step
 
-
 WRITE_PATHS = (
     "router (end of every turn): each fact to its one home; LONG_TERM facts are stored at "
     "once, dated, through add_memory; nothing else of the turn is written to memory.",

@@ -213,9 +213,7 @@ async def run_lunch_story(db_url: str, model: str | BaseLlm, user_id: str) -> St
         found = await memory.search_memory(
             app_name=APP_NAME, user_id=user_id, query=result.search_query, limit=10
         )
-        result.long_term_lines = format_search_results(
-            found.memories, app=APP_NAME, user=user_id
-        )
+        result.long_term_lines = format_search_results(found.memories, app=APP_NAME, user=user_id)
         return result
     finally:
         await runner.close()

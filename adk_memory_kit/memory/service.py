@@ -37,18 +37,18 @@ from adk_memory_kit.memory.documents import (
 from adk_memory_kit.memory.hygiene import Hygiene, pop_hygiene
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.schema import SNAPSHOTS, TABLE, ensure_schema
-from adk_memory_kit.write_policy.policy import (
-    RoutedOptions,
-    WritePolicy,
-    resolve_policy,
-    select_events,
-)
 from adk_memory_kit.memory.search import (
     HYBRID_SQL,
     VECTOR_ONLY_SQL,
     SearchOptions,
     text_params,
     vector_literal,
+)
+from adk_memory_kit.write_policy.policy import (
+    RoutedOptions,
+    WritePolicy,
+    resolve_policy,
+    select_events,
 )
 
 if TYPE_CHECKING:
@@ -246,9 +246,7 @@ class PgVectorMemoryService(BaseMemoryService):
         check_identifier("session.id", session.id)
         events = list(session.events)
         # write-policy hook: only what the policy selects is stored (newest stays the session's)
-        selected = await select_events(
-            session, events, self.write_policy, self.routed_options
-        )
+        selected = await select_events(session, events, self.write_policy, self.routed_options)
         docs, newest = await asyncio.to_thread(self._session_documents, session, events, selected)
         if newest is None:
             return

@@ -108,7 +108,10 @@ _LASTING = (
     r"(?:always|every time|each time|by default|from now on|going forward|in future|"
     r"in the future|usually|normally|all (?:my|our) \w+)"
 )
-_PLACE = r"(?:the |my |our )?(?P<value>[^.!?,;]{3,60}?)(?=\s*(?:[.!?,;]|$| from now on| by default| please))"
+_PLACE = (
+    r"(?:the |my |our )?(?P<value>[^.!?,;]{3,60}?)"
+    r"(?=\s*(?:[.!?,;]|$| from now on| by default| please))"
+)
 _CURRENCIES = r"euros?|dollars?|pounds?|rupees?|yen|francs?|eur|usd|gbp|inr|jpy|chf"
 _LANGS = r"english|german|french|spanish|portuguese|italian|dutch|hindi|japanese|chinese|polish"
 
@@ -207,7 +210,8 @@ DEFAULT_RULES: tuple[ExtractionRule, ...] = (
         r"(?:deliver|send|bring|ship)\w*(?: (?:it|them|everything|my \w+|our \w+|lunch|orders?))?"
         r" (?:to|at)\s+" + _PLACE.replace("value", "value2") + r"\s*(?:" + _LASTING + r")|"
         r"my (?:delivery|shipping|default) address is\s+" + _PLACE.replace("value", "value3") + r"|"
-        r"deliveries (?:should |must )?(?:always )?go to\s+" + _PLACE.replace("value", "value4")
+        r"deliveries (?:should |must )?(?:always )?go to\s+"
+        + _PLACE.replace("value", "value4")
         + r")",
         key="delivery_address",
         keep_case=True,
@@ -216,16 +220,18 @@ DEFAULT_RULES: tuple[ExtractionRule, ...] = (
     ExtractionRule(
         "dietary_restriction",
         "standing",
-        r"\bI (?:don'?t|do not|never|can'?t|cannot) (?:eat|drink|have) (?P<value>[a-z][a-z -]{1,30}?)"
-        r"(?=\s*(?:[.!?,;]|$| and\b| at all\b| anymore\b))",
+        r"\bI (?:don'?t|do not|never|can'?t|cannot) (?:eat|drink|have) "
+        r"(?P<value>[a-z][a-z -]{1,30}?)(?=\s*(?:[.!?,;]|$| and\b| at all\b| anymore\b))",
         key="dietary_restriction",
         clause_only=True,
     ),
     ExtractionRule(
         "home_city",
         "standing",
-        r"\bI(?:'m| am)? (?:live|living|based|located) in\s+" + _NAME.replace("[a-z]+", "[a-z]+(?: [A-Z][a-z]+)?")
-        + r"|\bI(?:'ve| have) (?:just )?moved to\s+" + _NAME.replace("value", "value2"),
+        r"\bI(?:'m| am)? (?:live|living|based|located) in\s+"
+        + _NAME.replace("[a-z]+", "[a-z]+(?: [A-Z][a-z]+)?")
+        + r"|\bI(?:'ve| have) (?:just )?moved to\s+"
+        + _NAME.replace("value", "value2"),
         key="home_city",
         keep_case=True,
         clause_only=True,
@@ -360,7 +366,7 @@ class RuleBasedExtractor:
         if not findings:
             return self._from_clean(sentence, sentence, observed_at)
         stated = (
-            self._health_facts(sentence, observed_at)
+            self._health_facts(sentence, findings, observed_at)
             if all(f.kind == HEALTH for f in findings)
             else []
         )
@@ -374,23 +380,29 @@ class RuleBasedExtractor:
                 found.extend(self._from_clean(clause, sentence, observed_at))
         return found
 
-    def _health_facts(self, sentence: str, observed_at: datetime | None) -> list[Candidate]:
-        """A health fact the user states for the service (``health_ok`` rules), else nothing."""
-        found = []
+    def _health_facts(
+        self, sentence: str, findings: Sequence, observed_at: datetime | None
+    ) -> list[Candidate]:
+        """The health facts the user states for the service (``health_ok`` rules), when every
+        health finding of ``sentence`` lies inside one of them; else nothing."""
+        found, spans = [], []
         for rule, regex in self._compiled:
             match = regex.search(sentence) if rule.health_ok else None
             if match and (value := match_value(match)):
-                flags = dict(_KIND_FLAGS[rule.kind])
+                spans.append(match.span())
                 found.append(
                     Candidate(
                         text=sentence,
                         key=rule.key,
                         value=value if rule.keep_case else value.lower(),
                         observed_at=observed_at,
-                        **flags,
+                        **_KIND_FLAGS[rule.kind],
                     )
                 )
-        return found
+        covered = all(
+            any(a <= f.start and f.end <= b + len("allergy ") for a, b in spans) for f in findings
+        )
+        return found if covered else []
 
     def _from_clean(
         self, text: str, sentence: str, observed_at: datetime | None

@@ -25,8 +25,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="the policy to apply (default: routed)",
     )
     cmd.add_argument("--dry-run", action="store_true", help="count only, write nothing")
-    cmd.add_argument("--session-db-url", default=None, help="the sessions' database "
-                     "(default: --db-url / the embedded server)")
+    cmd.add_argument(
+        "--session-db-url",
+        default=None,
+        help="the sessions' database (default: --db-url / the embedded server)",
+    )
     cmd.set_defaults(func=_reindex)
 
 
@@ -42,7 +45,11 @@ async def _reindex(args: argparse.Namespace) -> int:
     memory = PgVectorMemoryService(db_url, write_policy=args.write_policy)
     try:
         report = await reindex(
-            sessions, memory, app_name=args.app, user_id=args.user, dry_run=args.dry_run,
+            sessions,
+            memory,
+            app_name=args.app,
+            user_id=args.user,
+            dry_run=args.dry_run,
             progress=print,
         )
     finally:

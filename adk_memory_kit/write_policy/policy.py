@@ -205,9 +205,7 @@ async def _fallback_homes(
     from adk_memory_kit.write_policy.records import locate
 
     unrecorded = [
-        e
-        for e in events
-        if e.id and e.content and not e.partial and not decisions.has_record(e.id)
+        e for e in events if e.id and e.content and not e.partial and not decisions.has_record(e.id)
     ]
     if not unrecorded or options.fallback_extractor is None:
         return {}
@@ -257,7 +255,9 @@ def _agent_reason(
     if not stems:
         return "filler"
     threshold = (
-        options.attributed_echo_threshold if ATTRIBUTION.search(sentence) else options.echo_threshold
+        options.attributed_echo_threshold
+        if ATTRIBUTION.search(sentence)
+        else options.echo_threshold
     )
     if recalled and overlap(stems, recalled) >= threshold:
         return "restates recalled memory"

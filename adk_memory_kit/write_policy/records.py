@@ -24,9 +24,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from adk_memory_kit.recall.framing import RECALL_TAG
+from adk_memory_kit.routing.apply import normalize_fact_text
 from adk_memory_kit.routing.extractors import event_text, split_sentences
 from adk_memory_kit.routing.homes import Candidate, MemoryHome
-from adk_memory_kit.routing.apply import normalize_fact_text
 from adk_memory_kit.write_policy.text import content_stems, fingerprint, overlap
 
 if TYPE_CHECKING:

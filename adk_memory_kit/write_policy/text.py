@@ -39,8 +39,8 @@ FILLER_WORDS = frozenset(
 
 _ACK = re.compile(
     r"^(?:(?:noted|got it|done|ok(?:ay)?|sure|understood|alright|certainly|of course)\b[ ,!.-]*)?"
-    r"(?:i(?:'ve| have)?|i'll|i will)\s+(?:saved|noted|recorded|updated|added|stored|remember(?:ed)?"
-    r"|keep|kept|note)\b[^.!?]{0,40}$",
+    r"(?:i(?:'ve| have)?|i'll|i will)\s+"
+    r"(?:saved|noted|recorded|updated|added|stored|remember(?:ed)?|keep|kept|note)\b[^.!?]{0,40}$",
     re.IGNORECASE,
 )
 _PLEASANTRY = re.compile(
@@ -54,7 +54,8 @@ _PLEASANTRY = re.compile(
 #: LIS, ...?"), or names a number or a proper noun.
 _FIRST_PERSON_STATEMENT = re.compile(
     r"\b(?:i|we)(?:'m| am|'ve| have|'d| had| was| were| got| went| bought| just| live| work"
-    r"| moved| started| love| like| prefer| need)\b|\b(?:my|our) \w+(?: \w+)? (?:is|was|are|were)\b",
+    r"| moved| started| love| like| prefer| need)\b"
+    r"|\b(?:my|our) \w+(?: \w+)? (?:is|was|are|were)\b",
     re.IGNORECASE,
 )
 _PROPER_NOUN = re.compile(r"(?<=[\w,;:] )(?!I\b)[A-Z][a-z]+")

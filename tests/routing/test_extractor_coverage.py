@@ -57,8 +57,10 @@ def test_the_table_is_big_and_varied_enough():
 def test_rule_based_extractor_hits_every_tuned_row_and_reports_held_out():
     extractor = RuleBasedExtractor()
     tuned, held, misses = hit_rate(lambda r: extractor.extract_text(r.text))
-    print(f"\nrule-based extractor: tuned rows {tuned:.0%}, held-out rows {held:.0%}; "
-          f"missed: {misses}")
+    print(
+        f"\nrule-based extractor: tuned rows {tuned:.0%}, held-out rows {held:.0%}; "
+        f"missed: {misses}"
+    )
     assert tuned == 1.0, misses
     # negatives (held out too) never land in a home that persists
     for row in TABLE:
@@ -84,8 +86,12 @@ EXTRA = {
     ],
     "I'm vegetarian, and please always deliver to the Pune office reception.": [
         (MemoryHome.USER_STATE, "diet", "vegetarian", "The user is vegetarian."),
-        (MemoryHome.LONG_TERM, "delivery_address", "Pune office reception",
-         "Always deliver to the Pune office reception."),
+        (
+            MemoryHome.LONG_TERM,
+            "delivery_address",
+            "Pune office reception",
+            "Always deliver to the Pune office reception.",
+        ),
     ],
     "Peanuts make me really sick, so keep them away from my food.": [
         (MemoryHome.USER_STATE, "allergies", "peanuts", "The user is allergic to peanuts."),
@@ -104,8 +110,16 @@ def model_answer(row: Row) -> str:
         (h, row.key, row.value, said) for h in row.homes
     ]:
         flags = dict.fromkeys(
-            ["exact_value", "about_user", "needed_later_this_session",
-             "needed_in_future_sessions", "changes_agent_behaviour", "sensitive"], False)
+            [
+                "exact_value",
+                "about_user",
+                "needed_later_this_session",
+                "needed_in_future_sessions",
+                "changes_agent_behaviour",
+                "sensitive",
+            ],
+            False,
+        )
         flags.update(FLAGS[home])
         if home is MemoryHome.USER_STATE and value is None:
             value = "unspecified"
@@ -127,8 +141,12 @@ async def test_llm_extractor_contract_on_the_same_table():
     extractor = LlmExtractor(ScriptedLlm(responder=responder))
 
     async def extract(row: Row):
-        event = Event(invocation_id="i", author="user", timestamp=1_700_000_000.0,
-                      content=types.Content(role="user", parts=[types.Part(text=row.text)]))
+        event = Event(
+            invocation_id="i",
+            author="user",
+            timestamp=1_700_000_000.0,
+            content=types.Content(role="user", parts=[types.Part(text=row.text)]),
+        )
         return await extractor.extract([event])
 
     results = {r.text: await extract(r) for r in TABLE}

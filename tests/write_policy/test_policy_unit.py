@@ -29,17 +29,26 @@ RECALL_BLOCK = (
 
 def ev(author: str, said: str, n: int, **actions) -> Event:
     return Event(
-        id=f"e{n}", invocation_id=f"i{n}", author=author, timestamp=1_700_000_000 + n,
-        content=types.Content(role="user" if author == "user" else "model",
-                              parts=[types.Part(text=said)]),
+        id=f"e{n}",
+        invocation_id=f"i{n}",
+        author=author,
+        timestamp=1_700_000_000 + n,
+        content=types.Content(
+            role="user" if author == "user" else "model", parts=[types.Part(text=said)]
+        ),
         actions=EventActions(**actions),
     )
 
 
 def tool_result(name: str, response: dict, n: int) -> Event:
     part = types.Part(function_response=types.FunctionResponse(name=name, response=response))
-    return Event(id=f"e{n}", invocation_id=f"i{n}", author="agent", timestamp=1_700_000_000 + n,
-                 content=types.Content(role="user", parts=[part]))
+    return Event(
+        id=f"e{n}",
+        invocation_id=f"i{n}",
+        author="agent",
+        timestamp=1_700_000_000 + n,
+        content=types.Content(role="user", parts=[part]),
+    )
 
 
 def session(events: list[Event]) -> Session:
@@ -55,10 +64,17 @@ async def test_agent_substance_is_kept_and_filler_questions_and_echoes_are_not()
     events = [
         ev("user", "Hi! Can you book us a table? The team offsite is in Goa on 3 March.", 1),
         tool_result("load_memory", {"memories": RECALL_BLOCK, "count": 1}, 2),
-        ev("agent", "[offline scripted model] Noted. Last time you asked me to deliver to the "
-           "Pune office reception.", 3),
-        ev("agent", "I booked table 12 at Green Leaf for 1 pm, confirmation GL-4471. "
-           "Anything else?", 4),
+        ev(
+            "agent",
+            "[offline scripted model] Noted. Last time you asked me to deliver to the "
+            "Pune office reception.",
+            3,
+        ),
+        ev(
+            "agent",
+            "I booked table 12 at Green Leaf for 1 pm, confirmation GL-4471. Anything else?",
+            4,
+        ),
         ev("user", "Thanks, that's all, bye!", 5),
     ]
     verdicts: list[SentenceVerdict] = []
@@ -74,8 +90,12 @@ async def test_preload_record_marks_a_restatement_as_echo():
     stems = fingerprint(content_stems("Your usual order is the paneer thali with extra raita."))
     events = [
         ev("user", "What do I usually get?", 1),
-        ev("agent", "You usually get the paneer thali with extra raita.", 2,
-           state_delta={RECALL_RECORD_KEY: {"v": 1, "stems": stems}}),
+        ev(
+            "agent",
+            "You usually get the paneer thali with extra raita.",
+            2,
+            state_delta={RECALL_RECORD_KEY: {"v": 1, "stems": stems}},
+        ),
     ]
     assert await kept(events) == []
     assert await kept(events[:1] + [ev("agent", events[1].content.parts[0].text, 2)]) == [
@@ -84,21 +104,36 @@ async def test_preload_record_marks_a_restatement_as_echo():
 
 
 async def test_recorded_decisions_exclude_sentences_and_agent_restatements_of_them():
-    record = {"v": 1, "routed_events": ["e1"],
-              "sentences": {"e1": {"0": ["procedural_review"], "2": ["session_state"]}}}
+    record = {
+        "v": 1,
+        "routed_events": ["e1"],
+        "sentences": {"e1": {"0": ["procedural_review"], "2": ["session_state"]}},
+    }
     events = [
-        ev("user", "Stop asking me to confirm prices. My sister Mia visits in June. "
-           "Our budget is 15 euros today.", 1),
-        ev("agent", "Understood, I will stop asking you to confirm prices.", 2,
-           state_delta={ROUTING_RECORD_KEY: record}),
+        ev(
+            "user",
+            "Stop asking me to confirm prices. My sister Mia visits in June. "
+            "Our budget is 15 euros today.",
+            1,
+        ),
+        ev(
+            "agent",
+            "Understood, I will stop asking you to confirm prices.",
+            2,
+            state_delta={ROUTING_RECORD_KEY: record},
+        ),
     ]
     assert await kept(events) == ["My sister Mia visits in June."]
 
 
 async def test_a_turn_without_record_is_classified_at_ingestion():
     events = [
-        ev("user", "I'm vegetarian. Stop asking me to confirm prices. "
-           "My card is 4111 1111 1111 1111. Our budget is 15 euros today.", 1),
+        ev(
+            "user",
+            "I'm vegetarian. Stop asking me to confirm prices. "
+            "My card is 4111 1111 1111 1111. Our budget is 15 euros today.",
+            1,
+        ),
     ]
     # no router stored the diet elsewhere, so the user's own words keep it
     assert await kept(events) == ["I'm vegetarian."]

@@ -33,17 +33,23 @@ async def seed(sessions, app: str, user: str) -> None:
     for n, (author, said) in enumerate(TURNS):
         await sessions.append_event(
             session,
-            Event(invocation_id=f"inv{n}", author=author,
-                  content=types.Content(role="user" if author == "user" else "model",
-                                        parts=[types.Part(text=said)])),
+            Event(
+                invocation_id=f"inv{n}",
+                author=author,
+                content=types.Content(
+                    role="user" if author == "user" else "model", parts=[types.Part(text=said)]
+                ),
+            ),
         )
 
 
 async def rows(memory, app: str, user: str) -> list[tuple]:
     async with memory.engine.connect() as conn:
         result = await conn.execute(
-            text(f"SELECT id, text, source_hash, ingested_at FROM {TABLE}"
-                 " WHERE app_name = :app AND user_id = :user ORDER BY id"),
+            text(
+                f"SELECT id, text, source_hash, ingested_at FROM {TABLE}"
+                " WHERE app_name = :app AND user_id = :user ORDER BY id"
+            ),
             {"app": app, "user": user},
         )
         return [tuple(r) for r in result]
@@ -51,8 +57,9 @@ async def rows(memory, app: str, user: str) -> list[tuple]:
 
 async def test_reindex_rewrites_only_that_users_rows(sessions, embedder, db_url):
     app, other_app = f"ri_{uuid.uuid4().hex[:8]}", f"ri_{uuid.uuid4().hex[:8]}"
-    old = PgVectorMemoryService(db_url, embedder=embedder,
-                                write_policy=WritePolicy.FULL_TRANSCRIPT)  # today's store
+    old = PgVectorMemoryService(
+        db_url, embedder=embedder, write_policy=WritePolicy.FULL_TRANSCRIPT
+    )  # today's store
     try:
         for a, u in ((app, "alice"), (app, "bob"), (other_app, "alice")):
             await seed(sessions, a, u)
@@ -73,9 +80,22 @@ async def test_reindex_rewrites_only_that_users_rows(sessions, embedder, db_url)
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([os.getcwd(), env.get("PYTHONPATH", "")])
         done = subprocess.run(
-            [sys.executable, "-m", "adk_memory_kit.cli", "--db-url", db_url, "reindex",
-             "--app", app, "--user", "alice"],
-            env=env, capture_output=True, text=True, timeout=300,
+            [
+                sys.executable,
+                "-m",
+                "adk_memory_kit.cli",
+                "--db-url",
+                db_url,
+                "reindex",
+                "--app",
+                app,
+                "--user",
+                "alice",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
         assert done.returncode == 0, done.stderr[-2000:]
         assert f"{app}/alice: 1 sessions, rows 5 -> 2" in done.stdout

@@ -100,8 +100,9 @@ async def test_runner_closer_checkpoint_and_a_new_session_store_only_routed_cont
     memory = PgVectorMemoryService(db_url, embedder=embedder)  # default settings
     assert memory.write_policy is WritePolicy.ROUTED
     queue = ReviewQueue(db_url)
-    runner = Runner(app=concierge_app(app_name, queue), session_service=sessions,
-                    memory_service=memory)
+    runner = Runner(
+        app=concierge_app(app_name, queue), session_service=sessions, memory_service=memory
+    )
     try:
         monday = await sessions.create_session(app_name=app_name, user_id=user)
         for said in MONDAY:  # the checkpoint plugin ingests after the 5th turn
@@ -110,8 +111,7 @@ async def test_runner_closer_checkpoint_and_a_new_session_store_only_routed_cont
         assert result.ok
         items = await queue.list(app_name=app_name, user_id=user)
         assert [i.text for i in items] == ["Stop asking me to confirm prices."]
-        reloaded = await sessions.get_session(app_name=app_name, user_id=user,
-                                              session_id=monday.id)
+        reloaded = await sessions.get_session(app_name=app_name, user_id=user, session_id=monday.id)
         recorded = [e for e in reloaded.events if ROUTING_RECORD_KEY in e.actions.state_delta]
         # one durable record per turn that had candidates (all but Anita's), read back from the DB
         assert len(recorded) == len(MONDAY) - 1
@@ -142,11 +142,13 @@ async def test_the_same_session_in_full_transcript_mode_stores_everything_said(
     sessions, embedder, db_url
 ):
     app_name, user = f"wp_{uuid.uuid4().hex[:8]}", "u1"
-    memory = PgVectorMemoryService(db_url, embedder=embedder,
-                                   write_policy=WritePolicy.FULL_TRANSCRIPT)
+    memory = PgVectorMemoryService(
+        db_url, embedder=embedder, write_policy=WritePolicy.FULL_TRANSCRIPT
+    )
     queue = ReviewQueue(db_url)
-    runner = Runner(app=concierge_app(app_name, queue), session_service=sessions,
-                    memory_service=memory)
+    runner = Runner(
+        app=concierge_app(app_name, queue), session_service=sessions, memory_service=memory
+    )
     try:
         monday = await sessions.create_session(app_name=app_name, user_id=user)
         for said in MONDAY:
@@ -178,9 +180,23 @@ async def test_idle_job_in_a_second_process_applies_the_recorded_decisions(
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([os.getcwd(), env.get("PYTHONPATH", "")])
         done = subprocess.run(
-            [sys.executable, "-m", "adk_memory_kit.cli", "--db-url", db_url, "ingest-idle",
-             "--app", app_name, "--once", "--idle-minutes", "0"],
-            env=env, capture_output=True, text=True, timeout=300,
+            [
+                sys.executable,
+                "-m",
+                "adk_memory_kit.cli",
+                "--db-url",
+                db_url,
+                "ingest-idle",
+                "--app",
+                app_name,
+                "--once",
+                "--idle-minutes",
+                "0",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
         assert done.returncode == 0, done.stderr[-2000:]
         assert "ingested 1" in done.stdout + done.stderr
