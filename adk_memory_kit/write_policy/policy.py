@@ -35,6 +35,7 @@ indexing options): LoCoMo-style episodic recall of everything that was said.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -119,10 +120,18 @@ class RoutedOptions:
                 raise InvalidInputError(f"{name} must be in (0, 1], got {value!r}")
 
 
+#: Environment variable naming the policy when none is passed (``adk web``, the CLIs).
+POLICY_ENV = "ADK_MEMORY_KIT_WRITE_POLICY"
+
+
 def resolve_policy(value: WritePolicy | str | None) -> WritePolicy:
-    """A :class:`WritePolicy` from an enum member or its name/value (``None``: ROUTED)."""
+    """A :class:`WritePolicy` from an enum member or its name/value.
+
+    ``None`` means ``$ADK_MEMORY_KIT_WRITE_POLICY`` when set (so ``adk web`` with
+    ``pgvector://`` and the ``ingest-idle`` command can switch modes), else ``ROUTED``.
+    """
     if value is None:
-        return WritePolicy.ROUTED
+        value = os.environ.get(POLICY_ENV) or WritePolicy.ROUTED
     if isinstance(value, WritePolicy):
         return value
     if isinstance(value, str):
@@ -131,7 +140,8 @@ def resolve_policy(value: WritePolicy | str | None) -> WritePolicy:
             if norm in (member.value, member.name.lower()):
                 return member
     raise InvalidInputError(
-        f"write_policy must be one of {', '.join(m.name for m in WritePolicy)}, got {value!r}"
+        f"write_policy must be one of {', '.join(m.value for m in WritePolicy)} "
+        f"(argument or ${POLICY_ENV}), got {value!r}"
     )
 
 

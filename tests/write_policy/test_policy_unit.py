@@ -150,8 +150,14 @@ async def test_full_transcript_keeps_every_event_untouched():
     assert out == events
 
 
-def test_policy_names_resolve_and_bad_values_are_refused():
+def test_policy_names_resolve_and_bad_values_are_refused(monkeypatch):
+    monkeypatch.delenv("ADK_MEMORY_KIT_WRITE_POLICY", raising=False)
     assert resolve_policy(None) is WritePolicy.ROUTED
+    monkeypatch.setenv("ADK_MEMORY_KIT_WRITE_POLICY", "full_transcript")
+    assert resolve_policy(None) is WritePolicy.FULL_TRANSCRIPT
+    monkeypatch.setenv("ADK_MEMORY_KIT_WRITE_POLICY", "all of it")
+    with pytest.raises(InvalidInputError, match="ADK_MEMORY_KIT_WRITE_POLICY"):
+        resolve_policy(None)
     assert resolve_policy("full-transcript") is WritePolicy.FULL_TRANSCRIPT
     assert resolve_policy("ROUTED") is WritePolicy.ROUTED
     with pytest.raises(InvalidInputError, match="write_policy must be one of"):
