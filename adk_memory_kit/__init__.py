@@ -50,12 +50,15 @@ from adk_memory_kit.working_memory import (
     working_memory_guide,
     working_memory_instruction,
 )
+from adk_memory_kit.write_policy import RoutedOptions, WritePolicy
 
 __version__ = "0.1.0"
 
 __all__ = [
     # long-term memory
     "PgVectorMemoryService",
+    "WritePolicy",
+    "RoutedOptions",
     "SearchOptions",
     "IndexingOptions",
     "GeminiEmbedder",

@@ -166,15 +166,23 @@ def service_specs(args: argparse.Namespace, tmp: str) -> dict[str, ServiceSpec]:
     from google.adk.memory.in_memory_memory_service import InMemoryMemoryService
 
     from adk_memory_kit.memory import IndexingOptions, PgVectorMemoryService, SearchOptions
+    from adk_memory_kit.write_policy import WritePolicy
 
-    def pg() -> BaseMemoryService:
+    def pg(policy: WritePolicy = WritePolicy.FULL_TRANSCRIPT) -> BaseMemoryService:
         return PgVectorMemoryService(
             search=SearchOptions(**_kv(args.search_option)),
             indexing=IndexingOptions(**_kv(args.indexing_option)),
+            write_policy=policy,
         )
 
     return {
+        # LoCoMo is episodic recall of everything two people said: the full-transcript mode
         "pgvector": ServiceSpec("PgVectorMemoryService", pg, True),
+        # the kit's default write policy on the same data (filler, fact-less questions,
+        # sensitive sentences left out); see docs/write_policy.md
+        "pgvector_routed": ServiceSpec(
+            "PgVectorMemoryService (routed)", lambda: pg(WritePolicy.ROUTED), True
+        ),
         "inmemory": ServiceSpec("ADK InMemoryMemoryService", InMemoryMemoryService, False),
         "sqlite": ServiceSpec(
             "ADK SqliteMemoryService (FTS5)",
@@ -277,6 +285,25 @@ async def count_rows(service: Any, convs: list[Conversation]) -> int:
     return total
 
 
+async def policy_reasons(service: Any, convs: list[Conversation]) -> dict[str, int]:
+    """Per reason, how many sentences the service's write policy kept or left out."""
+    from adk_memory_kit.write_policy import WritePolicy, select_events
+
+    if getattr(service, "write_policy", None) is not WritePolicy.ROUTED:
+        return {}
+    counts: dict[str, int] = defaultdict(int)
+    for conv in convs:
+        for session in conv.sessions:
+            verdicts: list[Any] = []
+            events = list(session.events)
+            await select_events(
+                session, events, WritePolicy.ROUTED, service.routed_options, verdicts
+            )
+            for v in verdicts:
+                counts[v.reason] += 1
+    return dict(sorted(counts.items()))
+
+
 # ---------------------------------------------------------------------------- report
 def markdown(results: dict[str, Any], questions: list[Question]) -> str:
     lines = [
@@ -329,7 +356,14 @@ async def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--services",
         default="pgvector,inmemory,sqlite",
-        help="comma-separated subset of pgvector,inmemory,sqlite",
+        help="comma-separated subset of pgvector,inmemory,sqlite,pgvector_routed "
+        "(pgvector = full-transcript write policy; pgvector_routed = the default routed one)",
+    )
+    parser.add_argument(
+        "--routed",
+        action="store_true",
+        help="also run PgVectorMemoryService under the default (routed) write policy and "
+        "report it beside the full-transcript figures",
     )
     parser.add_argument("--limit-conversations", type=int, default=None)
     parser.add_argument("--json", dest="json_out", default=None, help="write results here")
@@ -368,6 +402,8 @@ async def main(argv: Sequence[str] | None = None) -> int:
     tmp = tempfile.mkdtemp(prefix="locomo_bench_")
     specs = service_specs(args, tmp)
     wanted = [s.strip() for s in args.services.split(",") if s.strip()]
+    if args.routed and "pgvector_routed" not in wanted:
+        wanted.append("pgvector_routed")
     unknown = set(wanted) - set(specs)
     if unknown:
         parser.error(f"unknown services {sorted(unknown)}; choose from {sorted(specs)}")
@@ -377,10 +413,10 @@ async def main(argv: Sequence[str] | None = None) -> int:
         spec = specs[key]
         log(f"== {spec.name}")
         service = spec.make()
-        if key == "pgvector" and not args.reuse:
+        if key.startswith("pgvector") and not args.reuse:
             for conv in convs:  # a clean slate, so ingestion time means something
                 await service.delete_user_memories(app_name=APP, user_id=conv.user_id)
-        if key == "pgvector":
+        if key.startswith("pgvector"):
             await service.search_memory(app_name=APP, user_id="warmup", query="warm up")
         ingest_s = await ingest(service, convs, key)
         ranked, lat = await run_queries(service, spec, convs, questions, key)
@@ -389,7 +425,10 @@ async def main(argv: Sequence[str] | None = None) -> int:
             "latency_ms": {"p50": pct(lat, 50), "p95": pct(lat, 95)},
             "metrics": summarize(questions, ranked),
         }
-        if key == "pgvector" and not args.no_reingest:
+        if key.startswith("pgvector"):
+            res["rows"] = await count_rows(service, convs)
+            res["sentences"] = await policy_reasons(service, convs)
+        if key.startswith("pgvector") and not args.no_reingest:
             rows = await count_rows(service, convs)
             log("== PgVectorMemoryService: ingest everything again")
             again_s = await ingest(service, convs, "pgvector re-ingest")
@@ -422,6 +461,10 @@ async def main(argv: Sequence[str] | None = None) -> int:
                 f"{r['rows_before']} -> {r['rows_after']}, rankings identical: "
                 f"{r['rankings_identical']}, metrics identical: {r['metrics_identical']}"
             )
+    for name, res in results.items():
+        if "rows" in res:
+            why = ", ".join(f"{n} {r}" for r, n in res.get("sentences", {}).items())
+            print(f"\n{name}: {res['rows']} rows stored" + (f"; sentences: {why}" if why else ""))
     print(
         f"\n{len(convs)} conversations, {turns} turns, {len(questions)} questions; "
         f"latency is per search_memory call (PgVector: query embedding included)."

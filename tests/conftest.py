@@ -52,9 +52,17 @@ async def sessions(db_url):
 
 @pytest.fixture(scope="module")
 async def memory(db_url, embedder):
-    """A PgVectorMemoryService on the embedded server (one per test module)."""
-    from adk_memory_kit.memory.service import PgVectorMemoryService
+    """A PgVectorMemoryService on the embedded server (one per test module).
 
-    service = PgVectorMemoryService(db_url, embedder=embedder)
+    It stores whole transcripts (``WritePolicy.FULL_TRANSCRIPT``): the tests using it check
+    the storage mechanics (upserts, snapshots, redaction, forget, lifecycle counts) on every
+    event. The default ROUTED policy is tested in tests/write_policy/ with its own services.
+    """
+    from adk_memory_kit.memory.service import PgVectorMemoryService
+    from adk_memory_kit.write_policy import WritePolicy
+
+    service = PgVectorMemoryService(
+        db_url, embedder=embedder, write_policy=WritePolicy.FULL_TRANSCRIPT
+    )
     yield service
     await service.close()

@@ -8,7 +8,19 @@ import time
 import uuid
 from pathlib import Path
 
-from adk_memory_kit.demo.console import heading, note, show_table
+from adk_memory_kit.demo.console import heading, note, show_table, step
+
+WRITE_PATHS = (
+    "router (end of every turn): each fact to its one home; LONG_TERM facts are stored at "
+    "once, dated, through add_memory; nothing else of the turn is written to memory.",
+    "checkpoint plugin, end_session, SessionCloser, idle job, plain add_session_to_memory: "
+    "the same write policy. Stored: the user's sentences that carry content and agent "
+    "sentences with their own substance. Never: sentences the router sent to DROP, review, "
+    "session state or turn scratch (or already stored as a fact / profile value), filler, "
+    "questions that state nothing, and agent text restating recalled memory.",
+    "WritePolicy.FULL_TRANSCRIPT (opt-in, LoCoMo-style episodic recall): every text event of "
+    "the session, secrets redacted.",
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -74,11 +86,21 @@ async def run_demo(args: argparse.Namespace) -> int:
         ("IN-CONTEXT (pruned request)", f"last turn {rows[-1][2]:,} -> {rows[-1][3]:,} tokens")
     )
     show_table(table, ("memory home", "what landed there"))
+    step(
+        f"LONG_TERM, everything searchable now (exactly what `adk-memory-kit search --app "
+        f"concierge --user {args.user} '{story.search_query}'` prints):"
+    )
+    for line in story.long_term_lines:
+        print(f"     {line}")
+    step("What each write path stores (write policy ROUTED, the default)")
+    for line in WRITE_PATHS:
+        note(line)
     note(f"done in {time.perf_counter() - started:.1f}s. Look around with the same data:")
     for command in (
-        f"adk-memory-kit search --app concierge --user {args.user} 'delivery address'",
+        f"adk-memory-kit search --app concierge --user {args.user} '{story.search_query}'",
         f"adk-memory-kit forget --app concierge --user {args.user} --dry-run",
         "adk-memory-kit review list --app concierge",
+        f"adk-memory-kit reindex --app concierge --user {args.user} --dry-run",
     ):
         print(f"     {command}")
     return 0

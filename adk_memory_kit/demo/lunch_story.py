@@ -20,6 +20,7 @@ from google.genai import types
 
 from adk_memory_kit.demo.console import note, show_events, show_table, step
 from adk_memory_kit.lifecycle import IdleIngestJob, forget_user
+from adk_memory_kit.memory.cli import format_search_results
 from adk_memory_kit.memory.service import PgVectorMemoryService
 from adk_memory_kit.routing import ReviewQueue, RoutingOutcome, RuleBasedExtractor
 from adk_memory_kit.routing.sleep_time import SleepTimeDistiller
@@ -53,6 +54,8 @@ class StoryResult:
     thursday_diet: Any = None
     thursday_recalled: list[str] = field(default_factory=list)
     wm_view: str = ""
+    search_query: str = "delivery address"
+    long_term_lines: list[str] = field(default_factory=list)  # as `adk-memory-kit search` prints
 
 
 async def _turn(runner: Runner, user_id: str, session_id: str, text: str) -> list[Any]:
@@ -142,19 +145,25 @@ async def run_lunch_story(db_url: str, model: str | BaseLlm, user_id: str) -> St
         report = await job.run_once()
         await job.close()
         note(f"idle job: {report.summary()}")
+        after = await memory.count_memories(app_name=APP_NAME, user_id=user_id)
+        added = sum(after.values()) - sum((counts or {}).values())
         note(
-            "The idle job stores the whole transcript as dated episodes (secrets redacted), "
-            "so a later search can find anything that was said; the router's homes above "
-            "hold the distilled facts."
+            f"Write policy ROUTED (the default): the idle job added {added} memories: only "
+            "user sentences that carry content and that the router sent nowhere else are "
+            "stored. On Monday every sentence had its home: the card number (DROP), the "
+            "standing order (review queue), the budget (session state), the price comparison "
+            "(turn scratch), the diet (user: state); the delivery instruction and the "
+            "restaurant review are stored once, as the router's dated facts; 'Hi!' and the "
+            "agent's 'Noted.' replies are filler."
         )
         counts = await memory.count_memories(app_name=APP_NAME, user_id=user_id)
         note(f"long-term memory now: {counts}")
         card = await memory.search_memory(app_name=APP_NAME, user_id=user_id, query="my card")
-        for entry in card.memories[:1]:
-            note(
-                f"the card turn as stored: {entry.content.parts[0].text!r} (secrets are "
-                "redacted before anything is stored)"
-            )
+        carded = [e for e in card.memories if "card" in (e.content.parts[0].text or "").lower()]
+        note(
+            f"search 'my card' finds {len(carded)} memory holding it: the router dropped the "
+            "turn, so nothing of it was stored (not even a redacted copy)."
+        )
         result.homes.setdefault("LONG_TERM (after idle job)", []).append(
             ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
         )
@@ -196,7 +205,15 @@ async def run_lunch_story(db_url: str, model: str | BaseLlm, user_id: str) -> St
             print(f"   | {line}")
         await _turn(runner, user_id, thursday.id, THURSDAY[1])
         counts = await memory.count_memories(app_name=APP_NAME, user_id=user_id)
-        note(f"end_session closed Thursday's session into long-term memory: {counts}")
+        note(
+            f"end_session closed Thursday's session into long-term memory: {counts}. The "
+            "agent's reply restating what load_memory returned was not stored (provenance), "
+            "nor the question, the 'Yes please' or the goodbye (filler)."
+        )
+        found = await memory.search_memory(
+            app_name=APP_NAME, user_id=user_id, query=result.search_query, limit=10
+        )
+        result.long_term_lines = format_search_results(found.memories, app=APP_NAME, user=user_id)
         return result
     finally:
         await runner.close()

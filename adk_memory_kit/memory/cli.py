@@ -24,24 +24,34 @@ async def _search(args: argparse.Namespace) -> int:
         result = await memory.search_memory(
             app_name=args.app, user_id=args.user, query=args.query, limit=args.limit
         )
-    if not result.memories:
-        print("no memories found")
-        return 0
-    print(
-        f"{len(result.memories)} memories of {args.user} in {args.app}, best first "
-        "(score: weighted reciprocal-rank fusion, higher is better)"
-    )
-    print(f"{'#':>3}  {'score':>6}  {'when (UTC)':16}  {'kind':5}  author: text")
-    for rank, entry in enumerate(result.memories, start=1):
+    for line in format_search_results(result.memories, app=args.app, user=args.user):
+        print(line)
+    return 0
+
+
+def format_search_results(memories: list, *, app: str, user: str) -> list[str]:
+    """The lines ``adk-memory-kit search`` prints for ``memories`` (best first).
+
+    The demo prints its long-term summary with this same function, so the two match line
+    for line.
+    """
+    if not memories:
+        return ["no memories found"]
+    lines = [
+        f"{len(memories)} memories of {user} in {app}, best first "
+        "(score: weighted reciprocal-rank fusion, higher is better)",
+        f"{'#':>3}  {'score':>6}  {'when (UTC)':16}  {'kind':5}  author: text",
+    ]
+    for rank, entry in enumerate(memories, start=1):
         text = " ".join(p.text or "" for p in entry.content.parts or []).replace("\n", " ")
         meta = entry.custom_metadata
         when = (entry.timestamp or "")[:16].replace("T", " ")
         flag = "  (superseded)" if "superseded_at" in meta else ""
-        print(
+        lines.append(
             f"{rank:>3}  {meta.get('score', 0.0):6.3f}  {when:16}  {meta.get('kind', ''):5}  "
             f"{entry.author or '-'}: {text[:160]}{flag}"
         )
-    return 0
+    return lines
 
 
 async def _purge(args: argparse.Namespace) -> int:

@@ -42,6 +42,12 @@ from adk_memory_kit.memory.search import (
     SearchOptions,
     text_params,
 )
+from adk_memory_kit.write_policy.policy import (
+    RoutedOptions,
+    WritePolicy,
+    resolve_policy,
+    select_events,
+)
 
 if TYPE_CHECKING:
     from google.adk.sessions.session import Session
@@ -61,6 +67,11 @@ class PgVectorMemoryService(BaseMemoryService):
         indexing: what is embedded and indexed per event.
         engine: an existing ``AsyncEngine`` to share (e.g. with ``DatabaseSessionService``).
         pool_size: connections kept open by the service's own engine.
+        write_policy: what ``add_session_to_memory`` stores (every lifecycle path goes through
+            it): ``WritePolicy.ROUTED`` (default: routed facts and the user's contentful
+            turns, see :mod:`adk_memory_kit.write_policy`) or ``WritePolicy.FULL_TRANSCRIPT``
+            (every text event, LoCoMo-style episodic recall). Names are accepted too.
+        routed_options: tuning of the ROUTED policy (:class:`RoutedOptions`).
     """
 
     def __init__(
@@ -73,6 +84,8 @@ class PgVectorMemoryService(BaseMemoryService):
         indexing: IndexingOptions | None = None,
         engine: AsyncEngine | None = None,
         pool_size: int = 5,
+        write_policy: WritePolicy | str | None = None,
+        routed_options: RoutedOptions | None = None,
         **kwargs: Any,
     ) -> None:
         kwargs.pop("agents_dir", None)  # passed by ADK's service registry
@@ -91,6 +104,8 @@ class PgVectorMemoryService(BaseMemoryService):
         self.embedder = embedder
         self.search_options = search or SearchOptions()
         self.indexing = indexing or IndexingOptions()
+        self.write_policy = resolve_policy(write_policy)
+        self.routed_options = routed_options or RoutedOptions()
         self._ready = False
         self._ready_lock: asyncio.Lock | None = None
 
@@ -132,7 +147,12 @@ class PgVectorMemoryService(BaseMemoryService):
 
     # ------------------------------------------------------------------ writes
     async def add_session_to_memory(self, session: Session) -> None:
-        """Upsert every text event of ``session``; drop rows of events no longer in it.
+        """Upsert the text events of ``session`` the write policy selects; drop other rows.
+
+        Under ``WritePolicy.ROUTED`` (default) each event is first reduced to the sentences the
+        policy stores (:func:`adk_memory_kit.write_policy.select_events`); an event left with
+        nothing is not stored, and its row from an earlier ingestion is deleted as if the event
+        were gone. ``FULL_TRANSCRIPT`` stores every text event.
 
         Snapshots of one session are ordered by their newest event time (of any event, text or
         not). A snapshot older than one already written changes nothing, so a slow writer of an
@@ -150,7 +170,9 @@ class PgVectorMemoryService(BaseMemoryService):
         check_scope(session.app_name, session.user_id)
         check_identifier("session.id", session.id)
         events = list(session.events)
-        docs, newest = await asyncio.to_thread(self._session_documents, session, events)
+        # write-policy hook: only what the policy selects is stored (newest stays the session's)
+        selected = await select_events(session, events, self.write_policy, self.routed_options)
+        docs, newest = await asyncio.to_thread(self._session_documents, session, events, selected)
         if newest is None:
             return
         app, user, sid = session.app_name, session.user_id, session.id
@@ -183,11 +205,16 @@ class PgVectorMemoryService(BaseMemoryService):
                 )
 
     def _session_documents(
-        self, session: Session, events: list[Event]
+        self, session: Session, events: list[Event], selected: list[Event] | None = None
     ) -> tuple[list[MemoryDocument], datetime | None]:
-        """The session's documents and its newest event time (CPU work: run in a thread)."""
+        """Documents of ``selected`` (default: all events) and the newest time of ``events``
+        (CPU work: run in a thread)."""
         docs = documents_from_events(
-            session.app_name, session.user_id, session.id, events, self.indexing
+            session.app_name,
+            session.user_id,
+            session.id,
+            events if selected is None else selected,
+            self.indexing,
         )
         return docs, newest_event_time(events)
 

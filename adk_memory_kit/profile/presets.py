@@ -29,6 +29,7 @@ DEFAULT_SUBJECT_TERMS: Mapping[str, tuple[str, ...]] = {
     "currency": ("currency",),
     "cabin_class": ("cabin class",),
     "preferred_name": ("preferred name", "call me"),
+    "allergies": ("allergy", "allergic", "allergies"),
 }
 
 
@@ -41,4 +42,5 @@ DEFAULT_PREFERENCES: Mapping[str, str] = {
     "currency": "currency for prices (ISO code)",
     "cabin_class": "preferred cabin class, e.g. economy, business",
     "preferred_name": "how the user wants to be addressed",
+    "allergies": "food the user is allergic to and must never be served, e.g. peanuts",
 }

@@ -22,7 +22,7 @@ context's ``state`` (recorded in the event's state delta); long-term writes go t
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -36,7 +36,7 @@ from adk_memory_kit.profile.guards import looks_like_instruction
 from adk_memory_kit.profile.tools import write_preference
 from adk_memory_kit.profile.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
 from adk_memory_kit.routing.homes import Candidate, MemoryHome, route
-from adk_memory_kit.sensitive import Detector, detect_sensitive, finding_kinds
+from adk_memory_kit.sensitive import HEALTH, Detector, detect_sensitive, finding_kinds
 
 if TYPE_CHECKING:
     from google.adk.agents.context import Context
@@ -107,6 +107,9 @@ class MemoryApplier:
             (and still never stored anywhere the agent reads).
         detectors: sensitive-data detectors (default: ``DEFAULT_DETECTORS``).
         max_notes: how many key-less notes a session/scratch list keeps (newest last).
+        health_keys: preference names that may hold a health fact the user states for the
+            service to act on (default: ``allergies``). Only an exact ``user:`` value under
+            such a name is exempt from the health detector; any other health text is dropped.
     """
 
     def __init__(
@@ -117,8 +120,10 @@ class MemoryApplier:
         detectors: Sequence[Detector] | None = None,
         max_notes: int = 20,
         author: str = "memory_router",
+        health_keys: Collection[str] = ("allergies",),
     ) -> None:
         self.vocabulary = vocabulary
+        self.health_keys = frozenset(health_keys)
         self.review_queue = review_queue
         self.detectors = detectors
         self.max_notes = max_notes
@@ -134,6 +139,8 @@ class MemoryApplier:
         findings = detect_sensitive(candidate.text, self.detectors)
         if candidate.value:
             findings += detect_sensitive(candidate.value, self.detectors)
+        if findings and self._stated_health_preference(candidate, findings):
+            findings = []
         if findings and not candidate.sensitive:
             candidate = candidate.with_sensitive()
         if not candidate.changes_agent_behaviour and (
@@ -142,6 +149,17 @@ class MemoryApplier:
         ):
             candidate = replace(candidate, changes_agent_behaviour=True)
         return candidate, route(candidate), finding_kinds(findings)
+
+    def _stated_health_preference(self, candidate: Candidate, findings: list) -> bool:
+        """A user-stated health preference (``allergies``) bound for ``user:`` state."""
+        return (
+            not candidate.sensitive
+            and candidate.key in self.health_keys
+            and candidate.value is not None
+            and all(f.kind == HEALTH for f in findings)
+            and not detect_sensitive(candidate.value, self.detectors)
+            and route(candidate) is MemoryHome.USER_STATE
+        )
 
     async def apply(
         self, candidates: Sequence[Candidate], context: Context

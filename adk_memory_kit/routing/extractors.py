@@ -31,7 +31,7 @@ from adk_memory_kit.profile.guards import (
 )
 from adk_memory_kit.profile.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
 from adk_memory_kit.routing.homes import Candidate
-from adk_memory_kit.sensitive import Detector, detect_sensitive
+from adk_memory_kit.sensitive import HEALTH, Detector, detect_sensitive
 
 if TYPE_CHECKING:
     from google.adk.sessions.session import Session
@@ -72,10 +72,13 @@ def split_sentences(text: str) -> list[str]:
 
 
 # ---------------------------------------------------------------- rule-based
-RuleKind = Literal["preference", "episode", "session", "behaviour", "scratch"]
+RuleKind = Literal["preference", "standing", "episode", "session", "behaviour", "scratch"]
 
 _KIND_FLAGS: dict[str, dict[str, bool]] = {
     "preference": dict(exact_value=True, about_user=True, needed_in_future_sessions=True),
+    # a lasting instruction or fact about the user with no vocabulary name: a dated
+    # long-term fact (its key is the subject, so a newer one supersedes it)
+    "standing": dict(about_user=True, needed_in_future_sessions=True),
     "episode": dict(about_user=True, needed_in_future_sessions=True),
     "session": dict(about_user=True, needed_later_this_session=True),
     "behaviour": dict(changes_agent_behaviour=True),
@@ -88,7 +91,10 @@ class ExtractionRule:
     """A case-insensitive pattern; a match yields a candidate of ``kind``.
 
     ``key`` names the fact; the ``value`` group (if the pattern has one) is its value,
-    lower-cased unless ``keep_case``.
+    lower-cased unless ``keep_case``. ``clause_only``: the candidate's text is the clause that
+    matched, not the whole sentence (a standing instruction said beside something else).
+    ``health_ok``: the rule states a health fact the user gives for the service to act on
+    (a food allergy); a sentence whose only sensitive finding is a health term still yields it.
     """
 
     name: str
@@ -96,9 +102,21 @@ class ExtractionRule:
     pattern: str
     key: str | None = None
     keep_case: bool = False
+    clause_only: bool = False
+    health_ok: bool = False
 
 
 _DIETS = r"vegetarian|vegan|pescatarian|halal|kosher|gluten[- ]free|lactose[- ]free"
+_NAME = r"(?P<value>(?-i:[A-Z][a-z]+(?:-[A-Z][a-z]+)?))"
+_LASTING = (
+    r"(?:always|every time|each time|by default|from now on|going forward|in future|"
+    r"in the future|usually|normally|all (?:my|our) \w+)"
+)
+_PLACE = (
+    r"(?:the |my |our )?(?P<value>[^.!?,;]{3,60}?)"
+    r"(?=\s*(?:[.!?,;]|$| from now on| by default| please))"
+)
+_CURRENCIES = r"euros?|dollars?|pounds?|rupees?|yen|francs?|eur|usd|gbp|inr|jpy|chf"
 _LANGS = r"english|german|french|spanish|portuguese|italian|dutch|hindi|japanese|chinese|polish"
 
 DEFAULT_RULES: tuple[ExtractionRule, ...] = (
@@ -109,7 +127,8 @@ DEFAULT_RULES: tuple[ExtractionRule, ...] = (
     ExtractionRule(
         "diet",
         "preference",
-        rf"\b(?:I(?:'m| am)|I'?ve (?:gone|become)|switched to|my diet is)(?: now| actually| a| an)*"
+        rf"\b(?:I(?:'m| am)|I'?ve (?:gone|become|been)|switched to|my diet is|I (?:follow|eat|keep)"
+        rf"(?: a| an)?)(?: now| actually| strictly| fully| a| an)*"
         rf" (?P<value>{_DIETS})\b",
         key="diet",
     ),
@@ -131,15 +150,86 @@ DEFAULT_RULES: tuple[ExtractionRule, ...] = (
     ExtractionRule(
         "language",
         "preference",
-        rf"\b(?:reply|answer|respond|write|talk) (?:to me )?in (?P<value>{_LANGS})\b",
+        rf"\b(?:reply|answer|respond|write|talk|speak)(?: to me)?(?: only)? in (?P<value>{_LANGS})"
+        rf"\b|\bI(?:'d| would)? prefer (?P<value2>{_LANGS}) (?:please|for (?:replies|answers))\b",
         key="language",
     ),
     ExtractionRule(
         "preferred_name",
         "preference",
-        r"\bplease call me (?P<value>(?-i:[A-Z][a-z]+))\b",
+        r"\b(?:(?:please |you can |just |do )?call me|I go by|my name is|I prefer to be called|"
+        r"address me as|I'?d (?:like|prefer) to be called|my friends call me)\s+" + _NAME + r"\b",
         key="preferred_name",
         keep_case=True,
+    ),
+    ExtractionRule(
+        "allergies",
+        "preference",
+        r"\b(?:I(?:'m| am)(?: severely| very| highly| seriously| also)? allergic to|"
+        r"I have an? (?:severe |bad |serious )?(?=\w+ allerg)|I can'?t have anything with)"
+        r"\s*(?P<value>[a-z][a-z -]{1,30}?)(?=\s*(?:allergy\b|[.!?,;]|$| and\b| so\b))",
+        key="allergies",
+        health_ok=True,
+    ),
+    ExtractionRule(
+        "currency",
+        "preference",
+        r"\b(?:show|give|quote|list)(?: me)? (?:all )?(?:the )?prices in (?P<value>"
+        + _CURRENCIES
+        + r")\b|\bprices in (?P<value2>"
+        + _CURRENCIES
+        + r") please\b",
+        key="currency",
+    ),
+    ExtractionRule(
+        "cabin_class",
+        "preference",
+        r"\bI (?:always |usually |normally |only )?(?:fly|travel|book) (?P<value>business|economy|"
+        r"first|premium economy)(?: class)?\b",
+        key="cabin_class",
+    ),
+    # lasting instructions and facts about the user, without a vocabulary name: dated facts
+    ExtractionRule(
+        "delivery_address",
+        "standing",
+        r"\b(?:(?:please )?" + _LASTING + r"[^.!?]{0,12}?\b(?:deliver|send|bring|ship)\w*"
+        r"(?: (?:it|them|everything|my \w+|our \w+|lunch|orders?))? (?:to|at)\s+" + _PLACE + r"|"
+        r"(?:deliver|send|bring|ship)\w*(?: (?:it|them|everything|my \w+|our \w+|lunch|orders?))?"
+        r" (?:to|at)\s+" + _PLACE.replace("value", "value2") + r"\s*(?:" + _LASTING + r")|"
+        r"my (?:delivery|shipping|default) address is\s+" + _PLACE.replace("value", "value3") + r"|"
+        r"deliveries (?:should |must )?(?:always )?go to\s+"
+        + _PLACE.replace("value", "value4")
+        + r")",
+        key="delivery_address",
+        keep_case=True,
+        clause_only=True,
+    ),
+    ExtractionRule(
+        "dietary_restriction",
+        "standing",
+        r"\bI (?:don'?t|do not|never|can'?t|cannot) (?:eat|drink|have) "
+        r"(?P<value>[a-z][a-z -]{1,30}?)(?=\s*(?:[.!?,;]|$| and\b| at all\b| anymore\b))",
+        key="dietary_restriction",
+        clause_only=True,
+    ),
+    ExtractionRule(
+        "home_city",
+        "standing",
+        r"\bI(?:'m| am)? (?:live|living|based|located) in\s+"
+        + _NAME.replace("[a-z]+", "[a-z]+(?: [A-Z][a-z]+)?")
+        + r"|\bI(?:'ve| have) (?:just )?moved to\s+"
+        + _NAME.replace("value", "value2"),
+        key="home_city",
+        keep_case=True,
+        clause_only=True,
+    ),
+    ExtractionRule(
+        "workplace",
+        "standing",
+        r"\bI work (?:at|for)\s+" + _NAME.replace("[a-z]+", "[a-zA-Z]+(?: [A-Z][a-zA-Z]+)*"),
+        key="workplace",
+        keep_case=True,
+        clause_only=True,
     ),
     # what happened: open-ended, found later by search
     ExtractionRule(
@@ -195,6 +285,23 @@ def clause_spans(sentence: str) -> list[tuple[int, int]]:
     return [(a, b) for a, b in spans if sentence[a:b].strip()]
 
 
+def match_value(match: re.Match[str]) -> str | None:
+    """The first ``value``/``value2``/... group that matched, whitespace-collapsed."""
+    for name, found in sorted(match.groupdict().items()):
+        if name.startswith("value") and found:
+            return " ".join(found.split())
+    return None
+
+
+def matched_clause(text: str, position: int) -> str:
+    """The clause of ``text`` (see :func:`clause_spans`) that holds ``position``."""
+    for start, end in clause_spans(text):
+        if start <= position < end:
+            clause = text[start:end].strip()
+            return re.sub(r"^(?:and|but|so|also|plus|then)\s+", "", clause, flags=re.IGNORECASE)
+    return text
+
+
 def looks_like_behaviour_change(text: str, rules: Sequence[ExtractionRule] = DEFAULT_RULES) -> bool:
     """Whether a behaviour rule of ``rules`` (standing orders, instructions) matches ``text``."""
     return any(r.kind == "behaviour" and re.search(r.pattern, text, re.IGNORECASE) for r in rules)
@@ -245,7 +352,13 @@ class RuleBasedExtractor:
         findings = detect_sensitive(sentence, self.detectors)
         if not findings:
             return self._from_clean(sentence, sentence, observed_at)
-        found = [Candidate(text=sentence, sensitive=True, observed_at=observed_at)]
+        stated = (
+            self._health_facts(sentence, findings, observed_at)
+            if all(f.kind == HEALTH for f in findings)
+            else []
+        )
+        # a stated allergy is kept as its exact value; any other sensitive sentence is dropped
+        found = stated or [Candidate(text=sentence, sensitive=True, observed_at=observed_at)]
         for start, end in clause_spans(sentence):
             if any(f.start < end and start < f.end for f in findings):
                 continue
@@ -253,6 +366,30 @@ class RuleBasedExtractor:
             if clause and not detect_sensitive(clause, self.detectors):
                 found.extend(self._from_clean(clause, sentence, observed_at))
         return found
+
+    def _health_facts(
+        self, sentence: str, findings: Sequence, observed_at: datetime | None
+    ) -> list[Candidate]:
+        """The health facts the user states for the service (``health_ok`` rules), when every
+        health finding of ``sentence`` lies inside one of them; else nothing."""
+        found, spans = [], []
+        for rule, regex in self._compiled:
+            match = regex.search(sentence) if rule.health_ok else None
+            if match and (value := match_value(match)):
+                spans.append(match.span())
+                found.append(
+                    Candidate(
+                        text=sentence,
+                        key=rule.key,
+                        value=value if rule.keep_case else value.lower(),
+                        observed_at=observed_at,
+                        **_KIND_FLAGS[rule.kind],
+                    )
+                )
+        covered = all(
+            any(a <= f.start and f.end <= b + len("allergy ") for a, b in spans) for f in findings
+        )
+        return found if covered else []
 
     def _from_clean(
         self, text: str, sentence: str, observed_at: datetime | None
@@ -266,15 +403,15 @@ class RuleBasedExtractor:
             match = regex.search(text)
             if not match:
                 continue
-            value = match.groupdict().get("value")
+            value = match_value(match)
             if value is not None:
-                value = " ".join(value.split())
                 value = value if rule.keep_case else value.lower()
             flags = dict(_KIND_FLAGS[rule.kind])
-            if rule.kind == "preference" and session_scoped:
+            if rule.kind in ("preference", "standing") and session_scoped:
                 flags = dict(_KIND_FLAGS["session"])
+            said = matched_clause(text, match.start()) if rule.clause_only else text
             candidate = Candidate(
-                text=text, key=rule.key, value=value, observed_at=observed_at, **flags
+                text=said, key=rule.key, value=value, observed_at=observed_at, **flags
             )
             if rule.kind == "behaviour":
                 return [candidate]  # a request to behave differently is nothing else
@@ -351,6 +488,8 @@ class LlmExtractor:
         max_facts: more facts than this is rejected.
         max_transcript_chars: the transcript is cut (oldest first) to this length.
         authors: only these authors' events are shown (``None``: every text event).
+        health_keys: preference names under which a user-stated health fact (an allergy)
+            is kept as an exact ``user:`` value instead of being flagged sensitive.
     """
 
     def __init__(
@@ -363,7 +502,9 @@ class LlmExtractor:
         max_transcript_chars: int = 20_000,
         authors: Collection[str] | None = None,
         detectors: Sequence[Detector] | None = None,
+        health_keys: Collection[str] = ("allergies",),
     ) -> None:
+        self.health_keys = frozenset(health_keys)
         if isinstance(model, str):
             from google.adk.models.registry import LLMRegistry
 
@@ -416,10 +557,19 @@ class LlmExtractor:
         observed = max((event_time(e) for e in events if e.timestamp), default=None)
         candidates = []
         for fact in output.facts:
-            flagged = fact.sensitive or bool(
-                detect_sensitive(fact.text, self.detectors)
-                or (fact.value and detect_sensitive(fact.value, self.detectors))
+            findings = detect_sensitive(fact.text, self.detectors)
+            if fact.value:
+                findings += detect_sensitive(fact.value, self.detectors)
+            stated_health = (
+                fact.key in self.health_keys
+                and fact.exact_value
+                and fact.about_user
+                and fact.needed_in_future_sessions
+                and bool(fact.value)
+                and all(f.kind == HEALTH for f in findings)
+                and not detect_sensitive(fact.value or "", self.detectors)
             )
+            flagged = fact.sensitive or (bool(findings) and not stated_health)
             candidates.append(
                 Candidate(
                     text=fact.text,

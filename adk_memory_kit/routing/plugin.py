@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from google.adk.agents.base_agent import BaseAgent
     from google.adk.agents.context import Context
     from google.adk.events.event import Event
+    from google.adk.models.llm_request import LlmRequest
+    from google.adk.models.llm_response import LlmResponse
     from google.genai import types
 
 logger = logging.getLogger(__name__)
@@ -49,7 +51,22 @@ async def route_turn(
     except Exception as exc:
         logger.warning("memory routing: extraction failed (%s: %s)", type(exc).__name__, exc)
         return []
-    return await applier.apply(candidates, context)
+    outcomes = await applier.apply(candidates, context)
+    _record_decisions(context, events, candidates, applier)
+    return outcomes
+
+
+def _record_decisions(
+    context: Context, events: Sequence[Event], candidates: Sequence, applier: MemoryApplier
+) -> None:
+    """Write-policy hook: record where each sentence went, on the turn's own events."""
+    from adk_memory_kit.write_policy.records import write_routing_record
+
+    try:
+        decided = [(c, applier.classify(c)[1]) for c in candidates]
+        write_routing_record(context, events, decided)
+    except Exception as exc:  # the record is best effort; ingestion then re-classifies
+        logger.warning("memory routing: could not record decisions (%s)", type(exc).__name__)
 
 
 class TurnRouter:
@@ -115,6 +132,18 @@ class MemoryRoutingPlugin(BasePlugin):
         outcomes = await self.router(callback_context)
         if outcomes and self.on_outcomes is not None:
             self.on_outcomes(outcomes)
+        return None
+
+    async def before_model_callback(
+        self, *, callback_context: Context, llm_request: LlmRequest
+    ) -> LlmResponse | None:
+        """Write-policy hook: record what recall preloaded, so replies restating it are known."""
+        from adk_memory_kit.write_policy.records import write_recall_record
+
+        try:
+            write_recall_record(callback_context, llm_request)
+        except Exception as exc:
+            logger.warning("memory routing: could not record recall (%s)", type(exc).__name__)
         return None
 
 

@@ -20,7 +20,8 @@ pytestmark = pytest.mark.slow  # Postgres- or Runner-heavy: `pytest -m 'not slow
 
 @pytest.fixture(scope="module")
 async def memory(db_url, embedder):
-    service = PgVectorMemoryService(db_url, embedder=embedder)
+    # storage mechanics on every event; the default ROUTED policy: tests/write_policy/
+    service = PgVectorMemoryService(db_url, embedder=embedder, write_policy="full_transcript")
     yield service
     await service.close()
 
@@ -351,8 +352,11 @@ async def test_function_calls_are_indexed_only_when_asked(db_url, embedder):
     )
     session = session_with(app, user, [])
     session.events = [event]
-    service = PgVectorMemoryService(
-        db_url, embedder=embedder, indexing=IndexingOptions(index_function_calls=True)
+    service = PgVectorMemoryService(  # function calls are stored in full-transcript mode only
+        db_url,
+        embedder=embedder,
+        indexing=IndexingOptions(index_function_calls=True),
+        write_policy="full_transcript",
     )
     try:
         await service.add_session_to_memory(session)
@@ -618,7 +622,7 @@ class _GatedEmbedder:
 
 async def test_an_older_session_snapshot_committing_last_loses_nothing(db_url, embedder):
     gated = _GatedEmbedder(embedder)
-    service = PgVectorMemoryService(db_url, embedder=gated)
+    service = PgVectorMemoryService(db_url, embedder=gated, write_policy="full_transcript")
     app, user = unique("app"), unique("u")
     newer = session_with(
         app,

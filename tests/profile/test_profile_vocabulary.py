@@ -33,7 +33,7 @@ def test_write_preference_stores_value_and_time():
 @pytest.mark.parametrize("name", ["dietary_pref", "food", "user:pref_diet", "", "seat_at", None])
 def test_unknown_names_are_rejected_and_nothing_is_written(name):
     state: dict = {}
-    with pytest.raises(UnknownPreferenceError, match="allowed names: cabin_class"):
+    with pytest.raises(UnknownPreferenceError, match="allowed names: allergies, cabin_class"):
         write_preference(state, name, "vegan")
     assert state == {}
 

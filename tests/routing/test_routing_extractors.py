@@ -59,7 +59,7 @@ async def test_rule_based_extractor_routes_the_travel_conversation(text, expecte
 
 SPLIT_TURNS = [
     # (said, the non-sensitive candidates: home, key, value, text)
-    ("I'm vegan and I have a severe nut allergy.", [(H.USER_STATE, "diet", "vegan", "I'm vegan")]),
+    ("I'm vegan and I have diabetes.", [(H.USER_STATE, "diet", "vegan", "I'm vegan")]),
     ("I prefer aisle seats, my card is 4111 1111 1111 1111.",
      [(H.USER_STATE, "seat", "aisle", "I prefer aisle seats")]),
     ("Never ask me to confirm prices; my PIN is 4821.",
@@ -78,7 +78,7 @@ async def test_a_sensitive_clause_drops_only_itself(text, kept):
     assert [(route(c), c.key, c.value, c.text) for c in rest] == kept
     for c in rest:  # nothing that is kept carries the sensitive part
         assert not detect_sensitive(c.text)
-        for secret in ("allergy", "4111", "4821", "hunter2", "X1234567"):
+        for secret in ("diabetes", "4111", "4821", "hunter2", "X1234567"):
             assert secret not in c.text
 
 

@@ -35,9 +35,11 @@ from google.adk.events.event import Event
 from google.adk.runners import Runner
 from google.adk.sessions.session import Session
 from google.genai import types
+from sqlalchemy import text
 
 from adk_memory_kit.errors import MemoryKitError
 from adk_memory_kit.memory import PgVectorMemoryService
+from adk_memory_kit.memory.schema import SNAPSHOTS
 from adk_memory_kit.model_choice import DEFAULT_GEMINI, MODEL_ENV, choose_model
 from adk_memory_kit.routing import ReviewQueue
 from adk_memory_kit.sample_agents.rebooker import (
@@ -329,10 +331,20 @@ async def check_concierge(convo: Conversation) -> None:
     finally:
         await queue.close()
     assert [i.text for i in items] == ["Stop asking me to confirm prices."]
+    # the write policy (ROUTED, the default): the goodbye is filler and the standing order is
+    # in review, so neither is searchable; the delivery instruction is, as the router's fact
     found = await convo.memory_service.search_memory(
-        app_name="concierge", user_id=convo.user_id, query="Thanks, that's all, bye"
-    )
-    assert any("bye" in m.content.parts[0].text for m in found.memories)  # end_session ingested
+        app_name="concierge", user_id=convo.user_id, query="Thanks, that's all, bye")
+    texts = [m.content.parts[0].text.lower() for m in found.memories]
+    assert texts and not any("bye" in t or "confirm prices" in t for t in texts)
+    top = await convo.memory_service.search_memory(
+        app_name="concierge", user_id=convo.user_id, query="delivery address")
+    assert "pune office reception" in top.memories[0].content.parts[0].text.lower()
+    async with convo.memory_service.engine.connect() as conn:  # both sessions were ingested
+        ingested = await conn.scalar(
+            text(f"SELECT count(*) FROM {SNAPSHOTS} WHERE app_name = 'concierge'"
+                 " AND user_id = :user"), {"user": convo.user_id})
+    assert ingested == 2  # Monday by the checkpoint plugin, Thursday by end_session
 
 
 CASES = [

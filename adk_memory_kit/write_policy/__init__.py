@@ -1,0 +1,36 @@
+"""The write policy: one decision, applied on every path that writes a session to memory.
+
+See :mod:`adk_memory_kit.write_policy.policy` and docs/write_policy.md.
+"""
+
+from adk_memory_kit.write_policy.policy import (
+    NEVER_STORED,
+    RoutedOptions,
+    SentenceVerdict,
+    WritePolicy,
+    resolve_policy,
+    select_events,
+)
+from adk_memory_kit.write_policy.records import (
+    RECALL_RECORD_KEY,
+    ROUTING_RECORD_KEY,
+    RoutingDecisions,
+    session_recall_stems,
+    write_recall_record,
+    write_routing_record,
+)
+
+__all__ = [
+    "NEVER_STORED",
+    "RECALL_RECORD_KEY",
+    "ROUTING_RECORD_KEY",
+    "RoutedOptions",
+    "RoutingDecisions",
+    "SentenceVerdict",
+    "WritePolicy",
+    "resolve_policy",
+    "select_events",
+    "session_recall_stems",
+    "write_recall_record",
+    "write_routing_record",
+]

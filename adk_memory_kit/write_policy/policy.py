@@ -1,0 +1,282 @@
+"""The write policy: what of a session reaches long-term retrieval.
+
+One decision, applied on every path that ingests a session (the closer, the idle job, the
+checkpoint plugin, ``end_session``, a plain ``add_session_to_memory`` and ``reindex``): they all
+call ``PgVectorMemoryService.add_session_to_memory``, which filters the session's events through
+:func:`select_events` before anything is embedded or stored.
+
+``WritePolicy.ROUTED`` (the default) stores, per sentence of each turn:
+
+==========================================  ==============================================
+sentence                                    stored?
+==========================================  ==============================================
+a candidate the router sent anywhere        no: DROP, PROCEDURAL_REVIEW, SESSION_STATE and
+                                            TURN_SCRATCH never; LONG_TERM is stored by the
+                                            router as its own dated fact and USER_STATE
+                                            lives in the profile (one fact, one home)
+sensitive (any detector, health included)   no
+filler / acknowledgement (anyone)           no ("Noted.", "Thanks, that's all, bye!")
+a question that states nothing              no ("Can you order lunch for me?")
+agent text restating recalled memory        no (provenance: ``load_memory`` results and
+                                            recall records on the session's events)
+agent text restating an excluded sentence   no ("OK, I'll stop asking you to confirm")
+any other user sentence                     yes (the user's turn, minus the above)
+any other agent sentence                    yes (a research answer, a confirmed booking)
+==========================================  ==============================================
+
+A turn the router never saw (no record: an old session, a session run without the routing
+plugin) is classified at ingestion by ``fallback_extractor`` with the same routing rule; its
+LONG_TERM and USER_STATE sentences then stay in the stored turn, since no router stored them
+elsewhere. Function calls and results are never stored in this mode.
+
+``WritePolicy.FULL_TRANSCRIPT`` stores every text event as it is (secrets redacted by the
+indexing options): LoCoMo-style episodic recall of everything that was said.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from google.adk.events.event import Event
+from google.genai import types
+
+from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.routing.extractors import Extractor, RuleBasedExtractor, event_text
+from adk_memory_kit.routing.homes import MemoryHome
+from adk_memory_kit.sensitive import Detector, detect_sensitive
+from adk_memory_kit.write_policy.records import RoutingDecisions, session_recall_stems
+from adk_memory_kit.write_policy.text import (
+    content_stems,
+    fingerprint,
+    is_factless_question,
+    is_filler,
+    overlap,
+    split_sentences,
+    strip_tags,
+)
+
+if TYPE_CHECKING:
+    from google.adk.sessions.session import Session
+
+USER_AUTHOR = "user"
+
+#: An agent sentence that attributes what it says to memory restates recall.
+ATTRIBUTION = re.compile(
+    r"\b(?:in (?:your |my )?memory|from (?:your |my )?memory|last time(?: you)?|"
+    r"you (?:told|asked|mentioned|said|wanted)|your profile|on file|I remember|"
+    r"(?:earlier|previous|past) (?:conversation|session|chat)s?|as (?:you|we) (?:said|agreed)|"
+    r"I (?:found|recalled|see) (?:in|from) )",
+    re.IGNORECASE,
+)
+
+#: Homes whose sentences never reach long-term retrieval, recorded or not.
+NEVER_STORED = frozenset(
+    {
+        MemoryHome.DROP,
+        MemoryHome.PROCEDURAL_REVIEW,
+        MemoryHome.SESSION_STATE,
+        MemoryHome.TURN_SCRATCH,
+    }
+)
+
+
+class WritePolicy(str, Enum):
+    """What ``add_session_to_memory`` stores (see the module docstring)."""
+
+    ROUTED = "routed"
+    FULL_TRANSCRIPT = "full_transcript"
+
+
+@dataclass(frozen=True)
+class RoutedOptions:
+    """Tuning of :attr:`WritePolicy.ROUTED`.
+
+    Args:
+        fallback_extractor: classifies turns that carry no routing record (``None``: such
+            turns get only the filler/question/sensitive/echo filters).
+        echo_threshold: an agent sentence whose content words are at least this fraction
+            recalled text (or excluded user text) restates it and is not stored.
+        attributed_echo_threshold: the same, for a sentence that cites memory ("last time
+            you asked for ...").
+        keep_agent_turns: store agent sentences with their own substance.
+        detectors: sensitive-data detectors (default: the kit's).
+    """
+
+    fallback_extractor: Extractor | None = field(default_factory=RuleBasedExtractor)
+    echo_threshold: float = 0.6
+    attributed_echo_threshold: float = 0.2
+    keep_agent_turns: bool = True
+    detectors: Sequence[Detector] | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("echo_threshold", "attributed_echo_threshold"):
+            value = getattr(self, name)
+            if not 0.0 < value <= 1.0:
+                raise InvalidInputError(f"{name} must be in (0, 1], got {value!r}")
+
+
+#: Environment variable naming the policy when none is passed (``adk web``, the CLIs).
+POLICY_ENV = "ADK_MEMORY_KIT_WRITE_POLICY"
+
+
+def resolve_policy(value: WritePolicy | str | None) -> WritePolicy:
+    """A :class:`WritePolicy` from an enum member or its name/value.
+
+    ``None`` means ``$ADK_MEMORY_KIT_WRITE_POLICY`` when set (so ``adk web`` with
+    ``pgvector://`` and the ``ingest-idle`` command can switch modes), else ``ROUTED``.
+    """
+    if value is None:
+        value = os.environ.get(POLICY_ENV) or WritePolicy.ROUTED
+    if isinstance(value, WritePolicy):
+        return value
+    if isinstance(value, str):
+        norm = value.strip().lower().replace("-", "_")
+        for member in WritePolicy:
+            if norm in (member.value, member.name.lower()):
+                return member
+    raise InvalidInputError(
+        f"write_policy must be one of {', '.join(m.value for m in WritePolicy)} "
+        f"(argument or ${POLICY_ENV}), got {value!r}"
+    )
+
+
+@dataclass(frozen=True)
+class SentenceVerdict:
+    """Why one sentence is (not) stored; ``reason`` never holds the text."""
+
+    event_id: str
+    index: int
+    author: str
+    stored: bool
+    reason: str
+
+
+async def select_events(
+    session: Session,
+    events: Sequence[Event],
+    policy: WritePolicy = WritePolicy.ROUTED,
+    options: RoutedOptions | None = None,
+    verdicts: list[SentenceVerdict] | None = None,
+) -> list[Event]:
+    """The events to store under ``policy``: copies holding only the stored sentences.
+
+    ``FULL_TRANSCRIPT`` returns ``events`` unchanged. ``verdicts`` (if given) receives one entry
+    per sentence, for reports and tests.
+    """
+    if policy is WritePolicy.FULL_TRANSCRIPT:
+        return list(events)
+    options = options or RoutedOptions()
+    decisions = RoutingDecisions(events)
+    fallback = await _fallback_homes(events, decisions, options)
+    recalled = session_recall_stems(events)
+    plan: list[tuple[Event, list[tuple[int, str, str | None]]]] = []
+    excluded_user: set[str] = set()
+    for event in events:
+        text = event_text(event) if event.content else ""
+        if not text or event.partial:
+            continue
+        is_user = event.author == USER_AUTHOR
+        rows = []
+        for index, sentence in enumerate(split_sentences(text)):
+            reason = _user_or_common_reason(event, index, sentence, decisions, fallback, options)
+            homes = decisions.homes(event.id, index) | fallback.get((event.id, index), set())
+            if is_user and (homes & NEVER_STORED or reason == "sensitive"):
+                excluded_user.update(fingerprint(content_stems(sentence)))
+            rows.append((index, sentence, reason))
+        plan.append((event, rows))
+    kept: list[Event] = []
+    for event, rows in plan:
+        is_user = event.author == USER_AUTHOR
+        stored: list[str] = []
+        for index, sentence, reason in rows:
+            if reason is None and not is_user:
+                reason = _agent_reason(sentence, recalled, excluded_user, options)
+            if verdicts is not None:
+                verdicts.append(
+                    SentenceVerdict(event.id, index, event.author, reason is None, reason or "kept")
+                )
+            if reason is None:
+                stored.append(strip_tags(sentence))
+        if stored:
+            kept.append(_with_text(event, " ".join(stored)))
+    return kept
+
+
+async def _fallback_homes(
+    events: Sequence[Event], decisions: RoutingDecisions, options: RoutedOptions
+) -> dict[tuple[str, int], set[MemoryHome]]:
+    """Homes the fallback extractor gives the sentences of turns without a routing record."""
+    from adk_memory_kit.routing.apply import MemoryApplier
+    from adk_memory_kit.write_policy.records import locate
+
+    unrecorded = [
+        e for e in events if e.id and e.content and not e.partial and not decisions.has_record(e.id)
+    ]
+    if not unrecorded or options.fallback_extractor is None:
+        return {}
+    try:
+        candidates = await options.fallback_extractor.extract(unrecorded)
+    except Exception:  # the filters below still apply
+        return {}
+    applier = MemoryApplier(detectors=options.detectors)
+    homes: dict[tuple[str, int], set[MemoryHome]] = {}
+    for candidate in candidates:
+        where = locate(candidate, unrecorded)
+        if where is not None:
+            homes.setdefault(where, set()).add(applier.classify(candidate)[1])
+    return homes
+
+
+def _user_or_common_reason(
+    event: Event,
+    index: int,
+    sentence: str,
+    decisions: RoutingDecisions,
+    fallback: dict[tuple[str, int], set[MemoryHome]],
+    options: RoutedOptions,
+) -> str | None:
+    """Why ``sentence`` is not stored, by the rules every author shares (``None``: no reason)."""
+    recorded = decisions.homes(event.id, index)
+    if recorded:
+        return "routed to " + ",".join(sorted(h.name for h in recorded))
+    guessed = fallback.get((event.id, index), set()) & NEVER_STORED
+    if guessed:
+        return "routed (no record) to " + ",".join(sorted(h.name for h in guessed))
+    if detect_sensitive(sentence, options.detectors):
+        return "sensitive"
+    if is_filler(sentence):
+        return "filler"
+    if is_factless_question(sentence):
+        return "question without a fact"
+    if event.author != USER_AUTHOR and not options.keep_agent_turns:
+        return "agent turn"
+    return None
+
+
+def _agent_reason(
+    sentence: str, recalled: set[str], excluded_user: set[str], options: RoutedOptions
+) -> str | None:
+    stems = set(fingerprint(content_stems(sentence)))
+    if not stems:
+        return "filler"
+    threshold = (
+        options.attributed_echo_threshold
+        if ATTRIBUTION.search(sentence)
+        else options.echo_threshold
+    )
+    if recalled and overlap(stems, recalled) >= threshold:
+        return "restates recalled memory"
+    if excluded_user and overlap(stems, excluded_user) >= threshold:
+        return "restates a routed-away sentence"
+    return None
+
+
+def _with_text(event: Event, text: str) -> Event:
+    role = event.content.role if event.content else None
+    content = types.Content(role=role, parts=[types.Part(text=text)])
+    return event.model_copy(update={"content": content})

@@ -1,0 +1,195 @@
+"""Durable records the write policy reads at ingestion: routing decisions and recall provenance.
+
+Both ride on the session's own events, as a key of an event's ``actions.state_delta``:
+
+* ``ROUTING_RECORD_KEY``: written by the routing plugin at the end of a turn (the state delta of
+  its after-agent event). It says, per event id and sentence index, which homes the router
+  sent that sentence's candidates to. It never holds the text, only positions and homes.
+* ``RECALL_RECORD_KEY``: written before each model call that got a preloaded recall block
+  (the state delta of the model's response event): one-way hashes of the recalled content
+  stems, so an agent reply restating them is recognised later.
+
+Why events and not a side table: the session service persists every event's state delta with
+the event (``DatabaseSessionService`` does, in the same transaction as the event), so the
+record survives a restart, reaches the idle job in another process through the ordinary
+``get_session``, is deleted with the session, and needs no new table, migration or forget
+hook. The session-state value itself is overwritten each turn; the per-turn history lives in
+the events, which is where ingestion reads it. ``load_memory`` needs no record: its result is
+already in the function-response event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from adk_memory_kit.recall.framing import RECALL_TAG
+from adk_memory_kit.routing.apply import normalize_fact_text
+from adk_memory_kit.routing.extractors import event_text, split_sentences
+from adk_memory_kit.routing.homes import Candidate, MemoryHome
+from adk_memory_kit.write_policy.text import content_stems, fingerprint, overlap
+
+if TYPE_CHECKING:
+    from google.adk.agents.context import Context
+    from google.adk.events.event import Event
+    from google.adk.models.llm_request import LlmRequest
+
+ROUTING_RECORD_KEY = "_adk_memory_kit_routing"
+RECALL_RECORD_KEY = "_adk_memory_kit_recall"
+RECORD_VERSION = 1
+
+#: Function names whose results are recalled memory (the kit's and ADK's).
+RECALL_TOOL_NAMES = frozenset({"load_memory", "search_memory", "preload_memory"})
+_PAST = ("<PAST_CONVERSATIONS>", "</PAST_CONVERSATIONS>")
+
+
+# ------------------------------------------------------------------ routing decisions
+def locate(candidate: Candidate, events: Sequence[Event]) -> tuple[str, int] | None:
+    """``(event id, sentence index)`` the candidate came from, or ``None`` if not found.
+
+    A rule-based candidate's text is a sentence or a clause of one (exact match). A model's
+    candidate is a paraphrase: the sentence sharing most of its content words (at least half)
+    is taken.
+    """
+    wanted = normalize_fact_text(candidate.text)
+    best: tuple[float, tuple[str, int]] | None = None
+    stems = set(fingerprint(content_stems(candidate.text)))
+    for event in events:
+        if not event.id:
+            continue
+        for index, sentence in enumerate(split_sentences(event_text(event))):
+            norm = normalize_fact_text(sentence)
+            if wanted and wanted in norm:
+                return event.id, index
+            score = overlap(stems, set(fingerprint(content_stems(sentence))))
+            if score >= 0.5 and (best is None or score > best[0]):
+                best = (score, (event.id, index))
+    return best[1] if best else None
+
+
+def routing_record(
+    invocation_id: str, events: Sequence[Event], decided: Iterable[tuple[Candidate, MemoryHome]]
+) -> dict[str, Any]:
+    """The record of one routing pass: ``{"sentences": {event_id: {index: [homes]}}}``."""
+    sentences: dict[str, dict[str, list[str]]] = {}
+    unplaced: dict[str, int] = {}
+    for candidate, home in decided:
+        where = locate(candidate, events)
+        if where is None:
+            unplaced[home.value] = unplaced.get(home.value, 0) + 1
+            continue
+        homes = sentences.setdefault(where[0], {}).setdefault(str(where[1]), [])
+        if home.value not in homes:
+            homes.append(home.value)
+    return {
+        "v": RECORD_VERSION,
+        "invocation_id": invocation_id,
+        "routed_events": sorted({e.id for e in events if e.id}),
+        "sentences": sentences,
+        "unplaced": unplaced,
+    }
+
+
+def write_routing_record(
+    context: Context, events: Sequence[Event], decided: Sequence[tuple[Candidate, MemoryHome]]
+) -> None:
+    """Record the decisions on the turn (a state delta of the router's event); never raises."""
+    if not decided:
+        return
+    context.state[ROUTING_RECORD_KEY] = routing_record(context.invocation_id, events, decided)
+
+
+class RoutingDecisions:
+    """What the routers decided for a session, read back from its events."""
+
+    def __init__(self, events: Sequence[Event]) -> None:
+        self.sentences: dict[str, dict[int, set[MemoryHome]]] = {}
+        self.routed: set[str] = set()
+        for event in events:
+            record = (event.actions.state_delta or {}).get(ROUTING_RECORD_KEY)
+            if not isinstance(record, Mapping):
+                continue
+            self.routed.update(str(e) for e in record.get("routed_events") or [])
+            for event_id, by_index in (record.get("sentences") or {}).items():
+                slot = self.sentences.setdefault(str(event_id), {})
+                for index, homes in (by_index or {}).items():
+                    known = {MemoryHome(h) for h in homes if h in _HOMES}
+                    slot.setdefault(int(index), set()).update(known)
+
+    def has_record(self, event_id: str) -> bool:
+        return event_id in self.routed or event_id in self.sentences
+
+    def homes(self, event_id: str, index: int) -> set[MemoryHome]:
+        return self.sentences.get(event_id, {}).get(index, set())
+
+
+_HOMES = {h.value for h in MemoryHome}
+
+
+# ------------------------------------------------------------------ recall provenance
+def recalled_block_text(text: str) -> str:
+    """The recalled content inside a framed block: its quoted lines (or ADK's block body)."""
+    if f"<{RECALL_TAG}>" in text:
+        return "\n".join(line[2:] for line in text.splitlines() if line.startswith("> "))
+    if _PAST[0] in text:
+        return text.split(_PAST[0], 1)[1].split(_PAST[1], 1)[0]
+    return ""
+
+
+def _strings(value: Any) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _strings(item)
+    elif value is not None and hasattr(value, "model_dump"):
+        yield from _strings(value.model_dump(mode="json"))
+
+
+def request_recall_stems(llm_request: LlmRequest) -> set[str]:
+    """Hashed content stems of every recall block injected into ``llm_request``."""
+    found: set[str] = set()
+    for content in llm_request.contents or []:
+        for part in content.parts or []:
+            if part.text:
+                block = recalled_block_text(part.text)
+                if block:
+                    found.update(fingerprint(content_stems(block)))
+    return found
+
+
+def write_recall_record(context: Context, llm_request: LlmRequest) -> None:
+    """Record what the preload put into this request (state delta of the model's event)."""
+    stems = request_recall_stems(llm_request)
+    if stems:
+        context.state[RECALL_RECORD_KEY] = {
+            "v": RECORD_VERSION,
+            "invocation_id": context.invocation_id,
+            "stems": sorted(stems),
+        }
+
+
+def session_recall_stems(events: Sequence[Event]) -> set[str]:
+    """Hashed stems of everything recall returned in a session: recall records, memory-tool
+    results (``load_memory``...) and any function result holding a framed recall block."""
+    found: set[str] = set()
+    for event in events:
+        record = (event.actions.state_delta or {}).get(RECALL_RECORD_KEY)
+        if isinstance(record, Mapping):
+            found.update(str(s) for s in record.get("stems") or [])
+        for part in (event.content.parts or []) if event.content else []:
+            response = part.function_response
+            if response is None:
+                continue
+            texts = list(_strings(response.response))
+            framed = [recalled_block_text(t) for t in texts]
+            if any(framed):
+                texts = [t for t in framed if t]
+            elif response.name not in RECALL_TOOL_NAMES:
+                continue
+            for text in texts:
+                found.update(fingerprint(content_stems(text)))
+    return found

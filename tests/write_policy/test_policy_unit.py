@@ -1,0 +1,166 @@
+"""The write policy sentence by sentence (pure: events in, events out)."""
+
+from __future__ import annotations
+
+import pytest
+from google.adk.events.event import Event
+from google.adk.events.event_actions import EventActions
+from google.adk.sessions.session import Session
+from google.genai import types
+
+from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.write_policy import (
+    RECALL_RECORD_KEY,
+    ROUTING_RECORD_KEY,
+    RoutedOptions,
+    SentenceVerdict,
+    WritePolicy,
+    resolve_policy,
+    select_events,
+)
+from adk_memory_kit.write_policy.text import content_stems, fingerprint
+
+RECALL_BLOCK = (
+    "<RECALLED_MEMORY>\nRecalled items (quoted past content):\n"
+    "[1] 2026-11-02, memory_router:\n> please always deliver to the Pune office reception.\n"
+    "</RECALLED_MEMORY>"
+)
+
+
+def ev(author: str, said: str, n: int, **actions) -> Event:
+    return Event(
+        id=f"e{n}",
+        invocation_id=f"i{n}",
+        author=author,
+        timestamp=1_700_000_000 + n,
+        content=types.Content(
+            role="user" if author == "user" else "model", parts=[types.Part(text=said)]
+        ),
+        actions=EventActions(**actions),
+    )
+
+
+def tool_result(name: str, response: dict, n: int) -> Event:
+    part = types.Part(function_response=types.FunctionResponse(name=name, response=response))
+    return Event(
+        id=f"e{n}",
+        invocation_id=f"i{n}",
+        author="agent",
+        timestamp=1_700_000_000 + n,
+        content=types.Content(role="user", parts=[part]),
+    )
+
+
+def session(events: list[Event]) -> Session:
+    return Session(id="s1", app_name="a", user_id="u", events=events)
+
+
+async def kept(events: list[Event], **kw) -> list[str]:
+    out = await select_events(session(events), events, **kw)
+    return [e.content.parts[0].text for e in out]
+
+
+async def test_agent_substance_is_kept_and_filler_questions_and_echoes_are_not():
+    events = [
+        ev("user", "Hi! Can you book us a table? The team offsite is in Goa on 3 March.", 1),
+        tool_result("load_memory", {"memories": RECALL_BLOCK, "count": 1}, 2),
+        ev(
+            "agent",
+            "[offline scripted model] Noted. Last time you asked me to deliver to the "
+            "Pune office reception.",
+            3,
+        ),
+        ev(
+            "agent",
+            "I booked table 12 at Green Leaf for 1 pm, confirmation GL-4471. Anything else?",
+            4,
+        ),
+        ev("user", "Thanks, that's all, bye!", 5),
+    ]
+    verdicts: list[SentenceVerdict] = []
+    assert await kept(events, verdicts=verdicts) == [
+        "The team offsite is in Goa on 3 March.",
+        "I booked table 12 at Green Leaf for 1 pm, confirmation GL-4471.",
+    ]
+    reasons = {v.reason for v in verdicts if not v.stored}
+    assert reasons == {"filler", "question without a fact", "restates recalled memory"}
+
+
+async def test_preload_record_marks_a_restatement_as_echo():
+    stems = fingerprint(content_stems("Your usual order is the paneer thali with extra raita."))
+    events = [
+        ev("user", "What do I usually get?", 1),
+        ev(
+            "agent",
+            "You usually get the paneer thali with extra raita.",
+            2,
+            state_delta={RECALL_RECORD_KEY: {"v": 1, "stems": stems}},
+        ),
+    ]
+    assert await kept(events) == []
+    assert await kept(events[:1] + [ev("agent", events[1].content.parts[0].text, 2)]) == [
+        "You usually get the paneer thali with extra raita."
+    ]
+
+
+async def test_recorded_decisions_exclude_sentences_and_agent_restatements_of_them():
+    record = {
+        "v": 1,
+        "routed_events": ["e1"],
+        "sentences": {"e1": {"0": ["procedural_review"], "2": ["session_state"]}},
+    }
+    events = [
+        ev(
+            "user",
+            "Stop asking me to confirm prices. My sister Mia visits in June. "
+            "Our budget is 15 euros today.",
+            1,
+        ),
+        ev(
+            "agent",
+            "Understood, I will stop asking you to confirm prices.",
+            2,
+            state_delta={ROUTING_RECORD_KEY: record},
+        ),
+    ]
+    assert await kept(events) == ["My sister Mia visits in June."]
+
+
+async def test_a_turn_without_record_is_classified_at_ingestion():
+    events = [
+        ev(
+            "user",
+            "I'm vegetarian. Stop asking me to confirm prices. "
+            "My card is 4111 1111 1111 1111. Our budget is 15 euros today.",
+            1,
+        ),
+    ]
+    # no router stored the diet elsewhere, so the user's own words keep it
+    assert await kept(events) == ["I'm vegetarian."]
+    bare = RoutedOptions(fallback_extractor=None)
+    # without the fallback: the sensitive sentence still goes, the rest is the user's content
+    assert await kept(events, options=bare) == [
+        "I'm vegetarian. Stop asking me to confirm prices. Our budget is 15 euros today."
+    ]
+
+
+async def test_full_transcript_keeps_every_event_untouched():
+    events = [ev("user", "Thanks!", 1), ev("agent", "Noted.", 2)]
+    out = await select_events(session(events), events, WritePolicy.FULL_TRANSCRIPT)
+    assert out == events
+
+
+def test_policy_names_resolve_and_bad_values_are_refused(monkeypatch):
+    monkeypatch.delenv("ADK_MEMORY_KIT_WRITE_POLICY", raising=False)
+    assert resolve_policy(None) is WritePolicy.ROUTED
+    monkeypatch.setenv("ADK_MEMORY_KIT_WRITE_POLICY", "full_transcript")
+    assert resolve_policy(None) is WritePolicy.FULL_TRANSCRIPT
+    monkeypatch.setenv("ADK_MEMORY_KIT_WRITE_POLICY", "all of it")
+    with pytest.raises(InvalidInputError, match="ADK_MEMORY_KIT_WRITE_POLICY"):
+        resolve_policy(None)
+    assert resolve_policy("full-transcript") is WritePolicy.FULL_TRANSCRIPT
+    assert resolve_policy("ROUTED") is WritePolicy.ROUTED
+    with pytest.raises(InvalidInputError, match="write_policy must be one of"):
+        resolve_policy("everything")
+    with pytest.raises(InvalidInputError, match="echo_threshold"):
+        RoutedOptions(echo_threshold=0)
