@@ -25,7 +25,7 @@ COMMAND_MODULES = [
     "adk_memory_kit.routing.cli",
     "adk_memory_kit.demo.cli",
     "adk_memory_kit.console.cli",
-    "adk_memory_kit.write_policy.cli",
+    "adk_memory_kit.lifecycle.reindex_cli",
 ]
 
 

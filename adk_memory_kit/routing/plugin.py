@@ -60,7 +60,7 @@ def _record_decisions(
     context: Context, events: Sequence[Event], candidates: Sequence, applier: MemoryApplier
 ) -> None:
     """Write-policy hook: record where each sentence went, on the turn's own events."""
-    from adk_memory_kit.write_policy.records import write_routing_record
+    from adk_memory_kit.routing.records import write_routing_record
 
     try:
         decided = [(c, applier.classify(c)[1]) for c in candidates]
@@ -138,7 +138,7 @@ class MemoryRoutingPlugin(BasePlugin):
         self, *, callback_context: Context, llm_request: LlmRequest
     ) -> LlmResponse | None:
         """Write-policy hook: record what recall preloaded, so replies restating it are known."""
-        from adk_memory_kit.write_policy.records import write_recall_record
+        from adk_memory_kit.routing.records import write_recall_record
 
         try:
             write_recall_record(callback_context, llm_request)

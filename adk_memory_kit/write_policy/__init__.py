@@ -3,6 +3,14 @@
 See :mod:`adk_memory_kit.write_policy.policy` and docs/write_policy.md.
 """
 
+from adk_memory_kit.routing.records import (
+    RECALL_RECORD_KEY,
+    ROUTING_RECORD_KEY,
+    RoutingDecisions,
+    session_recall_stems,
+    write_recall_record,
+    write_routing_record,
+)
 from adk_memory_kit.write_policy.policy import (
     NEVER_STORED,
     RoutedOptions,
@@ -10,14 +18,6 @@ from adk_memory_kit.write_policy.policy import (
     WritePolicy,
     resolve_policy,
     select_events,
-)
-from adk_memory_kit.write_policy.records import (
-    RECALL_RECORD_KEY,
-    ROUTING_RECORD_KEY,
-    RoutingDecisions,
-    session_recall_stems,
-    write_recall_record,
-    write_routing_record,
 )
 
 __all__ = [

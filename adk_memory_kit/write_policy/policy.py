@@ -48,9 +48,8 @@ from google.genai import types
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.routing.extractors import Extractor, RuleBasedExtractor, event_text
 from adk_memory_kit.routing.homes import MemoryHome
-from adk_memory_kit.sensitive import Detector, detect_sensitive
-from adk_memory_kit.write_policy.records import RoutingDecisions, session_recall_stems
-from adk_memory_kit.write_policy.text import (
+from adk_memory_kit.routing.records import RoutingDecisions, session_recall_stems
+from adk_memory_kit.routing.text_signals import (
     content_stems,
     fingerprint,
     is_factless_question,
@@ -59,6 +58,7 @@ from adk_memory_kit.write_policy.text import (
     split_sentences,
     strip_tags,
 )
+from adk_memory_kit.sensitive import Detector, detect_sensitive
 
 if TYPE_CHECKING:
     from google.adk.sessions.session import Session
@@ -212,7 +212,7 @@ async def _fallback_homes(
 ) -> dict[tuple[str, int], set[MemoryHome]]:
     """Homes the fallback extractor gives the sentences of turns without a routing record."""
     from adk_memory_kit.routing.apply import MemoryApplier
-    from adk_memory_kit.write_policy.records import locate
+    from adk_memory_kit.routing.records import locate
 
     unrecorded = [
         e for e in events if e.id and e.content and not e.partial and not decisions.has_record(e.id)

@@ -28,25 +28,31 @@ LAYERS: dict[str, int] = {
     "embedders": 2,
     "sensitive": 2,
     # 3: components that depend only on infrastructure
-    "memory": 3,
     "profile": 3,
     "pruning": 3,
     "working_memory": 3,
-    # 4: components built on the profile, and the public test double (token estimates)
+    # 4: components built on the profile, the context budget, the public test double
     "recall": 4,
     "routing": 4,
     "testing": 4,
-    # 5: orchestration over memory, sessions and routing
-    "lifecycle": 5,
-    "adk_services": 5,
-    "scripted": 5,  # re-export of ``testing`` kept for one release
+    # 5: the write policy (the router's decisions, applied to every write into retrieval) and
+    #    the model choice (Gemini with a key, else the scripted model)
+    "write_policy": 5,
     "model_choice": 5,
-    # 6: applications and the facade
-    "sample_agents": 6,
-    "demo": 7,
-    "cli": 7,
-    "__init__": 8,
-    "__main__": 8,
+    # 6: long-term memory (every session write passes the write policy); the context budget
+    "memory": 6,
+    "context": 6,
+    # 7: orchestration over memory, sessions and routing
+    "lifecycle": 7,
+    "adk_services": 7,
+    "scripted": 7,  # re-export of ``testing`` kept for one release
+    # 8: applications and the facade
+    "sample_agents": 8,
+    "console": 8,
+    "demo": 9,
+    "cli": 9,
+    "__init__": 10,
+    "__main__": 10,
 }
 
 

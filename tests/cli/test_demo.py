@@ -36,8 +36,17 @@ def _run_demo(home) -> str:
 def _search(home, query: str) -> list[str]:
     env = {k: v for k, v in os.environ.items() if k != "ADK_MEMORY_KIT_DB_URL"}
     env["ADK_MEMORY_KIT_HOME"] = str(home)
-    command = [sys.executable, "-m", "adk_memory_kit.cli", "search", "--app", "concierge",
-               "--user", "user-17", query]
+    command = [
+        sys.executable,
+        "-m",
+        "adk_memory_kit.cli",
+        "search",
+        "--app",
+        "concierge",
+        "--user",
+        "user-17",
+        query,
+    ]
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     return [line.strip() for line in done.stdout.splitlines() if line.strip()]

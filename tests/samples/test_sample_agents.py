@@ -334,16 +334,21 @@ async def check_concierge(convo: Conversation) -> None:
     # the write policy (ROUTED, the default): the goodbye is filler and the standing order is
     # in review, so neither is searchable; the delivery instruction is, as the router's fact
     found = await convo.memory_service.search_memory(
-        app_name="concierge", user_id=convo.user_id, query="Thanks, that's all, bye")
+        app_name="concierge", user_id=convo.user_id, query="Thanks, that's all, bye"
+    )
     texts = [m.content.parts[0].text.lower() for m in found.memories]
     assert texts and not any("bye" in t or "confirm prices" in t for t in texts)
     top = await convo.memory_service.search_memory(
-        app_name="concierge", user_id=convo.user_id, query="delivery address")
+        app_name="concierge", user_id=convo.user_id, query="delivery address"
+    )
     assert "pune office reception" in top.memories[0].content.parts[0].text.lower()
     async with convo.memory_service.engine.connect() as conn:  # both sessions were ingested
         ingested = await conn.scalar(
-            text(f"SELECT count(*) FROM {SNAPSHOTS} WHERE app_name = 'concierge'"
-                 " AND user_id = :user"), {"user": convo.user_id})
+            text(
+                f"SELECT count(*) FROM {SNAPSHOTS} WHERE app_name = 'concierge' AND user_id = :user"
+            ),
+            {"user": convo.user_id},
+        )
     assert ingested == 2  # Monday by the checkpoint plugin, Thursday by end_session
 
 

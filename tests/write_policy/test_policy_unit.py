@@ -9,6 +9,7 @@ from google.adk.sessions.session import Session
 from google.genai import types
 
 from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.routing.text_signals import content_stems, fingerprint
 from adk_memory_kit.write_policy import (
     RECALL_RECORD_KEY,
     ROUTING_RECORD_KEY,
@@ -18,7 +19,6 @@ from adk_memory_kit.write_policy import (
     resolve_policy,
     select_events,
 )
-from adk_memory_kit.write_policy.text import content_stems, fingerprint
 
 RECALL_BLOCK = (
     "<RECALLED_MEMORY>\nRecalled items (quoted past content):\n"

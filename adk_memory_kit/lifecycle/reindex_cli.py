@@ -37,8 +37,8 @@ async def _reindex(args: argparse.Namespace) -> int:
     from google.adk.sessions.database_session_service import DatabaseSessionService
 
     from adk_memory_kit.db.engine import resolve_db_url
+    from adk_memory_kit.lifecycle.reindex import reindex
     from adk_memory_kit.memory.service import PgVectorMemoryService
-    from adk_memory_kit.write_policy.reindex import reindex
 
     db_url = resolve_db_url(args.db_url)
     sessions = DatabaseSessionService(db_url=resolve_db_url(args.session_db_url or args.db_url))
