@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import signal
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 from sqlalchemy import text
@@ -34,8 +37,14 @@ def _kill_postmaster(pgdata) -> int:
 
 
 @pytest.fixture
-def own_server(tmp_path, monkeypatch):
-    """A second embedded server in ``tmp_path``, the default for this test, stopped after."""
+def own_server(monkeypatch):
+    """A second embedded server in a fresh folder, the default for this test, stopped after.
+
+    The folder is made with :func:`tempfile.mkdtemp` under the system temp folder, like the
+    run's own server (tests/conftest.py): pytest's ``tmp_path`` lives under a folder only
+    root may enter, where the server's unprivileged user cannot initialise its data.
+    """
+    tmp_path = Path(tempfile.mkdtemp(prefix="adk_memory_kit_recovery_"))
     monkeypatch.setenv("ADK_MEMORY_KIT_HOME", str(tmp_path))
     monkeypatch.delenv("ADK_MEMORY_KIT_DB_URL", raising=False)
     url = embedded.embedded_db_url()
@@ -48,6 +57,7 @@ def own_server(tmp_path, monkeypatch):
         server.cleanup()  # type: ignore[attr-defined]
     if embedded._running(embedded._lock_file_pid(pgdata / "postmaster.pid")):
         os.kill(embedded._lock_file_pid(pgdata / "postmaster.pid"), signal.SIGKILL)
+    shutil.rmtree(tmp_path, ignore_errors=True)
 
 
 async def _select_one(engine) -> int:
