@@ -50,6 +50,7 @@ ADD_ATTEMPTS_AND_LEASES = Step(
         ADD COLUMN IF NOT EXISTS claimed_by      text,
         ADD COLUMN IF NOT EXISTS claimed_until   timestamptz"""
 )
+MARK_AS_HOME = Step(f"COMMENT ON TABLE {WATERMARKS} IS 'adk_memory_kit home: idle_watermarks'")
 
 
 @dataclass(frozen=True, order=True)

@@ -89,6 +89,9 @@ def _steps(dim: int) -> list[Step]:
         )""",
             legacy=2,
         ),
+        # per-user tables are marked, so forget/data_map can find every kit home
+        Step(f"COMMENT ON TABLE {TABLE} IS 'adk_memory_kit home: memory_items'"),
+        Step(f"COMMENT ON TABLE {SNAPSHOTS} IS 'adk_memory_kit home: memory_snapshots'"),
     ]
 
 

@@ -207,5 +207,16 @@ async def test_a_memory_database_of_the_old_numbering_upgrades_and_works(fresh_d
         # all steps recorded; ``version`` still says 2, so an older release beside this one
         # (a rolling upgrade) keeps working
         assert await _version(memory.engine, "memory") == (len(steps), 2)
+        async with memory.engine.connect() as conn:
+            marks = await conn.execute(
+                text(
+                    "SELECT obj_description(CAST(t AS regclass)) FROM"
+                    " unnest(ARRAY['adk_memory_items', 'adk_memory_session_snapshots']) AS t"
+                )
+            )
+            assert [m[0] for m in marks] == [
+                "adk_memory_kit home: memory_items",
+                "adk_memory_kit home: memory_snapshots",
+            ]
     finally:
         await memory.close()

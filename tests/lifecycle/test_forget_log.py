@@ -111,3 +111,17 @@ def test_the_not_forgetting_fragment_takes_the_callers_expressions():
     sql = forget_log.not_forgetting_sql(":app", "w.user_id")
     assert sql.startswith("NOT EXISTS") and "f.user_id = w.user_id" in sql
     assert "f.app_name = :app" in sql and "completed_at IS NULL" in sql
+
+
+async def test_the_lifecycle_tables_are_marked_as_kit_homes(engine):
+    async with engine.connect() as conn:
+        marks = await conn.execute(
+            text(
+                "SELECT obj_description(CAST(t AS regclass)) FROM unnest(ARRAY["
+                "'adk_memory_kit_ingest_watermarks', 'adk_memory_kit_forget_log']) AS t"
+            )
+        )
+        assert [m[0] for m in marks] == [
+            "adk_memory_kit home: idle_watermarks",
+            "adk_memory_kit home: forget_log",
+        ]
