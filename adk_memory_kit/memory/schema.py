@@ -96,9 +96,13 @@ async def _ensure_extension(conn: AsyncConnection) -> None:
     try:
         await conn.execute(text("CREATE EXTENSION IF NOT EXISTS vector"))
     except Exception as exc:
+        # one line: the driver's first line only, not SQLAlchemy's SQL and background link
+        cause = getattr(exc, "orig", None) or exc
+        lines = str(cause).strip().splitlines()
+        detail = " ".join(lines[0].split())[:200] if lines else ""
         raise DatabaseUnavailableError(
             "the pgvector extension is not available on this PostgreSQL server "
-            f"({exc.__class__.__name__}: {exc}); install pgvector and run "
+            f"({cause.__class__.__name__}: {detail}); install pgvector and run "
             "CREATE EXTENSION vector as a superuser, or use the embedded default"
         ) from exc
 

@@ -60,8 +60,24 @@ def quote(text: str) -> str:
 
 
 def _json(value: str) -> str:
-    """``value`` as a one-line JSON string, neutralised."""
-    return one_line(json.dumps(strip_format_chars(value), ensure_ascii=False))
+    """``value`` as a one-line JSON string, neutralised (every line break escaped)."""
+    quoted = json.dumps(strip_format_chars(value), ensure_ascii=False)
+    return neutralise(_RAW_LINE_BREAKS.sub(lambda m: f"\\u{ord(m.group(0)):04x}", quoted))
+
+
+#: Labels (authors, profile names, subjects) shown bare: identifiers only.
+_BARE_LABEL = re.compile(r"[\w.@:/-]+")
+#: Characters json.dumps leaves raw that still break a line for str.splitlines().
+_RAW_LINE_BREAKS = re.compile("[\x85\u2028\u2029]")
+
+
+def label(text: str) -> str:
+    """An author, profile name or subject: bare when it is an identifier, else a one-line JSON
+    string, so it can never add a ``|`` field, close the ``[...]`` header or start a line."""
+    text = strip_format_chars(text)
+    if _BARE_LABEL.fullmatch(text):
+        return text
+    return _json(text)
 
 
 def profile_lines(profile: Mapping[str, ProfileValue]) -> list[str]:
@@ -71,15 +87,18 @@ def profile_lines(profile: Mapping[str, ProfileValue]) -> list[str]:
     lines = ["Current profile (user state, authoritative):"]
     for name, item in profile.items():
         value = _json(item.value)
-        lines.append(f"- {one_line(name)}: {value} (set {format_date(item.written_at)})")
+        lines.append(f"- {label(name)}: {value} (set {format_date(item.written_at)})")
     return lines
 
 
 def memory_header(index: int, memory: RecalledMemory, conflicts: Sequence[Conflict]) -> str:
-    """``[memory N | date | author | notes]``: the label above one quoted memory."""
+    """``[memory N | date | from AUTHOR | notes]``: the label above one quoted memory.
+
+    The author and subjects are :func:`label` s, so none can add a field or end the header.
+    """
     bits = [f"memory {index + 1}", format_date(memory.when)]
     if memory.author:
-        bits.append(f"from {one_line(memory.author)}")
+        bits.append(f"from {label(memory.author)}")
     if memory.superseded_at:
         bits.append(f"superseded on {format_date(memory.superseded_at)}")
     for c in conflicts:
@@ -87,14 +106,14 @@ def memory_header(index: int, memory: RecalledMemory, conflicts: Sequence[Confli
             continue
         if c.winner == "profile":
             bits.append(
-                f"disagrees with the current profile {one_line(c.subject)}="
+                f"disagrees with the current profile {label(c.subject)}="
                 f"{_json(c.winner_text)} "
                 f"(set {format_date(c.winner_date)}, this memory {format_date(c.loser_date)}): "
                 "use the profile"
             )
         else:
             bits.append(
-                f"older than memory {(c.winner_index or 0) + 1} about {one_line(c.subject)} "
+                f"older than memory {(c.winner_index or 0) + 1} about {label(c.subject)} "
                 f"({format_date(c.winner_date)} vs this {format_date(c.loser_date)}): "
                 "use the newer one"
             )

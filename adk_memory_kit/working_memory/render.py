@@ -1,7 +1,16 @@
-"""Compact, delimited text view of a scratchpad, never longer than its cap."""
+"""Compact, delimited text view of a scratchpad, never longer than its cap.
+
+Every model- or user-written field (goal, constraint, step, fact name, value and source, open
+question) is shown on one line, and quoted as a JSON string whenever it holds a character of
+the line's structure (brackets, ``*``, ``=``, ``|``, quotes, `` - ``), so a value can never
+fake a source tag, a pinned marker or another item. To add a section, add its header to
+``_HEADERS``, its place to ``_SECTION_ORDER`` and a builder to ``_items``.
+"""
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 
 from adk_memory_kit.working_memory.config import WorkingMemoryConfig
@@ -46,11 +55,45 @@ def _safe(text: str) -> str:
     return neutralize_delimiters(flatten(text))
 
 
-def _items(pad: Scratchpad, config: WorkingMemoryConfig, value_chars: int) -> list[_Item]:
+#: Text with none of these shows as it is; other text is quoted, so that no field can look
+#: like the structure of its line ("- name* = value [source]", "- [status] step").
+_STRUCTURE = re.compile(r'["\\\[\]*=|]| - |^[-\s]|\s$|^$|[\x00-\x1f\x7f\x85\u2028\u2029]')
+#: Names and sources shown bare: identifiers only.
+_BARE_NAME = re.compile(r"[A-Za-z0-9_.:@/-]+")
+
+
+def field_text(text: str) -> str:
+    """``text`` (already one line) as shown in the view: bare when it holds no structure
+    character, else a JSON string (quotes, backslashes and every line break escaped)."""
+    if not _STRUCTURE.search(text):
+        return text
+    return _json_string(text)
+
+
+def field_name(text: str) -> str:
+    """A fact name or source: bare when an identifier, else a JSON string."""
+    return text if _BARE_NAME.fullmatch(text) else _json_string(text)
+
+
+def _json_string(text: str) -> str:
+    quoted = json.dumps(text, ensure_ascii=False)
+    # json leaves these raw, but str.splitlines() and some readers break lines at them
+    return "".join(f"\\u{ord(c):04x}" if c in _RAW_LINE_BREAKS else c for c in quoted)
+
+
+_RAW_LINE_BREAKS = frozenset("\x7f\x85\u2028\u2029")
+
+
+def _goal_items(pad: Scratchpad) -> list[_Item]:
+    return [_Item("goal", 0, f"Goal: {field_text(_safe(pad.goal))}")] if pad.goal else []
+
+
+def _list_items(section: str, rank: int, texts: list[str]) -> list[_Item]:
+    return [_Item(section, rank, f"- {field_text(_safe(t))}") for t in texts]
+
+
+def _plan_items(pad: Scratchpad, config: WorkingMemoryConfig) -> list[_Item]:
     items: list[_Item] = []
-    if pad.goal:
-        items.append(_Item("goal", 0, f"Goal: {_safe(pad.goal)}"))
-    items += [_Item("constraints", 1, f"- {_safe(c)}") for c in pad.constraints]
     done = [s for s in pad.plan if s.status == "done"]
     collapse = len(done) > config.done_steps_shown
     if collapse:
@@ -59,15 +102,30 @@ def _items(pad: Scratchpad, config: WorkingMemoryConfig, value_chars: int) -> li
         if s.status == "done" and collapse:
             continue
         rank = {"doing": 4, "todo": 5, "done": 6}[s.status]
-        items.append(_Item("plan", rank, f"- [{s.status}] {_safe(s.step)}"))
+        items.append(_Item("plan", rank, f"- [{s.status}] {field_text(_safe(s.step))}"))
+    return items
+
+
+def _fact_items(pad: Scratchpad, value_chars: int) -> list[_Item]:
+    items: list[_Item] = []
     for name in pad.facts_oldest_first():
         fact = pad.facts[name]
-        value = clip(_safe(fact.value), value_chars)[0]
+        value = field_text(clip(_safe(fact.value), value_chars)[0])
         star = "*" if fact.pinned else ""
-        line = f"- {_safe(name)}{star} = {value} [{_safe(fact.source)}]"
+        line = f"- {field_name(_safe(name))}{star} = {value} [{field_name(_safe(fact.source))}]"
         items.append(_Item("facts", 2 if fact.pinned else 7, line, name))
-    items += [_Item("open", 3, f"- {_safe(q)}") for q in pad.open]
     return items
+
+
+def _items(pad: Scratchpad, config: WorkingMemoryConfig, value_chars: int) -> list[_Item]:
+    """Every line the view may show, by section; each builder quotes what it shows."""
+    return [
+        *_goal_items(pad),
+        *_list_items("constraints", 1, pad.constraints),
+        *_plan_items(pad, config),
+        *_fact_items(pad, value_chars),
+        *_list_items("open", 3, pad.open),
+    ]
 
 
 def _priority(indexed: tuple[int, _Item], newest_fact_first: dict[str, int]) -> tuple[int, int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 
@@ -40,11 +41,29 @@ def test_a_killed_process_does_not_keep_the_server_running_forever(tmp_path):
     assert "stopped" in _cli(tmp_path, "db", "status").stdout
 
 
-def test_db_stop_stops_a_server_left_running(tmp_path):
-    env = {**os.environ, "ADK_MEMORY_KIT_HOME": str(tmp_path)}
+@pytest.fixture
+def kill_leftover_server(tmp_path):
+    """Whatever the test does, no server it started outlives it."""
+    yield tmp_path
+    pid_file = tmp_path / "home" / "pgdata" / "postmaster.pid"
+    try:
+        pid = int(pid_file.read_text().splitlines()[0])
+        os.kill(pid, signal.SIGKILL)
+    except (OSError, ValueError, IndexError):
+        pass
+
+
+def test_db_stop_stops_a_server_left_running(kill_leftover_server):
+    outer = kill_leftover_server
+    home = outer / "home"
+    env = {**os.environ, "ADK_MEMORY_KIT_HOME": str(home)}
     env.pop("ADK_MEMORY_KIT_DB_URL", None)
     subprocess.run([sys.executable, "-c", START_AND_DIE], env=env, timeout=120)
-    assert "running" in _cli(tmp_path, "db", "status").stdout
+    assert "running" in _cli(home, "db", "status").stdout
+    # as pytest does to /tmp/pytest-of-root at each session start: a folder above the data
+    # is closed to others after the server started (as root, pg_ctl runs as another user)
+    outer.chmod(0o700)
+    tmp_path = home
     stop = _cli(tmp_path, "db", "stop")
     assert stop.returncode == 0 and "stopped" in stop.stdout
     assert "stopped" in _cli(tmp_path, "db", "status").stdout

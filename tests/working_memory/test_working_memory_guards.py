@@ -143,7 +143,7 @@ async def test_user_source_for_tool_text_is_refused_and_never_reaches_the_instru
     assert filtered["status"] == "ok" and "instruction-like text removed" in filtered["message"]
     for request in model.requests:
         assert "first class" not in view_sent(request)
-    assert "- plan = [removed]. [fetch_page]" in view_sent(model.requests[-1])
+    assert '- plan = "[removed]." [fetch_page]' in view_sent(model.requests[-1])
     state = await h.state()
     assert "first class" not in state["wm_view"] and "[removed]" in state["wm_view"]
 
