@@ -65,11 +65,13 @@ MEMORY_HOME = "memory_items"
 WATERMARK_HOME = "idle_watermarks"
 
 
-def _homes(extra: Sequence[DataHome], found: Sequence[KitHome] = ()) -> list[DataHome]:
-    """The homes of ``extra`` by name (a later one replaces an earlier one of the same name),
-    without those the database catalog already lists (``found``): they are covered anyway."""
-    known = {h.name for h in found}
-    return [h for h in {h.name: h for h in extra}.values() if h.name not in known]
+def _homes(extra: Sequence[DataHome]) -> list[DataHome]:
+    """The homes of ``extra`` by name (a later one replaces an earlier one of the same name).
+
+    They are covered besides the kit homes the database catalog lists (a home passed that is
+    also a kit home, e.g. ``ReviewQueue.data_home()``, simply finds nothing left).
+    """
+    return list({h.name: h for h in extra}.values())
 
 
 async def _discover(engine: AsyncEngine) -> tuple[list[KitHome], list[str]]:
@@ -117,9 +119,11 @@ class ForgetReport:
     def audit_record(self) -> dict[str, Any]:
         """What the forget log keeps: the app, the user id, the times and counts per home.
 
-        No session ids, no ``user:`` key names, nothing the user wrote.
+        No session ids, no ``user:`` key names, nothing the user wrote; the app and the user
+        id are the row's own columns.
         """
         data = self.as_dict()
+        del data["app_name"], data["user_id"]  # the row's own columns hold them
         data["sessions_deleted"] = len(self.sessions_deleted)
         data["user_state_keys_deleted"] = len(self.user_state_keys_deleted)
         return data
@@ -280,7 +284,7 @@ async def _forget(
             memory_service,
             deleter,
             found,
-            _homes(extra_homes, found),
+            _homes(extra_homes),
         )
         if report.verified:
             report.status = "completed"
@@ -314,10 +318,13 @@ async def _delete_everything(
         for sid in await _session_ids(session_service, scope):
             await session_service.delete_session(app_name=app_name, user_id=user_id, session_id=sid)
             report.sessions_deleted.append(sid)
-        n = await memory_service.delete_user_memories(app_name=app_name, user_id=user_id)
-        report.memory_items_deleted += n
-        _add(report.homes_deleted, MEMORY_HOME, n)
-        for home in found:  # every kit home of the database, one transaction each
+        # every kit home of the database, one transaction each; the memory items last,
+        # through the memory service (under the user's write lock), then swept like the rest
+        for home in sorted(found, key=lambda h: h.name == MEMORY_HOME):
+            if home.name == MEMORY_HOME:
+                n = await memory_service.delete_user_memories(app_name=app_name, user_id=user_id)
+                report.memory_items_deleted += n
+                _add(report.homes_deleted, MEMORY_HOME, n)
             async with engine.begin() as conn:
                 n = await home.delete(conn, app_name, user_id)
             _add(report.homes_deleted, home.name, n)
@@ -325,6 +332,10 @@ async def _delete_everything(
                 report.memory_items_deleted += n
             elif home.name == WATERMARK_HOME:
                 report.watermarks_deleted += n
+        if MEMORY_HOME not in {h.name for h in found}:  # the memory service's own store
+            n = await memory_service.delete_user_memories(app_name=app_name, user_id=user_id)
+            report.memory_items_deleted += n
+            _add(report.homes_deleted, MEMORY_HOME, n)
         for home in homes:
             _add(report.extra_deleted, home.name, await home.delete(app_name, user_id))
         left = await _left_over(engine, session_service, found, homes, scope)
@@ -649,10 +660,10 @@ async def _data_map(
         result.locations.append(
             DataLocation(f"memory ({mem_name})", MEMORY_HOME, sum(kinds.values()), kinds)
         )
-    for home in _homes(extra_homes, found):
-        result.locations.append(
-            DataLocation(home.name, home.name, await home.count(app_name, user_id))
-        )
+    listed = {h.name for h in found}
+    for home in _homes(extra_homes):
+        kind = f"{home.name} (passed)" if home.name in listed else home.name
+        result.locations.append(DataLocation(home.name, kind, await home.count(app_name, user_id)))
     async with eng.connect() as conn:
         row = await forget_log.user_summary(conn, app_name=app_name, user_id=user_id)
     detail = None

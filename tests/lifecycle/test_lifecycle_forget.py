@@ -184,16 +184,16 @@ async def test_forget_with_in_memory_sessions_and_an_extra_data_home(memory):
         queue.difference_update(gone)
         return len(gone)
 
-    home = FunctionDataHome("review_queue", queue_count, queue_delete)
+    home = FunctionDataHome("outbox", queue_count, queue_delete)  # a home outside Postgres
     found = await data_map(
         app, "alice", session_service=store, memory_service=memory, extra_homes=[home]
     )
-    assert counts(found)["review_queue"] == 2 and counts(found)["user_state"] == 1
+    assert counts(found)["outbox"] == 2 and counts(found)["user_state"] == 1
     report = await forget_user(
         app, "alice", session_service=store, memory_service=memory, extra_homes=[home]
     )
     assert report.user_state_keys_deleted == ["lang"]
-    assert report.extra_deleted == {"review_queue": 2} and report.verified
+    assert report.extra_deleted == {"outbox": 2} and report.verified
     assert queue == {("bob", 3)}
     assert await store.get_user_state(app_name=app, user_id="alice") == {}
     assert await store.get_user_state(app_name=app, user_id="bob") == {"lang": "fr"}
