@@ -12,6 +12,7 @@ refused with a clear error instead of failing inside an index.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from adk_memory_kit.errors import InvalidInputError
@@ -40,6 +41,15 @@ def check_identifier(label: str, value: Any, *, max_chars: int = MAX_ID_CHARS) -
         raise InvalidInputError(f"{label} must not contain NUL bytes")
     if _SURROGATE.search(value):
         raise InvalidInputError(f"{label} must not contain lone UTF-16 surrogates")
+
+
+def check_mapping(label: str, value: Any) -> dict[str, Any]:
+    """``value`` as a new dict (``None``: empty); anything but a mapping is refused."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidInputError(f"{label} must be a mapping (dict), got {type(value).__name__}")
+    return dict(value)
 
 
 def check_scope(app_name: Any, user_id: Any) -> None:

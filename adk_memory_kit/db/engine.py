@@ -50,7 +50,10 @@ def normalize_db_url(url: str) -> str:
 
 def is_default_uri(url: str) -> bool:
     """``pgvector://`` with nothing after the scheme: "the default database"."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except (TypeError, ValueError, AttributeError):
+        return False  # not a usable URL: normalize_db_url says why
     return parts.scheme == "pgvector" and not (parts.netloc or parts.path.strip("/") or parts.query)
 
 
@@ -59,6 +62,8 @@ def resolve_db_url(db_url: str | None) -> str:
 
     A bare ``pgvector://`` (as ``adk web --memory_service_uri`` passes it) means the default.
     """
+    if db_url is not None and not isinstance(db_url, str):
+        raise InvalidInputError(f"the database URL must be a string, got {type(db_url).__name__}")
     url = db_url if db_url and not is_default_uri(db_url) else None
     url = url or os.environ.get(DB_URL_ENV)
     return normalize_db_url(url) if url else embedded_db_url()

@@ -22,7 +22,12 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from adk_memory_kit.core.db_errors import translates_db_errors
 from adk_memory_kit.core.ids import legacy_text_fact_key, memory_row_id
-from adk_memory_kit.core.validation import check_identifier, check_scope, clean_text
+from adk_memory_kit.core.validation import (
+    check_identifier,
+    check_mapping,
+    check_scope,
+    clean_text,
+)
 from adk_memory_kit.db.embedded import DB_URL_ENV, kit_home
 from adk_memory_kit.db.engine import is_default_uri, make_engine
 from adk_memory_kit.embedders.base import Embedder, checked_embed
@@ -230,7 +235,7 @@ class PgVectorMemoryService(BaseMemoryService):
         check_scope(app_name, user_id)
         if session_id is not None:
             check_identifier("session_id", session_id)
-        metadata = dict(custom_metadata or {})
+        metadata = check_mapping("custom_metadata", custom_metadata)
         hygiene = pop_hygiene(metadata)
         docs = await asyncio.to_thread(
             documents_from_events,
@@ -282,13 +287,13 @@ class PgVectorMemoryService(BaseMemoryService):
         wins.
         """
         check_scope(app_name, user_id)
-        base = dict(custom_metadata or {})
+        base = check_mapping("custom_metadata", custom_metadata)
         prepared: list[MemoryEntry] = []
         hygienes: list[Hygiene] = []
         for entry in memories:
             if not isinstance(entry, MemoryEntry):
                 raise InvalidInputError(f"memories must be MemoryEntry objects, got {type(entry)}")
-            merged = {**base, **(entry.custom_metadata or {})}
+            merged = {**base, **check_mapping("MemoryEntry.custom_metadata", entry.custom_metadata)}
             hygienes.append(pop_hygiene(merged))
             prepared.append(entry.model_copy(update={"custom_metadata": merged}))
         if not prepared:
@@ -478,7 +483,7 @@ class PgVectorMemoryService(BaseMemoryService):
             parsed = uuid.UUID(str(memory_id))
         except ValueError as exc:
             raise InvalidInputError(
-                f"memory_id {memory_id!r} is not an id returned by search_memory"
+                "memory_id is not an id returned by search_memory (a UUID)"
             ) from exc
         engine = await self._ensure_ready()
         async with engine.begin() as conn:
