@@ -66,6 +66,8 @@ async def checked_embed(
     """
     from adk_memory_kit.errors import EmbedderError, MemoryKitError
 
+    if not texts:
+        return []  # nothing to embed: the embedder is not called
     name = embedder_name(embedder)
     try:
         vectors = await (embed_queries(embedder, texts) if queries else embedder.embed(texts))

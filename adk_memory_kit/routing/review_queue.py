@@ -200,7 +200,7 @@ class ReviewQueue:
         if status is not None and status not in STATUSES:
             raise InvalidInputError(f"status must be one of {', '.join(STATUSES)}, got {status!r}")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 0 < limit < 2**63:
-            raise InvalidInputError(f"limit must be a positive whole number, got {limit!r}")
+            raise InvalidInputError(f"limit must be positive (a whole number), got {limit!r}")
         where, params = ["TRUE"], {"lim": limit}
         for column, value in (("app_name", app_name), ("user_id", user_id), ("status", status)):
             if value is not None:
