@@ -39,7 +39,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_memory_kit._adk_compat import idle_sessions_source
 from adk_memory_kit.core.config import KitConfig
-from adk_memory_kit.core.db_errors import db_errors, describe, translate
+from adk_memory_kit.core.db_errors import db_errors, describe, translate, translates_db_errors
 from adk_memory_kit.errors import (
     DatabaseUnavailableError,
     InvalidInputError,
@@ -238,11 +238,13 @@ class IdleIngestJob:
         """Whether candidates come from SQL (``None`` until the first run)."""
         return self._use_sql if self._store is not None else None
 
+    @translates_db_errors("IdleIngestJob.watermark")
     async def watermark(self, user_id: str, session_id: str) -> datetime | None:
         """The last ingested update time of a session (``None``: never ingested)."""
         store = await self._ready()
         return await store.get(SessionKey(self.app_name, user_id, session_id))
 
+    @translates_db_errors("IdleIngestJob.state")
     async def state(self, user_id: str, session_id: str) -> WatermarkState | None:
         """A session's watermark row, failures included (``None``: never seen)."""
         store = await self._ready()
