@@ -27,6 +27,7 @@ import argparse
 import asyncio
 import json
 import math
+import secrets
 import sys
 import time
 import uuid
@@ -385,6 +386,7 @@ async def run(db_url: str | None) -> dict[str, Tally]:
         {"importance": "high"},
         {"subject": ""},
         {"subject": "s" * 3000},
+        {"subject": secrets.token_urlsafe(4000)},  # too large for the subject index
         {"expires_at": "not a time"},
         {"expires_at": "99999-01-01"},
         "not a mapping",
