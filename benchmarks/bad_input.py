@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import math
 import secrets
 import sys
@@ -706,6 +707,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db-url", default=None, help="default: ADK_MEMORY_KIT_DB_URL / embedded")
     parser.add_argument("--json", type=Path, help="also write the counts here")
     args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.ERROR)  # the kit's warnings about refused inputs
     started = time.perf_counter()
     tallies = asyncio.run(run(args.db_url))
     print(table(tallies))
