@@ -14,8 +14,10 @@ import inspect
 import sys
 from collections.abc import Sequence
 
-from sqlalchemy.exc import OperationalError
+import psycopg
+from sqlalchemy.exc import SQLAlchemyError
 
+from adk_memory_kit.core.db_errors import translate
 from adk_memory_kit.errors import MemoryKitError
 
 COMMAND_MODULES = [
@@ -56,15 +58,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result = asyncio.run(func(args)) if inspect.iscoroutinefunction(func) else func(args)
     except MemoryKitError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)  # one line
         return 2
-    except OperationalError as exc:  # a server that is down or refuses the connection
-        reason = str(exc.orig or exc).strip().splitlines()[0]
-        print(
-            f"error: cannot reach the database ({reason}); check --db-url / "
-            "ADK_MEMORY_KIT_DB_URL, or leave both unset to use the embedded server",
-            file=sys.stderr,
-        )
+    except (SQLAlchemyError, psycopg.Error, OSError) as exc:  # one not translated on the way
+        error = translate(exc, f"adk-memory-kit {args.command}")
+        if error is None:
+            raise
+        print(f"error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

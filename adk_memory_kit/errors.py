@@ -4,7 +4,13 @@ from __future__ import annotations
 
 
 class MemoryKitError(Exception):
-    """Base class for every error the kit raises on purpose."""
+    """Base class for every error the kit raises on purpose.
+
+    ``transient`` is true when retrying the same call later may succeed (the database was
+    unreachable, a lock conflict); retry loops (the closer, the idle job) retry only those.
+    """
+
+    transient: bool = False
 
 
 class InvalidInputError(MemoryKitError, ValueError):

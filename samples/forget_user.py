@@ -3,8 +3,10 @@
     python samples/forget_user.py my_app user-17
 
 ``my_app`` is the ``app_name`` your ``Runner`` uses and ``user-17`` the ``user_id`` to
-forget. Deletes the user's sessions, ``user:`` state, long-term memories and idle-job
-watermarks, and keeps a deletion record per run (app, user id, times, counts). If it is
+forget. Deletes the user's sessions and ``user:`` state, and their rows in every kit home
+found in the database (long-term memories and snapshots, the review queue, idle-job
+watermarks, and homes later packages add), and keeps a deletion record per run (app, user
+id, times, counts per home). If it is
 interrupted, or data is still left at the end, the forget stays open (listed by
 ``adk-memory-kit forget --app my_app --pending``): run it again, it finishes the job.
 Command-line equivalent: ``adk-memory-kit forget --app my_app --user user-17 [--dry-run]``.

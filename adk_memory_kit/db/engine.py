@@ -9,6 +9,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 from sqlalchemy import event
+from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from adk_memory_kit.db.embedded import DB_URL_ENV, embedded_db_url, embedded_home_for_url
@@ -25,7 +26,20 @@ def normalize_db_url(url: str) -> str:
     Accepts ``postgres://``, ``postgresql://``, ``postgresql+psycopg://`` and ``pgvector://``
     (the scheme registered for ``adk web --memory_service_uri``).
     """
-    parts = urlsplit(url)
+    if not isinstance(url, str) or not url.strip():
+        raise InvalidInputError("the database URL must be a non-empty string")
+    if "\x00" in url or any(ch.isspace() for ch in url.strip()):
+        raise InvalidInputError("the database URL must not contain NUL bytes or spaces")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:  # a port that is not a number or out of range, a broken [host]
+        raise InvalidInputError(
+            "the database URL is malformed (bad host or port); use postgresql+psycopg://"
+            "user:password@host:port/db"
+        ) from exc
+    if port == 0:
+        raise InvalidInputError("the database URL's port must be between 1 and 65535")
     if parts.scheme not in _POSTGRES_SCHEMES:
         raise InvalidInputError(
             f"unsupported database URL scheme {parts.scheme!r}; use postgresql+psycopg://"
@@ -36,7 +50,10 @@ def normalize_db_url(url: str) -> str:
 
 def is_default_uri(url: str) -> bool:
     """``pgvector://`` with nothing after the scheme: "the default database"."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except (TypeError, ValueError, AttributeError):
+        return False  # not a usable URL: normalize_db_url says why
     return parts.scheme == "pgvector" and not (parts.netloc or parts.path.strip("/") or parts.query)
 
 
@@ -45,6 +62,8 @@ def resolve_db_url(db_url: str | None) -> str:
 
     A bare ``pgvector://`` (as ``adk web --memory_service_uri`` passes it) means the default.
     """
+    if db_url is not None and not isinstance(db_url, str):
+        raise InvalidInputError(f"the database URL must be a string, got {type(db_url).__name__}")
     url = db_url if db_url and not is_default_uri(db_url) else None
     url = url or os.environ.get(DB_URL_ENV)
     return normalize_db_url(url) if url else embedded_db_url()
@@ -53,6 +72,9 @@ def resolve_db_url(db_url: str | None) -> str:
 def make_engine(db_url: str | None = None, *, pool_size: int = 5, **kwargs) -> AsyncEngine:
     """An async engine with a connection pool on the resolved URL.
 
+    Privacy: statement parameters are never rendered into SQLAlchemy's error messages
+    (``hide_parameters=True``), so a row's text cannot reach a log through an exception.
+
     Recovery: pooled connections are checked before use (``pool_pre_ping``), so a server that
     went away and came back is reconnected to, with one log line when it is. On the embedded
     server (the default, or a URL pointing at the one this process started), each new
@@ -60,13 +82,19 @@ def make_engine(db_url: str | None = None, *, pool_size: int = 5, **kwargs) -> A
     see :func:`~adk_memory_kit.db.embedded.embedded_db_url`).
     """
     url = resolve_db_url(db_url)
-    engine = create_async_engine(
-        url,
-        pool_size=pool_size,
-        max_overflow=kwargs.pop("max_overflow", 10),
-        pool_pre_ping=True,
-        **kwargs,
-    )
+    try:
+        engine = create_async_engine(
+            url,
+            pool_size=pool_size,
+            max_overflow=kwargs.pop("max_overflow", 10),
+            pool_pre_ping=True,
+            hide_parameters=kwargs.pop("hide_parameters", True),
+            **kwargs,
+        )
+    except (ArgumentError, ValueError) as exc:
+        raise InvalidInputError(
+            "the database URL is malformed; use postgresql+psycopg://user:password@host:port/db"
+        ) from exc
     home = embedded_home_for_url(url)
     if home is not None:
         event.listen(engine.sync_engine, "do_connect", _EnsureEmbeddedRunning(home))

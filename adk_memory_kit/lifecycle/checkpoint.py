@@ -18,6 +18,7 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_context import ToolContext
 
+from adk_memory_kit.core.db_errors import describe
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.lifecycle.closer import CloseResult, SessionCloser
 
@@ -115,8 +116,8 @@ class MemoryCheckpointPlugin(BasePlugin):
         session = ctx.session
         try:
             self.last_result = await closer.close(session.app_name, session.user_id, session.id)
-        except Exception:
-            logger.exception("memory checkpoint of session %s failed", session.id)
+        except Exception as exc:  # one line: the kit error, never a traceback or user text
+            logger.warning("memory checkpoint of session %s failed: %s", session.id, describe(exc))
         return None
 
 
@@ -135,8 +136,8 @@ async def end_session(tool_context: ToolContext) -> dict[str, Any]:
             session.app_name, session.user_id, session.id
         )
     except Exception as exc:
-        logger.exception("end_session could not save session %s", session.id)
-        return {"status": "error", "message": f"could not save the conversation: {exc}"}
+        logger.warning("end_session could not save session %s: %s", session.id, describe(exc))
+        return {"status": "error", "message": f"could not save the conversation: {describe(exc)}"}
     if not result.ok:
         return {"status": result.status}
     return {"status": "session_closed", "events_saved": result.events}

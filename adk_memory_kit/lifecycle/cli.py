@@ -37,7 +37,6 @@ from adk_memory_kit.lifecycle.forget import data_map, forget_user, pending_forge
 from adk_memory_kit.lifecycle.idle_job import IdleIngestJob, IdleRunReport
 from adk_memory_kit.lifecycle.watermarks import SessionKey
 from adk_memory_kit.memory.service import PgVectorMemoryService
-from adk_memory_kit.routing.review_queue import ReviewQueue
 
 _SESSION_URL_HELP = (
     "where the agent's sessions live (default: the same database as --db-url): a "
@@ -85,7 +84,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def session_service_from_url(url: str | None, db_url: str | None) -> BaseSessionService:
     """The session service for ``--session-db-url`` (see the module doc)."""
     if not url or urlsplit(url).scheme in _POSTGRES_SCHEMES:
-        return DatabaseSessionService(db_url=resolve_db_url(url or db_url))
+        # statement parameters (user text) never rendered into error messages
+        return DatabaseSessionService(db_url=resolve_db_url(url or db_url), hide_parameters=True)
     scheme = urlsplit(url).scheme
     if not scheme:
         raise InvalidInputError(
@@ -164,7 +164,7 @@ async def _ingest_idle(args: argparse.Namespace) -> int:
     )
     try:
         if args.once:
-            report = await job.run_once()
+            report = await job.run_once()  # a database failure raises a kit error: exit 2
             on_report(report)
             return 1 if report.failed else 0
         stop = asyncio.Event()
@@ -187,8 +187,6 @@ async def _ingest_idle(args: argparse.Namespace) -> int:
 
 async def _forget(args: argparse.Namespace) -> int:
     sessions, memory = await _services(args)
-    queue = ReviewQueue(engine=memory.engine)
-    homes = [queue.data_home()]
     try:
         if args.pending:
             pending = await pending_forgets(args.app, memory_service=memory)
@@ -209,7 +207,6 @@ async def _forget(args: argparse.Namespace) -> int:
                 args.user,
                 session_service=sessions,
                 memory_service=memory,
-                extra_homes=homes,
             )
             print(json.dumps(found.as_dict(), indent=2) if args.json else found.summary())
             return 0
@@ -218,7 +215,6 @@ async def _forget(args: argparse.Namespace) -> int:
             args.user,
             session_service=sessions,
             memory_service=memory,
-            extra_homes=homes,
         )
         print(
             json.dumps(report.as_dict(), default=str, indent=2) if args.json else report.summary()

@@ -17,32 +17,22 @@ from typing import Literal
 from google.adk.memory.base_memory_service import BaseMemoryService
 from google.adk.sessions.base_session_service import BaseSessionService
 
-from adk_memory_kit.errors import InvalidInputError, MemoryKitError
+from adk_memory_kit.core.db_errors import describe, translate
+from adk_memory_kit.core.db_errors import is_transient as db_is_transient
+from adk_memory_kit.core.validation import check_identifier, check_scope
+from adk_memory_kit.errors import InvalidInputError
 
 logger = logging.getLogger(__name__)
 
 
 def is_transient(exc: BaseException) -> bool:
-    """Whether ``exc`` looks like a failure worth retrying (connection, timeout, lock)."""
-    import psycopg
-    from sqlalchemy import exc as sa_exc
+    """Whether ``exc`` is worth retrying: a database failure the kit classes as transient
+    (connection lost, server down, lock conflict), given raw or as a kit error.
 
-    if isinstance(exc, MemoryKitError):
-        return False  # the kit's own errors say what to fix; retrying will not help
-    if isinstance(exc, sa_exc.DBAPIError) and exc.connection_invalidated:
-        return True
-    return isinstance(
-        exc,
-        (
-            sa_exc.OperationalError,
-            sa_exc.InterfaceError,
-            sa_exc.TimeoutError,
-            psycopg.OperationalError,
-            ConnectionError,
-            TimeoutError,
-            asyncio.TimeoutError,
-        ),
-    )
+    Permanent failures (bad input, a value too large for an index, a missing extension or
+    schema, an embedder error) are never retried.
+    """
+    return db_is_transient(exc)
 
 
 @dataclass(frozen=True)
@@ -105,8 +95,13 @@ class SessionCloser:
 
         Returns a :class:`CloseResult`; a session that no longer exists gives
         ``status="missing"`` (logged, not raised). A non-transient error, or a transient
-        one that outlasts ``attempts``, is raised after logging.
+        one that outlasts ``attempts``, is raised after logging, as a kit error
+        (:class:`~adk_memory_kit.errors.DatabaseUnavailableError`, ``InvalidInputError``...)
+        with the cause chained. Log lines name the session, never its content.
         """
+        check_scope(app_name, user_id)
+        check_identifier("session_id", session_id)
+        where = f"{app_name}/{user_id}/{session_id}"
         delay = self.backoff
         for attempt in range(1, self.attempts + 1):
             try:
@@ -126,22 +121,21 @@ class SessionCloser:
                     app_name, user_id, session_id, "ingested", attempt, len(session.events)
                 )
             except Exception as exc:
-                if attempt >= self.attempts or not self.retry_if(exc):
+                error = translate(exc, f"closing session {where}") or exc
+                if attempt >= self.attempts or not self.retry_if(error):
                     logger.warning(
-                        "memory ingest failed for %s/%s/%s after %d attempt(s): %r",
-                        app_name,
-                        user_id,
-                        session_id,
+                        "memory ingest failed for %s after %d attempt(s): %s",
+                        where,
                         attempt,
-                        exc,
+                        describe(error),
                     )
-                    raise
+                    if error is exc:
+                        raise
+                    raise error from exc
                 logger.info(
-                    "transient failure ingesting %s/%s/%s (%r); retry %d/%d in %.2fs",
-                    app_name,
-                    user_id,
-                    session_id,
-                    exc,
+                    "transient failure ingesting %s (%s); retry %d/%d in %.2fs",
+                    where,
+                    describe(error),
                     attempt,
                     self.attempts - 1,
                     delay,

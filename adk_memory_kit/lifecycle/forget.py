@@ -10,12 +10,17 @@ after a crash at any point finishes the job):
 2. delete the idle job's watermarks (this waits for any in-flight ingestion of the user's
    sessions to commit, so none can land after step 4);
 3. delete every session (the sources from which memory could be rebuilt);
-4. delete every memory item (derived copies), then any extra registered data homes;
-   steps 3-4 are verified and repeated once if a concurrent writer raced them;
+4. delete the user's rows from every kit home found in the database catalog (tables marked
+   ``COMMENT ON TABLE ... IS 'adk_memory_kit home: <name>'``: memory items and snapshots,
+   the review queue, watermarks, and any home a later package adds), one transaction per
+   home, the memory items through the memory service (under the user's write lock), then
+   any extra data homes the caller passed; steps 3-4 are verified (sessions and every
+   home counted) and repeated once if a concurrent writer raced them;
 5. delete the ``user:`` state;
 6. delete watermarks again and, only if step 4 verified that nothing is left, close the
-   tombstone with the report (the log keeps the app, the user id, the times and the counts:
-   the deletion audit record), together with older open runs of the same user. If data was
+   tombstone with the audit record (the app, the user id, the times and counts per home:
+   no session ids, no ``user:`` key names, nothing else of the user), together with older
+   open runs of the same user. If data was
    still left, the row stays open with status ``unverified`` and the report (a row a newer,
    verified run closed meanwhile keeps its ``superseded`` status), and if a step
    raised, with status ``failed`` and the error: either way ``pending_forgets`` lists the
@@ -37,8 +42,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_memory_kit import _adk_compat as adk_compat
 from adk_memory_kit.core.contracts import UserMemoryEraser
+from adk_memory_kit.core.db_errors import db_errors, describe
 from adk_memory_kit.core.homes import DataHome
 from adk_memory_kit.core.scope import Scope
+from adk_memory_kit.db import homes as kit_homes
+from adk_memory_kit.db.homes import KitHome
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.lifecycle import forget_log
 from adk_memory_kit.lifecycle._engine import resolve_engine
@@ -53,9 +61,31 @@ DELETE_PASSES = 2
 UserStateDeleter = Callable[[str, str], Awaitable[list[str]]]
 
 
+MEMORY_HOME = "memory_items"
+WATERMARK_HOME = "idle_watermarks"
+
+
 def _homes(extra: Sequence[DataHome]) -> list[DataHome]:
-    """The homes of ``extra`` by name (a later one replaces an earlier one of the same name)."""
+    """The homes of ``extra`` by name (a later one replaces an earlier one of the same name).
+
+    They are covered besides the kit homes the database catalog lists (a home passed that is
+    also a kit home, e.g. ``ReviewQueue.data_home()``, simply finds nothing left).
+    """
     return list({h.name: h for h in extra}.values())
+
+
+async def _discover(engine: AsyncEngine) -> tuple[list[KitHome], list[str]]:
+    """The kit homes of the database that can be forgotten by key, and notes on those that
+    cannot (marked, but without ``app_name``/``user_id`` columns)."""
+    async with engine.connect() as conn:
+        found = await kit_homes.discover(conn)
+    usable = [h for h in found if h.keyed]
+    broken = [
+        f"table {h.label} is marked as kit home {h.name!r} but lacks app_name/user_id columns"
+        for h in found
+        if not h.keyed
+    ]
+    return usable, broken
 
 
 @dataclass
@@ -73,16 +103,29 @@ class ForgetReport:
     user_state_keys_deleted: list[str] = field(default_factory=list)
     user_state: str = "deleted"  # or "unsupported" (left in place, see notes)
     watermarks_deleted: int = 0
-    extra_deleted: dict[str, int] = field(default_factory=dict)
+    homes_deleted: dict[str, int] = field(default_factory=dict)  # kit homes, by home name
+    extra_deleted: dict[str, int] = field(default_factory=dict)  # homes the caller passed
     verified: bool = False
     notes: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-friendly form (also stored in the forget log)."""
+        """JSON-friendly form of everything (for the caller; not what the log stores)."""
         data = asdict(self)
         for key in ("requested_at", "completed_at"):
             if data[key] is not None:
                 data[key] = data[key].isoformat()
+        return data
+
+    def audit_record(self) -> dict[str, Any]:
+        """What the forget log keeps: the app, the user id, the times and counts per home.
+
+        No session ids, no ``user:`` key names, nothing the user wrote; the app and the user
+        id are the row's own columns.
+        """
+        data = self.as_dict()
+        del data["app_name"], data["user_id"]  # the row's own columns hold them
+        data["sessions_deleted"] = len(self.sessions_deleted)
+        data["user_state_keys_deleted"] = len(self.user_state_keys_deleted)
         return data
 
     def summary(self) -> str:
@@ -99,6 +142,11 @@ class ForgetReport:
             f"  user: state deleted:   {len(self.user_state_keys_deleted)} key(s)"
             + ("" if self.user_state == "deleted" else f" ({self.user_state})"),
             f"  idle watermarks:       {self.watermarks_deleted}",
+        ]
+        lines += [
+            f"  {name + ':':<22} {n}"
+            for name, n in sorted(self.homes_deleted.items())
+            if name not in (MEMORY_HOME, WATERMARK_HOME)
         ]
         lines += [f"  {name}: {n}" for name, n in sorted(self.extra_deleted.items())]
         lines.append(f"  verified empty:        {self.verified}")
@@ -196,61 +244,101 @@ async def forget_user(
             "user_state_deleter=async (app_name, user_id) -> deleted keys, or "
             "allow_partial=True to delete the rest and report the state as left in place"
         )
-    eng, owned = await resolve_engine(
-        engine=engine, db_url=db_url, memory_service=memory_service, session_service=session_service
-    )
-    try:
-        store = WatermarkStore(eng)
-        await store.ready()
-        report = ForgetReport(app_name, user_id)
-        report.forget_id, report.requested_at = await _open_tombstone(eng, app_name, user_id)
+    async with db_errors(f"forget_user for app {app_name!r}, user {user_id!r}"):
+        eng, owned = await resolve_engine(
+            engine=engine,
+            db_url=db_url,
+            memory_service=memory_service,
+            session_service=session_service,
+        )
         try:
-            await _delete_everything(
-                report,
-                store,
-                session_service,
-                memory_service,
-                deleter,
-                _homes(extra_homes),
+            return await _forget(
+                eng, app_name, user_id, session_service, memory_service, deleter, extra_homes
             )
-            if report.verified:
-                report.status = "completed"
-                report.completed_at = await _close_tombstone(eng, report)
-            else:
-                report.status = "unverified"
-                await _keep_tombstone_open(eng, report)
-        except Exception as exc:
-            await _mark_failed(eng, report, exc)
-            raise
-        return report
-    finally:
-        if owned:
-            await eng.dispose()
+        finally:
+            if owned:
+                await eng.dispose()
+
+
+async def _forget(
+    eng: AsyncEngine,
+    app_name: str,
+    user_id: str,
+    session_service: BaseSessionService,
+    memory_service: UserMemoryEraser,
+    deleter: UserStateDeleter | None,
+    extra_homes: Sequence[DataHome],
+) -> ForgetReport:
+    store = WatermarkStore(eng)
+    await store.ready()
+    report = ForgetReport(app_name, user_id)
+    report.forget_id, report.requested_at = await _open_tombstone(eng, app_name, user_id)
+    try:
+        found, broken = await _discover(eng)
+        report.notes += broken
+        await _delete_everything(
+            report,
+            eng,
+            store,
+            session_service,
+            memory_service,
+            deleter,
+            found,
+            _homes(extra_homes),
+        )
+        if report.verified:
+            report.status = "completed"
+            report.completed_at = await _close_tombstone(eng, report)
+        else:
+            report.status = "unverified"
+            await _keep_tombstone_open(eng, report)
+    except Exception as exc:
+        await _mark_failed(eng, report, exc)
+        raise
+    return report
 
 
 async def _delete_everything(
     report: ForgetReport,
+    engine: AsyncEngine,
     store: WatermarkStore,
     session_service: BaseSessionService,
     memory_service: UserMemoryEraser,
     deleter: UserStateDeleter | None,
+    found: Sequence[KitHome],
     homes: Sequence[DataHome],
 ) -> None:
     """Steps 2-6 (before closing the tombstone); fills ``report``."""
     app_name, user_id = report.app_name, report.user_id
     scope = Scope(app_name, user_id)
-    report.watermarks_deleted += await store.delete_user(app_name, user_id)
+    n = await store.delete_user(app_name, user_id)
+    report.watermarks_deleted += n
+    _add(report.homes_deleted, WATERMARK_HOME, n)
     for attempt in range(1, DELETE_PASSES + 1):
         for sid in await _session_ids(session_service, scope):
             await session_service.delete_session(app_name=app_name, user_id=user_id, session_id=sid)
             report.sessions_deleted.append(sid)
-        report.memory_items_deleted += await memory_service.delete_user_memories(
-            app_name=app_name, user_id=user_id
-        )
+        # every kit home of the database, one transaction each; the memory items last,
+        # through the memory service (under the user's write lock), then swept like the rest
+        for home in sorted(found, key=lambda h: h.name == MEMORY_HOME):
+            if home.name == MEMORY_HOME:
+                n = await memory_service.delete_user_memories(app_name=app_name, user_id=user_id)
+                report.memory_items_deleted += n
+                _add(report.homes_deleted, MEMORY_HOME, n)
+            async with engine.begin() as conn:
+                n = await home.delete(conn, app_name, user_id)
+            _add(report.homes_deleted, home.name, n)
+            if home.name == MEMORY_HOME:
+                report.memory_items_deleted += n
+            elif home.name == WATERMARK_HOME:
+                report.watermarks_deleted += n
+        if MEMORY_HOME not in {h.name for h in found}:  # the memory service's own store
+            n = await memory_service.delete_user_memories(app_name=app_name, user_id=user_id)
+            report.memory_items_deleted += n
+            _add(report.homes_deleted, MEMORY_HOME, n)
         for home in homes:
-            n = await home.delete(app_name, user_id)
-            report.extra_deleted[home.name] = report.extra_deleted.get(home.name, 0) + n
-        left = await _left_over(session_service, memory_service, homes, scope)
+            _add(report.extra_deleted, home.name, await home.delete(app_name, user_id))
+        left = await _left_over(engine, session_service, found, homes, scope)
         report.verified = not left
         if not left:
             break
@@ -273,23 +361,31 @@ async def _delete_everything(
         )
     else:
         report.user_state_keys_deleted = await deleter(app_name, user_id)
-    report.watermarks_deleted += await store.delete_user(app_name, user_id)
+    n = await store.delete_user(app_name, user_id)
+    report.watermarks_deleted += n
+    _add(report.homes_deleted, WATERMARK_HOME, n)
+
+
+def _add(counts: dict[str, int], name: str, n: int) -> None:
+    counts[name] = counts.get(name, 0) + n
 
 
 async def _left_over(
+    engine: AsyncEngine,
     session_service: BaseSessionService,
-    memory_service: BaseMemoryService,
+    found: Sequence[KitHome],
     homes: Sequence[DataHome],
     scope: Scope,
 ) -> str:
+    """What is still there: sessions, every kit home of the database, every extra home."""
     app, user = scope.app_name, scope.user_id
     left = []
     if sessions := await _session_ids(session_service, scope):
         left.append(f"{len(sessions)} session(s)")
-    if isinstance(memory_service, UserMemoryEraser) and (
-        n := sum((await memory_service.count_memories(app_name=app, user_id=user)).values())
-    ):
-        left.append(f"{n} memory item(s)")
+    async with engine.connect() as conn:
+        for home in found:
+            if n := await home.count(conn, app, user):
+                left.append(f"{n} {home.name} row(s)")
     for home in homes:
         if n := await home.count(app, user):
             left.append(f"{n} {home.name} row(s)")
@@ -309,7 +405,7 @@ async def _close_tombstone(engine: AsyncEngine, report: ForgetReport) -> datetim
             app_name=report.app_name,
             user_id=report.user_id,
             forget_id=report.forget_id,
-            report=report.as_dict(),
+            report=report.audit_record(),
         )
         return report.completed_at
 
@@ -336,7 +432,7 @@ async def _keep_tombstone_open(engine: AsyncEngine, report: ForgetReport) -> Non
             **scope,
             forget_id=report.forget_id,
             status=report.status,
-            report=report.as_dict(),
+            report=report.audit_record(),
         )
 
 
@@ -351,11 +447,11 @@ async def _mark_failed(engine: AsyncEngine, report: ForgetReport, exc: Exception
                 app_name=report.app_name,
                 user_id=report.user_id,
                 forget_id=report.forget_id,
-                report={**report.as_dict(), "error": f"{type(exc).__name__}: {exc}"},
+                report={**report.audit_record(), "error": describe(exc)},
             )
-    except Exception:
+    except Exception as failed:
         logger.warning(
-            "could not record the failure of forget run %s", report.forget_id, exc_info=True
+            "could not record the failure of forget run %s: %s", report.forget_id, describe(failed)
         )
 
 
@@ -397,6 +493,17 @@ async def pending_forgets(
     session_service: BaseSessionService | None = None,
 ) -> list[PendingForget]:
     """Users whose forget is still open: interrupted, failed or unverified (one per user)."""
+    async with db_errors("pending_forgets"):
+        return await _pending_forgets(app_name, db_url, engine, memory_service, session_service)
+
+
+async def _pending_forgets(
+    app_name: str | None,
+    db_url: str | None,
+    engine: AsyncEngine | None,
+    memory_service: BaseMemoryService | None,
+    session_service: BaseSessionService | None,
+) -> list[PendingForget]:
     eng, owned = await resolve_engine(
         engine=engine, db_url=db_url, memory_service=memory_service, session_service=session_service
     )
@@ -475,81 +582,107 @@ async def data_map(
     engine: AsyncEngine | None = None,
     extra_homes: Sequence[DataHome] = (),
 ) -> DataMap:
-    """List every place ``user_id``'s data lives in ``app_name`` (read-only)."""
+    """List every place ``user_id``'s data lives in ``app_name`` (read-only).
+
+    Lists the sessions and ``user:`` state (through the session service), every kit home
+    found in the database catalog with its count (memory items and snapshots, the review
+    queue, watermarks, and any home a later package adds), the extra homes passed, and the
+    forget log; :attr:`DataMap.not_covered` says what the kit cannot see or delete.
+    """
     scope = Scope(app_name, user_id)  # validates both
-    eng, owned = await resolve_engine(
-        engine=engine, db_url=db_url, memory_service=memory_service, session_service=session_service
-    )
-    try:
-        store = WatermarkStore(eng)
-        await store.ready()
-        result = DataMap(app_name, user_id)
-        svc_name = type(session_service).__name__
-        sessions: dict[str, int] = {}
-        for sid in await _session_ids(session_service, scope):
-            session = await session_service.get_session(
-                app_name=app_name, user_id=user_id, session_id=sid
-            )
-            if session is not None:
-                sessions[sid] = len(session.events)
-        result.locations.append(
-            DataLocation(f"session service ({svc_name})", "sessions", len(sessions), sessions)
+    async with db_errors(f"data_map for app {app_name!r}, user {user_id!r}"):
+        eng, owned = await resolve_engine(
+            engine=engine,
+            db_url=db_url,
+            memory_service=memory_service,
+            session_service=session_service,
         )
         try:
-            keys: list[str] | None = sorted(
-                await session_service.get_user_state(app_name=app_name, user_id=user_id)
-            )
-        except NotImplementedError:
-            keys = None
-        result.locations.append(
-            DataLocation(
-                f"session service ({svc_name})",
-                "user_state",
-                None if keys is None else len(keys),
-                keys,
-            )
+            return await _data_map(eng, scope, session_service, memory_service, extra_homes)
+        finally:
+            if owned:
+                await eng.dispose()
+
+
+async def _data_map(
+    eng: AsyncEngine,
+    scope: Scope,
+    session_service: BaseSessionService,
+    memory_service: BaseMemoryService,
+    extra_homes: Sequence[DataHome],
+) -> DataMap:
+    app_name, user_id = scope.app_name, scope.user_id
+    store = WatermarkStore(eng)
+    await store.ready()
+    result = DataMap(app_name, user_id)
+    svc_name = type(session_service).__name__
+    sessions: dict[str, int] = {}
+    for sid in await _session_ids(session_service, scope):
+        session = await session_service.get_session(
+            app_name=app_name, user_id=user_id, session_id=sid
         )
-        mem_name = type(memory_service).__name__
-        if isinstance(memory_service, UserMemoryEraser):
-            kinds = await memory_service.count_memories(app_name=app_name, user_id=user_id)
+        if session is not None:
+            sessions[sid] = len(session.events)
+    result.locations.append(
+        DataLocation(f"session service ({svc_name})", "sessions", len(sessions), sessions)
+    )
+    try:
+        keys: list[str] | None = sorted(
+            await session_service.get_user_state(app_name=app_name, user_id=user_id)
+        )
+    except NotImplementedError:
+        keys = None
+    result.locations.append(
+        DataLocation(
+            f"session service ({svc_name})",
+            "user_state",
+            None if keys is None else len(keys),
+            keys,
+        )
+    )
+    mem_name = type(memory_service).__name__
+    kinds = None
+    if isinstance(memory_service, UserMemoryEraser):
+        kinds = await memory_service.count_memories(app_name=app_name, user_id=user_id)
+    else:
+        result.not_covered.append(f"{mem_name} cannot count a user's memories")
+    found, broken = await _discover(eng)
+    result.not_covered += broken
+    async with eng.connect() as conn:
+        for home in found:
+            count = await home.count(conn, app_name, user_id)
+            detail = kinds if home.name == MEMORY_HOME else None
             result.locations.append(
-                DataLocation(f"memory ({mem_name})", "memory_items", sum(kinds.values()), kinds)
+                DataLocation(f"postgres table {home.label}", home.name, count, detail)
             )
-        else:
-            result.locations.append(DataLocation(f"memory ({mem_name})", "memory_items", None))
-            result.not_covered.append(f"{mem_name} cannot count a user's memories")
+    if kinds is not None and MEMORY_HOME not in {h.name for h in found}:
+        # the memory service keeps its items elsewhere (another database)
         result.locations.append(
-            DataLocation(
-                "postgres table adk_memory_kit_ingest_watermarks",
-                "idle_watermarks",
-                await store.count_user(app_name, user_id),
-            )
+            DataLocation(f"memory ({mem_name})", MEMORY_HOME, sum(kinds.values()), kinds)
         )
-        for home in _homes(extra_homes):
-            result.locations.append(
-                DataLocation(home.name, home.name, await home.count(app_name, user_id))
-            )
-        async with eng.connect() as conn:
-            row = await forget_log.user_summary(conn, app_name=app_name, user_id=user_id)
-        detail = None
-        if row.open_runs:
-            detail = "pending"
-        elif row.runs:
-            detail = f"completed {row.last_completed}"
-        result.locations.append(
-            DataLocation(
-                f"postgres table {FORGET_LOG} (deletion audit record, one row per run)",
-                "forget_log",
-                int(row.runs),
-                detail,
-            )
+    listed = {h.name for h in found}
+    for home in _homes(extra_homes):
+        kind = f"{home.name} (passed)" if home.name in listed else home.name
+        result.locations.append(DataLocation(home.name, kind, await home.count(app_name, user_id)))
+    async with eng.connect() as conn:
+        row = await forget_log.user_summary(conn, app_name=app_name, user_id=user_id)
+    detail = None
+    if row.open_runs:
+        detail = "pending"
+    elif row.runs:
+        detail = f"completed {row.last_completed}"
+    result.locations.append(
+        DataLocation(
+            f"postgres table {FORGET_LOG} (deletion audit record, one row per run: the user "
+            "id, times and counts only)",
+            "forget_log",
+            int(row.runs),
+            detail,
         )
-        result.not_covered += [
-            "artifacts (BaseArtifactService): delete them with the artifact service",
-            "app: state is shared by all users and must not hold personal data",
-            "application logs and database backups",
-        ]
-        return result
-    finally:
-        if owned:
-            await eng.dispose()
+    )
+    result.not_covered += [
+        "artifacts (BaseArtifactService): delete them with the artifact service",
+        "app: state is shared by all users and must not hold personal data",
+        "application logs, external logs and database backups",
+    ]
+    return result

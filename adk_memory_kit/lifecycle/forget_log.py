@@ -71,7 +71,6 @@ UPGRADE_TO_RUNS: tuple[Step, ...] = (
     ),
 )
 # The log holds per-user rows (the deletion audit record): marked like every kit home.
-MARK_AS_HOME = Step(f"COMMENT ON TABLE {FORGET_LOG} IS 'adk_memory_kit home: forget_log'")
 
 
 def not_forgetting_sql(app: str = ":app", user: str = ":user") -> str:

@@ -39,7 +39,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_memory_kit._adk_compat import idle_sessions_source
 from adk_memory_kit.core.config import KitConfig
-from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.core.db_errors import db_errors, describe, translate, translates_db_errors
+from adk_memory_kit.errors import (
+    DatabaseUnavailableError,
+    InvalidInputError,
+    MemoryKitError,
+    SchemaMismatchError,
+)
 from adk_memory_kit.lifecycle._engine import postgres_session_engine, resolve_engine
 from adk_memory_kit.lifecycle.schema import to_datetime
 from adk_memory_kit.lifecycle.watermarks import (
@@ -181,6 +187,8 @@ class IdleIngestJob:
         self._clock = clock or (lambda: datetime.now(timezone.utc))
         self._progress = progress
         self._store: WatermarkStore | None = None
+        self._leases_pending = False
+        self._fatal: MemoryKitError | None = None
 
     @property
     def app_name(self) -> str:
@@ -209,6 +217,10 @@ class IdleIngestJob:
             self._engine, self._owns_engine = engine, owned
             store = WatermarkStore(engine)
             await store.ready()
+            from adk_memory_kit.memory.service import PgVectorMemoryService
+
+            if isinstance(self.memory_service, PgVectorMemoryService):
+                await self.memory_service.ready()  # no pgvector, wrong embedder: fail now
             session_engine = postgres_session_engine(self.session_service)
             same_db = session_engine is not None and session_engine.url == engine.url
             if self._use_sql is None:
@@ -226,11 +238,13 @@ class IdleIngestJob:
         """Whether candidates come from SQL (``None`` until the first run)."""
         return self._use_sql if self._store is not None else None
 
+    @translates_db_errors("IdleIngestJob.watermark")
     async def watermark(self, user_id: str, session_id: str) -> datetime | None:
         """The last ingested update time of a session (``None``: never ingested)."""
         store = await self._ready()
         return await store.get(SessionKey(self.app_name, user_id, session_id))
 
+    @translates_db_errors("IdleIngestJob.state")
     async def state(self, user_id: str, session_id: str) -> WatermarkState | None:
         """A session's watermark row, failures included (``None``: never seen)."""
         store = await self._ready()
@@ -250,33 +264,63 @@ class IdleIngestJob:
 
     # ------------------------------------------------------------------ running
     async def run_once(self) -> IdleRunReport:
-        """One pass: ingest every idle, changed session; returns what it did."""
+        """One pass: ingest every idle, changed session; returns what it did.
+
+        A session that fails is logged in one line (its key and the kit error, never a
+        traceback or its text), recorded in its watermark row and retried later; the pass
+        goes on. A failure of the database itself (unreachable, no pgvector, a schema the
+        kit cannot use) ends the pass: its leases are released (at the start of the next
+        pass if the database is still down), one summary line is logged, and the kit error
+        (:class:`DatabaseUnavailableError`, :class:`SchemaMismatchError`) is raised.
+        """
+        async with db_errors(f"idle ingestion pass of app {self.app_name!r}"):
+            return await self._run_once()
+
+    async def _run_once(self) -> IdleRunReport:
         store = await self._ready()
+        if self._leases_pending:  # left by a pass that ended while the database was down
+            await store.release_leases(self.app_name, self.worker_id)
+            self._leases_pending = False
         now = self._clock()
         cutoff = now - self.idle_after
+        report = IdleRunReport(started_at=now)
         try:
             candidates = await self._candidates(store, cutoff, now)
-            report = IdleRunReport(started_at=now, considered=len(candidates))
+            report.considered = len(candidates)
             for key in candidates:
-                try:
-                    outcome = await self._ingest_one(store, key, cutoff, now)
-                except Exception as exc:
-                    logger.warning("idle ingestion of %s failed: %r", key, exc, exc_info=True)
-                    report.failed.append((key, _describe(exc)))
-                    outcome = "failed"
+                # an error raised here is the watermark store's (the database): ends the pass
+                outcome, failure = await self._ingest_one(store, key, cutoff, now)
+                if failure is not None:
+                    logger.warning("idle ingestion of %s failed: %s", key, failure)
+                    report.failed.append((key, failure))
+                elif outcome == "ingested":
+                    report.ingested.append(key)
                 else:
-                    if outcome == "ingested":
-                        report.ingested.append(key)
-                    else:
-                        report.skipped[outcome] = report.skipped.get(outcome, 0) + 1
+                    report.skipped[outcome] = report.skipped.get(outcome, 0) + 1
                 if self._progress is not None:
                     self._progress(key, outcome)
+                if self._fatal is not None:  # the database cannot serve any session
+                    fatal, self._fatal = self._fatal, None
+                    raise fatal
+        except Exception as exc:
+            logger.warning(
+                "idle ingestion of %s: pass ended early (%s): %s",
+                self.app_name,
+                describe(exc),
+                report.summary(),
+            )
+            raise
         finally:
             if self.batch_size is not None:
                 try:
                     await store.release_leases(self.app_name, self.worker_id)
-                except Exception:  # the leases expire after claim_ttl anyway
-                    logger.warning("could not release the idle job's leases", exc_info=True)
+                except Exception as exc:  # released at the start of the next pass
+                    self._leases_pending = True
+                    logger.warning(
+                        "could not release the idle job's leases now (%s); the next pass "
+                        "releases them",
+                        describe(exc),
+                    )
         logger.info("idle ingestion of %s: %s", self.app_name, report.summary())
         return report
 
@@ -297,8 +341,8 @@ class IdleIngestJob:
         while stop is None or not stop.is_set():
             try:
                 report = await self.run_once()
-            except Exception:
-                logger.exception("idle ingestion pass for %s failed", self.app_name)
+            except Exception as exc:  # one line, no traceback: the next tick retries
+                logger.error("idle ingestion pass for %s failed: %s", self.app_name, describe(exc))
             else:
                 if on_report is not None:
                     on_report(report)
@@ -344,40 +388,54 @@ class IdleIngestJob:
 
     async def _ingest_one(
         self, store: WatermarkStore, key: SessionKey, cutoff: datetime, now: datetime
-    ) -> Outcome:
+    ) -> tuple[Outcome, str | None]:
+        """The session's outcome, and for ``"failed"`` the error as stored (no user text).
+
+        A failure of the session (its memory write or ``after_ingest``) is recorded in its
+        row and returned; one that means the database cannot serve any session (no
+        pgvector, a schema the kit cannot use) is also kept in ``_fatal`` to end the pass.
+        Errors of the watermark store itself propagate.
+        """
         async with store.claim(key) as claim:
             if claim is None:
-                return "busy"
+                return "busy", None
             if claim.forgetting:
-                return "forgetting"
+                return "forgetting", None
             if claim.retry_after is not None and claim.retry_after > now:
-                return "backoff"  # another worker failed it since this one listed it
+                return "backoff", None  # another worker failed it since this one listed it
             try:
                 session = await self.session_service.get_session(
                     app_name=key.app_name, user_id=key.user_id, session_id=key.session_id
                 )
                 if session is None:
                     await claim.drop()
-                    return "missing"
+                    return "missing", None
                 updated = to_datetime(session.last_update_time)
                 if updated > cutoff:
-                    return "not_idle"
+                    return "not_idle", None
                 if claim.watermark == updated:
-                    return "unchanged"
+                    return "unchanged", None
                 await self.memory_service.add_session_to_memory(session)
                 if self.after_ingest is not None:
                     await self.after_ingest(session)
             except Exception as exc:
-                failed = exc
+                error = translate(exc, f"idle ingestion of session {key}") or exc
+                if isinstance(error, SchemaMismatchError) or (
+                    isinstance(error, DatabaseUnavailableError) and not error.transient
+                ):
+                    self._fatal = error
+                    if error is not exc:
+                        error.__cause__ = exc
+                failure = describe(error)
                 failures = claim.failures + 1
                 await claim.record_failure(
-                    _describe(exc), at=now, retry_after=now + self.retry_delay(failures)
+                    failure, at=now, retry_after=now + self.retry_delay(failures)
                 )
-            else:
-                await claim.advance(updated, at=now)
-                return "ingested"
-        raise failed  # after the failure record committed with the claim
+                return "failed", failure
+            await claim.advance(updated, at=now)
+            return "ingested", None
 
 
 def _describe(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"
+    """What is stored as the session's ``last_error``: the kit error, never user text."""
+    return describe(exc)

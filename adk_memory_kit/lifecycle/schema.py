@@ -27,8 +27,7 @@ STEPS: list[Step] = [
     forget_log.CREATE_V1,  # completes old version 1
     watermarks.ADD_ATTEMPTS_AND_LEASES,
     *forget_log.UPGRADE_TO_RUNS,  # completes old version 2
-    watermarks.MARK_AS_HOME,
-    forget_log.MARK_AS_HOME,
+    watermarks.MARK_HOME,
 ]
 
 _ready: weakref.WeakSet[AsyncEngine] = weakref.WeakSet()

@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from adk_memory_kit.db.homes import home_comment_step
 from adk_memory_kit.db.migrations import Step
 from adk_memory_kit.lifecycle import forget_log
 
@@ -50,7 +51,7 @@ ADD_ATTEMPTS_AND_LEASES = Step(
         ADD COLUMN IF NOT EXISTS claimed_by      text,
         ADD COLUMN IF NOT EXISTS claimed_until   timestamptz"""
 )
-MARK_AS_HOME = Step(f"COMMENT ON TABLE {WATERMARKS} IS 'adk_memory_kit home: idle_watermarks'")
+MARK_HOME = home_comment_step(WATERMARKS, "idle_watermarks")
 
 
 @dataclass(frozen=True, order=True)

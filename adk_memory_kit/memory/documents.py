@@ -107,13 +107,34 @@ _MIN_TIME = datetime(1, 1, 2, tzinfo=timezone.utc)
 _MAX_TIME = datetime(9999, 12, 30, tzinfo=timezone.utc)
 
 
+#: Metadata limits (docs/limits.md): nesting depth of dicts/lists, and JSON size in characters.
+MAX_METADATA_DEPTH = 32
+MAX_METADATA_CHARS = 65_536
+
+
 def clean_metadata(value: Any, redactor: Callable[[str], str] | None, path: str = "") -> Any:
     """A JSON-ready copy of ``value`` whose strings (keys too) are cleaned and redacted.
 
     Dicts, lists and tuples are walked recursively; other non-JSON values are stored as their
-    ``str()`` (and redacted like any string). Non-finite floats (which JSONB cannot hold) are
-    refused with :class:`InvalidInputError` naming the key.
+    ``str()`` (and redacted like any string). Refused with :class:`InvalidInputError`
+    naming where: non-finite floats (which JSONB cannot hold), nesting deeper than
+    :data:`MAX_METADATA_DEPTH`, a container that holds itself, a value whose ``str()``
+    raises, and metadata whose JSON exceeds :data:`MAX_METADATA_CHARS` characters.
     """
+    cleaned = _clean(value, redactor, path, 0, set())
+    if isinstance(cleaned, (dict, list)):
+        size = len(json.dumps(cleaned, ensure_ascii=False))
+        if size > MAX_METADATA_CHARS:
+            raise InvalidInputError(
+                f"custom_metadata{path} is {size} characters as JSON; the limit is "
+                f"{MAX_METADATA_CHARS} (docs/limits.md)"
+            )
+    return cleaned
+
+
+def _clean(
+    value: Any, redactor: Callable[[str], str] | None, path: str, depth: int, seen: set[int]
+) -> Any:
     if isinstance(value, str):
         text = clean_text(value)
         return redactor(text) if redactor and text else text
@@ -125,14 +146,34 @@ def clean_metadata(value: Any, redactor: Callable[[str], str] | None, path: str 
                 f"custom_metadata{path} is {value}; JSON cannot hold NaN or infinity"
             )
         return value
-    if isinstance(value, Mapping):
-        return {
-            clean_text(str(k)): clean_metadata(v, redactor, f"{path}[{str(k)!r}]")
-            for k, v in value.items()
-        }
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [clean_metadata(v, redactor, f"{path}[{i}]") for i, v in enumerate(value)]
-    return clean_metadata(str(value), redactor, path)
+    if isinstance(value, (Mapping, list, tuple, set, frozenset)):
+        if depth >= MAX_METADATA_DEPTH:
+            raise InvalidInputError(
+                f"custom_metadata is nested deeper than {MAX_METADATA_DEPTH} levels "
+                "(docs/limits.md)"
+            )
+        if id(value) in seen:
+            raise InvalidInputError(f"custom_metadata{path} contains itself (a circular value)")
+        seen = seen | {id(value)}
+        if isinstance(value, Mapping):
+            return {
+                _safe_str(k, path): _clean(v, redactor, f"{path}[{i}]", depth + 1, seen)
+                for i, (k, v) in enumerate(value.items())
+            }
+        return [_clean(v, redactor, f"{path}[{i}]", depth + 1, seen) for i, v in enumerate(value)]
+    return _clean(_safe_str(value, path), redactor, path, depth, seen)
+
+
+def _safe_str(value: Any, path: str) -> str:
+    if isinstance(value, str):
+        return clean_text(value)
+    try:
+        return clean_text(str(value))
+    except Exception as exc:
+        raise InvalidInputError(
+            f"custom_metadata{path} holds a {type(value).__name__} whose str() raised "
+            f"{type(exc).__name__}; store plain JSON values"
+        ) from exc
 
 
 def checked_utc(value: datetime, what: str) -> datetime:

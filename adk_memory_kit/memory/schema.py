@@ -9,6 +9,7 @@ from __future__ import annotations
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from adk_memory_kit.db.homes import home_comment_step
 from adk_memory_kit.db.migrations import (
     Step,
     lock_and_read_version,
@@ -89,9 +90,8 @@ def _steps(dim: int) -> list[Step]:
         )""",
             legacy=2,
         ),
-        # per-user tables are marked, so forget/data_map can find every kit home
-        Step(f"COMMENT ON TABLE {TABLE} IS 'adk_memory_kit home: memory_items'"),
-        Step(f"COMMENT ON TABLE {SNAPSHOTS} IS 'adk_memory_kit home: memory_snapshots'"),
+        home_comment_step(TABLE, "memory_items"),
+        home_comment_step(SNAPSHOTS, "session_snapshots"),
     ]
 
 

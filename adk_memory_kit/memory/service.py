@@ -6,6 +6,7 @@ import asyncio
 import dataclasses
 import logging
 import numbers
+import os
 import uuid
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
@@ -19,11 +20,18 @@ from sqlalchemy import text
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from adk_memory_kit.core.db_errors import translates_db_errors
 from adk_memory_kit.core.ids import legacy_text_fact_key, memory_row_id
-from adk_memory_kit.core.validation import check_identifier, check_scope, clean_text
-from adk_memory_kit.db.engine import make_engine
-from adk_memory_kit.embedders.base import Embedder, embed_queries
-from adk_memory_kit.errors import DatabaseUnavailableError, EmbedderError, InvalidInputError
+from adk_memory_kit.core.validation import (
+    check_identifier,
+    check_mapping,
+    check_scope,
+    clean_text,
+)
+from adk_memory_kit.db.embedded import DB_URL_ENV, kit_home
+from adk_memory_kit.db.engine import is_default_uri, make_engine
+from adk_memory_kit.embedders.base import Embedder, checked_embed
+from adk_memory_kit.errors import DatabaseUnavailableError, InvalidInputError
 from adk_memory_kit.memory import store
 from adk_memory_kit.memory.documents import (
     IndexingOptions,
@@ -117,6 +125,13 @@ class PgVectorMemoryService(BaseMemoryService):
             self._engine = make_engine(self._db_url, pool_size=self._pool_size)
         return self._engine
 
+    def _url_given(self) -> bool:
+        """Whether a database URL was chosen (argument or environment), not the embedded one."""
+        if self._engine is not None and not self._owns_engine:
+            return True
+        given = self._db_url and not is_default_uri(self._db_url)
+        return bool(given or os.environ.get(DB_URL_ENV))
+
     async def _ensure_ready(self) -> AsyncEngine:
         if not self._ready:
             if self._ready_lock is None:
@@ -124,12 +139,21 @@ class PgVectorMemoryService(BaseMemoryService):
             async with self._ready_lock:
                 if not self._ready:
                     engine = await asyncio.to_thread(lambda: self.engine)
-                    await _check_reachable(engine)
+                    await _check_reachable(engine, self._url_given())
                     await ensure_schema(
                         engine, dim=self.embedder.dim, model_id=self.embedder.model_id
                     )
                     self._ready = True
         return self.engine
+
+    @translates_db_errors("PgVectorMemoryService.ready")
+    async def ready(self) -> None:
+        """Connect and create or check the schema now (else done on first use).
+
+        Raises :class:`DatabaseUnavailableError` (unreachable server, no pgvector) or
+        :class:`~adk_memory_kit.errors.SchemaMismatchError` (another embedder's table).
+        """
+        await self._ensure_ready()
 
     async def close(self) -> None:
         """Dispose of the connection pool (only if this service created it)."""
@@ -146,6 +170,7 @@ class PgVectorMemoryService(BaseMemoryService):
         await self.close()
 
     # ------------------------------------------------------------------ writes
+    @translates_db_errors("PgVectorMemoryService.add_session_to_memory")
     async def add_session_to_memory(self, session: Session) -> None:
         """Upsert the text events of ``session`` the write policy selects; drop other rows.
 
@@ -218,6 +243,7 @@ class PgVectorMemoryService(BaseMemoryService):
         )
         return docs, newest_event_time(events)
 
+    @translates_db_errors("PgVectorMemoryService.add_events_to_memory")
     async def add_events_to_memory(
         self,
         *,
@@ -236,7 +262,7 @@ class PgVectorMemoryService(BaseMemoryService):
         check_scope(app_name, user_id)
         if session_id is not None:
             check_identifier("session_id", session_id)
-        metadata = dict(custom_metadata or {})
+        metadata = check_mapping("custom_metadata", custom_metadata)
         hygiene = pop_hygiene(metadata)
         docs = await asyncio.to_thread(
             documents_from_events,
@@ -257,6 +283,7 @@ class PgVectorMemoryService(BaseMemoryService):
                 )
             await self._write(conn, app_name, user_id, [(d, hygiene) for d in docs], stored)
 
+    @translates_db_errors("PgVectorMemoryService.add_memory")
     async def add_memory(
         self,
         *,
@@ -287,13 +314,13 @@ class PgVectorMemoryService(BaseMemoryService):
         wins.
         """
         check_scope(app_name, user_id)
-        base = dict(custom_metadata or {})
+        base = check_mapping("custom_metadata", custom_metadata)
         prepared: list[MemoryEntry] = []
         hygienes: list[Hygiene] = []
         for entry in memories:
             if not isinstance(entry, MemoryEntry):
                 raise InvalidInputError(f"memories must be MemoryEntry objects, got {type(entry)}")
-            merged = {**base, **(entry.custom_metadata or {})}
+            merged = {**base, **check_mapping("MemoryEntry.custom_metadata", entry.custom_metadata)}
             hygienes.append(pop_hygiene(merged))
             prepared.append(entry.model_copy(update={"custom_metadata": merged}))
         if not prepared:
@@ -430,14 +457,11 @@ class PgVectorMemoryService(BaseMemoryService):
             if d.id in stored and stored[d.id].embedding is not None
         }
         to_embed = [d for d in changed if d.id not in kept]
-        fresh = await self.embedder.embed([d.embed_text for d in to_embed]) if to_embed else []
-        if len(fresh) != len(to_embed):
-            raise EmbedderError(
-                f"the embedder returned {len(fresh)} vectors for {len(to_embed)} texts"
-            )
+        fresh = await checked_embed(self.embedder, [d.embed_text for d in to_embed])
         return {**kept, **{d.id: v for d, v in zip(to_embed, fresh, strict=True)}}
 
     # ------------------------------------------------------------------ reads
+    @translates_db_errors("PgVectorMemoryService.search_memory")
     async def search_memory(
         self, *, app_name: str, user_id: str, query: str, limit: int | None = None
     ) -> SearchMemoryResponse:
@@ -456,7 +480,7 @@ class PgVectorMemoryService(BaseMemoryService):
         if not query.strip():
             return SearchMemoryResponse()
         engine = await self._ensure_ready()
-        (qvec,) = await embed_queries(self.embedder, [query])
+        (qvec,) = await checked_embed(self.embedder, [query], queries=True)
         terms = query_terms(query)
         opts = self.search_options
         params: dict[str, Any] = {
@@ -476,6 +500,7 @@ class PgVectorMemoryService(BaseMemoryService):
         return SearchMemoryResponse(memories=[_entry_from_row(r) for r in rows])
 
     # ------------------------------------------------------------------ deletes
+    @translates_db_errors("PgVectorMemoryService.delete_memory")
     async def delete_memory(
         self, *, app_name: str, user_id: str, memory_id: str | None = None
     ) -> None:
@@ -485,12 +510,13 @@ class PgVectorMemoryService(BaseMemoryService):
             parsed = uuid.UUID(str(memory_id))
         except ValueError as exc:
             raise InvalidInputError(
-                f"memory_id {memory_id!r} is not an id returned by search_memory"
+                "memory_id is not an id returned by search_memory (a UUID)"
             ) from exc
         engine = await self._ensure_ready()
         async with engine.begin() as conn:
             await store.delete_id(conn, app_name, user_id, str(parsed))
 
+    @translates_db_errors("PgVectorMemoryService.delete_session_memories")
     async def delete_session_memories(self, *, app_name: str, user_id: str, session_id: str) -> int:
         """Delete every memory ingested from one session; returns the number of rows deleted.
 
@@ -502,6 +528,7 @@ class PgVectorMemoryService(BaseMemoryService):
         async with engine.begin() as conn:
             return await store.delete_session(conn, app_name, user_id, session_id)
 
+    @translates_db_errors("PgVectorMemoryService.delete_user_memories")
     async def delete_user_memories(self, *, app_name: str, user_id: str) -> int:
         """Delete every memory of one user in one app (right to be forgotten).
 
@@ -514,12 +541,14 @@ class PgVectorMemoryService(BaseMemoryService):
             await store.lock_user(conn, app_name, user_id, exclusive=True)
             return await store.delete_user(conn, app_name, user_id)
 
+    @translates_db_errors("PgVectorMemoryService.purge_expired")
     async def purge_expired(self) -> int:
         """Delete items whose time-to-live has passed; returns how many."""
         engine = await self._ensure_ready()
         async with engine.begin() as conn:
             return await store.purge_expired(conn)
 
+    @translates_db_errors("PgVectorMemoryService.count_memories")
     async def count_memories(self, *, app_name: str, user_id: str) -> dict[str, int]:
         """How many items this user has, by kind (for audits and data maps)."""
         check_scope(app_name, user_id)
@@ -527,6 +556,7 @@ class PgVectorMemoryService(BaseMemoryService):
         async with engine.connect() as conn:
             return dict(await store.count_by_kind(conn, app_name, user_id))
 
+    @translates_db_errors("PgVectorMemoryService.list_users")
     async def list_users(self, app_name: str) -> list[str]:
         """The user ids that have memories in ``app_name``."""
         check_identifier("app_name", app_name)
@@ -543,8 +573,13 @@ def _as_uuid(value: str) -> str | None:
         return None
 
 
-async def _check_reachable(engine: AsyncEngine) -> None:
-    """Open one connection; a server that cannot be reached raises a clear error."""
+async def _check_reachable(engine: AsyncEngine, url_given: bool) -> None:
+    """Open one connection; a server that cannot be reached raises a clear error.
+
+    ``url_given``: a URL was passed or set in ``ADK_MEMORY_KIT_DB_URL`` (then the hint
+    suggests the embedded default); otherwise the embedded server itself failed, and the
+    hint points to its log.
+    """
     try:
         async with engine.connect() as conn:
             await conn.execute(text("SELECT 1"))
@@ -552,13 +587,23 @@ async def _check_reachable(engine: AsyncEngine) -> None:
         url = engine.url.render_as_string(hide_password=True)
         cause = getattr(exc, "orig", None) or exc
         detail = " ".join(str(cause).split())[:300]
-        logger.debug("memory database %s is unreachable", url, exc_info=True)
-        raise DatabaseUnavailableError(
-            f"cannot connect to the memory database at {url} ({detail}). Check that the "
-            "PostgreSQL server is running and reachable and that the URL and credentials are "
-            "right (the db_url argument, or ADK_MEMORY_KIT_DB_URL), or pass no URL and unset "
-            "ADK_MEMORY_KIT_DB_URL to use the embedded default server"
-        ) from None
+        logger.debug("memory database %s is unreachable: %s", url, type(cause).__name__)
+        if url_given:
+            hint = (
+                "Check that the PostgreSQL server is running and reachable and that the URL "
+                "and credentials are right (the db_url argument, or ADK_MEMORY_KIT_DB_URL), or "
+                "pass no URL and unset ADK_MEMORY_KIT_DB_URL to use the embedded default server"
+            )
+        else:
+            hint = (
+                "This is the embedded default server: see its log under "
+                f"{kit_home() / 'pgdata' / 'log'} and 'adk-memory-kit db status'"
+            )
+        err = DatabaseUnavailableError(
+            f"cannot connect to the memory database at {url} ({detail}). {hint}"
+        )
+        err.transient = True
+        raise err from None
 
 
 def _entry_from_row(row: Mapping[str, Any]) -> MemoryEntry:

@@ -25,6 +25,7 @@ from pydantic import Field, field_validator
 
 from adk_memory_kit._adk_compat import insert_transient_user_content
 from adk_memory_kit.core.config import KitConfig
+from adk_memory_kit.core.db_errors import describe
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.profile.state import ProfileValue, profile_from_state
 from adk_memory_kit.recall.conflicts import RecalledMemory, find_conflicts
@@ -252,8 +253,10 @@ class BudgetedPreloadMemoryTool(BaseTool):
         if memories is None:
             try:
                 memories = list((await tool_context.search_memory(query)).memories)
-            except Exception:  # recall must never break the turn
-                logger.warning("memory preload failed (query length %d)", len(query), exc_info=True)
+            except Exception as exc:  # recall must never break the turn
+                logger.warning(
+                    "memory preload failed (query length %d): %s", len(query), describe(exc)
+                )
                 return RecallBlock("", 0, 0, 0)
             self._cache[key] = memories
             while len(self._cache) > 64:

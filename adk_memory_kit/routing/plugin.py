@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from google.adk.plugins.base_plugin import BasePlugin
 
+from adk_memory_kit.core.db_errors import describe
 from adk_memory_kit.routing.apply import MemoryApplier, RoutingOutcome
 from adk_memory_kit.routing.extractors import Extractor, RuleBasedExtractor, turn_events
 
@@ -49,7 +50,7 @@ async def route_turn(
     try:
         candidates = await extractor.extract(events)
     except Exception as exc:
-        logger.warning("memory routing: extraction failed (%s: %s)", type(exc).__name__, exc)
+        logger.warning("memory routing: extraction failed (%s)", describe(exc))
         return []
     outcomes = await applier.apply(candidates, context)
     _record_decisions(context, events, candidates, applier)

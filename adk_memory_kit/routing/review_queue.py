@@ -21,9 +21,11 @@ from typing import Any
 from sqlalchemy import text as sql
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from adk_memory_kit.core.db_errors import translates_db_errors
 from adk_memory_kit.core.homes import DataHome, FunctionDataHome
 from adk_memory_kit.core.validation import check_identifier, check_scope, clean_text
 from adk_memory_kit.db.engine import make_engine
+from adk_memory_kit.db.homes import home_comment_step
 from adk_memory_kit.db.migrations import Step, migrate
 from adk_memory_kit.errors import InvalidInputError
 
@@ -61,7 +63,7 @@ CREATE TABLE IF NOT EXISTS {TABLE} (
         f" ON {TABLE} (app_name, user_id, text_hash) WHERE status = 'pending'",
         legacy=1,
     ),
-    Step(f"COMMENT ON TABLE {TABLE} IS 'adk_memory_kit home: review_queue'"),
+    home_comment_step(TABLE, "review_queue"),
 ]
 
 _COLUMNS = (
@@ -135,6 +137,7 @@ class ReviewQueue:
             self._engine = None
             self._ready = False
 
+    @translates_db_errors("ReviewQueue.open")
     async def __aenter__(self) -> ReviewQueue:
         await self._ensure_ready()
         return self
@@ -142,6 +145,7 @@ class ReviewQueue:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+    @translates_db_errors("ReviewQueue.submit")
     async def submit(
         self,
         *,
@@ -183,6 +187,7 @@ class ReviewQueue:
                 )
         return ReviewItem.from_row(row)
 
+    @translates_db_errors("ReviewQueue.list")
     async def list(
         self,
         *,
@@ -194,8 +199,8 @@ class ReviewQueue:
         """Items, oldest first, filtered by app, user and status (``None``: any)."""
         if status is not None and status not in STATUSES:
             raise InvalidInputError(f"status must be one of {', '.join(STATUSES)}, got {status!r}")
-        if limit <= 0:
-            raise InvalidInputError(f"limit must be positive, got {limit}")
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 0 < limit < 2**63:
+            raise InvalidInputError(f"limit must be positive (a whole number), got {limit!r}")
         where, params = ["TRUE"], {"lim": limit}
         for column, value in (("app_name", app_name), ("user_id", user_id), ("status", status)):
             if value is not None:
@@ -213,12 +218,14 @@ class ReviewQueue:
             )
             return [ReviewItem.from_row(r) for r in rows.mappings()]
 
+    @translates_db_errors("ReviewQueue.approve")
     async def approve(
         self, item_id: int, *, by: str, note: str | None = None, app_name: str | None = None
     ) -> ReviewItem:
         """Record approval. Nothing is fed back to the agent: a human edits instructions/code."""
         return await self._decide(item_id, "approved", by, note, app_name)
 
+    @translates_db_errors("ReviewQueue.reject")
     async def reject(
         self, item_id: int, *, by: str, note: str | None = None, app_name: str | None = None
     ) -> ReviewItem:
@@ -257,6 +264,7 @@ class ReviewQueue:
             f"{existing['decided_by']} at {existing['decided_at']:%Y-%m-%d %H:%M}"
         )
 
+    @translates_db_errors("ReviewQueue.count_for_user")
     async def count_for_user(self, app_name: str, user_id: str) -> int:
         """How many review items (any status) hold this user's text."""
         check_scope(app_name, user_id)
@@ -268,6 +276,7 @@ class ReviewQueue:
             )
             return int(result.scalar_one())
 
+    @translates_db_errors("ReviewQueue.delete_for_user")
     async def delete_for_user(self, app_name: str, user_id: str) -> int:
         """Delete every review item of this user (right to be forgotten)."""
         check_scope(app_name, user_id)

@@ -39,3 +39,63 @@ def test_an_unreachable_server_is_one_clear_line(capsys):
 def test_search_prints_what_it_found(db_url, capsys):
     assert main(["--db-url", db_url, "search", "--app", "cli-empty", "--user", "u", "x"]) == 0
     assert "no memories found" in capsys.readouterr().out
+
+
+@pytest.mark.usefixtures("db_url")
+def test_ingest_idle_once_without_pgvector_is_one_error_line_and_exit_2(db_url, capsys):
+    import uuid
+
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    name = f"novector_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(db_url, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f"CREATE ROLE {name} LOGIN NOSUPERUSER"))
+            conn.execute(text(f"CREATE DATABASE {name} OWNER {name}"))
+        url = make_url(db_url).set(username=name, database=name)
+        argv = ["--db-url", url.render_as_string(hide_password=False)]
+        assert main([*argv, "ingest-idle", "--app", "a", "--once"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and err.count("\n") == 1
+        assert "pgvector extension is not available" in err and "Traceback" not in err
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+            conn.execute(text(f"DROP ROLE IF EXISTS {name}"))
+        admin.dispose()
+
+
+async def test_the_unreachable_hint_suggests_the_embedded_default_only_when_a_url_was_given(
+    monkeypatch,
+):
+    from adk_memory_kit.errors import DatabaseUnavailableError
+    from adk_memory_kit.memory.service import PgVectorMemoryService
+
+    class Tiny:
+        model_id, dim = "tiny", 2
+
+        async def embed(self, texts):
+            return [[0.0, 1.0] for _ in texts]
+
+    monkeypatch.delenv("ADK_MEMORY_KIT_DB_URL", raising=False)
+    service = PgVectorMemoryService("postgresql+psycopg://nobody@127.0.0.1:1/db", embedder=Tiny())
+    try:
+        with pytest.raises(DatabaseUnavailableError, match="pass no URL") as raised:
+            await service.ready()
+        assert raised.value.transient
+    finally:
+        await service.close()
+
+    from adk_memory_kit.db.engine import make_engine
+    from adk_memory_kit.memory.service import _check_reachable
+
+    engine = make_engine("postgresql+psycopg://nobody@127.0.0.1:1/db")
+    try:
+        with pytest.raises(DatabaseUnavailableError) as raised:
+            await _check_reachable(engine, url_given=False)  # the embedded server failed
+        assert "pass no URL" not in str(raised.value)
+        assert "pgdata" in str(raised.value) and "log" in str(raised.value)
+    finally:
+        await engine.dispose()

@@ -1,0 +1,195 @@
+"""The one translation of database errors into the kit's errors.
+
+Every public entry point that touches the database wraps its work in :func:`db_errors` (an
+async context manager) or :func:`translates_db_errors` (a decorator). A SQLAlchemy or
+psycopg error becomes a kit error with the cause chained:
+
+* connection and operational failures (server down, connection lost, pool timeout, the
+  server shutting down) -> :class:`DatabaseUnavailableError`, ``transient=True``;
+* serialization failures, deadlocks, lock timeouts -> :class:`DatabaseUnavailableError`,
+  ``transient=True``;
+* a value the database refuses (data exceptions, constraint violations, an index row too
+  large: SQLSTATE classes 22, 23, 54) -> :class:`InvalidInputError` (permanent);
+* a missing table or column -> :class:`SchemaMismatchError` (permanent);
+* anything else from the database -> :class:`DatabaseUnavailableError` (permanent).
+
+Messages never hold user text: SQLAlchemy's statement and ``[parameters: ...]`` are never
+copied, and a server message is copied (first line, at most 200 characters) only for
+connection-level failures, whose text names the server, never a row. Other failures are
+named by their class and SQLSTATE. The caller says *what* failed (``what``), with ids only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import ParamSpec, TypeVar
+
+from adk_memory_kit.errors import (
+    DatabaseUnavailableError,
+    InvalidInputError,
+    MemoryKitError,
+    SchemaMismatchError,
+)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+# SQLSTATE classes: connection exception, insufficient resources, operator intervention
+# (admin shutdown, crash), system error.
+_UNAVAILABLE_CLASSES = {"08", "53", "57", "58"}
+_TRANSIENT_STATES = {"40001", "40P01", "55P03", "57014"}  # serialization, deadlock, lock, cancel
+_INPUT_CLASSES = {"22", "23", "54"}  # data exception, integrity violation, program limit
+_SCHEMA_STATES = {"42P01", "42703", "42883", "3F000"}  # no table, column, function, schema
+_MAX_REASON = 200
+
+
+def _first_line(value: object) -> str:
+    lines = str(value).strip().splitlines()
+    line = " ".join(lines[0].split()) if lines else ""
+    return line[:_MAX_REASON]
+
+
+def _driver_error(exc: BaseException) -> BaseException:
+    """The DBAPI (psycopg) error under a SQLAlchemy wrapper, else ``exc`` itself."""
+    from sqlalchemy import exc as sa_exc
+
+    if isinstance(exc, sa_exc.DBAPIError) and exc.orig is not None:
+        return exc.orig
+    return exc
+
+
+def _is_connection_failure(exc: BaseException) -> bool:
+    import psycopg
+    from sqlalchemy import exc as sa_exc
+
+    if isinstance(exc, sa_exc.DBAPIError) and exc.connection_invalidated:
+        return True
+    return isinstance(
+        exc,
+        (
+            sa_exc.OperationalError,
+            sa_exc.InterfaceError,
+            sa_exc.DisconnectionError,
+            sa_exc.TimeoutError,
+            sa_exc.ResourceClosedError,
+            psycopg.OperationalError,
+            psycopg.InterfaceError,
+            ConnectionError,
+            TimeoutError,
+            asyncio.TimeoutError,
+        ),
+    )
+
+
+def translate(exc: BaseException, what: str) -> MemoryKitError | None:
+    """The kit error for database error ``exc`` raised while doing ``what`` (``None``: not a
+    database error; a kit error is returned as it is). The result's ``transient`` says
+    whether retrying may help. Nothing of the failed statement or its parameters is copied.
+    """
+    import psycopg
+    from sqlalchemy import exc as sa_exc
+
+    if isinstance(exc, MemoryKitError):
+        return exc
+    if not isinstance(exc, (sa_exc.SQLAlchemyError, psycopg.Error, OSError, asyncio.TimeoutError)):
+        return None
+    driver = _driver_error(exc)
+    state = getattr(driver, "sqlstate", None) or ""
+    name = type(driver).__name__
+    code = f", SQLSTATE {state}" if state else ""
+    if state in _TRANSIENT_STATES:
+        err: MemoryKitError = DatabaseUnavailableError(
+            f"{what} failed: the database gave up on a conflicting or slow transaction "
+            f"({name}{code}); try again"
+        )
+        err.transient = True
+        return err
+    if state[:2] in _INPUT_CLASSES:
+        return InvalidInputError(
+            f"{what} failed: the database refused a value ({name}{code}); check the "
+            "arguments against the kit's limits (ids up to 256 characters, app names and user "
+            "ids up to 128, see docs/limits.md)"
+        )
+    if state in _SCHEMA_STATES:
+        return SchemaMismatchError(
+            f"{what} failed: a table or column the kit needs is missing ({name}{code}); "
+            "the kit creates its tables on first use: check that they were not changed or dropped "
+            "by hand"
+        )
+    if (
+        _is_connection_failure(exc)
+        or _is_connection_failure(driver)
+        or state[:2] in (_UNAVAILABLE_CLASSES)
+    ):
+        if isinstance(exc, sa_exc.TimeoutError):
+            reason = "no free connection in the pool in time"
+        else:
+            reason = _first_line(driver) if not state or state[:2] in _UNAVAILABLE_CLASSES else ""
+        detail = f"{name}: {reason}" if reason else f"{name}{code}"
+        err = DatabaseUnavailableError(
+            f"{what} failed: the database is unavailable ({detail}); check that the server "
+            "runs and is reachable, then try again (the kit reconnects by itself)"
+        )
+        err.transient = True
+        return err
+    if isinstance(exc, sa_exc.ArgumentError):
+        return InvalidInputError(f"{what} failed: invalid database argument ({name})")
+    return DatabaseUnavailableError(
+        f"{what} failed: the database refused the request ({name}{code}); this is not "
+        "retried: check the server's log and the role's privileges"
+    )
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether retrying after ``exc`` may help (a transient database failure)."""
+    translated = translate(exc, "the call")
+    return bool(translated is not None and translated.transient)
+
+
+@asynccontextmanager
+async def db_errors(what: str) -> AsyncIterator[None]:
+    """Turn database errors raised in the block into kit errors (cause chained).
+
+    ``what`` names the operation in ids only (e.g. ``"forget_user(app, user-17)"``).
+    """
+    try:
+        yield
+    except MemoryKitError:
+        raise
+    except Exception as exc:
+        err = translate(exc, what)
+        if err is None:
+            raise
+        raise err from exc
+
+
+def translates_db_errors(
+    what: str,
+) -> Callable[[Callable[P, Awaitable[R]]], Callable[P, Awaitable[R]]]:
+    """Decorator form of :func:`db_errors` for an async function or method."""
+
+    def wrap(func: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+        @functools.wraps(func)
+        async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+            async with db_errors(what):
+                return await func(*args, **kwargs)
+
+        return wrapper
+
+    return wrap
+
+
+def describe(exc: BaseException) -> str:
+    """A one-line description of ``exc`` safe to log or store: a kit error's message (after
+    translating a database error), else only the exception's class name (its message may
+    quote user text)."""
+    translated = translate(exc, "the operation")
+    if translated is not None:
+        return f"{type(translated).__name__}: {translated}"
+    return f"{type(exc).__name__} (message withheld: it may quote user data)"
+
+
+__all__: list[str] = ["db_errors", "describe", "is_transient", "translate", "translates_db_errors"]

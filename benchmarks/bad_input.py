@@ -1,0 +1,724 @@
+"""Bad input across the public APIs: every input gets a clear kit error or a sane result.
+
+Usage::
+
+    python benchmarks/bad_input.py [--db-url URL] [--json OUT]
+
+Tries a few hundred malformed inputs (ids that are empty, too long for a btree, with NUL
+bytes or lone surrogates; metadata nested 5,000 deep, circular, with a ``__str__`` that
+raises; embedders returning the wrong dimension, NaN, infinity, ``None``, too few vectors,
+or raising; malformed database URLs; bad review-queue, search, forget, closer and idle-job
+arguments) against the real PostgreSQL (the embedded server unless ``--db-url`` or
+``ADK_MEMORY_KIT_DB_URL``). Each outcome is counted as:
+
+* **clear error**: a kit error (``MemoryKitError``) whose message holds none of the input's
+  marker text;
+* **sane result**: the call returned and its result passed the case's check;
+* **raw error**: anything else (another exception type, a wrong result, user text in the
+  message). The goal is 0.
+
+After each area the store must still work (a write and a search of a canary fact); a broken
+store counts as a raw error. Prints the README's table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import math
+import secrets
+import sys
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from google.adk.events.event import Event  # noqa: E402
+from google.adk.memory.memory_entry import MemoryEntry  # noqa: E402
+from google.adk.sessions.database_session_service import DatabaseSessionService  # noqa: E402
+from google.adk.sessions.session import Session  # noqa: E402
+from google.genai import types  # noqa: E402
+
+from adk_memory_kit.errors import MemoryKitError  # noqa: E402
+
+MARK = "zzsecretmark"  # planted in every input's text; must never appear in an error message
+
+
+@dataclass
+class Tally:
+    """Outcomes of one area."""
+
+    tried: int = 0
+    clear: int = 0
+    sane: int = 0
+    raw: int = 0
+    raw_examples: list[str] = field(default_factory=list)
+
+    def add(self, outcome: str, detail: str = "") -> None:
+        self.tried += 1
+        setattr(self, outcome, getattr(self, outcome) + 1)
+        if outcome == "raw" and len(self.raw_examples) < 40:
+            self.raw_examples.append(detail)
+
+
+Check = Callable[[Any], bool]
+
+
+async def attempt(tally: Tally, label: str, call: Awaitable[Any], check: Check | None) -> None:
+    """Run one case and count its outcome."""
+    try:
+        result = await asyncio.wait_for(call, timeout=60)
+    except MemoryKitError as exc:
+        if MARK in str(exc) or not str(exc).strip():
+            tally.add("raw", f"{label}: user text or empty message in {type(exc).__name__}")
+        else:
+            tally.add("clear")
+        return
+    except Exception as exc:  # noqa: BLE001 - this is what the benchmark counts
+        tally.add("raw", f"{label}: {type(exc).__name__}: {str(exc)[:120]!r}")
+        return
+    if check is None or check(result):
+        tally.add("sane")
+    else:
+        tally.add("raw", f"{label}: unexpected result")
+
+
+def content(text: str) -> types.Content:
+    return types.Content(role="user", parts=[types.Part(text=text)])
+
+
+def entry(text: str = f"plain fact {MARK}", **kw: Any) -> MemoryEntry:
+    return MemoryEntry(content=content(text), **kw)
+
+
+def event(text: str, event_id: str | None = None, t: float | None = None) -> Event:
+    kw = {"id": event_id} if event_id is not None else {}
+    return Event(
+        author="user",
+        invocation_id="inv",
+        timestamp=t if t is not None else time.time() - 3600,
+        content=content(text),
+        **kw,
+    )
+
+
+class BadEmbedder:
+    """Wraps the real embedder and breaks its output one way."""
+
+    def __init__(self, inner: Any, mode: str) -> None:
+        self.inner, self.mode = inner, mode
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    async def embed(self, texts: Sequence[str]) -> Any:
+        good = await self.inner.embed(texts)
+        mode, dim = self.mode, self.inner.dim
+        if mode == "raises":
+            raise RuntimeError(f"model crashed on {texts[0]}")
+        if mode == "wrong_dim":
+            return [list(v)[: dim - 1] for v in good]
+        if mode == "too_long":
+            return [[*list(v), 0.0] for v in good]
+        if mode == "nan":
+            return [[math.nan] * dim for _ in good]
+        if mode == "inf":
+            return [[math.inf] * dim for _ in good]
+        if mode == "none_vector":
+            return [None for _ in good]
+        if mode == "none_value":
+            return [[None] * dim for _ in good]
+        if mode == "returns_none":
+            return None
+        if mode == "too_few":
+            return good[:-1]
+        if mode == "too_many":
+            return [*good, good[0]]
+        if mode == "strings":
+            return [["x"] * dim for _ in good]
+        if mode == "scalar":
+            return [1.0 for _ in good]
+        if mode == "empty_list":
+            return []
+        raise AssertionError(mode)
+
+
+EMBEDDER_MODES = (
+    "raises",
+    "wrong_dim",
+    "too_long",
+    "nan",
+    "inf",
+    "none_vector",
+    "none_value",
+    "returns_none",
+    "too_few",
+    "too_many",
+    "strings",
+    "scalar",
+    "empty_list",
+)
+
+
+class RaisingStr:
+    def __str__(self) -> str:
+        raise RuntimeError(f"no str for {MARK}")
+
+    __repr__ = __str__
+
+
+def deep(n: int) -> dict[str, Any]:
+    value: dict[str, Any] = {"leaf": MARK}
+    for _ in range(n):
+        value = {"k": value}
+    return value
+
+
+def deep_list(n: int) -> list[Any]:
+    value: list[Any] = [MARK]
+    for _ in range(n):
+        value = [value]
+    return value
+
+
+def circular_dict() -> dict[str, Any]:
+    value: dict[str, Any] = {"a": MARK}
+    value["self"] = value
+    return value
+
+
+def circular_list() -> list[Any]:
+    value: list[Any] = [MARK]
+    value.append(value)
+    return value
+
+
+BAD_IDS: list[Any] = [
+    "",
+    "   ",
+    None,
+    123,
+    b"bytes",
+    "a\x00b",
+    "\x00",
+    "x\ud800y",
+    "\udfff",
+    "m" * 129,
+    "m" * 257,
+    "m" * 2700,
+    "m" * 5000,
+    "é" * 1400,
+    ["list"],
+]
+ODD_BUT_VALID_IDS = ["user'; DROP TABLE adk_memory_items;--", "ü-ñ-✓-🙂", "a%b_c\\d", "tab\there"]
+BAD_URLS: list[Any] = [
+    "",
+    "   ",
+    "mysql://u:p@localhost/db",
+    "not a url",
+    "postgresql://h:notaport/db",
+    "postgresql://[::1/db",
+    "postgresql://h:99999999/db",
+    "postgresql://h:-1/db",
+    "postgresql+psycopg://u:p@127.0.0.1:1/db",
+    "postgresql://u@/db?host=/nonexistent/socket/dir",
+    "postgresql://u:p@127.0.0.1:1/db\x00",
+    "sqlite:///x.db",
+    "http://example.com",
+    "postgresql+asyncpg://u@h/db",
+    123,
+]
+
+
+async def run(db_url: str | None) -> dict[str, Tally]:
+    """Every area's tally (see the module doc)."""
+    from adk_memory_kit.db.engine import resolve_db_url
+    from adk_memory_kit.embedders import LocalMiniLMEmbedder
+    from adk_memory_kit.lifecycle.closer import SessionCloser
+    from adk_memory_kit.lifecycle.forget import data_map, forget_user
+    from adk_memory_kit.lifecycle.idle_job import IdleIngestJob
+    from adk_memory_kit.memory.service import PgVectorMemoryService
+    from adk_memory_kit.routing.review_queue import ReviewQueue
+
+    url = resolve_db_url(db_url)
+    app = f"bad_{uuid.uuid4().hex[:8]}"
+    embedder = LocalMiniLMEmbedder()
+    memory = PgVectorMemoryService(url, embedder=embedder)
+    sessions = DatabaseSessionService(db_url=url, hide_parameters=True)
+    queue = ReviewQueue(engine=memory.engine)
+    tallies: dict[str, Tally] = {}
+
+    async def store_works() -> bool:
+        fact = f"canary {uuid.uuid4().hex}"
+        await memory.add_memory(app_name=app, user_id="canary", memories=[entry(fact)])
+        found = await memory.search_memory(app_name=app, user_id="canary", query=fact)
+        return any(m.content.parts[0].text == fact for m in found.memories)
+
+    async def area(name: str, cases: list[tuple[str, Callable[[], Awaitable[Any]], Check | None]]):
+        tally = tallies.setdefault(name, Tally())
+        for label, make, check in cases:
+            try:
+                call = make()
+            except MemoryKitError:  # refused while building the call (a constructor)
+                tally.add("clear")
+                continue
+            except Exception as exc:  # noqa: BLE001
+                tally.add("raw", f"{label}: {type(exc).__name__} at construction")
+                continue
+            await attempt(tally, label, call, check)
+        try:
+            usable = await store_works()
+        except Exception as exc:  # noqa: BLE001
+            usable = False
+            tally.raw_examples.append(f"store broken after {name}: {type(exc).__name__}")
+        if not usable:
+            tally.raw += 1
+
+    # ---------------------------------------------------------------- ids
+    cases = []
+    for bad in BAD_IDS:
+        for field_name in ("app_name", "user_id"):
+            kw = {"app_name": app, "user_id": "u1", field_name: bad}
+            cases += [
+                (
+                    f"add_memory {field_name}",
+                    lambda kw=kw: memory.add_memory(**kw, memories=[entry()]),
+                    None,
+                ),
+                (f"search {field_name}", lambda kw=kw: memory.search_memory(**kw, query="x"), None),
+                (f"count {field_name}", lambda kw=kw: memory.count_memories(**kw), None),
+                (
+                    f"add_events {field_name}",
+                    lambda kw=kw: memory.add_events_to_memory(**kw, events=[event(MARK)]),
+                    None,
+                ),
+            ]
+        cases += [
+            (
+                "delete_session_memories session_id",
+                lambda bad=bad: memory.delete_session_memories(
+                    app_name=app, user_id="u1", session_id=bad
+                ),
+                None,
+            ),
+            (
+                "add_session session.id",
+                lambda bad=bad: memory.add_session_to_memory(
+                    Session.model_construct(
+                        id=bad, app_name=app, user_id="u1", events=[event(MARK)], state={}
+                    )
+                ),
+                None,
+            ),
+            (
+                "MemoryEntry.id",
+                lambda bad=bad: (
+                    memory.add_memory(app_name=app, user_id="u1", memories=[entry(id=bad)])
+                    if isinstance(bad, str)
+                    else memory.add_memory(app_name=app, user_id="u1", memories=[bad])
+                ),
+                None,
+            ),
+            (
+                "event id",
+                lambda bad=bad: memory.add_events_to_memory(
+                    app_name=app,
+                    user_id="u1",
+                    events=[event(MARK, event_id=bad if isinstance(bad, str) else None)],
+                ),
+                None,
+            ),
+            (
+                "session_id in metadata",
+                lambda bad=bad: memory.add_memory(
+                    app_name=app,
+                    user_id="u1",
+                    memories=[entry()],
+                    custom_metadata={"session_id": bad},
+                ),
+                None,
+            ),
+        ]
+    for odd in ODD_BUT_VALID_IDS:
+        cases.append(
+            (
+                "odd but valid user id",
+                lambda odd=odd: memory.add_memory(app_name=app, user_id=odd, memories=[entry()]),
+                lambda r: r is None,
+            )
+        )
+    await area("ids (app, user, session, entry, event)", cases)
+
+    # ---------------------------------------------------------------- metadata
+    metadata_cases: list[Any] = [
+        deep(5000),
+        deep_list(5000),
+        deep(40),
+        circular_dict(),
+        circular_list(),
+        {"obj": RaisingStr()},
+        {RaisingStr(): 1},
+        {"nan": math.nan},
+        {"inf": -math.inf},
+        {"big": MARK * 20000},
+        {f"k{i}": MARK for i in range(20000)},
+        {"set": {1, 2}},
+        {"bytes": b"\x00\xff"},
+        {"nul": "a\x00b" + MARK},
+        {"surrogate": "x\ud800" + MARK},
+        {("tuple", "key"): 1},
+        {"ttl": -5},
+        {"ttl": "soon"},
+        {"ttl": 1e300},
+        {"importance": 7},
+        {"importance": math.nan},
+        {"importance": "high"},
+        {"subject": ""},
+        {"subject": "s" * 3000},
+        {"subject": secrets.token_urlsafe(4000)},  # too large for the subject index
+        {"expires_at": "not a time"},
+        {"expires_at": "99999-01-01"},
+        "not a mapping",
+        ["a", "list"],
+        42,
+    ]
+    cases = []
+    for meta in metadata_cases:
+        cases += [
+            (
+                "add_memory custom_metadata",
+                lambda meta=meta: memory.add_memory(
+                    app_name=app, user_id="u2", memories=[entry()], custom_metadata=meta
+                ),
+                None,
+            ),
+            (
+                "MemoryEntry.custom_metadata",
+                lambda meta=meta: memory.add_memory(
+                    app_name=app,
+                    user_id="u2",
+                    # unvalidated, as a caller's own subclass or model_construct can pass it
+                    memories=[
+                        MemoryEntry.model_construct(content=content(MARK), custom_metadata=meta)
+                    ],
+                ),
+                None,
+            ),
+            (
+                "add_events custom_metadata",
+                lambda meta=meta: memory.add_events_to_memory(
+                    app_name=app, user_id="u2", events=[event(MARK)], custom_metadata=meta
+                ),
+                None,
+            ),
+        ]
+    await area("metadata (depth, cycles, __str__, size, hygiene)", cases)
+
+    # ---------------------------------------------------------------- entries and text
+    cases = [
+        (
+            "entries not MemoryEntry",
+            lambda: memory.add_memory(app_name=app, user_id="u3", memories=[{"text": MARK}]),
+            None,
+        ),
+        (
+            "entries None",
+            lambda: memory.add_memory(app_name=app, user_id="u3", memories=[None]),
+            None,
+        ),
+        (
+            "entries a string",
+            lambda: memory.add_memory(app_name=app, user_id="u3", memories=MARK),
+            None,
+        ),
+        (
+            "empty text",
+            lambda: memory.add_memory(app_name=app, user_id="u3", memories=[entry("")]),
+            None,
+        ),
+        (
+            "whitespace text",
+            lambda: memory.add_memory(app_name=app, user_id="u3", memories=[entry("  \n ")]),
+            None,
+        ),
+        (
+            "NUL text",
+            lambda: memory.add_memory(app_name=app, user_id="u3", memories=[entry("a\x00" + MARK)]),
+            lambda r: r is None,
+        ),
+        (
+            "surrogate text",
+            lambda: memory.add_memory(
+                app_name=app, user_id="u3", memories=[entry("\ud800" + MARK)]
+            ),
+            lambda r: r is None,
+        ),
+        (
+            "1 MB text",
+            lambda: memory.add_memory(app_name=app, user_id="u3", memories=[entry(MARK * 90000)]),
+            lambda r: r is None,
+        ),
+        (
+            "bad timestamp",
+            lambda: memory.add_memory(
+                app_name=app, user_id="u3", memories=[entry(timestamp="yesterday-ish")]
+            ),
+            None,
+        ),
+        (
+            "year 99999",
+            lambda: memory.add_memory(
+                app_name=app, user_id="u3", memories=[entry(timestamp="99999-01-01T00:00:00")]
+            ),
+            None,
+        ),
+        (
+            "huge author",
+            lambda: memory.add_memory(
+                app_name=app, user_id="u3", memories=[entry(author="a" * 5000)]
+            ),
+            lambda r: r is None,
+        ),
+        (
+            "event timestamp NaN",
+            lambda: memory.add_events_to_memory(
+                app_name=app, user_id="u3", events=[event(MARK, t=math.nan)]
+            ),
+            None,
+        ),
+        (
+            "event timestamp 1e20",
+            lambda: memory.add_events_to_memory(
+                app_name=app, user_id="u3", events=[event(MARK, t=1e20)]
+            ),
+            None,
+        ),
+        (
+            "event timestamp -1e20",
+            lambda: memory.add_events_to_memory(
+                app_name=app, user_id="u3", events=[event(MARK, t=-1e20)]
+            ),
+            None,
+        ),
+        (
+            "events not events",
+            lambda: memory.add_events_to_memory(app_name=app, user_id="u3", events=[MARK]),
+            None,
+        ),
+        (
+            "delete_memory not an id",
+            lambda: memory.delete_memory(app_name=app, user_id="u3", memory_id=MARK),
+            None,
+        ),
+        (
+            "delete_memory None",
+            lambda: memory.delete_memory(app_name=app, user_id="u3", memory_id=None),
+            None,
+        ),
+    ]
+    await area("entries and text", cases)
+
+    # ---------------------------------------------------------------- search
+    queries: list[Any] = [
+        None,
+        123,
+        b"x",
+        "",
+        "   ",
+        "\x00\x00",
+        "\ud800" + MARK,
+        MARK * 10000,
+        "%_\\'\"",
+        "a & | ! ( ) : *",
+        "<->",
+        "OR AND NOT",
+    ]
+    limits: list[Any] = [0, -1, 2**31, 2**70, True, 1.5, "3", math.nan]
+    cases = [
+        (
+            f"query {type(q).__name__}",
+            lambda q=q: memory.search_memory(app_name=app, user_id="u4", query=q),
+            lambda r: isinstance(r.memories, list),
+        )
+        for q in queries
+    ]
+    cases += [
+        (
+            f"limit {lim!r}",
+            lambda lim=lim: memory.search_memory(app_name=app, user_id="u4", query="x", limit=lim),
+            None,
+        )
+        for lim in limits
+    ]
+    await area("search (query, limit)", cases)
+
+    # ---------------------------------------------------------------- embedders
+    cases = []
+    for mode in EMBEDDER_MODES:
+        broken = PgVectorMemoryService(engine=memory.engine, embedder=BadEmbedder(embedder, mode))
+        cases += [
+            (
+                f"embedder {mode} on ingest",
+                lambda b=broken: b.add_memory(
+                    app_name=app,
+                    user_id="u5",
+                    memories=[entry(f"new fact {uuid.uuid4().hex} {MARK}")],
+                ),
+                None,
+            ),
+            (
+                f"embedder {mode} on search",
+                lambda b=broken: b.search_memory(app_name=app, user_id="u5", query=f"fact {MARK}"),
+                None,
+            ),
+        ]
+    await area("embedders (dimension, NaN, inf, None, count, raises)", cases)
+
+    # ---------------------------------------------------------------- forget and data_map
+    services = {"session_service": sessions, "memory_service": memory}
+    cases = []
+    for bad in BAD_IDS:
+        for who in ("app", "user"):
+            args = (bad, "u6") if who == "app" else (app, bad)
+            cases += [
+                (f"forget_user {who}", lambda a=args: forget_user(*a, **services), None),
+                (f"data_map {who}", lambda a=args: data_map(*a, **services), None),
+            ]
+    await area("forget_user / data_map ids", cases)
+
+    # ---------------------------------------------------------------- review queue
+    cases = []
+    for bad in BAD_IDS:
+        cases.append(
+            (
+                f"submit user {bad!r:.10}",
+                lambda bad=bad: queue.submit(app_name=app, user_id=bad, text=MARK),
+                None,
+            )
+        )
+    for text in (None, "", "   ", 42, "a\x00" + MARK, MARK * 100000):
+        cases.append(
+            (
+                "submit text",
+                lambda text=text: queue.submit(app_name=app, user_id="u7", text=text),
+                None,
+            )
+        )
+    for item_id in (-1, 0, 2**70, "1", True, None, 1.5):
+        cases.append(("approve id", lambda i=item_id: queue.approve(i, by="ops"), None))
+    for by in ("", None, "b" * 5000, "x\x00"):
+        cases.append(("approve by", lambda by=by: queue.approve(1, by=by), None))
+    for status in ("bogus", "", 3):
+        cases.append(("list status", lambda s=status: queue.list(status=s), None))
+    for limit in (0, -5, 2**70, "10", None):
+        cases.append(("list limit", lambda lim=limit: queue.list(limit=lim), None))
+    await area("review queue", cases)
+
+    # ---------------------------------------------------------------- closer and idle job
+    closer = SessionCloser(sessions, memory, attempts=2, backoff=0)
+    cases = []
+    for bad in BAD_IDS:
+        cases.append(("closer session_id", lambda bad=bad: closer.close(app, "u8", bad), None))
+        cases.append(("closer user_id", lambda bad=bad: closer.close(app, bad, "s1"), None))
+    for settings in (
+        {"app_name": ""},
+        {"app_name": app, "idle_after": timedelta(minutes=-1)},
+        {"app_name": app, "batch_size": 0},
+        {"app_name": app, "claim_ttl": timedelta(0)},
+        {"app_name": app, "retry_backoff": timedelta(hours=2)},
+        {"app_name": app, "bogus": 1},
+        {"app_name": app, "db_url": "mysql://x"},
+    ):
+
+        async def run_job(settings=settings):
+            job = IdleIngestJob(sessions, memory, **settings)
+            try:
+                return await job.run_once()
+            finally:
+                await job.close()
+
+        cases.append(("idle job settings", run_job, None))
+    await area("closer and idle job", cases)
+
+    # ---------------------------------------------------------------- database URLs
+    cases = []
+    for bad_url in BAD_URLS:
+
+        async def open_memory(u=bad_url):
+            svc = PgVectorMemoryService(u, embedder=embedder)
+            try:
+                return await svc.search_memory(app_name=app, user_id="u9", query="x")
+            finally:
+                await svc.close()
+
+        async def open_queue(u=bad_url):
+            q = ReviewQueue(u)
+            try:
+                return await q.list()
+            finally:
+                await q.close()
+
+        async def forget_on(u=bad_url):
+            return await forget_user(app, "u9", db_url=u, **services)
+
+        cases += [
+            ("memory URL", open_memory, None),
+            ("queue URL", open_queue, None),
+            ("forget db_url", forget_on, None),
+        ]
+    await area("database URLs", cases)
+
+    await memory.close()
+    await sessions.close()
+    return tallies
+
+
+def table(tallies: dict[str, Tally]) -> str:
+    """The markdown table for the README."""
+    lines = [
+        "| area | inputs tried | clear kit errors | sane results | raw errors |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    total = Tally()
+    for name, t in tallies.items():
+        lines.append(f"| {name} | {t.tried} | {t.clear} | {t.sane} | {t.raw} |")
+        for key in ("tried", "clear", "sane", "raw"):
+            setattr(total, key, getattr(total, key) + getattr(t, key))
+    lines.append(
+        f"| **all** | **{total.tried}** | **{total.clear}** | **{total.sane}** | **{total.raw}** |"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db-url", default=None, help="default: ADK_MEMORY_KIT_DB_URL / embedded")
+    parser.add_argument("--json", type=Path, help="also write the counts here")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.ERROR)  # the kit's warnings about refused inputs
+    started = time.perf_counter()
+    tallies = asyncio.run(run(args.db_url))
+    print(table(tallies))
+    print(f"\n({time.perf_counter() - started:.1f} s)")
+    for name, t in tallies.items():
+        for example in t.raw_examples:
+            print(f"raw: {name}: {example}", file=sys.stderr)
+    if args.json:
+        args.json.write_text(json.dumps({k: vars(v) for k, v in tallies.items()}, indent=2))
+    return 0 if all(t.raw == 0 for t in tallies.values()) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
