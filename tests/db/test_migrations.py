@@ -216,7 +216,7 @@ async def test_a_memory_database_of_the_old_numbering_upgrades_and_works(fresh_d
             )
             assert [m[0] for m in marks] == [
                 "adk_memory_kit home: memory_items",
-                "adk_memory_kit home: memory_snapshots",
+                "adk_memory_kit home: session_snapshots",
             ]
     finally:
         await memory.close()

@@ -126,7 +126,8 @@ async def services(fault_server, embedder):
     url, pgdata = fault_server
     sessions = DatabaseSessionService(db_url=url, hide_parameters=True, pool_pre_ping=True)
     killer = KillingEmbedder(embedder, pgdata)
-    memory = PgVectorMemoryService(url, embedder=killer)
+    # the fault tests check storage mechanics on every event: the full-transcript policy
+    memory = PgVectorMemoryService(url, embedder=killer, write_policy="full_transcript")
     yield sessions, memory, killer
     await memory.close()
     await sessions.close()

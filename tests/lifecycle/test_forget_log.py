@@ -113,7 +113,9 @@ def test_the_not_forgetting_fragment_takes_the_callers_expressions():
     assert "f.app_name = :app" in sql and "completed_at IS NULL" in sql
 
 
-async def test_the_lifecycle_tables_are_marked_as_kit_homes(engine):
+async def test_watermarks_are_a_kit_home_and_the_forget_log_is_not(engine):
+    """Watermarks are found and emptied by forget; the forget log is the audit of forgets,
+    so it must not be a home (forget would erase its own record)."""
     async with engine.connect() as conn:
         marks = await conn.execute(
             text(
@@ -121,7 +123,4 @@ async def test_the_lifecycle_tables_are_marked_as_kit_homes(engine):
                 "'adk_memory_kit_ingest_watermarks', 'adk_memory_kit_forget_log']) AS t"
             )
         )
-        assert [m[0] for m in marks] == [
-            "adk_memory_kit home: idle_watermarks",
-            "adk_memory_kit home: forget_log",
-        ]
+        assert [m[0] for m in marks] == ["adk_memory_kit home: idle_watermarks", None]
