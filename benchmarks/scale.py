@@ -71,8 +71,9 @@ async def load(engine, rows: int, users: int, app: str, dim: int) -> None:
         ) v
         """
         async with engine.begin() as conn:
-            await conn.execute(text(sql), {"app": app, "users": users, "start": start,
-                                           "stop": stop})
+            await conn.execute(
+                text(sql), {"app": app, "users": users, "start": start, "stop": stop}
+            )
         rate = (stop - have) / (time.perf_counter() - started)
         print(f"loaded {stop:,}/{rows:,} rows ({rate:,.0f} rows/s)", file=sys.stderr)
     async with engine.begin() as conn:
@@ -107,11 +108,18 @@ async def main() -> None:
     users = [f"user-{rng.randrange(args.users)}" for _ in range(args.queries)]
     vectors = await memory.embedder.embed(queries)
     opts = memory.search_options
+
     async def db_pass(conn) -> list[float]:
         timings: list[float] = []
         for q, u, vec in zip(queries, users, vectors, strict=True):
-            params = {"app": app, "user": u, "qvec": vec, "lim": opts.limit,
-                      "cand": opts.candidates, **text_params(query_terms(q), opts)}
+            params = {
+                "app": app,
+                "user": u,
+                "qvec": vec,
+                "lim": opts.limit,
+                "cand": opts.candidates,
+                **text_params(query_terms(q), opts),
+            }
             t0 = time.perf_counter()
             rows = (await conn.execute(HYBRID_SQL, params)).all()
             timings.append((time.perf_counter() - t0) * 1000)
@@ -131,11 +139,15 @@ async def main() -> None:
     print(f"\nrows in table: {count:,}; users: {args.users:,}; queries: {args.queries}\n")
     print("| measure | p50 ms | p95 ms | max ms |")
     print("|---|---|---|---|")
-    for name, values in [("database part (hybrid SQL), first pass", first_ms),
-                         ("database part (hybrid SQL), repeated", db_ms),
-                         ("search_memory incl. query embedding", full_ms)]:
-        print(f"| {name} | {statistics.median(values):.2f} | {_percentile(values, 95):.2f} | "
-              f"{max(values):.2f} |")
+    for name, values in [
+        ("database part (hybrid SQL), first pass", first_ms),
+        ("database part (hybrid SQL), repeated", db_ms),
+        ("search_memory incl. query embedding", full_ms),
+    ]:
+        print(
+            f"| {name} | {statistics.median(values):.2f} | {_percentile(values, 95):.2f} | "
+            f"{max(values):.2f} |"
+        )
 
 
 if __name__ == "__main__":
