@@ -18,6 +18,19 @@ os.environ["ADK_MEMORY_KIT_HOME"] = str(_HOME)
 os.environ.pop("ADK_MEMORY_KIT_DB_URL", None)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Keep pytest's temporary folders under this run's home unless ``--basetemp`` is given.
+
+    Tests that start their own embedded server keep its data in ``tmp_path``. The server runs
+    as an unprivileged user (when the tests run as root), and pytest closes its default root
+    (``/tmp/pytest-of-root``) to everyone else at every session start, so ``initdb`` could be
+    refused there depending on test order. Under the run's home nothing closes it again.
+    """
+    if config.option.basetemp is None:
+        config.option.basetemp = str(_HOME / "pytest-tmp")
+
+
 @pytest.fixture(scope="session")
 def kit_home_dir() -> Path:
     """The temporary ADK_MEMORY_KIT_HOME of this test run."""
