@@ -9,6 +9,7 @@ are logged.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -17,6 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 from sqlalchemy import text
 
@@ -27,8 +29,18 @@ from adk_memory_kit.memory.service import PgVectorMemoryService
 
 
 def _kill_postmaster(pgdata) -> int:
+    """SIGKILL the server and its backends (a crash), and wait until all of them are gone.
+
+    Killing the postmaster alone leaves its backends alive for a moment, so a pooled
+    connection could still answer a ping and then fail mid-statement: that is a different
+    fault (covered by tests/faults) from the one this module tests.
+    """
     pid = int((pgdata / "postmaster.pid").read_text().splitlines()[0])
-    os.kill(pid, signal.SIGKILL)
+    victims = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
+    for victim in victims:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            victim.kill()
+    psutil.wait_procs(victims, timeout=10)
     deadline = time.monotonic() + 10
     while embedded._postmaster_running(pgdata) and time.monotonic() < deadline:
         time.sleep(0.05)
