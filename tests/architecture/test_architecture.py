@@ -42,7 +42,6 @@ LAYERS: dict[str, int] = {
     "scripted": 5,  # re-export of ``testing`` kept for one release
     "model_choice": 5,
     # 6: applications and the facade
-    "sample_agents": 6,
     "demo": 7,
     "cli": 7,
     "__init__": 8,
