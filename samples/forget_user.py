@@ -1,13 +1,15 @@
 """Right to be forgotten: show where a user's data lives, then delete all of it.
 
-    python samples/forget_user.py my_app user-17
+    python samples/forget_user.py wire_demo traveller-1
 
-``my_app`` is the ``app_name`` your ``Runner`` uses and ``user-17`` the ``user_id`` to
-forget. Deletes the user's sessions, ``user:`` state, long-term memories and idle-job
-watermarks, and keeps a deletion record per run (app, user id, times, counts). If it is
-interrupted, or data is still left at the end, the forget stays open (listed by
-``adk-memory-kit forget --app my_app --pending``): run it again, it finishes the job.
-Command-line equivalent: ``adk-memory-kit forget --app my_app --user user-17 [--dry-run]``.
+The arguments are the ``app_name`` your ``Runner`` uses and the ``user_id`` to forget
+(``wire_demo`` / ``traveller-1`` is what ``samples/wire_runner.py`` creates; ``adk web``
+creates ``user`` in each app). Deletes the user's sessions, ``user:`` state, long-term
+memories, review-queue items and idle-job watermarks, and keeps a deletion record per run
+(app, user id, times, counts). If it is interrupted, or data is still left at the end, the
+forget stays open (listed by ``adk-memory-kit forget --app wire_demo --pending``): run it
+again, it finishes the job. Command-line equivalent:
+``adk-memory-kit forget --app wire_demo --user traveller-1 [--dry-run]``.
 """
 
 from __future__ import annotations
@@ -20,14 +22,20 @@ from google.adk.sessions.database_session_service import DatabaseSessionService
 from adk_memory_kit.db import resolve_db_url
 from adk_memory_kit.lifecycle import data_map, forget_user
 from adk_memory_kit.memory import PgVectorMemoryService
+from adk_memory_kit.routing import ReviewQueue
 
 
 async def main(app_name: str, user_id: str) -> int:
     db_url = resolve_db_url(None)  # ADK_MEMORY_KIT_DB_URL, else the embedded server
     sessions = DatabaseSessionService(db_url=db_url)
     memory = PgVectorMemoryService(db_url)
+    queue = ReviewQueue(db_url)  # the routing plugin's review queue is one more home
     try:
-        services = {"session_service": sessions, "memory_service": memory}
+        services = {
+            "session_service": sessions,
+            "memory_service": memory,
+            "extra_homes": [queue.data_home()],
+        }
         print((await data_map(app_name, user_id, **services)).summary())
         report = await forget_user(app_name, user_id, **services)
         print(report.summary())
@@ -38,6 +46,7 @@ async def main(app_name: str, user_id: str) -> int:
             return 1
         return 0
     finally:
+        await queue.close()
         await memory.close()
         await sessions.close()
 
