@@ -7,6 +7,7 @@ server: ``adk web <folder>`` in a subprocess lists the app and answers one ``/ru
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import time
@@ -27,15 +28,19 @@ from adk_memory_kit import PgVectorMemoryService, register_pgvector_services
 from tests.support.samples import (
     ADK,
     AGENT_NAMES,
+    AGENTS_DIR,
     FIRST_TURN,
     MODEL_ENV_VARS,
     OFFLINE,
+    REPO,
     copy_agent_alone,
     free_port,
     offline_env,
 )
 
 pytestmark = pytest.mark.slow
+
+AGENT_NAMES_SORTED = sorted(AGENT_NAMES)
 
 
 @pytest.fixture
@@ -140,3 +145,44 @@ def test_copied_agent_serves_under_adk_web(name, tmp_path):
         if p.get("functionCall")
     ]
     assert calls
+
+
+def test_deploy_main_serves_the_agents_on_pgvector_services(tmp_path):
+    """``docs/deploy/main.py`` (the Cloud Run entry point) registers the scheme and serves.
+
+    The agents folder is a copy without ``services.py`` (as in an ``adk deploy`` image), so
+    ``pgvector://`` resolves only because ``main.py`` registers it.
+    """
+    folder = tmp_path / "agents"
+    for name in AGENT_NAMES:
+        shutil.copytree(AGENTS_DIR / name, folder / name, ignore=shutil.ignore_patterns(".adk"))
+    assert not (folder / "services.py").exists()
+    port = free_port()
+    env = {**offline_env(), "PORT": str(port), "AGENTS_DIR": str(folder)}
+    log = (tmp_path / "main.log").open("w")
+    server = subprocess.Popen(
+        [sys.executable, str(REPO / "docs" / "deploy" / "main.py")],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        assert _wait_for_server(base, server) == list(AGENT_NAMES_SORTED)
+        created = httpx.post(f"{base}/apps/rebooker/users/u1/sessions", json={}, timeout=60)
+        created.raise_for_status()
+        message = {"role": "user", "parts": [{"text": FIRST_TURN["rebooker"]}]}
+        body = {"appName": "rebooker", "userId": "u1", "sessionId": created.json()["id"]}
+        run = httpx.post(f"{base}/run", json={**body, "newMessage": message}, timeout=180)
+        run.raise_for_status()
+        stored = httpx.get(f"{base}/apps/rebooker/users/u1/sessions/{body['sessionId']}")
+        stored.raise_for_status()
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
+    assert stored.json()["state"]["wm"]["constraints"] == ["no red-eye", "aisle seat"]
