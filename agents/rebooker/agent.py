@@ -18,7 +18,11 @@ import os
 from google.adk.agents import LlmAgent
 from google.adk.models.base_llm import BaseLlm
 
-from adk_memory_kit import WorkingMemoryToolset, working_memory_guide, working_memory_instruction
+from adk_memory_kit import (
+    WorkingMemoryToolset,
+    working_memory_guide,
+    working_memory_instruction,
+)
 from adk_memory_kit.testing import Responder, ScriptedLlm
 
 from .offline import offline_rebooker_responder

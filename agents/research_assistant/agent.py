@@ -18,7 +18,9 @@ import os
 from google.adk.agents import LlmAgent
 from google.adk.models.base_llm import BaseLlm
 
-from adk_memory_kit import PruneStaleToolPayloads
+from adk_memory_kit import (
+    PruneStaleToolPayloads,
+)
 from adk_memory_kit.testing import Responder, ScriptedLlm
 
 from .offline import offline_research_responder
