@@ -1,15 +1,16 @@
 """Right to be forgotten: show where a user's data lives, then delete all of it.
 
-    python samples/forget_user.py my_app user-17
+    python samples/forget_user.py wire_demo traveller-1
 
-``my_app`` is the ``app_name`` your ``Runner`` uses and ``user-17`` the ``user_id`` to
-forget. Deletes the user's sessions and ``user:`` state, and their rows in every kit home
-found in the database (long-term memories and snapshots, the review queue, idle-job
-watermarks, and homes later packages add), and keeps a deletion record per run (app, user
-id, times, counts per home). If it is
-interrupted, or data is still left at the end, the forget stays open (listed by
-``adk-memory-kit forget --app my_app --pending``): run it again, it finishes the job.
-Command-line equivalent: ``adk-memory-kit forget --app my_app --user user-17 [--dry-run]``.
+The arguments are the ``app_name`` your ``Runner`` uses and the ``user_id`` to forget
+(``wire_demo`` / ``traveller-1`` is what ``samples/wire_runner.py`` creates; ``adk web``
+creates ``user`` in each app). Deletes the user's sessions and ``user:`` state, and their rows
+in every kit home found in the database (long-term memories and snapshots, the review queue,
+idle-job watermarks, the episodic log, and homes later packages add), and keeps a deletion
+record per run (app, user id, times, counts per home). If it is interrupted, or data is still
+left at the end, the forget stays open (listed by
+``adk-memory-kit forget --app wire_demo --pending``): run it again, it finishes the job.
+Command-line equivalent: ``adk-memory-kit forget --app wire_demo --user traveller-1 [--dry-run]``.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ async def main(app_name: str, user_id: str) -> int:
     sessions = DatabaseSessionService(db_url=db_url)
     memory = PgVectorMemoryService(db_url)
     try:
+        # every kit home in the database (review queue, watermarks, episodic log, ...) is
+        # found from the catalog: only the session and memory services are passed
         services = {"session_service": sessions, "memory_service": memory}
         print((await data_map(app_name, user_id, **services)).summary())
         report = await forget_user(app_name, user_id, **services)

@@ -16,6 +16,8 @@ one scripted turn offline. Either way it prints what each part did.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import textwrap
 from typing import Any
 
 from google.adk.agents import LlmAgent
@@ -23,6 +25,7 @@ from google.adk.apps.app import App
 from google.adk.models.llm_request import LlmRequest
 from google.adk.runners import Runner
 from google.adk.sessions import DatabaseSessionService
+from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
 from adk_memory_kit import (
@@ -34,7 +37,6 @@ from adk_memory_kit import (
 )
 from adk_memory_kit.model_choice import choose_model
 from adk_memory_kit.routing import RoutingOutcome
-from adk_memory_kit.sample_agents.research import get_findings, save_finding, web_search
 from adk_memory_kit.testing import call, last_function_responses
 
 APP_NAME = "wire_demo"
@@ -46,6 +48,44 @@ INSTRUCTION = (
 )
 
 
+def web_search(query: str) -> dict[str, Any]:
+    """Search the web (an offline stand-in: ~2,000 tokens of deterministic text).
+
+    Args:
+        query: what to search for.
+    """
+    seed = int(hashlib.sha256(query.encode()).hexdigest()[:8], 16)
+    results = [
+        {
+            "title": f"{query} - guide #{rank + 1}",
+            "snippet": " ".join(
+                f"Guide {rank + 1} on {query}, paragraph {p + 1}: reviewers rate option "
+                f"{(seed >> p) % 97 + rank} highly, with caveats about noise, prices and season."
+                for p in range(9)
+            ),
+        }
+        for rank in range(5)
+    ]
+    return {"query": query, "results": results}
+
+
+def save_finding(finding: str, source: str, tool_context: ToolContext) -> dict[str, Any]:
+    """Save one distilled finding (a sentence or two) so raw results can be dropped.
+
+    Args:
+        finding: the fact worth keeping, in your own words.
+        source: where it came from (a result title or URL).
+    """
+    findings = [*tool_context.state.get("findings", []), {"finding": finding, "source": source}]
+    tool_context.state["findings"] = findings
+    return {"status": "saved", "findings_saved": len(findings)}
+
+
+def get_findings(tool_context: ToolContext) -> dict[str, Any]:
+    """Return every finding saved in this session."""
+    return {"findings": list(tool_context.state.get("findings", []))}
+
+
 def offline_turn(request: LlmRequest) -> list[types.Part] | str:
     """The scripted model (no API key): search, save one finding, answer."""
     responses = last_function_responses(request)
@@ -53,7 +93,7 @@ def offline_turn(request: LlmRequest) -> list[types.Part] | str:
         return [call("web_search", query="quiet hotels in Lisbon near the river")]
     if responses[0].name == "web_search":
         first = (responses[0].response or {}).get("results", [{}])[0]
-        gist = str(first.get("snippet", ""))[:160]
+        gist = textwrap.shorten(str(first.get("snippet", "")), 160, placeholder=" …")
         return [call("save_finding", finding=gist, source=str(first.get("title", "")))]
     return "[offline scripted model] Saved one finding on quiet Lisbon hotels by the river."
 
@@ -116,8 +156,10 @@ async def main() -> None:
         prefs = {k: v for k, v in stored.state.items() if k.startswith("user:pref_")}
         print(f"sessions: {len(stored.events)} events stored; user state: {prefs}")
         result = checkpoint.last_result
+        rows = await memory.count_memories(app_name=APP_NAME, user_id=USER_ID)
         print(
-            f"checkpoint: {result.status} {result.events} events of session {result.session_id}"
+            f"checkpoint: {result.status}, session {result.session_id}; long-term memory rows "
+            f"for {USER_ID}: {sum(rows.values())} {rows}"
             if result
             else "checkpoint: did not run (see the log)"
         )
@@ -125,6 +167,8 @@ async def main() -> None:
             app_name=APP_NAME, user_id=USER_ID, query="Lisbon hotels"
         )
         print(f"memory search 'Lisbon hotels': {len(found.memories)} memories")
+        print(f"next: python samples/run_idle_job.py {APP_NAME} --idle-minutes 0 --once")
+        print(f"      python samples/forget_user.py {APP_NAME} {USER_ID}")
     finally:
         await runner.close()
         await memory.close()

@@ -42,11 +42,11 @@ async def run_demo(args: argparse.Namespace) -> int:
     if args.home:
         os.environ["ADK_MEMORY_KIT_HOME"] = str(Path(args.home).expanduser())
     from adk_memory_kit.db.engine import resolve_db_url
+    from adk_memory_kit.demo.concierge import offline_concierge_responder
     from adk_memory_kit.demo.lunch_story import run_lunch_story
+    from adk_memory_kit.demo.research import offline_research_responder
     from adk_memory_kit.demo.research_session import run_research_session
     from adk_memory_kit.model_choice import choose_model, has_model_access
-    from adk_memory_kit.sample_agents.concierge import offline_concierge_responder
-    from adk_memory_kit.sample_agents.research import offline_research_responder
 
     started = time.perf_counter()
     heading("adk-memory-kit demo")

@@ -18,18 +18,18 @@ from google.adk.runners import Runner
 from google.adk.sessions.database_session_service import DatabaseSessionService
 from google.genai import types
 
+from adk_memory_kit.demo.concierge import (
+    APP_NAME,
+    build_concierge_agent,
+    concierge_plugins,
+    recalled_texts,
+)
 from adk_memory_kit.demo.console import note, show_events, show_table, step
 from adk_memory_kit.lifecycle import IdleIngestJob, forget_user
 from adk_memory_kit.memory.cli import format_search_results
 from adk_memory_kit.memory.service import PgVectorMemoryService
 from adk_memory_kit.routing import ReviewQueue, RoutingOutcome, RuleBasedExtractor
 from adk_memory_kit.routing.sleep_time import SleepTimeDistiller
-from adk_memory_kit.sample_agents.concierge import (
-    APP_NAME,
-    build_concierge_agent,
-    concierge_plugins,
-    recalled_texts,
-)
 from adk_memory_kit.testing import ScriptedLlm
 
 MONDAY = [

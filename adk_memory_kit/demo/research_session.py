@@ -8,8 +8,8 @@ from google.adk.sessions.database_session_service import DatabaseSessionService
 from google.genai import types
 
 from adk_memory_kit.demo.console import note, show_table, step
+from adk_memory_kit.demo.research import build_research_agent
 from adk_memory_kit.pruning import PruneStaleToolPayloads
-from adk_memory_kit.sample_agents.research import build_research_agent
 
 QUESTIONS = [
     "EV battery recycling market size",

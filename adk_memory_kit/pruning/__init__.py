@@ -6,6 +6,7 @@ from adk_memory_kit.pruning.callback import PruneStaleToolPayloads
 from adk_memory_kit.pruning.core import PruningOutcome, prune_contents
 from adk_memory_kit.pruning.plugin import ToolPayloadPruningPlugin
 from adk_memory_kit.pruning.report import (
+    LAST_STATE_KEY,
     METADATA_KEY,
     STATE_KEY,
     PruningRecord,
@@ -22,6 +23,7 @@ from adk_memory_kit.pruning.tombstones import PrunedPayload, default_tombstone
 
 __all__ = [
     "METADATA_KEY",
+    "LAST_STATE_KEY",
     "STATE_KEY",
     "PrunedPayload",
     "PruneStaleToolPayloads",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime, timezone
 from typing import Any
 
 from google.adk.models.llm_request import LlmRequest
@@ -18,7 +19,13 @@ from adk_memory_kit.pruning.core import (
     is_dynamic_instruction,
     prune_contents,
 )
-from adk_memory_kit.pruning.report import METADATA_KEY, STATE_KEY, PruningRecord, PruningReport
+from adk_memory_kit.pruning.report import (
+    LAST_STATE_KEY,
+    METADATA_KEY,
+    STATE_KEY,
+    PruningRecord,
+    PruningReport,
+)
 from adk_memory_kit.pruning.tokens import estimate_overhead_tokens
 from adk_memory_kit.pruning.tombstones import (
     TombstoneCache,
@@ -131,6 +138,7 @@ class PruneStaleToolPayloads:
                 *_model_input_context(callback_context),
                 *_static_instruction_contents(llm_request),
             ]
+            before = list(llm_request.contents or [])
             outcome = self.prune(llm_request, transient)
         except Exception:  # never break a model call because of pruning
             logger.exception("Tool-payload pruning failed; the request is sent unchanged")
@@ -152,6 +160,7 @@ class PruneStaleToolPayloads:
         if state is not None:
             try:
                 state[STATE_KEY] = {"report": id(self.report), **record.to_dict()}
+                state[LAST_STATE_KEY] = _last_call_summary(record, before, outcome.contents)
             except Exception:  # a read-only or schema-checked state: accounting is optional
                 logger.debug("Could not write %s to state", STATE_KEY, exc_info=True)
         return None
@@ -233,3 +242,24 @@ def _session_id(callback_context: Any) -> str | None:
         return callback_context.session.id
     except Exception:
         return None
+
+
+def _last_call_summary(
+    record: PruningRecord, before: Sequence[types.Content], after: Sequence[types.Content]
+) -> dict[str, Any]:
+    """The compact, persisted record of one call (see ``LAST_STATE_KEY``)."""
+    pruned = [
+        old.function_response.name or "?"
+        for was, now in zip(before, after, strict=False)
+        if was is not now
+        for old, new in zip(was.parts or [], now.parts or [], strict=False)
+        if old.function_response is not None and old is not new
+    ]
+    return {
+        "call": record.call,
+        "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "tokens_before": record.tokens_before,
+        "tokens_after": record.tokens_after,
+        "pruned_parts": record.pruned_parts,
+        "pruned": pruned,
+    }

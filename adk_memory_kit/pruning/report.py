@@ -12,6 +12,13 @@ STATE_KEY = "temp:adk_memory_kit.pruning"
 """``temp:`` state key holding the current model call's record (never persisted)."""
 
 METADATA_KEY = "adk_memory_kit.pruning"
+
+LAST_STATE_KEY = "adk_memory_kit:pruning:last"
+"""Session state key (persisted, no ``temp:`` prefix): what the newest model call pruned.
+
+A compact dict: ``call``, ``at`` (ISO-8601 UTC), ``tokens_before``, ``tokens_after``,
+``pruned_parts`` and ``pruned`` (the tool names whose payloads became tombstones), so the dev
+UI's State tab shows the pruner's work without opening a raw request."""
 """Key of the record in the model response event's ``custom_metadata`` (persisted)."""
 
 

@@ -13,7 +13,12 @@ from adk_memory_kit.profile.vocabulary import (
     PreferenceVocabulary,
     UnknownPreferenceError,
 )
-from adk_memory_kit.routing.apply import MemoryApplier, RoutingOutcome, long_term_entry
+from adk_memory_kit.routing.apply import (
+    REVIEW_STATE_KEY,
+    MemoryApplier,
+    RoutingOutcome,
+    long_term_entry,
+)
 from adk_memory_kit.routing.extractors import (
     DEFAULT_RULES,
     ExtractedFact,
@@ -47,6 +52,7 @@ from adk_memory_kit.sensitive import (
 )
 
 __all__ = [
+    "REVIEW_STATE_KEY",
     "DEFAULT_DETECTORS",
     "DEFAULT_RULES",
     "DEFAULT_VOCABULARY",

@@ -50,6 +50,11 @@ NOTES_KEY = "memory_notes"
 FACT_KIND = "fact"
 
 
+REVIEW_STATE_KEY = "adk_memory_kit:review:last"
+"""Session state key (persisted): the newest review-queue item this session queued (id,
+status, ISO-8601 time, the command that shows it); the item's text stays in the queue."""
+
+
 @dataclass(frozen=True)
 class RoutingOutcome:
     """What happened to one candidate. ``detail`` never contains the candidate's text."""
@@ -208,6 +213,12 @@ class MemoryApplier:
             session_id=session.id,
             source=self.author,
         )
+        context.state[REVIEW_STATE_KEY] = {  # the dev UI's State tab; no user text here
+            "id": item.id,
+            "status": "pending",
+            "queued_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "see": f"adk-memory-kit review list --app {session.app_name}",
+        }
         return RoutingOutcome(home, "queued", candidate.key, f"review item {item.id}")
 
     def _user_state(self, candidate: Candidate, context: Context) -> RoutingOutcome:
@@ -249,7 +260,10 @@ class MemoryApplier:
             if event.invocation_id == context.invocation_id and state_key in (
                 event.actions.state_delta or {}
             ):
-                return f"{state_key} was already written in this turn (by {event.author})"
+                return (
+                    f"{state_key} already saved in this turn by {event.author}; "
+                    "kept that newer value"
+                )
         return ""
 
     async def _long_term(self, candidate: Candidate, context: Context) -> RoutingOutcome:

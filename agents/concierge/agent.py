@@ -1,10 +1,94 @@
-"""Lunch concierge for ``adk web agents --memory_service_uri=pgvector://``.
+"""Lunch concierge: profile, routing, recall, working memory and lifecycle in one ``App``.
 
-Profile tools (``user:`` state), the routing extractor, ``load_memory`` and the budgeted
-preload, working memory, the checkpoint plugin and the explicit ``end_session`` tool.
+``adk web agents --session_service_uri=pgvector:// --memory_service_uri=pgvector://``
+
+* ``save_preference`` / ``get_profile`` write and read ``user:pref_<name>`` (fixed vocabulary);
+* ``load_memory`` (the kit's framed version of ADK's tool) searches long-term memory on demand,
+  and ``BudgetedPreloadMemoryTool`` adds a capped, quoted and dated recall block to each call;
+* ``WorkingMemoryToolset`` keeps the current order's goal and facts in ``wm`` / ``wm_view``;
+* ``MemoryRoutingPlugin`` routes what the user said at the end of every turn (``user:`` state,
+  session state, long-term memory, the review queue for behaviour changes, or dropped);
+* ``MemoryCheckpointPlugin`` ingests the session every 3 turns, and ``end_session`` closes it
+  into long-term memory when the user says goodbye.
+
+``adk web`` and ``adk eval`` load ``app`` (an ``App`` carries plugins; ``root_agent`` cannot).
+
+Model: Gemini (``gemini-2.5-flash``, or ``ADK_MEMORY_KIT_MODEL``) when ``GOOGLE_API_KEY`` or
+Vertex AI is configured; otherwise the scripted offline model in ``offline.py``.
 """
 
-from adk_memory_kit.sample_agents.concierge import build_concierge_app
+from __future__ import annotations
 
-app = build_concierge_app()
-root_agent = app.root_agent
+import os
+
+from google.adk.agents import LlmAgent
+from google.adk.apps import App
+from google.adk.models.base_llm import BaseLlm
+
+from adk_memory_kit import (
+    BudgetedPreloadMemoryTool,
+    MemoryApplier,
+    MemoryCheckpointPlugin,
+    MemoryRoutingPlugin,
+    RuleBasedExtractor,
+    WorkingMemoryToolset,
+    end_session_tool,
+    make_profile_tools,
+    working_memory_guide,
+    working_memory_instruction,
+)
+from adk_memory_kit.recall import FramedLoadMemoryTool
+from adk_memory_kit.routing import ReviewQueue
+from adk_memory_kit.testing import Responder, ScriptedLlm
+
+from .offline import offline_concierge_responder
+
+CHECKPOINT_EVERY = 3
+
+STATIC_INSTRUCTION = (
+    "You are a lunch concierge. Call get_profile before asking about preferences; when the "
+    "user states a lasting preference (diet, language, ...), save it with save_preference. "
+    "When you need something the user said in an earlier conversation (such as a delivery "
+    "address), call load_memory. Keep the current order's goal and facts in working memory. "
+    "When the user says goodbye or the order is done, call end_session.\n\n"
+    + working_memory_guide()
+)
+
+
+def choose_model(offline: Responder) -> str | BaseLlm:
+    """``ADK_MEMORY_KIT_MODEL`` (a Gemini id, or ``provider/model`` through LiteLLM), else
+    Gemini with a key (or Vertex AI), else the scripted offline model."""
+    name = os.environ.get("ADK_MEMORY_KIT_MODEL", "").strip()
+    if "/" in name:
+        from google.adk.models.lite_llm import LiteLlm  # pip install litellm
+
+        return LiteLlm(model=name)
+    vertex = os.environ.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() in {"1", "true"}
+    if name or os.environ.get("GOOGLE_API_KEY") or vertex:
+        return name or "gemini-2.5-flash"
+    return ScriptedLlm(responder=offline)
+
+
+root_agent = LlmAgent(
+    name="concierge",
+    model=choose_model(offline_concierge_responder),
+    static_instruction=STATIC_INSTRUCTION,
+    instruction=working_memory_instruction(),  # contains {wm_view?}
+    tools=[
+        *make_profile_tools(),
+        FramedLoadMemoryTool(max_tokens=400, max_results=3),
+        BudgetedPreloadMemoryTool(max_tokens=400, max_results=3),
+        WorkingMemoryToolset(),
+        end_session_tool(),
+    ],
+)
+
+app = App(
+    name="concierge",
+    root_agent=root_agent,
+    plugins=[
+        # the review queue lives in the kit's database (ADK_MEMORY_KIT_DB_URL, else embedded)
+        MemoryRoutingPlugin(RuleBasedExtractor(), MemoryApplier(review_queue=ReviewQueue())),
+        MemoryCheckpointPlugin(every_n_invocations=CHECKPOINT_EVERY),
+    ],
+)

@@ -1,5 +1,61 @@
-"""Flight rebooker for ``adk web agents``: constraints kept in working memory across turns."""
+"""Flight rebooker: the traveller's constraints kept in working memory across many turns.
 
-from adk_memory_kit.sample_agents.rebooker import build_rebooker_agent
+``adk web agents --session_service_uri=pgvector:// --memory_service_uri=pgvector://``
 
-root_agent = build_rebooker_agent()
+The traveller states rules early ("no red-eye", "aisle seat", "arrive before 9am Friday"). The
+agent records them with ``WorkingMemoryToolset``; the rendered scratchpad (``wm_view``) is in
+every request through ``instruction`` (``{wm_view?}``), so the rules still apply many turns
+later, while the stable text stays in ``static_instruction`` (Gemini context caching).
+
+Model: Gemini (``gemini-2.5-flash``, or ``ADK_MEMORY_KIT_MODEL``) when ``GOOGLE_API_KEY`` or
+Vertex AI is configured; otherwise the scripted offline model in ``offline.py``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from google.adk.agents import LlmAgent
+from google.adk.models.base_llm import BaseLlm
+
+from adk_memory_kit import (
+    WorkingMemoryToolset,
+    working_memory_guide,
+    working_memory_instruction,
+)
+from adk_memory_kit.testing import Responder, ScriptedLlm
+
+from .offline import offline_rebooker_responder
+from .tools import hold_seat, search_flights
+
+ROLE = (
+    "You rebook travellers whose flight was cancelled. Record every rule the traveller "
+    "states as a constraint and keep to all of them for the whole task. Search with "
+    "search_flights, record the best option that meets every constraint, hold a seat with "
+    "hold_seat only after the traveller agrees, and call complete_task once the traveller "
+    "confirms. Be brief."
+)
+
+
+def choose_model(offline: Responder) -> str | BaseLlm:
+    """``ADK_MEMORY_KIT_MODEL`` (a Gemini id, or ``provider/model`` through LiteLLM), else
+    Gemini with a key (or Vertex AI), else the scripted offline model."""
+    name = os.environ.get("ADK_MEMORY_KIT_MODEL", "").strip()
+    if "/" in name:
+        from google.adk.models.lite_llm import LiteLlm  # pip install litellm
+
+        return LiteLlm(model=name)
+    vertex = os.environ.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() in {"1", "true"}
+    if name or os.environ.get("GOOGLE_API_KEY") or vertex:
+        return name or "gemini-2.5-flash"
+    return ScriptedLlm(responder=offline)
+
+
+root_agent = LlmAgent(
+    name="rebooker",
+    model=choose_model(offline_rebooker_responder),
+    description="Rebooks cancelled flights, keeping the traveller's constraints in mind.",
+    static_instruction=f"{ROLE}\n\n{working_memory_guide()}",
+    instruction=working_memory_instruction(),  # contains {wm_view?}
+    tools=[WorkingMemoryToolset(), search_flights, hold_seat],
+)

@@ -1,5 +1,59 @@
-"""Research assistant for ``adk web agents``: web search, findings, tool-payload pruning."""
+"""Research assistant: bulky web-search results, distilled findings, tool-payload pruning.
 
-from adk_memory_kit.sample_agents.research import build_research_agent
+``adk web agents --session_service_uri=pgvector:// --memory_service_uri=pgvector://``
 
-root_agent = build_research_agent()
+The pruner (a ``before_model_callback``) replaces a raw ``web_search`` result that is no longer
+among the newest four contents with a small tombstone naming ``get_findings``, in the outgoing
+request only; the stored session keeps every raw result. It records what each call pruned in
+session state under ``adk_memory_kit:pruning:last`` (the dev UI's State tab).
+
+Model: Gemini (``gemini-2.5-flash``, or ``ADK_MEMORY_KIT_MODEL``) when ``GOOGLE_API_KEY`` or
+Vertex AI is configured; otherwise the scripted offline model in ``offline.py``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from google.adk.agents import LlmAgent
+from google.adk.models.base_llm import BaseLlm
+
+from adk_memory_kit import (
+    PruneStaleToolPayloads,
+)
+from adk_memory_kit.testing import Responder, ScriptedLlm
+
+from .offline import offline_research_responder
+from .tools import get_findings, save_finding, web_search
+
+INSTRUCTION = (
+    "You are a research assistant. For each question, call web_search, then save each useful "
+    "fact with save_finding (short, with its source) before answering. Raw search results may "
+    "later be replaced by a 'pruned' note: call get_findings to see what you saved."
+)
+
+
+def choose_model(offline: Responder) -> str | BaseLlm:
+    """``ADK_MEMORY_KIT_MODEL`` (a Gemini id, or ``provider/model`` through LiteLLM), else
+    Gemini with a key (or Vertex AI), else the scripted offline model."""
+    name = os.environ.get("ADK_MEMORY_KIT_MODEL", "").strip()
+    if "/" in name:
+        from google.adk.models.lite_llm import LiteLlm  # pip install litellm
+
+        return LiteLlm(model=name)
+    vertex = os.environ.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() in {"1", "true"}
+    if name or os.environ.get("GOOGLE_API_KEY") or vertex:
+        return name or "gemini-2.5-flash"
+    return ScriptedLlm(responder=offline)
+
+
+pruner = PruneStaleToolPayloads(prunable={"web_search"}, keep_recent=4)
+
+root_agent = LlmAgent(
+    name="research_assistant",
+    model=choose_model(offline_research_responder),
+    instruction=INSTRUCTION,
+    tools=[web_search, save_finding, get_findings],
+    before_model_callback=pruner,
+    after_model_callback=pruner.after_model_callback,
+)

@@ -47,7 +47,6 @@ LAYERS: dict[str, int] = {
     "adk_services": 7,
     "scripted": 7,  # re-export of ``testing`` kept for one release
     # 8: applications and the facade
-    "sample_agents": 8,
     "console": 8,
     "demo": 9,
     "cli": 9,

@@ -10,6 +10,7 @@ import pytest
 
 from adk_memory_kit import PgVectorMemoryService
 from adk_memory_kit.routing import (
+    REVIEW_STATE_KEY,
     Candidate,
     MemoryApplier,
     MemoryHome,
@@ -200,7 +201,12 @@ async def test_procedural_review_goes_to_the_queue_and_nowhere_else(memory, queu
     assert (item.text, item.user_id, item.session_id, item.status) == (
         stop.text, "u1", ctx.session.id, "pending",
     )  # fmt: skip
-    assert ctx.actions.state_delta == {}
+    # the session only names the item (for the dev UI); its text stays in the queue
+    (record,) = ctx.actions.state_delta.values()
+    assert ctx.actions.state_delta == {REVIEW_STATE_KEY: record}
+    assert (record["id"], record["status"]) == (item.id, "pending")
+    assert datetime.fromisoformat(record["queued_at"]).tzinfo is not None
+    assert "confirm prices" not in str(record)
     assert await memory.count_memories(app_name=app, user_id="u1") == {}
     # without a queue it is skipped, still stored nowhere
     (skipped,) = await MemoryApplier().apply([stop], make_context(app=app, memory=memory))
@@ -231,4 +237,7 @@ async def test_instruction_like_text_is_never_written_where_the_agent_reads_it(m
     outcomes = await MemoryApplier(review_queue=queue).apply([planted, in_value], ctx)
     assert [(o.home, o.status) for o in outcomes] == [(H.PROCEDURAL_REVIEW, "queued")] * 2
     assert await memory.count_memories(app_name=app, user_id="u1") == {}
-    assert ctx.actions.state_delta == {}
+    # state only names the newest queued item: no text, planted or not
+    assert list(ctx.actions.state_delta) == [REVIEW_STATE_KEY]
+    assert "instructions" not in str(ctx.actions.state_delta)
+    assert "admin mode" not in str(ctx.actions.state_delta)

@@ -9,6 +9,7 @@ import pytest
 from adk_memory_kit import PgVectorMemoryService
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.routing import (
+    REVIEW_STATE_KEY,
     Candidate,
     MemoryApplier,
     MemoryHome,
@@ -138,6 +139,7 @@ async def test_the_travel_facts_through_the_real_extractor_and_applier(
         H.USER_STATE: {f"user:pref_{key}", f"user:pref_{key}_at"},
         H.SESSION_STATE: {f"fact_{key}"},
         H.TURN_SCRATCH: {f"temp:{key}"},
+        H.PROCEDURAL_REVIEW: {REVIEW_STATE_KEY},  # the item's id only, for the dev UI
     }.get(home, set())
     assert set(delta) == expected_delta
     if home is H.USER_STATE:

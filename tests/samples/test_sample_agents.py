@@ -10,14 +10,12 @@ To cover another agent, add an :class:`AgentCase` to ``CASES``.
 from __future__ import annotations
 
 import inspect
-import os
 import re
-import subprocess
 import sys
-import tempfile
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -41,14 +39,8 @@ from adk_memory_kit.errors import MemoryKitError
 from adk_memory_kit.memory import PgVectorMemoryService
 from adk_memory_kit.memory.schema import SNAPSHOTS
 from adk_memory_kit.model_choice import DEFAULT_GEMINI, MODEL_ENV, choose_model
+from adk_memory_kit.pruning import LAST_STATE_KEY
 from adk_memory_kit.routing import ReviewQueue
-from adk_memory_kit.sample_agents.rebooker import (
-    build_rebooker_agent,
-    hold_seat,
-    offline_rebooker_responder,
-    search_flights,
-)
-from adk_memory_kit.sample_agents.research import build_research_agent
 from adk_memory_kit.testing import ScriptedLlm
 from adk_memory_kit.working_memory import WORKING_MEMORY_TOOL_NAMES, Scratchpad, repeated_tool_calls
 
@@ -229,6 +221,20 @@ def check_research(convo: Conversation) -> None:
     stored = function_parts(convo.sessions[0].events, "function_response", "web_search")
     assert len(stored) == 4 and all(len(r.response["results"]) == 5 for r in stored)
 
+    # the dev UI's State tab shows what the newest model call pruned, with an ISO-8601 time
+    last = convo.states[0][-1][LAST_STATE_KEY]
+    assert last["pruned"] == ["web_search"] * 4 and last["pruned_parts"] == 4
+    assert last["tokens_after"] < last["tokens_before"]
+    assert datetime.fromisoformat(last["at"]).tzinfo is not None
+    first_turn_state = convo.states[0][0][LAST_STATE_KEY]
+    assert first_turn_state["pruned"] == []  # nothing was stale yet
+
+    # saved findings are cut at a word boundary, with an ellipsis
+    snippets = {r.response["results"][0]["snippet"] for r in stored}
+    for saved in convo.states[0][-1]["findings"]:
+        kept = saved["finding"].removesuffix(" …")
+        assert saved["finding"].endswith(" …") and any(s.startswith(kept + " ") for s in snippets)
+
 
 REBOOKER_TURNS = (
     "My Friday flight SFO to JFK was cancelled. Please rebook me: no red-eye, and I want an "
@@ -314,7 +320,14 @@ async def check_concierge(convo: Conversation) -> None:
     assert thursday[0]["user:pref_diet"] == "vegetarian"
     assert "fact_trip_budget" not in thursday[0]  # session state stayed with Monday
     assert "delivery_address = Pune office reception [load_memory]" in thursday[0]["wm_view"]
-    assert "vegetarian lunch" in convo.replies[1][0]
+    # the reply is built from what load_memory returned: Monday's words and date
+    (recall_result,) = function_parts(convo.sessions[1].events, "function_response", "load_memory")
+    framed = recall_result.response["memories"]
+    assert "Pune office reception" in framed
+    monday_date = convo.sessions[0].last_update_time
+    day = datetime.fromtimestamp(monday_date, timezone.utc).date().isoformat()
+    assert f"From memory ({day}): deliver to Pune office reception." in convo.replies[1][0]
+    assert "vegetarian lunch to the Pune office reception" in convo.replies[1][0]
     # the recall block reached the model as user content, never in the system instruction
     recall = [
         r
@@ -352,17 +365,26 @@ async def check_concierge(convo: Conversation) -> None:
     assert ingested == 2  # Monday by the checkpoint plugin, Thursday by end_session
 
 
+def check_concierge_without_memory(convo: Conversation) -> None:
+    """A new user: memory holds no delivery instruction, and the reply says so (no fake recall)."""
+    (reply,) = convo.replies[0]
+    assert "I found no delivery address in memory" in reply
+    assert "Pune" not in reply
+    assert "wm" not in convo.states[0][0] or not convo.states[0][0]["wm"]
+
+
 CASES = [
     AgentCase("research_assistant", (RESEARCH_TURNS,), check_research),
     AgentCase("rebooker", (REBOOKER_TURNS,), check_rebooker),
     AgentCase("concierge", CONCIERGE_SESSIONS, check_concierge),
+    AgentCase("concierge", (CONCIERGE_SESSIONS[1][:1],), check_concierge_without_memory),
 ]
 
 
 # ---------------------------------------------------------------- tests
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.name}-{c.check.__name__}")
 async def test_sample_agent_loads_like_adk_web_and_converses(case, load_like_adk_web, db_url):
     loaded = load_like_adk_web(case.name)
     agent = loaded.root_agent if isinstance(loaded, App) else loaded
@@ -377,7 +399,10 @@ def test_adk_run_loader_finds_the_sample_agents(load_like_adk_web):
     assert {case.name for case in CASES} <= set(names)
 
 
-def test_rebooker_tools_are_deterministic():
+def test_rebooker_tools_are_deterministic(load_like_adk_web):
+    load_like_adk_web("rebooker")
+    search_flights = sys.modules["rebooker.tools"].search_flights
+    hold_seat = sys.modules["rebooker.tools"].hold_seat
     first = search_flights("sfo", "JFK", "thu")
     assert first == search_flights("SFO", "JFK", "Thursday")
     assert first["date"] == "Thursday" and len(first["flights"]) == 4
@@ -391,23 +416,29 @@ def test_rebooker_tools_are_deterministic():
     assert hold_seat("KX214", "cockpit")["status"] == "error"
 
 
-# ---------------------------------------------------------------- choose_model
+# ---------------------------------------------------------------- model choice
+
+
+def _responder(request: Any) -> str:
+    return "offline"
 
 
 @pytest.mark.parametrize(
     "env", [{"GOOGLE_API_KEY": "test-key"}, {"GOOGLE_GENAI_USE_VERTEXAI": "true"}]
 )
-def test_choose_model_defaults_to_gemini_with_model_access(monkeypatch, offline, env):
+def test_agents_use_gemini_with_model_access(monkeypatch, load_like_adk_web, env):
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    assert choose_model(offline_rebooker_responder) == DEFAULT_GEMINI == "gemini-2.5-flash"
-    assert build_rebooker_agent().model == DEFAULT_GEMINI
-    assert build_research_agent().model == DEFAULT_GEMINI
+    assert choose_model(_responder) == DEFAULT_GEMINI == "gemini-2.5-flash"
+    for name in ("research_assistant", "rebooker"):
+        assert load_like_adk_web(name).model == DEFAULT_GEMINI
+    assert load_like_adk_web("concierge").root_agent.model == DEFAULT_GEMINI
 
 
-def test_choose_model_uses_a_gemini_id_from_the_env(monkeypatch, offline):
+def test_agents_take_a_model_id_from_the_env(monkeypatch, load_like_adk_web):
     monkeypatch.setenv(MODEL_ENV, "gemini-2.5-pro")
-    assert choose_model(offline_rebooker_responder) == "gemini-2.5-pro"
+    assert choose_model(_responder) == "gemini-2.5-pro"
+    assert load_like_adk_web("rebooker").model == "gemini-2.5-pro"
 
 
 def test_choose_model_wraps_a_litellm_id(monkeypatch, offline):
@@ -415,7 +446,7 @@ def test_choose_model_wraps_a_litellm_id(monkeypatch, offline):
     from google.adk.models.lite_llm import LiteLlm
 
     monkeypatch.setenv(MODEL_ENV, "openai/gpt-4o-mini")
-    model = choose_model(offline_rebooker_responder)
+    model = choose_model(_responder)
     assert isinstance(model, LiteLlm) and model.model == "openai/gpt-4o-mini"
 
 
@@ -423,44 +454,25 @@ def test_choose_model_explains_a_missing_litellm(monkeypatch, offline):
     monkeypatch.setenv(MODEL_ENV, "ollama_chat/llama3")
     monkeypatch.setitem(sys.modules, "google.adk.models.lite_llm", None)  # import fails
     with pytest.raises(MemoryKitError) as info:
-        choose_model(offline_rebooker_responder)
+        choose_model(_responder)
     assert str(info.value) == f"{MODEL_ENV}=ollama_chat/llama3 needs LiteLLM: pip install litellm"
     assert isinstance(info.value.__cause__, ImportError)
 
 
-def test_choose_model_is_scripted_offline_without_model_access(offline):
-    model = choose_model(offline_rebooker_responder)
-    assert isinstance(model, ScriptedLlm) and model.responder is offline_rebooker_responder
-    agent = build_rebooker_agent()
+def test_agents_are_scripted_offline_without_model_access(load_like_adk_web):
+    model = choose_model(_responder)
+    assert isinstance(model, ScriptedLlm) and model.responder is _responder
+    agent = load_like_adk_web("rebooker")
     assert isinstance(agent.model, ScriptedLlm)
-    assert agent.model.responder is offline_rebooker_responder
+    assert agent.model.responder is sys.modules["rebooker.offline"].offline_rebooker_responder
 
 
-# ---------------------------------------------------------------- samples/wire_runner.py
-
-
-def test_wire_runner_sample_runs_one_offline_turn():
-    env = {k: v for k, v in os.environ.items() if k not in MODEL_ENV_VARS}
-    env.pop("ADK_MEMORY_KIT_DB_URL", None)
-    with tempfile.TemporaryDirectory(prefix="amk_wire_") as home:  # short: the socket is in it
-        env["ADK_MEMORY_KIT_HOME"] = home
-        done = subprocess.run(
-            [sys.executable, str(REPO / "samples" / "wire_runner.py")],
-            cwd=REPO,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert done.returncode == 0, done.stderr[-3000:]
-        assert (Path(home) / "pgdata").is_dir()  # its own embedded server, under the tmp home
-    out = done.stdout
-    assert "model: scripted-offline" in out
-    assert "[assistant] calls web_search" in out and "[assistant] calls save_finding" in out
-    assert f"[assistant] {OFFLINE} Saved one finding" in out
-    assert "tool results pruned: 1;" in out
-    assert "routing: seat -> user_state (stored)" in out
-    assert "'user:pref_seat': 'aisle'" in out
-    assert re.search(r"^checkpoint: ingested \d+ events of session \S+$", out, re.MULTILINE)
-    found = re.search(r"^memory search 'Lisbon hotels': (\d+) memories$", out, re.MULTILINE)
-    assert found and int(found.group(1)) >= 1
+def test_agents_import_only_the_kits_public_api():
+    """A copied agent depends on ``adk_memory_kit`` and its documented packages, nothing else."""
+    public = {"adk_memory_kit", "adk_memory_kit.testing", "adk_memory_kit.recall"}
+    public |= {"adk_memory_kit.routing"}
+    for source in AGENTS_DIR.glob("*/*.py"):
+        for line in source.read_text().splitlines():
+            found = re.match(r"\s*(?:from|import) (adk_memory_kit[\w.]*)", line)
+            if found:
+                assert found.group(1) in public, f"{source}: {line.strip()}"

@@ -1,146 +1,22 @@
-"""The flight rebooker: a long task whose early constraints must survive many turns.
+"""The scripted offline model's behaviour (used when no GOOGLE_API_KEY is set).
 
-The traveller states rules early ("no red-eye", "aisle seat", "arrive before 9am Friday").
-The agent records them with ``WorkingMemoryToolset``; the rendered scratchpad is in every
-request (``instruction`` holds ``{wm_view?}``), so the rules still apply many turns later,
-while the stable text stays in ``static_instruction`` for Gemini context caching.
-
-``search_flights`` and ``hold_seat`` are offline, deterministic stand-ins for a booking API.
-The offline scripted responder plays the model: it reads the constraints back from the
-working-memory block in the request, not from the transcript.
+It plays the rebooking conversation of this folder's README section. It reads the goal,
+constraints and facts back from the ``<working_memory>`` block in the request (what
+``{wm_view?}`` rendered), not from the transcript, and judges flights against them.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
-from datetime import date as _date
-from datetime import timedelta
 from typing import Any
 
-from google.adk.agents import LlmAgent
-from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
-from adk_memory_kit.model_choice import choose_model
 from adk_memory_kit.testing import call, last_function_responses, last_user_text
-from adk_memory_kit.working_memory import (
-    WorkingMemoryToolset,
-    working_memory_guide,
-    working_memory_instruction,
-)
 
-ROLE = (
-    "You rebook travellers whose flight was cancelled. Record every rule the traveller "
-    "states as a constraint and keep to all of them for the whole task. Search with "
-    "search_flights, record the best option that meets every constraint, hold a seat with "
-    "hold_seat only after the traveller agrees, and call complete_task once the traveller "
-    "confirms. Be brief."
-)
-
-_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-_AIRLINES = ("KX", "QV", "TB")
-# departs, arrives, arrives the next day, red-eye, aisle seat free, fare (USD)
-_SCHEDULE = (
-    ("06:15", "14:45", False, False, True, 420),
-    ("09:40", "18:05", False, False, False, 405),
-    ("13:05", "21:40", False, False, False, 389),
-    ("22:30", "06:59", True, True, True, 259),
-)
-_SEAT_LETTERS = {"aisle": "C", "window": "A", "middle": "B"}
-
-
-def _seed(*parts: str) -> int:
-    return int(hashlib.sha256("|".join(parts).encode()).hexdigest()[:8], 16)
-
-
-def _weekday(text: str) -> str | None:
-    """The full weekday name in ``text`` ('fri' and 'Friday' give 'Friday'), if any."""
-    for day in _DAYS:
-        if re.search(rf"\b{day[:3]}(?:{day[3:]})?\b", text, re.IGNORECASE):
-            return day
-    return None
-
-
-def _shift_day(day: str, by: int) -> str:
-    """``day`` moved by ``by`` days: a weekday name or an ISO date (else ``day +N``)."""
-    weekday = _weekday(day)
-    if weekday:
-        return _DAYS[(_DAYS.index(weekday) + by) % 7]
-    try:
-        return (_date.fromisoformat(day.strip()) + timedelta(days=by)).isoformat()
-    except ValueError:
-        return f"{day.strip()} {by:+d} day"
-
-
-def search_flights(origin: str, destination: str, date: str) -> dict[str, Any]:
-    """Search nonstop flights from origin to destination departing on date.
-
-    Args:
-        origin: departure airport code, e.g. SFO.
-        destination: arrival airport code, e.g. JFK.
-        date: departure day, a weekday name (Thursday) or an ISO date (2025-11-13).
-    """
-    origin, destination = origin.strip().upper(), destination.strip().upper()
-    day = _weekday(date) or date.strip()
-    if not (origin and destination and day):
-        return {"error": "origin, destination and date are all required"}
-    seed = _seed(origin, destination, day)
-    flights = []
-    for index, (departs, arrives, next_day, red_eye, aisle, fare) in enumerate(_SCHEDULE):
-        number = 100 + (seed >> index) % 800
-        flights.append(
-            {
-                "flight_id": f"{_AIRLINES[(seed + index) % 3]}{number}",
-                "departs": f"{day} {departs}",
-                "arrives": f"{_shift_day(day, 1) if next_day else day} {arrives}",
-                "red_eye": red_eye,
-                "aisle_seat_free": aisle,
-                "fare_usd": fare + seed % 17,
-            }
-        )
-    return {"origin": origin, "destination": destination, "date": day, "flights": flights}
-
-
-def hold_seat(flight_id: str, seat_type: str = "aisle") -> dict[str, Any]:
-    """Hold a seat on a flight for 30 minutes; nothing is charged until the booking is confirmed.
-
-    Args:
-        flight_id: the flight, as returned by search_flights (e.g. KX214).
-        seat_type: aisle, window or middle.
-    """
-    flight = flight_id.strip().upper()
-    kind = seat_type.strip().lower()
-    if not re.fullmatch(r"[A-Z]{2}\d{2,4}", flight):
-        return {"status": "error", "message": f"unknown flight id {flight_id!r}"}
-    if kind not in _SEAT_LETTERS:
-        return {"status": "error", "message": "seat_type must be aisle, window or middle"}
-    seed = _seed(flight, kind)
-    return {
-        "status": "held",
-        "flight_id": flight,
-        "seat": f"{8 + seed % 20}{_SEAT_LETTERS[kind]}",
-        "seat_type": kind,
-        "hold_ref": f"H{seed % 0xFFFFFF:06X}",
-        "expires_in_minutes": 30,
-    }
-
-
-def build_rebooker_agent(model: str | BaseLlm | None = None) -> LlmAgent:
-    """The rebooker: stable text in ``static_instruction``, the changing view in ``instruction``."""
-    return LlmAgent(
-        name="rebooker",
-        model=model or choose_model(offline_rebooker_responder),
-        description="Rebooks cancelled flights, keeping the traveller's constraints in mind.",
-        static_instruction=f"{ROLE}\n\n{working_memory_guide()}",
-        instruction=working_memory_instruction(),  # contains {wm_view?}
-        tools=[WorkingMemoryToolset(), search_flights, hold_seat],
-    )
-
-
-# ---------------------------------------------------------------- offline scripted model
+from .tools import shift_day, weekday
 
 OFFLINE = "[offline scripted model]"
 ROUTE_QUESTION = "Which route: origin and destination airports?"
@@ -211,7 +87,7 @@ def _deadline(constraints: list[str]) -> tuple[str, int] | None:
         if not constraint.startswith("arrive before "):
             continue
         rest = constraint[len("arrive before ") :]
-        day, time = _weekday(rest), _TIME.search(rest)
+        day, time = weekday(rest), _TIME.search(rest)
         if day and time:
             hour = int(time.group(1)) % 12 if time.group(3) else int(time.group(1))
             if (time.group(3) or "").lower() == "pm":
@@ -231,7 +107,7 @@ def _rejection(flight: dict[str, Any], constraints: list[str], deadline: tuple[s
     hours, _, minutes = clock.partition(":")
     if day == deadline[0] and int(hours) * 60 + int(minutes or 0) >= deadline[1]:
         return "arrives too late"
-    if day not in (deadline[0], _shift_day(deadline[0], -1)):
+    if day not in (deadline[0], shift_day(deadline[0], -1)):
         return "arrives too late"
     return ""
 
@@ -299,7 +175,7 @@ def _on_user(request: LlmRequest, text: str, view: _View) -> list[types.Part] | 
                 "search_flights",
                 origin=route.group(1),
                 destination=route.group(2),
-                date=_shift_day(deadline[0], -1),  # arrive before X on day D: fly on D-1
+                date=shift_day(deadline[0], -1),  # arrive before X on day D: fly on D-1
             ),
         ]
     if not route and ROUTE_QUESTION not in view.open:

@@ -1,4 +1,4 @@
-"""The lunch concierge: profile tools, routing extractor, recall, working memory, lifecycle.
+"""The concierge the demo runs (the copyable sample lives in agents/concierge/).
 
 Wired as an ADK ``App`` so its plugins apply to every model call:
 

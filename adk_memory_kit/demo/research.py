@@ -1,4 +1,4 @@
-"""The research assistant: bulky web-search results, distilled findings, payload pruning.
+"""The research assistant the demo runs (the copyable sample lives in agents/research_assistant/).
 
 ``web_search`` is an offline stand-in that returns ~2,000 tokens of deterministic text per call,
 like a real search/fetch tool would. The model is asked to save what matters with
