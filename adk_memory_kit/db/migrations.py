@@ -39,7 +39,7 @@ async def _version_row(conn: AsyncConnection, component: str) -> Row | None:
 
 
 async def lock_and_read_version(
-    conn: AsyncConnection, component: str, steps: Sequence[str]
+    conn: AsyncConnection, component: str, steps: Sequence[str | tuple[str, ...]]
 ) -> Row | None:
     """Take the migration lock and return ``component``'s version row (``None`` if new).
 
@@ -60,7 +60,7 @@ async def lock_and_read_version(
 async def run_steps(
     conn: AsyncConnection,
     component: str,
-    steps: Sequence[str],
+    steps: Sequence[str | tuple[str, ...]],
     from_version: int,
     *,
     embedding_model: str | None = None,
@@ -68,10 +68,12 @@ async def run_steps(
 ) -> None:
     """Apply ``steps[from_version:]`` and record the new version.
 
-    Each step may hold several statements separated by ``;`` (no ``;`` inside literals).
+    A string step may hold several statements separated by ``;`` (no ``;`` inside literals);
+    a tuple step holds one statement per string, run as written (function bodies may hold ``;``).
     """
     for step in steps[from_version:]:
-        for statement in filter(str.strip, step.split(";")):
+        statements = step if isinstance(step, tuple) else step.split(";")
+        for statement in filter(str.strip, statements):
             await conn.execute(text(statement))
     await conn.execute(
         text(

@@ -10,7 +10,11 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from adk_memory_kit.db.migrations import lock_and_read_version, run_steps
-from adk_memory_kit.errors import DatabaseUnavailableError, EmbeddingDimensionError
+from adk_memory_kit.errors import (
+    DatabaseUnavailableError,
+    EmbeddingDimensionError,
+    SchemaMismatchError,
+)
 
 TABLE = "adk_memory_items"
 # One row per ingested session: the newest event time of the latest snapshot written, so an
@@ -19,8 +23,15 @@ SNAPSHOTS = "adk_memory_session_snapshots"
 COMPONENT = "memory"
 
 
-def _steps(dim: int) -> list[str]:
-    """Schema versions; step N brings the schema from version N-1 to N. Append, never edit."""
+def _steps(dim: int, partitions: int | None = None) -> list[str | tuple[str, ...]]:
+    """Schema versions; step N brings the schema from version N-1 to N. Append, never edit.
+
+    With ``partitions`` (a new database only) the tables are created ``PARTITION BY HASH
+    (user_id)`` into that many partitions; see docs/scale.md.
+    """
+    from adk_memory_kit.memory import term_stats
+
+    by_user = " PARTITION BY HASH (user_id)" if partitions else ""
     return [
         f"""
         CREATE TABLE IF NOT EXISTS {TABLE} (
@@ -54,7 +65,8 @@ def _steps(dim: int) -> list[str]:
             metadata    jsonb       NOT NULL DEFAULT '{{}}'::jsonb,
             PRIMARY KEY (app_name, user_id, id),
             UNIQUE (app_name, user_id, session_id, event_id)
-        );
+        ){by_user};
+        {_partitions(TABLE, partitions)}
         CREATE INDEX IF NOT EXISTS {TABLE}_tsv_idx ON {TABLE} USING gin (tsv);
         CREATE INDEX IF NOT EXISTS {TABLE}_tsv_en_idx ON {TABLE} USING gin (tsv_en);
         CREATE INDEX IF NOT EXISTS {TABLE}_subject_idx ON {TABLE} (app_name, user_id, subject)
@@ -70,9 +82,34 @@ def _steps(dim: int) -> list[str]:
             newest_event_at timestamptz NOT NULL,
             written_at  timestamptz NOT NULL DEFAULT now(),
             PRIMARY KEY (app_name, user_id, session_id)
-        );
+        ){by_user};
+        {_partitions(SNAPSHOTS, partitions)}
         """,
+        # ---- issue 13 (scale), additive steps for the lead to port into the migrations list.
+        # Step 3: per-user BM25 statistics maintained by statement-level triggers
+        # (memory/term_stats.py), backfilled from existing rows. Each string is one statement.
+        *term_stats.steps(partitions),
     ]
+
+
+async def _check_partitioned(conn: AsyncConnection) -> None:
+    """Refuse ``partitions=N`` on an existing plain (unpartitioned) memory table."""
+    kind = await conn.scalar(
+        text("SELECT relkind::text FROM pg_class WHERE oid = to_regclass(:t)"), {"t": TABLE}
+    )
+    if kind == "r":
+        raise SchemaMismatchError(
+            f"partitions was given but the existing table {TABLE} is not partitioned; "
+            "PostgreSQL cannot partition a table in place. Migrate it first (docs/scale.md, "
+            "'Migrating an existing table to partitions'), or pass partitions=None"
+        )
+
+
+def _partitions(name: str, partitions: int | None) -> str:
+    """``;``-joined ``CREATE TABLE ... PARTITION OF`` statements for ``name`` (or nothing)."""
+    from adk_memory_kit.memory.term_stats import partition_statements
+
+    return "".join(f"{s};\n" for s in partition_statements(name, partitions))
 
 
 async def _ensure_extension(conn: AsyncConnection) -> None:
@@ -86,12 +123,21 @@ async def _ensure_extension(conn: AsyncConnection) -> None:
         ) from exc
 
 
-async def ensure_schema(engine: AsyncEngine, *, dim: int, model_id: str) -> None:
-    """Create or migrate the memory table; refuse a schema or embedder it cannot use."""
+async def ensure_schema(
+    engine: AsyncEngine, *, dim: int, model_id: str, partitions: int | None = None
+) -> None:
+    """Create or migrate the memory table; refuse a schema or embedder it cannot use.
+
+    ``partitions``: create a new database's tables hash-partitioned by ``user_id``. An
+    existing unpartitioned memory table is refused (see docs/scale.md for the migration); an
+    existing partitioned one is used as it is, whatever its partition count.
+    """
     async with engine.begin() as conn:
-        steps = _steps(dim)
+        steps = _steps(dim, partitions)
         row = await lock_and_read_version(conn, COMPONENT, steps)
         await _ensure_extension(conn)
+        if partitions:
+            await _check_partitioned(conn)
         if row is not None:
             if row.embedding_dim != dim:
                 raise EmbeddingDimensionError(

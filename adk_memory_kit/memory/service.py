@@ -37,13 +37,7 @@ from adk_memory_kit.memory.documents import (
 from adk_memory_kit.memory.hygiene import Hygiene, pop_hygiene
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.schema import SNAPSHOTS, TABLE, ensure_schema
-from adk_memory_kit.memory.search import (
-    HYBRID_SQL,
-    VECTOR_ONLY_SQL,
-    SearchOptions,
-    text_params,
-    vector_literal,
-)
+from adk_memory_kit.memory.search import SearchOptions, search_rows, vector_literal
 
 if TYPE_CHECKING:
     from google.adk.sessions.session import Session
@@ -139,6 +133,9 @@ class PgVectorMemoryService(BaseMemoryService):
         indexing: what is embedded and indexed per event.
         engine: an existing ``AsyncEngine`` to share (e.g. with ``DatabaseSessionService``).
         pool_size: connections kept open by the service's own engine.
+        partitions: create a new database's memory tables hash-partitioned by ``user_id``
+            into this many partitions (``None``: plain tables). An existing unpartitioned
+            table is refused; see docs/scale.md for the migration.
     """
 
     def __init__(
@@ -151,6 +148,7 @@ class PgVectorMemoryService(BaseMemoryService):
         indexing: IndexingOptions | None = None,
         engine: AsyncEngine | None = None,
         pool_size: int = 5,
+        partitions: int | None = None,
         **kwargs: Any,
     ) -> None:
         kwargs.pop("agents_dir", None)  # passed by ADK's service registry
@@ -162,7 +160,14 @@ class PgVectorMemoryService(BaseMemoryService):
             from adk_memory_kit.embedders.local import LocalMiniLMEmbedder
 
             embedder = LocalMiniLMEmbedder()
+        if partitions is not None and (
+            isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1
+        ):
+            raise InvalidInputError(
+                f"partitions must be a positive whole number or None, got {partitions!r}"
+            )
         self._db_url = db_url or uri
+        self.partitions = partitions
         self._engine = engine
         self._owns_engine = engine is None
         self._pool_size = pool_size
@@ -189,7 +194,10 @@ class PgVectorMemoryService(BaseMemoryService):
                     engine = await asyncio.to_thread(lambda: self.engine)
                     await _check_reachable(engine)
                     await ensure_schema(
-                        engine, dim=self.embedder.dim, model_id=self.embedder.model_id
+                        engine,
+                        dim=self.embedder.dim,
+                        model_id=self.embedder.model_id,
+                        partitions=self.partitions,
                     )
                     self._ready = True
         return self.engine
@@ -330,8 +338,8 @@ class PgVectorMemoryService(BaseMemoryService):
         updated in place: it keeps its session and event key, so an entry re-added exactly as
         returned never duplicates) or the caller's own stable key for the entry (scoped by
         ``custom_metadata["session_id"]`` when given). Without an id the entry is keyed by its
-        text. The keys ``search_memory`` adds to returned metadata (``score``, ``event_id``,
-        ``ingested_at``, ``superseded_at``) are not stored.
+        text. The keys ``search_memory`` adds to returned metadata (``score``, ``scores``,
+        ``event_id``, ``ingested_at``, ``superseded_at``) are not stored.
 
         ``custom_metadata`` (call-wide) and each entry's ``custom_metadata`` may carry
         ``ttl``/``ttl_seconds``, ``expires_at``, ``importance`` and ``subject``; see
@@ -600,22 +608,16 @@ class PgVectorMemoryService(BaseMemoryService):
             return SearchMemoryResponse()
         engine = await self._ensure_ready()
         (qvec,) = await embed_queries(self.embedder, [query])
-        terms = query_terms(query)
-        opts = self.search_options
-        params: dict[str, Any] = {
-            "app": app_name,
-            "user": user_id,
-            "qvec": vector_literal(qvec),
-            "lim": cap,
-            "cand": max(opts.candidates, cap),
-        }
-        if terms:
-            sql = HYBRID_SQL
-            params.update(text_params(terms, opts))
-        else:
-            sql = VECTOR_ONLY_SQL
         async with engine.connect() as conn:
-            rows = (await conn.execute(sql, params)).mappings().all()
+            rows = await search_rows(
+                conn,
+                app=app_name,
+                user=user_id,
+                qvec=qvec,
+                terms=query_terms(query),
+                limit=cap,
+                options=self.search_options,
+            )
         return SearchMemoryResponse(memories=[_entry_from_row(r) for r in rows])
 
     # ------------------------------------------------------------------ deletes
@@ -763,6 +765,13 @@ def _entry_from_row(row: Mapping[str, Any]) -> MemoryEntry:
         kind=row["kind"],
         ingested_at=row["ingested_at"].astimezone(timezone.utc).isoformat(),
     )
+    # the score parts the memory console shows (None: the row was not in that ranked list)
+    metadata["scores"] = {
+        "dense": _float_or_none(row.get("dense_score")),
+        "bm25": _float_or_none(row.get("bm25_score")),
+        "exact": _float_or_none(row.get("exact_score")),
+        "fused": float(row["score"]),
+    }
     for key in ("subject", "importance"):
         if row[key] is not None:
             metadata[key] = row[key]
@@ -777,3 +786,7 @@ def _entry_from_row(row: Mapping[str, Any]) -> MemoryEntry:
         custom_metadata=metadata,
         content=types.Content(role=row["role"] or "user", parts=[types.Part(text=row["text"])]),
     )
+
+
+def _float_or_none(value: Any) -> float | None:
+    return None if value is None else float(value)
