@@ -185,8 +185,8 @@ def _heavy_vec(literal_scope: str) -> str:
 # * gen: the query's rarest lexemes whose document frequencies add up to at most :budget
 #   (at least the rarest one); lexcand reads at most :budget rows matching them through the
 #   GIN index. Common lexemes still score BM25, but only on candidates.
-# * cand: lexical candidates plus the dense top :cand. BM25 and the exact-phrase list are
-#   scored on cand only (at most :budget + :cand rows).
+# * cand / crows: lexical candidates plus the dense top :cand, fetched once by primary key.
+#   BM25 and the exact-phrase list are scored on them only (at most :budget + :cand rows).
 _HEAVY_HYBRID = f"""
 WITH {_Q}, stats AS MATERIALIZED (
     SELECT greatest(s.n, 1) AS n, greatest(s.total_len::float8 / greatest(s.n, 1), 1) AS avgdl
@@ -208,11 +208,14 @@ WITH {_Q}, stats AS MATERIALIZED (
     LIMIT :budget
 ), {{vec}}, cand AS MATERIALIZED (
     SELECT id FROM lexcand UNION SELECT id FROM vec
+), crows AS MATERIALIZED (
+    SELECT t.id, t.tsv, t.tsv_en, t.search_len
+    FROM cand c JOIN {TABLE} t ON t.id = c.id
+    WHERE {_SCOPE}
 ), hits AS MATERIALIZED (
-    SELECT t.id, t.search_len AS dl, u.lexeme, {_TF} AS tf
-    FROM cand c JOIN {TABLE} t ON t.id = c.id CROSS JOIN q
-        CROSS JOIN LATERAL unnest(t.tsv_en) AS u
-    WHERE {_SCOPE} AND u.lexeme = ANY(q.lx)
+    SELECT r.id, r.search_len AS dl, u.lexeme, {_TF} AS tf
+    FROM crows r CROSS JOIN q CROSS JOIN LATERAL unnest(r.tsv_en) AS u
+    WHERE r.tsv_en @@ q.tq_en AND u.lexeme = ANY(q.lx)
 ), bm25 AS (
     SELECT h.id, {_BM25} AS score, row_number() OVER (ORDER BY {_BM25} DESC, h.id) AS rank
     FROM hits h JOIN terms d USING (lexeme) CROSS JOIN stats s
@@ -222,9 +225,9 @@ WITH {_Q}, stats AS MATERIALIZED (
 ), exact AS (
     SELECT s.id, s.score, row_number() OVER (ORDER BY s.score DESC, s.id) AS rank
     FROM (
-        SELECT t.id, ts_rank_cd('{{{{0, 0, 0, 1}}}}', t.tsv, q.tq, 1) AS score
-        FROM cand c JOIN {TABLE} t ON t.id = c.id CROSS JOIN q
-        WHERE {_SCOPE} AND t.tsv @@ q.tq
+        SELECT r.id, ts_rank_cd('{{{{0, 0, 0, 1}}}}', r.tsv, q.tq, 1) AS score
+        FROM crows r CROSS JOIN q
+        WHERE r.tsv @@ q.tq
     ) s
     WHERE s.score > 0
 ), {_FUSE_AND_FETCH}
