@@ -68,7 +68,7 @@ class HashingEmbedder:
     def vector(self, text: str) -> np.ndarray:
         words = _WORD.findall(text.lower())
         vec = np.zeros(DIM, dtype=np.float32)
-        for token in words + [a + " " + b for a, b in zip(words, words[1:])]:
+        for token in words + [a + " " + b for a, b in zip(words, words[1:], strict=False)]:
             h = zlib.crc32(token.encode())
             vec[h % DIM] += 1.0 if (h >> 16) & 1 else -1.0
         norm = float(np.linalg.norm(vec))
@@ -118,7 +118,7 @@ def make_rows(turns: list[str], n: int, seed: int) -> list[str]:
     rng = random.Random(seed)
     sentences = [s for t in turns for s in re.split(r"(?<=[.!?])\s+", t.split(": ", 1)[-1]) if s]
     rows = []
-    for i in range(n):
+    for _ in range(n):
         text = rng.choice(turns)
         if rng.random() < 0.5:
             text += " " + rng.choice(sentences)

@@ -156,16 +156,16 @@ class PgVectorMemoryService(BaseMemoryService):
             raise InvalidInputError(f"unknown PgVectorMemoryService options: {sorted(kwargs)}")
         if db_url and uri and db_url != uri:
             raise InvalidInputError("give db_url or uri, not two different URLs")
-        if embedder is None:
-            from adk_memory_kit.embedders.local import LocalMiniLMEmbedder
-
-            embedder = LocalMiniLMEmbedder()
         if partitions is not None and (
             isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1
         ):
             raise InvalidInputError(
                 f"partitions must be a positive whole number or None, got {partitions!r}"
             )
+        if embedder is None:
+            from adk_memory_kit.embedders.local import LocalMiniLMEmbedder
+
+            embedder = LocalMiniLMEmbedder()
         self._db_url = db_url or uri
         self.partitions = partitions
         self._engine = engine
@@ -652,6 +652,8 @@ class PgVectorMemoryService(BaseMemoryService):
         engine = await self._ensure_ready()
         async with engine.begin() as conn:
             result = await conn.execute(
+                # scale-lint: global maintenance, deletes expired rows of every user (on
+                # Citus a multi-shard DELETE, run from a scheduled job)
                 text(f"DELETE FROM {TABLE} WHERE expires_at IS NOT NULL AND expires_at <= now()")
             )
             return result.rowcount or 0
@@ -676,6 +678,8 @@ class PgVectorMemoryService(BaseMemoryService):
         engine = await self._ensure_ready()
         async with engine.connect() as conn:
             rows = await conn.execute(
+                # scale-lint: lists the users of an app (admin and forget tooling), by design
+                # across users (on Citus a multi-shard query)
                 text(f"SELECT DISTINCT user_id FROM {TABLE} WHERE app_name = :app ORDER BY 1"),
                 {"app": app_name},
             )

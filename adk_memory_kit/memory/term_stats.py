@@ -34,6 +34,8 @@ _LOCK_USERS = """
 
 def _apply(rows: str) -> str:
     """The statements applying the row deltas in ``rows`` (app, user, tsv_en, len, sign)."""
+    # scale-lint: trigger body; each statement touches only the users of the rows the
+    # triggering statement wrote (joined on app_name, user_id), so it stays on their shard
     return f"""
         INSERT INTO {USER_STATS} AS s (app_name, user_id, n, total_len)
         SELECT app_name, user_id, sum(sign), sum(sign * search_len) FROM {rows} d
