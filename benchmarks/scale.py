@@ -431,6 +431,7 @@ async def main() -> None:
 
     url = args.db_url or embedded_db_url(minilm_home)
     real = PgVectorMemoryService(url, embedder=minilm)
+    await real.search_memory(app_name=APP, user_id="warm-up", query="start the server")
     t_real = await write_throughput(real, f"writer-{uuid.uuid4().hex[:6]}", write_texts, 20)
     await real.close()
 

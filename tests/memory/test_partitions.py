@@ -112,3 +112,13 @@ async def test_partitions_refused_on_an_existing_plain_table(db_url, embedder):
 def test_partitions_must_be_a_positive_whole_number(bad):
     with pytest.raises(InvalidInputError, match="partitions"):
         PgVectorMemoryService("postgresql+psycopg://x@localhost/x", partitions=bad)
+
+
+async def test_this_runs_memory_tables_match_the_requested_layout(memory, test_partitions):
+    """Under ADK_MEMORY_KIT_TEST_PARTITIONS the shared test database is partitioned."""
+    await memory._ensure_ready()
+    async with memory.engine.connect() as conn:
+        kind = await conn.scalar(
+            text("SELECT relkind::text FROM pg_class WHERE oid = to_regclass('adk_memory_items')")
+        )
+    assert kind == ("p" if test_partitions else "r")
