@@ -60,9 +60,9 @@ class SearchOptions:
     bm25_b: float = 0.3
     context_weight: float = 0.5
     author_weight: float = 0.02
-    heavy_user_rows: int = 20_000
+    heavy_user_rows: int = 3_000
     lexical_budget: int = 1_000
-    ann_ef_search: int = 200
+    ann_ef_search: int = 400
 
 
 _LIVE = "(t.expires_at IS NULL OR t.expires_at > now())"
