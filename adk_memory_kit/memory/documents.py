@@ -276,7 +276,7 @@ def documents_from_events(
 
 # Keys search_memory adds to every returned entry's metadata; they describe the stored row, so
 # an entry re-added as returned must not store them as its own metadata.
-READ_ONLY_KEYS = ("score", "event_id", "ingested_at", "superseded_at")
+READ_ONLY_KEYS = ("score", "scores", "event_id", "ingested_at", "superseded_at")
 
 
 @dataclass(frozen=True)

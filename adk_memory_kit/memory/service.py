@@ -34,14 +34,8 @@ from adk_memory_kit.memory.documents import (
 )
 from adk_memory_kit.memory.hygiene import Hygiene, pop_hygiene
 from adk_memory_kit.memory.query import query_terms
-from adk_memory_kit.memory.schema import ensure_schema
-from adk_memory_kit.memory.search import (
-    HYBRID_SQL,
-    MAX_LIMIT,
-    VECTOR_ONLY_SQL,
-    SearchOptions,
-    text_params,
-)
+from adk_memory_kit.memory.schema import StorageOptions, ensure_schema
+from adk_memory_kit.memory.search import MAX_LIMIT, SearchOptions, search_rows
 
 if TYPE_CHECKING:
     from google.adk.sessions.session import Session
@@ -61,6 +55,10 @@ class PgVectorMemoryService(BaseMemoryService):
         indexing: what is embedded and indexed per event.
         engine: an existing ``AsyncEngine`` to share (e.g. with ``DatabaseSessionService``).
         pool_size: connections kept open by the service's own engine.
+        partitions: create a new database's memory tables hash-partitioned by ``user_id``
+            into this many partitions (``None``: plain tables), validated by
+            :class:`StorageOptions`. An existing unpartitioned table is refused; see
+            docs/scale.md for the migration.
     """
 
     def __init__(
@@ -73,6 +71,7 @@ class PgVectorMemoryService(BaseMemoryService):
         indexing: IndexingOptions | None = None,
         engine: AsyncEngine | None = None,
         pool_size: int = 5,
+        partitions: int | None = None,
         **kwargs: Any,
     ) -> None:
         kwargs.pop("agents_dir", None)  # passed by ADK's service registry
@@ -80,6 +79,7 @@ class PgVectorMemoryService(BaseMemoryService):
             raise InvalidInputError(f"unknown PgVectorMemoryService options: {sorted(kwargs)}")
         if db_url and uri and db_url != uri:
             raise InvalidInputError("give db_url or uri, not two different URLs")
+        self.storage = StorageOptions(partitions=partitions)
         if embedder is None:
             from adk_memory_kit.embedders.local import LocalMiniLMEmbedder
 
@@ -96,6 +96,11 @@ class PgVectorMemoryService(BaseMemoryService):
 
     # ------------------------------------------------------------------ plumbing
     @property
+    def partitions(self) -> int | None:
+        """The hash-partition count a new database's memory tables get (None: plain)."""
+        return self.storage.partitions
+
+    @property
     def engine(self) -> AsyncEngine:
         """The engine (created on first use; starts the embedded server if needed)."""
         if self._engine is None:
@@ -111,7 +116,10 @@ class PgVectorMemoryService(BaseMemoryService):
                     engine = await asyncio.to_thread(lambda: self.engine)
                     await _check_reachable(engine)
                     await ensure_schema(
-                        engine, dim=self.embedder.dim, model_id=self.embedder.model_id
+                        engine,
+                        dim=self.embedder.dim,
+                        model_id=self.embedder.model_id,
+                        partitions=self.partitions,
                     )
                     self._ready = True
         return self.engine
@@ -246,7 +254,7 @@ class PgVectorMemoryService(BaseMemoryService):
         ``custom_metadata["session_id"]`` when given). Without an id the entry is keyed by its
         normalized text (:func:`adk_memory_kit.core.ids.fact_key`; a row stored by an older
         release under its exact text's key is updated in place). The keys ``search_memory``
-        adds to returned metadata (``score``, ``event_id``, ``ingested_at``,
+        adds to returned metadata (``score``, ``scores``, ``event_id``, ``ingested_at``,
         ``superseded_at``) are not stored.
 
         ``custom_metadata`` (call-wide) and each entry's ``custom_metadata`` may carry
@@ -430,22 +438,16 @@ class PgVectorMemoryService(BaseMemoryService):
             return SearchMemoryResponse()
         engine = await self._ensure_ready()
         (qvec,) = await embed_queries(self.embedder, [query])
-        terms = query_terms(query)
-        opts = self.search_options
-        params: dict[str, Any] = {
-            "app": app_name,
-            "user": user_id,
-            "qvec": qvec,
-            "lim": cap,
-            "cand": max(opts.candidates, cap),
-        }
-        if terms:
-            sql = HYBRID_SQL
-            params.update(text_params(terms, opts))
-        else:
-            sql = VECTOR_ONLY_SQL
         async with engine.connect() as conn:
-            rows = (await conn.execute(sql, params)).mappings().all()
+            rows = await search_rows(
+                conn,
+                app=app_name,
+                user=user_id,
+                qvec=qvec,
+                terms=query_terms(query),
+                limit=cap,
+                options=self.search_options,
+            )
         return SearchMemoryResponse(memories=[_entry_from_row(r) for r in rows])
 
     # ------------------------------------------------------------------ deletes
@@ -544,6 +546,13 @@ def _entry_from_row(row: Mapping[str, Any]) -> MemoryEntry:
         kind=row["kind"],
         ingested_at=row["ingested_at"].astimezone(timezone.utc).isoformat(),
     )
+    # the score parts the memory console shows (None: the row was not in that ranked list)
+    metadata["scores"] = {
+        "dense": _float_or_none(row.get("dense_score")),
+        "bm25": _float_or_none(row.get("bm25_score")),
+        "exact": _float_or_none(row.get("exact_score")),
+        "fused": float(row["score"]),
+    }
     for key in ("subject", "importance"):
         if row[key] is not None:
             metadata[key] = row[key]
@@ -558,3 +567,7 @@ def _entry_from_row(row: Mapping[str, Any]) -> MemoryEntry:
         custom_metadata=metadata,
         content=types.Content(role=row["role"] or "user", parts=[types.Part(text=row["text"])]),
     )
+
+
+def _float_or_none(value: Any) -> float | None:
+    return None if value is None else float(value)

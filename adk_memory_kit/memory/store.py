@@ -124,12 +124,15 @@ _DELETE_SESSION_SNAPSHOT = text(
 _DELETE_USER = text(f"DELETE FROM {TABLE} WHERE app_name = :app AND user_id = :user")
 _DELETE_USER_SNAPSHOTS = text(f"DELETE FROM {SNAPSHOTS} WHERE app_name = :app AND user_id = :user")
 # Maintenance across users: expired rows, wherever they are (the expiry index serves it).
+# scale-lint: global maintenance, deletes expired rows of every user (on Citus a multi-shard
+# DELETE, run from a scheduled job)
 _PURGE_EXPIRED = text(f"DELETE FROM {TABLE} WHERE expires_at IS NOT NULL AND expires_at <= now()")
 _COUNT_BY_KIND = text(
     f"SELECT kind, count(*) AS n FROM {TABLE} WHERE app_name = :app AND user_id = :user"
     " GROUP BY kind"
 )
 # Admin listing of one app's users (no user filter by design).
+# scale-lint: lists the users of an app (admin and forget tooling), on Citus a multi-shard query
 _LIST_USERS = text(f"SELECT DISTINCT user_id FROM {TABLE} WHERE app_name = :app ORDER BY 1")
 
 _XACT_LOCK = text("SELECT pg_advisory_xact_lock(hashtextextended(:k, 0))")
