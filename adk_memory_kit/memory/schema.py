@@ -145,6 +145,38 @@ def _steps(dim: int, partitions: int | None = None) -> list[Step]:
         create_partitions_step(TABLE, partitions),
         create_partitions_step(SNAPSHOTS, partitions),
         *term_stats.steps(partitions),
+        *_hygiene_steps(),
+    ]
+
+
+def _hygiene_steps() -> list[Step]:
+    """Issue 16 (memory hygiene): types, tags, time travel, use-based decay, pins,
+    corrections and consolidation review. One column per step; see docs/hygiene.md."""
+    columns = [
+        "memory_type text",  # fact | preference | episode | procedure | template | ...
+        "tags text[] NOT NULL DEFAULT '{}'",
+        "valid_from timestamptz",  # when true in the world (NULL: event_time)
+        "recorded_at timestamptz NOT NULL DEFAULT now()",  # when learned (never rewritten)
+        "last_accessed_at timestamptz",
+        "access_count integer NOT NULL DEFAULT 0",
+        "last_confirmed_at timestamptz",
+        "pinned boolean NOT NULL DEFAULT false",
+        "pin_reason text",
+        "superseded_reason text",  # set by correct_memory (with superseded_by)
+        "superseded_by text",
+        "review_state text",  # 'conflict': left for review, never recalled
+    ]
+    return [
+        *(Step(f"ALTER TABLE {TABLE} ADD COLUMN IF NOT EXISTS {c}") for c in columns),
+        # scale-lint: migration backfill of the new column on every existing row
+        Step(
+            f"UPDATE {TABLE} SET memory_type = CASE WHEN kind = 'event' THEN 'episode'"
+            " ELSE 'fact' END WHERE memory_type IS NULL"
+        ),
+        Step(
+            f"CREATE INDEX IF NOT EXISTS {TABLE}_type_idx"
+            f" ON {TABLE} (app_name, user_id, memory_type)"
+        ),
     ]
 
 

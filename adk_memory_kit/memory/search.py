@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
@@ -110,7 +111,20 @@ class SearchOptions(KitConfig):
 
 
 _LIVE = "(t.expires_at IS NULL OR t.expires_at > now())"
-_SCOPE = f"t.app_name = :app AND t.user_id = :user AND {_LIVE}"
+_AS_OF = "CAST(:as_of AS timestamptz)"
+# The caller's filters, inside every ranked list (issue 16): types (procedures only when asked
+# for by type), tags (any of), the validity window at ``as_of``; conflicts left for review
+# are never recalled.
+_FILTERS = f"""(CASE WHEN CAST(:types AS text[]) IS NULL
+        THEN t.memory_type IS DISTINCT FROM 'procedure'
+        ELSE t.memory_type = ANY(CAST(:types AS text[])) END)
+    AND (CAST(:tags AS text[]) IS NULL OR t.tags && CAST(:tags AS text[]))
+    AND t.review_state IS NULL
+    AND ({_AS_OF} IS NULL OR (coalesce(t.valid_from, t.event_time) <= {_AS_OF}
+        AND (t.valid_to IS NULL OR t.valid_to > {_AS_OF})))"""
+_SCOPE = f"t.app_name = :app AND t.user_id = :user AND {_LIVE} AND {_FILTERS}"
+# current first: not superseded (at ``as_of`` when given)
+_CURRENT = f"coalesce(t.valid_to IS NULL OR t.valid_to > {_AS_OF}, false)"
 _AUTHOR_BONUS = "CASE WHEN lower(t.author) = ANY(CAST(:terms AS text[])) THEN :wa ELSE 0 END"
 _QVEC = "CAST(:qvec AS vector)"
 _QVEC_PARAM = bindparam("qvec", type_=VECTOR())
@@ -143,12 +157,14 @@ _FUSE_AND_FETCH = f"""fused AS (
 )
 SELECT t.id, t.session_id, t.event_id, t.kind, t.author, t.role, t.text, t.event_time,
        t.ingested_at, t.subject, t.valid_to, t.expires_at, t.importance, t.metadata,
+       t.memory_type, t.tags, t.valid_from, t.recorded_at, t.last_accessed_at,
+       t.access_count, t.last_confirmed_at, t.pinned, t.superseded_reason, t.superseded_by,
        f.score + {_AUTHOR_BONUS} AS score,
        1 - (t.embedding <=> {_QVEC}) AS dense_score, f.bm25 AS bm25_score,
        f.exact AS exact_score
 FROM fused f JOIN {TABLE} t ON t.id = f.id
 WHERE t.app_name = :app AND t.user_id = :user
-ORDER BY (t.valid_to IS NULL) DESC, f.score + {_AUTHOR_BONUS} DESC,
+ORDER BY {_CURRENT} DESC, f.score + {_AUTHOR_BONUS} DESC,
          coalesce(t.importance, 0) DESC, t.event_time DESC, t.id
 LIMIT :lim"""
 
@@ -194,7 +210,9 @@ WITH {_Q}, vec AS (
 
 _VECTOR_COLUMNS = f"""t.id, t.session_id, t.event_id, t.kind, t.author, t.role, t.text,
        t.event_time, t.ingested_at, t.subject, t.valid_to, t.expires_at, t.importance,
-       t.metadata, 1 - (t.embedding <=> {_QVEC}) AS score,
+       t.metadata, t.memory_type, t.tags, t.valid_from, t.recorded_at, t.last_accessed_at,
+       t.access_count, t.last_confirmed_at, t.pinned, t.superseded_reason, t.superseded_by,
+       1 - (t.embedding <=> {_QVEC}) AS score,
        1 - (t.embedding <=> {_QVEC}) AS dense_score, NULL::float8 AS bm25_score,
        NULL::float8 AS exact_score"""
 
@@ -202,8 +220,8 @@ VECTOR_ONLY_SQL = text(
     f"""
 SELECT {_VECTOR_COLUMNS}
 FROM {TABLE} t
-WHERE t.app_name = :app AND t.user_id = :user AND {_LIVE}
-ORDER BY (t.valid_to IS NULL) DESC, t.embedding <=> {_QVEC}, t.id
+WHERE {_SCOPE}
+ORDER BY {_CURRENT} DESC, t.embedding <=> {_QVEC}, t.id
 LIMIT :lim
 """
 ).bindparams(_QVEC_PARAM)
@@ -283,7 +301,7 @@ WITH {{vec}}
 SELECT {_VECTOR_COLUMNS}
 FROM vec v JOIN {TABLE} t ON t.id = v.id
 WHERE t.app_name = :app AND t.user_id = :user
-ORDER BY (t.valid_to IS NULL) DESC, v.rank
+ORDER BY {_CURRENT} DESC, v.rank
 LIMIT :lim
 """
 
@@ -304,6 +322,27 @@ def heavy_sql(app: str, user: str, *, hybrid: bool = True) -> TextClause:
     literal_scope = " AND ".join(f"t.{p}" for p in scope_literals(app, user))
     template = _HEAVY_HYBRID if hybrid else _HEAVY_VECTOR_ONLY
     return text(template.format(vec=_heavy_vec(literal_scope))).bindparams(_QVEC_PARAM)
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """The caller's filters, applied inside every ranked list.
+
+    ``types``: only these memory types (``None``: every type except ``procedure``, which is
+    never recalled unless asked for by type); ``tags``: items holding any of them;
+    ``as_of``: items whose validity window ``[valid_from, valid_to)`` holds that time.
+    """
+
+    types: tuple[str, ...] | None = None
+    tags: tuple[str, ...] | None = None
+    as_of: datetime | None = None
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "types": list(self.types) if self.types is not None else None,
+            "tags": list(self.tags) if self.tags is not None else None,
+            "as_of": self.as_of,
+        }
 
 
 @dataclass(frozen=True)
@@ -336,6 +375,7 @@ async def search_rows(
     limit: int,
     options: SearchOptions,
     plan: SearchPlan | None = None,
+    filters: SearchFilters | None = None,
 ) -> list[Mapping[str, Any]]:
     """Search on ``conn``: the exact path for light users, the bounded one for heavy users.
 
@@ -350,6 +390,7 @@ async def search_rows(
         "qvec": qvec,
         "lim": limit,
         "cand": max(options.candidates, limit),
+        **(filters or SearchFilters()).params(),
     }
     if terms:
         params.update(text_params(terms, options))

@@ -15,6 +15,7 @@ from adk_memory_kit.errors import SchemaMismatchError
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.search import (
     HYBRID_SQL,
+    SearchFilters,
     SearchOptions,
     heavy_sql,
     text_params,
@@ -89,6 +90,7 @@ async def test_search_on_partitions_touches_one_partition(partitioned, embedder)
         "cand": 200,
         "budget": 1000,
         **text_params(query_terms(query), opts),
+        **SearchFilters().params(),
     }
     async with partitioned.engine.connect() as conn:
         for sql in (HYBRID_SQL, heavy_sql(app, users[0])):
