@@ -103,7 +103,7 @@ class RuleConsolidator:
     """
 
     duplicate_similarity: float = 0.9
-    conflict_similarity: float = 0.8
+    conflict_similarity: float = 0.7
 
     def same_value(self, fact: IncomingFact, stored: Neighbour) -> bool:
         if normalize_fact_text(fact.text) == normalize_fact_text(stored.text):

@@ -257,9 +257,10 @@ class CurationMixin:
             async def retract(c: AsyncConnection) -> None:
                 await store.retract(c, app_name, user_id, row_id, at, clean_reason, by)
 
-            await self._write(conn, app_name, user_id, items, stored, before=retract)  # type: ignore[attr-defined]
+            pairs = [(d, h) for _, d, h in items]
+            await self._write(conn, app_name, user_id, pairs, stored, before=retract)  # type: ignore[attr-defined]
         self.metrics.corrections += 1
-        return Correction(old_id=row_id, new_id=items[0][0].id, corrected_at=at)
+        return Correction(old_id=row_id, new_id=pairs[0][0].id, corrected_at=at)
 
     # ------------------------------------------------------------------ quality gate
     async def _gate(

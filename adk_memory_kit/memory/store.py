@@ -447,7 +447,8 @@ ORDER BY coalesce(t.valid_from, t.event_time), t.id
 
 _CONFIRM = text(
     f"UPDATE {TABLE} SET last_confirmed_at = now(),"
-    " valid_from = least(coalesce(valid_from, event_time), coalesce(:from, 'infinity'))"
+    " valid_from = least(coalesce(valid_from, event_time),"
+    " coalesce(CAST(:from AS timestamptz), 'infinity'::timestamptz))"
     " WHERE app_name = :app AND user_id = :user AND id = :mid"
 )
 
