@@ -302,11 +302,11 @@ class CurationMixin:
         items: list[tuple[int, MemoryDocument, Hygiene]],
         stored: Mapping[str, store.StoredRow],
         report: WriteReport,
+        consolidator: Consolidator,
     ) -> tuple[list[Item], dict[str, Any], Hook]:
         """Decide each fact's outcome; returns the items to write, their vectors and the
         hook that applies confirmations, windows and conflict marks in the write's
         transaction."""
-        assert self.consolidator is not None
         vectors = await self._vectors([d for _, d, _ in items], stored)  # type: ignore[attr-defined]
         kept: list[Item] = []
         confirms: list[tuple[str, datetime | None]] = []
@@ -321,7 +321,7 @@ class CurationMixin:
                 near = await store.neighbours(conn, app, user, vectors[doc.id], hygiene.subject, 5)
             when = hygiene.valid_from or doc.event_time
             fact = IncomingFact(doc.text, hygiene.subject, when)
-            decision = await self.consolidator.decide(fact, near)
+            decision = await consolidator.decide(fact, near)
             self.metrics.consolidation[decision.outcome.value] += 1
             if decision.outcome is Outcome.NOOP and decision.target_id:
                 confirms.append((decision.target_id, decision.earliest))

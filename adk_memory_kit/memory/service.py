@@ -277,6 +277,7 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
         user_id: str,
         memories: Sequence[MemoryEntry],
         custom_metadata: Mapping[str, object] | None = None,
+        consolidator: Consolidator | None = None,
     ) -> WriteReport:
         """Store explicit memories (dated facts). Re-adding the same id or text updates it.
 
@@ -303,7 +304,8 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
         ``min_importance`` threshold or refused by the ``verifier`` are not stored; with a
         ``consolidator`` each fact is compared with the user's nearby facts first (ADD,
         UPDATE, NOOP, CONFLICT). Returns a :class:`WriteReport` with every entry's outcome
-        (rejected ones included), also counted in :attr:`metrics`.
+        (rejected ones included), also counted in :attr:`metrics`. ``consolidator``
+        overrides the service's for this call (the sleep-time distiller passes its own).
         """
         check_scope(app_name, user_id)
         base = dict(custom_metadata or {})
@@ -329,12 +331,13 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
                 conn, app_name, user_id, entries, [hygienes[i] for i in passed]
             )
             indexed = [(passed[j], d, h) for j, d, h in items]
-            if self.consolidator is None:
+            consolidator = consolidator or self.consolidator
+            if consolidator is None:
                 await self._write(conn, app_name, user_id, [(d, h) for _, d, h in indexed], stored)
                 report.outcomes += [EntryOutcome(i, "WRITTEN", d.id) for i, d, _ in indexed]
             else:
                 kept, vectors, after = await self._consolidate(
-                    conn, app_name, user_id, indexed, stored, report
+                    conn, app_name, user_id, indexed, stored, report, consolidator
                 )
                 await self._write(
                     conn, app_name, user_id, kept, stored, vectors=vectors, after=after
