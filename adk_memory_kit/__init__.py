@@ -27,13 +27,20 @@ from adk_memory_kit.lifecycle import (
     end_session_tool,
     forget_user,
 )
-from adk_memory_kit.memory import IndexingOptions, PgVectorMemoryService, SearchOptions
+from adk_memory_kit.memory import (
+    IndexingOptions,
+    LlmConsolidator,
+    PgVectorMemoryService,
+    RuleConsolidator,
+    SearchOptions,
+)
 from adk_memory_kit.pruning import PruneStaleToolPayloads, ToolPayloadPruningPlugin
 from adk_memory_kit.recall import BudgetedPreloadMemoryTool
 from adk_memory_kit.routing import (
     LlmExtractor,
     MemoryApplier,
     MemoryRoutingPlugin,
+    MemoryToolset,
     RuleBasedExtractor,
     SleepTimeDistiller,
     detect_sensitive,
@@ -56,6 +63,8 @@ __all__ = [
     "PgVectorMemoryService",
     "SearchOptions",
     "IndexingOptions",
+    "RuleConsolidator",
+    "LlmConsolidator",
     "GeminiEmbedder",
     "embedded_db_url",
     "register_pgvector_services",
@@ -88,6 +97,7 @@ __all__ = [
     "RuleBasedExtractor",
     "LlmExtractor",
     "MemoryApplier",
+    "MemoryToolset",
     "SleepTimeDistiller",
     "detect_sensitive",
     "make_profile_tools",

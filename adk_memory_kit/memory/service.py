@@ -534,8 +534,9 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
     # ------------------------------------------------------------------ deletes
     async def delete_memory(
         self, *, app_name: str, user_id: str, memory_id: str | None = None
-    ) -> None:
-        """Delete one memory item by the id carried in ``MemoryEntry.id``."""
+    ) -> int:
+        """Delete one memory item by the id carried in ``MemoryEntry.id``; returns how many
+        rows went (0: this user has no such memory)."""
         check_scope(app_name, user_id)
         try:
             parsed = uuid.UUID(str(memory_id))
@@ -545,7 +546,7 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
             ) from exc
         engine = await self._ensure_ready()
         async with engine.begin() as conn:
-            await store.delete_id(conn, app_name, user_id, str(parsed))
+            return await store.delete_id(conn, app_name, user_id, str(parsed))
 
     async def delete_session_memories(self, *, app_name: str, user_id: str, session_id: str) -> int:
         """Delete every memory ingested from one session; returns the number of rows deleted.
