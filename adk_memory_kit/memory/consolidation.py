@@ -14,7 +14,8 @@ nearest current facts by embedding. The outcome is one of
   something else; stored for review (``review_state = 'conflict'``), never recalled.
 
 :class:`RuleConsolidator` decides offline. "The same value" means: the same normalized text,
-or the same named things (capitalised words, numbers, identifiers) in both texts, or, when
+or the same named things (capitalised words, numbers, identifiers; one text's may add to the
+other's, numbers must match; the subject's own words do not count) in both texts, or, when
 neither names anything, an embedding similarity of at least ``duplicate_similarity``.
 :class:`LlmConsolidator` asks a model, with a strict output schema, and falls back to the rule
 when the model's answer does not validate.
@@ -74,20 +75,23 @@ class Consolidator(Protocol):
 
 
 _NAMED = re.compile(r"\b(?:\d[\w.,:/-]*|[A-Z][\w'-]*(?:-\d+)?)")
-_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+)([A-Z][\w'-]*)")
-_NOT_NAMES = {"i", "i'm", "i've", "i'd", "i'll", "my", "the", "a", "an"}
+# capitalised only because they start a sentence (or are "I"): not names
+_COMMON = frozenset(
+    "i i'm i've i'd i'll my mine me we our us you your the a an this that these those it its "
+    "he she they their there here yes no for in on at to of and but so now then today also "
+    "please what when where who how why since after before as if our is are was were"
+    " user user's".split()
+)
 
 
 def named_things(text: str) -> frozenset[str]:
-    """Capitalised words (not sentence-initial) and numbers/identifiers, lower-cased."""
-    starts = {m.start(1) for m in _SENTENCE_START.finditer(text)}
+    """Capitalised words (other than common sentence openers) and numbers/identifiers,
+    lower-cased: the things a fact names, which a paraphrase keeps and a new value changes."""
     found = set()
     for match in _NAMED.finditer(text):
-        word = match.group(0).rstrip(".,:")
-        if match.start() in starts and not word[0].isdigit():
-            continue
-        if word.lower() not in _NOT_NAMES:
-            found.add(word.lower())
+        word = match.group(0).rstrip(".,:").lower()
+        if word and word not in _COMMON:
+            found.add(word)
     return frozenset(found)
 
 
@@ -108,10 +112,13 @@ class RuleConsolidator:
     def same_value(self, fact: IncomingFact, stored: Neighbour) -> bool:
         if normalize_fact_text(fact.text) == normalize_fact_text(stored.text):
             return True
-        mine, theirs = named_things(fact.text), named_things(stored.text)
+        # the subject's own words ("car" in "Car: a Fiat Panda") name no value
+        own = frozenset(re.split(r"[^a-z0-9]+", (fact.subject or "").lower()))
+        mine, theirs = named_things(fact.text) - own, named_things(stored.text) - own
         if mine or theirs:
             numbers = {w for w in mine ^ theirs if w[0].isdigit()}
-            return bool(mine & theirs) and not numbers
+            nested = mine <= theirs or theirs <= mine
+            return bool(mine and theirs) and nested and not numbers
         return stored.similarity >= self.duplicate_similarity
 
     async def decide(self, fact: IncomingFact, neighbours: Sequence[Neighbour]) -> Decision:
