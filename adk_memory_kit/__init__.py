@@ -29,13 +29,20 @@ from adk_memory_kit.lifecycle import (
     end_session_tool,
     forget_user,
 )
-from adk_memory_kit.memory import IndexingOptions, PgVectorMemoryService, SearchOptions
+from adk_memory_kit.memory import (
+    IndexingOptions,
+    LlmConsolidator,
+    PgVectorMemoryService,
+    RuleConsolidator,
+    SearchOptions,
+)
 from adk_memory_kit.pruning import PruneStaleToolPayloads, ToolPayloadPruningPlugin
 from adk_memory_kit.recall import BudgetedPreloadMemoryTool
 from adk_memory_kit.routing import (
     LlmExtractor,
     MemoryApplier,
     MemoryRoutingPlugin,
+    MemoryToolset,
     RuleBasedExtractor,
     SleepTimeDistiller,
     detect_sensitive,
@@ -61,6 +68,8 @@ __all__ = [
     "RoutedOptions",
     "SearchOptions",
     "IndexingOptions",
+    "RuleConsolidator",
+    "LlmConsolidator",
     "GeminiEmbedder",
     "embedded_db_url",
     "register_pgvector_services",
@@ -93,6 +102,7 @@ __all__ = [
     "RuleBasedExtractor",
     "LlmExtractor",
     "MemoryApplier",
+    "MemoryToolset",
     "SleepTimeDistiller",
     "detect_sensitive",
     "make_profile_tools",

@@ -168,3 +168,11 @@ def idle_sessions_source(cutoff: datetime) -> tuple[str, dict[str, Any]]:
         f" FROM {SESSIONS_TABLE} s WHERE s.app_name = :app AND s.update_time <= :sessions_cutoff"
     )
     return select, {"sessions_cutoff": naive_utc}
+
+
+def context_memory_service(context: Any) -> Any:
+    """The memory service of the run a ``ToolContext``/``Context`` belongs to (``None`` when the
+    Runner has none). ADK exposes ``search_memory``/``add_memory`` on the context but not the
+    service itself (needed to delete or correct one memory): read the invocation context."""
+    invocation = getattr(context, "_invocation_context", None)
+    return getattr(invocation, "memory_service", None)

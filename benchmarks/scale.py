@@ -1,26 +1,92 @@
-"""Search latency of PgVectorMemoryService at scale (default: 1M items, 10k users).
+"""Search cost against one user's history: the old (exact) query and the bounded path, side by side.
 
-Loads synthetic rows straight into the memory table with SQL (random unit vectors and texts
-drawn from a small vocabulary: the exact per-user scan costs the same whatever the vectors
-hold), then times ``search_memory`` for random users: the database part alone (the hybrid
-SQL with a precomputed query vector) and the whole call including the query embedding.
+One table holds one user per size in ``--sizes`` (default 500, 10k and 100k rows; add
+1000000 for the 1M-row user). Rows are conversation-like: LoCoMo turns (speaker + text, an
+image caption appended), half of them with a sentence of another turn, one in twenty naming
+an order id such as ``A-4521``; the previous row is the full-text context, as ingestion does.
+Queries are LoCoMo questions, plus one in ten asking for an order id.
 
-    python benchmarks/scale.py --rows 1000000 --users 10000 --queries 300
-    python benchmarks/scale.py --db-url postgresql+psycopg://... (a server of your own)
+Vectors come from a fast deterministic STAND-IN embedder (feature hashing of words into 384
+dimensions, not a semantic model), so a million rows load in minutes; ``search_memory``
+still pays the real MiniLM query embedding (computed and discarded; ``--no-minilm`` skips it).
+Rows are loaded with ``COPY`` (the statistics triggers run as for any write).
 
-Without --db-url it uses an embedded server under --home (default /tmp/adk_memory_kit_scale),
-reusing rows already loaded there.
+For each user it reports p50/p95 of the database part and of ``search_memory``, before (the
+exact query every user took until now: ``SearchOptions(heavy_user_rows=∞)``) and after (the
+bounded path above ``heavy_user_rows``, with the user's partial HNSW index), the overlap of
+the two top-10s, and the recall of the HNSW dense list against the exact scan. Then write
+throughput of ``add_events_to_memory`` (rows/s) with the real MiniLM embedder and with the
+stand-in, the cost-curve table, and a PNG plot (matplotlib: the ``dev`` extra).
+
+    python benchmarks/scale.py --locomo ../shared/data/locomo_dev.json
+    python benchmarks/scale.py --sizes 500,10000,100000,1000000 --queries 40
+
+Without --db-url it uses an embedded server under --home (default /tmp/adk_memory_kit_scale);
+users already loaded there are reused.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
+import re
 import statistics
 import sys
 import time
+import uuid
+import zlib
+from collections.abc import Sequence
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import numpy as np
+
+APP = "scale-bench"
+DIM = 384
+_WORD = re.compile(r"[a-z0-9][a-z0-9\-]*")
+
+
+class HashingEmbedder:
+    """STAND-IN embedder: signed feature hashing of words and word pairs, L2-normalised.
+
+    Deterministic and ~100x faster than MiniLM; texts sharing words get similar vectors, but
+    it is not a semantic model. With ``query_model`` set, ``embed_query`` also runs that
+    model on the query (result discarded) so ``search_memory`` timings include a real query
+    embedding.
+    """
+
+    model_id = "stand-in/feature-hashing-384"
+    dim = DIM
+
+    def __init__(self, query_model=None) -> None:
+        self.query_model = query_model
+
+    def vector(self, text: str) -> np.ndarray:
+        words = _WORD.findall(text.lower())
+        vec = np.zeros(DIM, dtype=np.float32)
+        for token in words + [a + " " + b for a, b in zip(words, words[1:], strict=False)]:
+            h = zlib.crc32(token.encode())
+            vec[h % DIM] += 1.0 if (h >> 16) & 1 else -1.0
+        norm = float(np.linalg.norm(vec))
+        if norm == 0:
+            vec[0] = 1.0
+            norm = 1.0
+        return vec / norm
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return [self.vector(t).tolist() for t in texts]
+
+    async def embed_query(self, texts: Sequence[str]) -> list[list[float]]:
+        if self.query_model is not None:
+            await self.query_model.embed(list(texts))
+        return await self.embed(texts)
+
+
+def _literal(vec: np.ndarray) -> str:
+    return "[" + ",".join(f"{x:.5g}" for x in vec) + "]"
 
 
 def _percentile(values: list[float], pct: float) -> float:
@@ -28,63 +94,258 @@ def _percentile(values: list[float], pct: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(pct / 100 * (len(ordered) - 1))))]
 
 
-WORDS = (
-    "order delivery hotel flight lisbon pune office reception vegetarian pescatarian aisle "
-    "window seat refund invoice meeting budget project deadline train booking dinner lunch "
-    "coffee laptop password reset shipment parcel warehouse museum concert tickets birthday "
-    "gift doctor appointment gym running yoga garden tomato recipe pasta sushi weather rain"
-).split()
+# ------------------------------------------------------------------------------ corpus
+def load_locomo(path: str) -> tuple[list[str], list[str]]:
+    """(turns as 'Speaker: text', questions) from the LoCoMo file."""
+    data = json.loads(Path(path).read_text())
+    turns: list[str] = []
+    questions: list[str] = []
+    for conv in data:
+        c = conv["conversation"]
+        for key in sorted(k for k in c if re.fullmatch(r"session_\d+", k)):
+            for turn in c[key]:
+                body = turn["text"]
+                if turn.get("blip_caption"):
+                    body += f" [shares {turn['blip_caption']}]"
+                turns.append(f"{turn['speaker']}: {body}")
+        questions += [qa["question"] for qa in conv["qa"] if qa.get("category") in (1, 2, 3, 4)]
+    return turns, questions
 
 
-async def load(engine, rows: int, users: int, app: str, dim: int) -> None:
+def make_rows(turns: list[str], n: int, seed: int) -> list[str]:
+    """``n`` conversation-like texts (deterministic for a seed)."""
+    rng = random.Random(seed)
+    sentences = [s for t in turns for s in re.split(r"(?<=[.!?])\s+", t.split(": ", 1)[-1]) if s]
+    rows = []
+    for _ in range(n):
+        text = rng.choice(turns)
+        if rng.random() < 0.5:
+            text += " " + rng.choice(sentences)
+        if rng.random() < 0.05:
+            text += f" (order {rng.choice('ABC')}-{rng.randrange(1000, 10000)})"
+        rows.append(text)
+    return rows
+
+
+def make_queries(questions: list[str], count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(count):
+        if i % 10 == 9:
+            out.append(f"what happened with order {rng.choice('ABC')}-{rng.randrange(1000, 10000)}")
+        else:
+            out.append(rng.choice(questions))
+    return out
+
+
+# ------------------------------------------------------------------------------ loading
+async def user_rows(engine, user: str) -> int:
     from sqlalchemy import text
 
+    from adk_memory_kit.memory.schema import TABLE
+
     async with engine.connect() as conn:
-        have = (
+        return (
             await conn.execute(
-                text("SELECT count(*) FROM adk_memory_items WHERE app_name = :a"), {"a": app}
+                text(f"SELECT count(*) FROM {TABLE} WHERE app_name = :a AND user_id = :u"),
+                {"a": APP, "u": user},
             )
         ).scalar_one()
-    if have >= rows:
-        print(f"reusing {have:,} rows already loaded", file=sys.stderr)
-        return
-    words = "ARRAY[" + ",".join(f"'{w}'" for w in WORDS) + "]"
-    batch = 50_000
-    started = time.perf_counter()
-    for start in range(have, rows, batch):
-        stop = min(rows, start + batch)
-        sql = f"""
-        INSERT INTO adk_memory_items (id, app_name, user_id, session_id, event_id, kind, author,
-            role, text, search_text, source_hash, embedding, event_time)
-        SELECT gen_random_uuid(), :app, 'user-' || (g % :users), 's-' || (g / 50), 'e-' || g,
-               'event', 'user', 'user', t.body, t.body, '', v.vec,
-               now() - (g || ' seconds')::interval
-        FROM generate_series(:start, :stop - 1) AS g
-        CROSS JOIN LATERAL (
-            SELECT string_agg(({words})[1 + floor(random() * {len(WORDS)})::int], ' ')
-                   || ' ref-' || g AS body
-            FROM generate_series(1, 12) WHERE g >= 0
-        ) t
-        CROSS JOIN LATERAL (
-            SELECT l2_normalize(array_agg(random() - 0.5)::vector) AS vec
-            FROM generate_series(1, {dim}) WHERE g >= 0
-        ) v
-        """
+
+
+async def load_user(engine, embedder: HashingEmbedder, user: str, texts: list[str]) -> float:
+    """COPY ``texts`` as ``user``'s rows in batches; returns rows/s (0: already loaded)."""
+    from sqlalchemy import text
+
+    from adk_memory_kit.memory.schema import TABLE
+
+    have = await user_rows(engine, user)
+    if have >= len(texts):
+        return 0.0
+    if have:
         async with engine.begin() as conn:
             await conn.execute(
-                text(sql), {"app": app, "users": users, "start": start, "stop": stop}
+                text(f"DELETE FROM {TABLE} WHERE app_name = :a AND user_id = :u"),
+                {"a": APP, "u": user},
             )
-        rate = (stop - have) / (time.perf_counter() - started)
-        print(f"loaded {stop:,}/{rows:,} rows ({rate:,.0f} rows/s)", file=sys.stderr)
+    cols = (
+        "id, app_name, user_id, session_id, event_id, kind, author, role, text, search_text,"
+        " context_text, source_hash, embedding, event_time"
+    )
+    start = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    t0 = time.perf_counter()
+    batch = 20_000
+    for lo in range(0, len(texts), batch):
+        async with engine.begin() as conn:
+            raw = (await conn.get_raw_connection()).driver_connection
+            async with raw.cursor() as cur:
+                async with cur.copy(f"COPY {TABLE} ({cols}) FROM STDIN") as copy:
+                    for i in range(lo, min(len(texts), lo + batch)):
+                        body = texts[i]
+                        await copy.write_row(
+                            (
+                                str(uuid.uuid4()),
+                                APP,
+                                user,
+                                f"s-{i // 50}",
+                                f"e-{i}",
+                                "event",
+                                body.split(":", 1)[0],
+                                "user",
+                                body,
+                                body,
+                                texts[i - 1] if i % 50 else "",
+                                "bench",
+                                _literal(embedder.vector(body)),
+                                start + timedelta(minutes=i),
+                            )
+                        )
+        done = min(len(texts), lo + batch)
+        rate = done / (time.perf_counter() - t0)
+        print(f"  {user}: {done:,}/{len(texts):,} rows ({rate:,.0f} rows/s)", file=sys.stderr)
     async with engine.begin() as conn:
-        await conn.execute(text("ANALYZE adk_memory_items"))
+        await conn.execute(text(f"ANALYZE {TABLE}"))
+    return len(texts) / (time.perf_counter() - t0)
+
+
+# ------------------------------------------------------------------------------ measuring
+async def time_db(engine, user, queries, vectors, options, *, forced_light: bool):
+    """Database part per query (ms) and the top-10 ids, on one connection."""
+    from adk_memory_kit.memory.query import query_terms
+    from adk_memory_kit.memory.search import SearchPlan, plan_search, search_rows
+
+    timings, tops = [], []
+    async with engine.connect() as conn:
+        for q, vec in zip(queries, vectors, strict=True):
+            t0 = time.perf_counter()
+            plan = await plan_search(conn, APP, user, options)
+            if forced_light:
+                plan = SearchPlan(rows=plan.rows, heavy=False, ann=False)
+            rows = await search_rows(
+                conn,
+                app=APP,
+                user=user,
+                qvec=vec,
+                terms=query_terms(q),
+                limit=10,
+                options=options,
+                plan=plan,
+            )
+            timings.append((time.perf_counter() - t0) * 1000)
+            tops.append([(str(r["id"]), r["text"]) for r in rows])
+            await conn.commit()
+    return timings, tops
+
+
+async def time_full(memory, user, queries) -> list[float]:
+    timings = []
+    for q in queries:
+        t0 = time.perf_counter()
+        await memory.search_memory(app_name=APP, user_id=user, query=q)
+        timings.append((time.perf_counter() - t0) * 1000)
+    return timings
+
+
+async def ann_recall(engine, user, vectors, depth: int, ef: int) -> tuple[float, float]:
+    """Recall of the HNSW dense list against the exact scan: (@10, @depth).
+
+    Counted by distance, so ties (rows with the same text) do not count as misses: an
+    approximate neighbour counts if it is no farther than the exact list's k-th.
+    """
+    from sqlalchemy import text
+
+    from adk_memory_kit.memory.ann import scope_literals
+    from adk_memory_kit.memory.schema import TABLE
+
+    lit = " AND ".join(scope_literals(APP, user))
+    sql = text(
+        f"SELECT embedding <=> CAST(:v AS vector) AS d FROM {TABLE}"
+        f" WHERE app_name = :a AND user_id = :u AND {lit}"
+        " ORDER BY embedding <=> CAST(:v AS vector) LIMIT :k"
+    )
+    exact_sql = text(
+        f"SELECT embedding <=> CAST(:v AS vector) AS d FROM {TABLE}"
+        " WHERE app_name = :a AND user_id = :u"
+        " ORDER BY (embedding <=> CAST(:v AS vector)) + 0 LIMIT :k"
+    )
+    r10, rdeep = [], []
+    async with engine.connect() as conn:
+        for vec in vectors:
+            await conn.execute(
+                text(
+                    "SELECT set_config('hnsw.ef_search', :ef, true),"
+                    " set_config('hnsw.iterative_scan', 'relaxed_order', true)"
+                ),
+                {"ef": str(ef)},
+            )
+            literal = "[" + ",".join(f"{x:.7g}" for x in vec) + "]"
+            p = {"a": APP, "u": user, "v": literal, "k": depth}
+            approx = [r.d for r in await conn.execute(sql, p)]
+            exact = [r.d for r in await conn.execute(exact_sql, p)]
+            await conn.commit()
+            for k, out in ((10, r10), (depth, rdeep)):
+                if exact[:k]:
+                    bound = exact[:k][-1] + 1e-6
+                    out.append(sum(d <= bound for d in approx[:k]) / len(exact[:k]))
+    return statistics.mean(r10), statistics.mean(rdeep)
+
+
+async def write_throughput(memory, user: str, texts: list[str], batch: int) -> float:
+    """rows/s of add_events_to_memory, ``batch`` events per call."""
+    from google.adk.events.event import Event
+    from google.genai import types
+
+    t0 = time.perf_counter()
+    base = time.time()
+    for lo in range(0, len(texts), batch):
+        events = [
+            Event(
+                id=f"w-{i}",
+                author="user",
+                invocation_id="bench",
+                timestamp=base + i,
+                content=types.Content(role="user", parts=[types.Part(text=texts[i])]),
+            )
+            for i in range(lo, min(len(texts), lo + batch))
+        ]
+        await memory.add_events_to_memory(
+            app_name=APP, user_id=user, events=events, session_id=f"w-{lo // batch}"
+        )
+    return len(texts) / (time.perf_counter() - t0)
+
+
+def plot(rows: list[dict], path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sizes = [r["rows"] for r in rows]
+    fig, ax = plt.subplots(figsize=(6.4, 4))
+    ax.plot(sizes, [r["before_full_p95"] for r in rows], "o-", label="before: exact query")
+    ax.plot(sizes, [r["after_full_p95"] for r in rows], "s-", label="after: bounded path")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("rows of the user")
+    ax.set_ylabel("search_memory p95 (ms)")
+    ax.set_title("Search cost against one user's history")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rows", type=int, default=1_000_000)
-    parser.add_argument("--users", type=int, default=10_000)
-    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument(
+        "--locomo", default=str(Path(__file__).parents[1].parent / "shared/data/locomo_dev.json")
+    )
+    parser.add_argument("--sizes", default="500,2000,10000,100000")
+    parser.add_argument("--queries", type=int, default=40)
+    parser.add_argument("--write-rows", type=int, default=200, help="rows per write test")
+    parser.add_argument("--no-minilm", action="store_true", help="stand-in query embedding")
+    parser.add_argument("--plot", default="docs/scale_cost_curve.png")
+    parser.add_argument("--json", dest="json_out", default=None)
     parser.add_argument("--db-url", default=None)
     parser.add_argument("--home", default="/tmp/adk_memory_kit_scale")
     args = parser.parse_args()
@@ -92,62 +353,133 @@ async def main() -> None:
         os.environ["ADK_MEMORY_KIT_HOME"] = args.home
         os.makedirs(args.home, exist_ok=True)
 
-    from sqlalchemy import text
-
     from adk_memory_kit import PgVectorMemoryService
-    from adk_memory_kit.memory.query import query_terms
-    from adk_memory_kit.memory.search import HYBRID_SQL, text_params
+    from adk_memory_kit.embedders import LocalMiniLMEmbedder
+    from adk_memory_kit.memory.ann import ANN_MIN_ROWS, build_user_index
+    from adk_memory_kit.memory.search import SearchOptions
 
-    app = "scale-bench"
-    memory = PgVectorMemoryService(args.db_url)
-    await memory.search_memory(app_name=app, user_id="warm-up", query="create schema")
-    await load(memory.engine, args.rows, args.users, app, memory.embedder.dim)
+    minilm = LocalMiniLMEmbedder()
+    stand_in = HashingEmbedder(None if args.no_minilm else minilm)
+    after_opts = SearchOptions()
+    before_opts = SearchOptions(heavy_user_rows=2**62)
+    after = PgVectorMemoryService(args.db_url, embedder=stand_in, search=after_opts)
+    before = PgVectorMemoryService(args.db_url, embedder=stand_in, search=before_opts)
+    await after.search_memory(app_name=APP, user_id="warm-up", query="create the schema")
+    engine = after.engine
 
-    rng = random.Random(7)
-    queries = [" ".join(rng.sample(WORDS, 3)) for _ in range(args.queries)]
-    users = [f"user-{rng.randrange(args.users)}" for _ in range(args.queries)]
-    vectors = await memory.embedder.embed(queries)
-    opts = memory.search_options
-
-    async def db_pass(conn) -> list[float]:
-        timings: list[float] = []
-        for q, u, vec in zip(queries, users, vectors, strict=True):
-            params = {
-                "app": app,
-                "user": u,
-                "qvec": vec,
-                "lim": opts.limit,
-                "cand": opts.candidates,
-                **text_params(query_terms(q), opts),
-            }
+    turns, questions = load_locomo(args.locomo)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    loads = {}
+    for size in sizes:
+        user = f"user-{size}"
+        rate = await load_user(engine, stand_in, user, make_rows(turns, size, seed=size))
+        if rate:
+            loads[size] = rate
+        if size >= ANN_MIN_ROWS:
             t0 = time.perf_counter()
-            rows = (await conn.execute(HYBRID_SQL, params)).all()
-            timings.append((time.perf_counter() - t0) * 1000)
-            assert rows, f"no rows for {u}"
-        return timings
+            await build_user_index(engine, APP, user)
+            print(f"  {user}: HNSW index in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
 
-    async with memory.engine.connect() as conn:
-        first_ms = await db_pass(conn)  # each user's pages as they come (cold if just started)
-        db_ms = await db_pass(conn)  # the same queries again: pages cached, plans prepared
-        count = (await conn.execute(text("SELECT count(*) FROM adk_memory_items"))).scalar_one()
-    full_ms: list[float] = []
-    for q, u in zip(queries, users, strict=True):
-        t0 = time.perf_counter()
-        await memory.search_memory(app_name=app, user_id=u, query=q)
-        full_ms.append((time.perf_counter() - t0) * 1000)
-    await memory.close()
-    print(f"\nrows in table: {count:,}; users: {args.users:,}; queries: {args.queries}\n")
-    print("| measure | p50 ms | p95 ms | max ms |")
-    print("|---|---|---|---|")
-    for name, values in [
-        ("database part (hybrid SQL), first pass", first_ms),
-        ("database part (hybrid SQL), repeated", db_ms),
-        ("search_memory incl. query embedding", full_ms),
-    ]:
-        print(
-            f"| {name} | {statistics.median(values):.2f} | {_percentile(values, 95):.2f} | "
-            f"{max(values):.2f} |"
+    queries = make_queries(questions, args.queries, seed=7)
+    vectors = await stand_in.embed(queries)
+    results = []
+    for size in sizes:
+        user = f"user-{size}"
+        await time_db(engine, user, queries[:5], vectors[:5], after_opts, forced_light=False)
+        b_db, b_top = await time_db(engine, user, queries, vectors, before_opts, forced_light=True)
+        a_db, a_top = await time_db(engine, user, queries, vectors, after_opts, forced_light=False)
+        b_full = await time_full(before, user, queries)
+        a_full = await time_full(after, user, queries)
+        pairs = list(zip(a_top, b_top, strict=True))
+        overlap = statistics.mean(
+            len({i for i, _ in a} & {i for i, _ in b}) / max(1, len(b)) for a, b in pairs
         )
+        # rows with the same text tie in every list; which copy wins a tie is arbitrary
+        text_overlap = statistics.mean(
+            len({t for _, t in a} & {t for _, t in b}) / max(1, len({t for _, t in b}))
+            for a, b in pairs
+        )
+        heavy = size >= after_opts.heavy_user_rows
+        indexed = size >= ANN_MIN_ROWS
+        recall = (
+            await ann_recall(engine, user, vectors, after_opts.candidates, after_opts.ann_ef_search)
+            if indexed
+            else (1.0, 1.0)
+        )
+        results.append(
+            {
+                "rows": size,
+                "path": ("bounded + HNSW" if indexed else "bounded, exact dense")
+                if heavy
+                else "exact (light)",
+                "before_db_p50": statistics.median(b_db),
+                "before_db_p95": _percentile(b_db, 95),
+                "after_db_p50": statistics.median(a_db),
+                "after_db_p95": _percentile(a_db, 95),
+                "before_full_p50": statistics.median(b_full),
+                "before_full_p95": _percentile(b_full, 95),
+                "after_full_p50": statistics.median(a_full),
+                "after_full_p95": _percentile(a_full, 95),
+                "top10_overlap": overlap,
+                "top10_text_overlap": text_overlap,
+                "ann_recall10": recall[0],
+                "ann_recall_deep": recall[1],
+            }
+        )
+        print(f"  measured {user}", file=sys.stderr)
+
+    # write throughput: real MiniLM vs the stand-in (separate apps: one embedder per schema is
+    # recorded, so the MiniLM run uses its own database under --home/minilm)
+    write_texts = make_rows(turns, args.write_rows, seed=99)
+    t_stand = await write_throughput(after, f"writer-{uuid.uuid4().hex[:6]}", write_texts, 20)
+    await before.close()
+    await after.close()
+    minilm_home = os.path.join(args.home, "minilm")
+    os.makedirs(minilm_home, exist_ok=True)
+    from adk_memory_kit.db import embedded_db_url
+
+    url = args.db_url or embedded_db_url(minilm_home)
+    real = PgVectorMemoryService(url, embedder=minilm)
+    await real.search_memory(app_name=APP, user_id="warm-up", query="start the server")
+    t_real = await write_throughput(real, f"writer-{uuid.uuid4().hex[:6]}", write_texts, 20)
+    await real.close()
+
+    load = os.getloadavg()
+    print(f"\nmachine: {os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f}")
+    print(f"queries per user: {len(queries)} (LoCoMo questions, 1 in 10 an order id)\n")
+    print(
+        "| rows of the user | path after | database p50 / p95 ms, before | after |"
+        " search_memory p50 / p95 ms, before | after | top-10 overlap: ids / texts |"
+        " HNSW recall@10 / @200 |"
+    )
+    print("|---:|---|---:|---:|---:|---:|---:|---:|")
+    for r in results:
+        print(
+            f"| {r['rows']:,} | {r['path']} | {r['before_db_p50']:.1f} / {r['before_db_p95']:.1f}"
+            f" | {r['after_db_p50']:.1f} / {r['after_db_p95']:.1f}"
+            f" | {r['before_full_p50']:.1f} / {r['before_full_p95']:.1f}"
+            f" | {r['after_full_p50']:.1f} / {r['after_full_p95']:.1f}"
+            f" | {r['top10_overlap']:.3f} / {r['top10_text_overlap']:.3f}"
+            f" | {r['ann_recall10']:.3f} / {r['ann_recall_deep']:.3f} |"
+        )
+    light = next((r for r in results if r["rows"] == min(sizes)), None)
+    for r in results:
+        if light and r is not light and r["path"] != "exact (light)":
+            print(
+                f"\n{r['rows']:,}-row user against the {light['rows']:,}-row user, p95 after:"
+                f" database {r['after_db_p95'] / light['after_db_p95']:.1f}x,"
+                f" search_memory {r['after_full_p95'] / light['after_full_p95']:.1f}x"
+            )
+    print("\n| write path | rows/s |\n|---|---:|")
+    print(f"| add_events_to_memory, MiniLM int8 (real) | {t_real:,.0f} |")
+    print(f"| add_events_to_memory, stand-in hashing embedder | {t_stand:,.0f} |")
+    for size, rate in loads.items():
+        print(f"| COPY load, stand-in vectors ({size:,} rows) | {rate:,.0f} |")
+    if args.plot:
+        plot(results, args.plot)
+        print(f"\nplot: {args.plot}")
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps({"results": results, "load": load}, indent=2))
 
 
 if __name__ == "__main__":

@@ -17,6 +17,10 @@ atexit.register(shutil.rmtree, _HOME, ignore_errors=True)
 os.environ["ADK_MEMORY_KIT_HOME"] = str(_HOME)
 os.environ.pop("ADK_MEMORY_KIT_DB_URL", None)
 
+# ADK_MEMORY_KIT_TEST_PARTITIONS=N runs the suite against memory tables hash-partitioned by
+# user_id into N partitions (CI runs the memory and lifecycle tests once more this way).
+TEST_PARTITIONS = int(os.environ.get("ADK_MEMORY_KIT_TEST_PARTITIONS") or 0) or None
+
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
@@ -53,6 +57,35 @@ def embedder():
     return LocalMiniLMEmbedder()
 
 
+@pytest.fixture(scope="session")
+def test_partitions() -> int | None:
+    """The partition count of this run's memory tables (None: plain tables)."""
+    return TEST_PARTITIONS
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _partitioned_schema(request):
+    """With ADK_MEMORY_KIT_TEST_PARTITIONS set, create the partitioned memory schema before
+    any test, so services built without ``partitions`` find it already partitioned."""
+    if not TEST_PARTITIONS:
+        return
+    import asyncio
+
+    from adk_memory_kit.memory.service import PgVectorMemoryService
+
+    service = PgVectorMemoryService(
+        request.getfixturevalue("db_url"),
+        embedder=request.getfixturevalue("embedder"),
+        partitions=TEST_PARTITIONS,
+    )
+
+    async def create() -> None:
+        await service._ensure_ready()
+        await service.close()
+
+    asyncio.run(create())
+
+
 @pytest.fixture(scope="module")
 async def sessions(db_url):
     """ADK's DatabaseSessionService on the embedded server (one per test module)."""
@@ -75,7 +108,10 @@ async def memory(db_url, embedder):
     from adk_memory_kit.write_policy import WritePolicy
 
     service = PgVectorMemoryService(
-        db_url, embedder=embedder, write_policy=WritePolicy.FULL_TRANSCRIPT
+        db_url,
+        embedder=embedder,
+        write_policy=WritePolicy.FULL_TRANSCRIPT,
+        partitions=TEST_PARTITIONS,
     )
     yield service
     await service.close()

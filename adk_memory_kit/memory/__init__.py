@@ -1,7 +1,43 @@
 """Long-term memory: PgVectorMemoryService and its options."""
 
+from adk_memory_kit.memory.consolidation import (
+    ConsolidationDecision,
+    Consolidator,
+    Decision,
+    IncomingFact,
+    LlmConsolidator,
+    Outcome,
+    RuleConsolidator,
+)
 from adk_memory_kit.memory.documents import IndexingOptions
+from adk_memory_kit.memory.hygiene import MEMORY_TYPES
+from adk_memory_kit.memory.reports import (
+    Correction,
+    EntryOutcome,
+    MemoryMetrics,
+    PurgeReport,
+    WriteReport,
+)
+from adk_memory_kit.memory.schema import StorageOptions
 from adk_memory_kit.memory.search import SearchOptions
 from adk_memory_kit.memory.service import PgVectorMemoryService
 
-__all__ = ["IndexingOptions", "PgVectorMemoryService", "SearchOptions"]
+__all__ = [
+    "MEMORY_TYPES",
+    "ConsolidationDecision",
+    "Consolidator",
+    "Correction",
+    "Decision",
+    "EntryOutcome",
+    "IncomingFact",
+    "IndexingOptions",
+    "LlmConsolidator",
+    "MemoryMetrics",
+    "Outcome",
+    "PgVectorMemoryService",
+    "PurgeReport",
+    "RuleConsolidator",
+    "SearchOptions",
+    "StorageOptions",
+    "WriteReport",
+]

@@ -1,8 +1,9 @@
-"""``adk-memory-kit search`` and ``adk-memory-kit purge-expired``."""
+"""``adk-memory-kit search``, ``purge-expired`` and ``purge-stale``."""
 
 from __future__ import annotations
 
 import argparse
+from datetime import timedelta
 
 from adk_memory_kit.memory.service import PgVectorMemoryService
 
@@ -17,6 +18,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     purge = subparsers.add_parser("purge-expired", help="delete memories whose TTL has passed")
     purge.set_defaults(func=_purge)
+
+    stale = subparsers.add_parser(
+        "purge-stale",
+        help="delete memories not used for N days with low importance (pinned memories and "
+        "facts that feed user: state never go)",
+    )
+    stale.add_argument("--app", required=True, help="app name")
+    stale.add_argument("--days", type=float, default=90.0, help="unused for this many days")
+    stale.add_argument(
+        "--max-importance", type=float, default=0.7, help="only at most this important"
+    )
+    stale.add_argument("--dry-run", action="store_true", help="show what would go; delete nothing")
+    stale.set_defaults(func=_purge_stale)
 
 
 async def _search(args: argparse.Namespace) -> int:
@@ -58,4 +72,27 @@ async def _purge(args: argparse.Namespace) -> int:
     async with PgVectorMemoryService(args.db_url) as memory:
         removed = await memory.purge_expired()
     print(f"removed {removed} expired memories")
+    return 0
+
+
+async def _purge_stale(args: argparse.Namespace) -> int:
+    async with PgVectorMemoryService(args.db_url) as memory:
+        report = await memory.purge_stale(
+            args.app,
+            older_than=timedelta(days=args.days),
+            max_importance=args.max_importance,
+            dry_run=args.dry_run,
+        )
+    verb = "would remove" if report.dry_run else "removed"
+    print(
+        f"{verb} {len(report.rows) if report.dry_run else report.deleted} memories of {args.app}"
+        f" unused since {report.cutoff:%Y-%m-%d %H:%M} UTC"
+        f" with importance <= {args.max_importance}"
+    )
+    for user, row in report.rows:
+        weight = "-" if row.importance is None else f"{row.importance:.2f}"
+        print(
+            f"  {user}  {row.id}  {row.memory_type or '-':10}  importance {weight}"
+            f"  used {row.access_count}x  last {row.last_used:%Y-%m-%d}"
+        )
     return 0

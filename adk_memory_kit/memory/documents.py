@@ -317,7 +317,21 @@ def documents_from_events(
 
 # Keys search_memory adds to every returned entry's metadata; they describe the stored row, so
 # an entry re-added as returned must not store them as its own metadata.
-READ_ONLY_KEYS = ("score", "event_id", "ingested_at", "superseded_at")
+READ_ONLY_KEYS = (
+    "score",
+    "scores",
+    "event_id",
+    "ingested_at",
+    "superseded_at",
+    "recorded_at",
+    "last_accessed_at",
+    "last_confirmed_at",
+    "access_count",
+    "pinned",
+    "superseded_reason",
+    "superseded_by",
+    "conflict_with",
+)
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,18 @@
 """The memory table and its migrations: an ordered list of SQL steps with a version table.
 
 Every unique key and index leads with (app_name, user_id), the distribution key, so the
-table can be hash-partitioned or distributed (Citus) by user without code changes.
+table can be hash-partitioned or distributed (Citus) by user without code changes. With
+``StorageOptions(partitions=N)`` a new database's memory tables are created ``PARTITION BY
+HASH (user_id)`` into N partitions (docs/scale.md).
 """
 
 from __future__ import annotations
 
+from pydantic import Field
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.db.homes import home_comment_step
 from adk_memory_kit.db.migrations import (
     Step,
@@ -16,7 +20,11 @@ from adk_memory_kit.db.migrations import (
     recorded_embedding,
     run_steps,
 )
-from adk_memory_kit.errors import DatabaseUnavailableError, EmbeddingDimensionError
+from adk_memory_kit.errors import (
+    DatabaseUnavailableError,
+    EmbeddingDimensionError,
+    SchemaMismatchError,
+)
 
 TABLE = "adk_memory_items"
 # One row per ingested session: the newest event time of the latest snapshot written, so an
@@ -25,11 +33,53 @@ SNAPSHOTS = "adk_memory_session_snapshots"
 COMPONENT = "memory"
 
 
-def _steps(dim: int) -> list[Step]:
+class StorageOptions(KitConfig):
+    """How the memory tables are laid out (read when a new database is created)."""
+
+    partitions: int | None = Field(
+        None,
+        ge=1,
+        le=1024,
+        strict=True,
+        description="Hash-partition a new database's memory tables by user_id into this many "
+        "partitions (None: plain tables). An existing plain table is refused; see "
+        "docs/scale.md for the migration.",
+    )
+
+
+def _is_partitioned(table: str) -> str:
+    return f"(SELECT relkind::text FROM pg_class WHERE oid = to_regclass('{table}')) = 'p'"
+
+
+def create_partitions_step(table: str, partitions: int | None) -> Step:
+    """One step creating ``table``'s hash partitions ``<table>_p0..`` (one ``DO`` block).
+
+    It runs only when the table is partitioned, so the step list keeps the same length
+    whether or not ``partitions`` is given (a database records only a step count).
+    """
+    if not partitions:
+        return Step("SELECT 1", only_if="false")
+    return Step(
+        f"""DO $$ BEGIN
+    FOR i IN 0..{partitions - 1} LOOP
+        EXECUTE format('CREATE TABLE IF NOT EXISTS %I PARTITION OF {table}'
+            ' FOR VALUES WITH (MODULUS {partitions}, REMAINDER %s)', '{table}_p' || i, i);
+    END LOOP;
+END $$""",
+        only_if=_is_partitioned(table),
+    )
+
+
+def _steps(dim: int, partitions: int | None = None) -> list[Step]:
     """Schema steps, one statement each; step N brings the schema from version N-1 to N.
 
     Append, never edit. ``legacy`` marks where a version of the old block numbering ended.
+    ``partitions`` changes only how a new database's tables are created (steps 1 and 6, and
+    the partition steps that run only on partitioned tables), never the number of steps.
     """
+    from adk_memory_kit.memory import term_stats
+
+    by_user = " PARTITION BY HASH (user_id)" if partitions else ""
     return [
         Step(
             f"""
@@ -65,6 +115,7 @@ def _steps(dim: int) -> list[Step]:
             PRIMARY KEY (app_name, user_id, id),
             UNIQUE (app_name, user_id, session_id, event_id)
         )"""
+            + by_user
         ),
         Step(f"CREATE INDEX IF NOT EXISTS {TABLE}_tsv_idx ON {TABLE} USING gin (tsv)"),
         Step(f"CREATE INDEX IF NOT EXISTS {TABLE}_tsv_en_idx ON {TABLE} USING gin (tsv_en)"),
@@ -87,12 +138,62 @@ def _steps(dim: int) -> list[Step]:
             newest_event_at timestamptz NOT NULL,
             written_at  timestamptz NOT NULL DEFAULT now(),
             PRIMARY KEY (app_name, user_id, session_id)
-        )""",
+        )"""
+            + by_user,
             legacy=2,
         ),
         home_comment_step(TABLE, "memory_items"),
         home_comment_step(SNAPSHOTS, "session_snapshots"),
+        # issue 13 (scale): partitions, then per-user BM25 statistics kept by triggers
+        create_partitions_step(TABLE, partitions),
+        create_partitions_step(SNAPSHOTS, partitions),
+        *term_stats.steps(partitions),
+        *_hygiene_steps(),
     ]
+
+
+def _hygiene_steps() -> list[Step]:
+    """Issue 16 (memory hygiene): types, tags, time travel, use-based decay, pins,
+    corrections and consolidation review. One column per step; see docs/hygiene.md."""
+    columns = [
+        "memory_type text",  # fact | preference | episode | procedure | template | ...
+        "tags text[] NOT NULL DEFAULT '{}'",
+        "valid_from timestamptz",  # when true in the world (NULL: event_time)
+        "recorded_at timestamptz NOT NULL DEFAULT now()",  # when learned (never rewritten)
+        "last_accessed_at timestamptz",
+        "access_count integer NOT NULL DEFAULT 0",
+        "last_confirmed_at timestamptz",
+        "pinned boolean NOT NULL DEFAULT false",
+        "pin_reason text",
+        "superseded_reason text",  # set by correct_memory (with superseded_by)
+        "superseded_by text",
+        "review_state text",  # 'conflict': left for review, never recalled
+    ]
+    return [
+        *(Step(f"ALTER TABLE {TABLE} ADD COLUMN IF NOT EXISTS {c}") for c in columns),
+        # scale-lint: migration backfill of the new column on every existing row
+        Step(
+            f"UPDATE {TABLE} SET memory_type = CASE WHEN kind = 'event' THEN 'episode'"
+            " ELSE 'fact' END WHERE memory_type IS NULL"
+        ),
+        Step(
+            f"CREATE INDEX IF NOT EXISTS {TABLE}_type_idx"
+            f" ON {TABLE} (app_name, user_id, memory_type)"
+        ),
+    ]
+
+
+async def _check_partitioned(conn: AsyncConnection) -> None:
+    """Refuse ``partitions=N`` on an existing plain (unpartitioned) memory table."""
+    kind = await conn.scalar(
+        text("SELECT relkind::text FROM pg_class WHERE oid = to_regclass(:t)"), {"t": TABLE}
+    )
+    if kind == "r":
+        raise SchemaMismatchError(
+            f"partitions was given but the existing table {TABLE} is not partitioned; "
+            "PostgreSQL cannot partition a table in place. Migrate it first (docs/scale.md, "
+            "'Migrating an existing table to partitions'), or pass partitions=None"
+        )
 
 
 async def _ensure_extension(conn: AsyncConnection) -> None:
@@ -110,12 +211,21 @@ async def _ensure_extension(conn: AsyncConnection) -> None:
         ) from exc
 
 
-async def ensure_schema(engine: AsyncEngine, *, dim: int, model_id: str) -> None:
-    """Create or migrate the memory table; refuse a schema or embedder it cannot use."""
+async def ensure_schema(
+    engine: AsyncEngine, *, dim: int, model_id: str, partitions: int | None = None
+) -> None:
+    """Create or migrate the memory table; refuse a schema or embedder it cannot use.
+
+    ``partitions``: create a new database's tables hash-partitioned by ``user_id``. An
+    existing unpartitioned memory table is refused (see docs/scale.md for the migration); an
+    existing partitioned one is used as it is, whatever its partition count.
+    """
     async with engine.begin() as conn:
-        steps = _steps(dim)
+        steps = _steps(dim, partitions)
         version = await lock_and_read_version(conn, COMPONENT, steps)
         await _ensure_extension(conn)
+        if partitions:
+            await _check_partitioned(conn)
         if version is not None:
             stored_model, stored_dim = await recorded_embedding(conn, COMPONENT)
             if stored_dim != dim:

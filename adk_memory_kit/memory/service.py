@@ -8,7 +8,7 @@ import logging
 import numbers
 import os
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -26,13 +26,15 @@ from adk_memory_kit.core.validation import (
     check_identifier,
     check_mapping,
     check_scope,
-    clean_text,
 )
 from adk_memory_kit.db.embedded import DB_URL_ENV, kit_home
 from adk_memory_kit.db.engine import is_default_uri, make_engine
 from adk_memory_kit.embedders.base import Embedder, checked_embed
 from adk_memory_kit.errors import DatabaseUnavailableError, InvalidInputError
 from adk_memory_kit.memory import store
+from adk_memory_kit.memory.access import AccessRecorder
+from adk_memory_kit.memory.consolidation import Consolidator
+from adk_memory_kit.memory.curation import CurationMixin, Verifier
 from adk_memory_kit.memory.documents import (
     IndexingOptions,
     MemoryDocument,
@@ -42,14 +44,9 @@ from adk_memory_kit.memory.documents import (
 )
 from adk_memory_kit.memory.hygiene import Hygiene, pop_hygiene
 from adk_memory_kit.memory.query import query_terms
-from adk_memory_kit.memory.schema import ensure_schema
-from adk_memory_kit.memory.search import (
-    HYBRID_SQL,
-    MAX_LIMIT,
-    VECTOR_ONLY_SQL,
-    SearchOptions,
-    text_params,
-)
+from adk_memory_kit.memory.reports import EntryOutcome, MemoryMetrics, WriteReport
+from adk_memory_kit.memory.schema import StorageOptions, ensure_schema
+from adk_memory_kit.memory.search import SearchFilters, SearchOptions, search_rows
 from adk_memory_kit.write_policy.policy import (
     RoutedOptions,
     WritePolicy,
@@ -63,7 +60,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-class PgVectorMemoryService(BaseMemoryService):
+class PgVectorMemoryService(CurationMixin, BaseMemoryService):
     """Long-term memory on PostgreSQL + pgvector with ranked hybrid search.
 
     Args:
@@ -80,6 +77,16 @@ class PgVectorMemoryService(BaseMemoryService):
             turns, see :mod:`adk_memory_kit.write_policy`) or ``WritePolicy.FULL_TRANSCRIPT``
             (every text event, LoCoMo-style episodic recall). Names are accepted too.
         routed_options: tuning of the ROUTED policy (:class:`RoutedOptions`).
+        partitions: create a new database's memory tables hash-partitioned by ``user_id``
+            into this many partitions (``None``: plain tables), validated by
+            :class:`StorageOptions`. An existing unpartitioned table is refused; see
+            docs/scale.md for the migration.
+        consolidator: compares each new fact with the user's nearby facts on write
+            (:class:`RuleConsolidator`, :class:`LlmConsolidator`); ``None``: written as given.
+        verifier: quality gate on fact writes, ``(entry) -> True | False | reason`` (may be
+            async); rejected entries are reported by ``add_memory`` and counted in ``metrics``.
+        min_importance: entries with a lower ``importance`` are rejected the same way.
+        access_flush_delay: seconds recall accesses wait in memory before one UPDATE per user.
     """
 
     def __init__(
@@ -94,6 +101,11 @@ class PgVectorMemoryService(BaseMemoryService):
         pool_size: int = 5,
         write_policy: WritePolicy | str | None = None,
         routed_options: RoutedOptions | None = None,
+        partitions: int | None = None,
+        consolidator: Consolidator | None = None,
+        verifier: Verifier | None = None,
+        min_importance: float | None = None,
+        access_flush_delay: float = 2.0,
         **kwargs: Any,
     ) -> None:
         kwargs.pop("agents_dir", None)  # passed by ADK's service registry
@@ -101,6 +113,7 @@ class PgVectorMemoryService(BaseMemoryService):
             raise InvalidInputError(f"unknown PgVectorMemoryService options: {sorted(kwargs)}")
         if db_url and uri and db_url != uri:
             raise InvalidInputError("give db_url or uri, not two different URLs")
+        self.storage = StorageOptions(partitions=partitions)
         if embedder is None:
             from adk_memory_kit.embedders.local import LocalMiniLMEmbedder
 
@@ -116,8 +129,26 @@ class PgVectorMemoryService(BaseMemoryService):
         self.routed_options = routed_options or RoutedOptions()
         self._ready = False
         self._ready_lock: asyncio.Lock | None = None
+        if min_importance is not None and (
+            isinstance(min_importance, bool)
+            or not isinstance(min_importance, numbers.Real)
+            or not 0.0 <= float(min_importance) <= 1.0
+        ):
+            raise InvalidInputError("min_importance must be a number in [0, 1] or None")
+        if verifier is not None and not callable(verifier):
+            raise InvalidInputError("verifier must be a callable (entry) -> bool | reason")
+        self.consolidator = consolidator
+        self.verifier = verifier
+        self.min_importance = None if min_importance is None else float(min_importance)
+        self.metrics = MemoryMetrics()
+        self._access = AccessRecorder(self._write_access, flush_delay=access_flush_delay)
 
     # ------------------------------------------------------------------ plumbing
+    @property
+    def partitions(self) -> int | None:
+        """The hash-partition count a new database's memory tables get (None: plain)."""
+        return self.storage.partitions
+
     @property
     def engine(self) -> AsyncEngine:
         """The engine (created on first use; starts the embedded server if needed)."""
@@ -141,7 +172,10 @@ class PgVectorMemoryService(BaseMemoryService):
                     engine = await asyncio.to_thread(lambda: self.engine)
                     await _check_reachable(engine, self._url_given())
                     await ensure_schema(
-                        engine, dim=self.embedder.dim, model_id=self.embedder.model_id
+                        engine,
+                        dim=self.embedder.dim,
+                        model_id=self.embedder.model_id,
+                        partitions=self.partitions,
                     )
                     self._ready = True
         return self.engine
@@ -156,7 +190,12 @@ class PgVectorMemoryService(BaseMemoryService):
         await self._ensure_ready()
 
     async def close(self) -> None:
-        """Dispose of the connection pool (only if this service created it)."""
+        """Write pending recall accesses; dispose of the pool (only if this service made it)."""
+        if self._ready:
+            try:
+                await self._access.close()
+            except Exception as exc:  # never keep a pool open for a failed flush
+                logger.warning("memory access flush at close failed: %s", type(exc).__name__)
         if self._engine is not None and self._owns_engine:
             await self._engine.dispose()
             self._engine = None
@@ -291,7 +330,8 @@ class PgVectorMemoryService(BaseMemoryService):
         user_id: str,
         memories: Sequence[MemoryEntry],
         custom_metadata: Mapping[str, object] | None = None,
-    ) -> None:
+        consolidator: Consolidator | None = None,
+    ) -> WriteReport:
         """Store explicit memories (dated facts). Re-adding the same id or text updates it.
 
         ``MemoryEntry.id`` is either the id of a row ``search_memory`` returned (that row is
@@ -300,7 +340,7 @@ class PgVectorMemoryService(BaseMemoryService):
         ``custom_metadata["session_id"]`` when given). Without an id the entry is keyed by its
         normalized text (:func:`adk_memory_kit.core.ids.fact_key`; a row stored by an older
         release under its exact text's key is updated in place). The keys ``search_memory``
-        adds to returned metadata (``score``, ``event_id``, ``ingested_at``,
+        adds to returned metadata (``score``, ``scores``, ``event_id``, ``ingested_at``,
         ``superseded_at``) are not stored.
 
         ``custom_metadata`` (call-wide) and each entry's ``custom_metadata`` may carry
@@ -312,6 +352,13 @@ class PgVectorMemoryService(BaseMemoryService):
         All entries are written together: one read of the stored rows, one embedding call,
         one transaction (all or nothing). Of entries with the same key, the last one given
         wins.
+
+        Issue 16: ``memory_type``, ``tags`` and ``valid_from`` are read too. Entries below the
+        ``min_importance`` threshold or refused by the ``verifier`` are not stored; with a
+        ``consolidator`` each fact is compared with the user's nearby facts first (ADD,
+        UPDATE, NOOP, CONFLICT). Returns a :class:`WriteReport` with every entry's outcome
+        (rejected ones included), also counted in :attr:`metrics`. ``consolidator``
+        overrides the service's for this call (the sleep-time distiller passes its own).
         """
         check_scope(app_name, user_id)
         base = check_mapping("custom_metadata", custom_metadata)
@@ -323,8 +370,51 @@ class PgVectorMemoryService(BaseMemoryService):
             merged = {**base, **check_mapping("MemoryEntry.custom_metadata", entry.custom_metadata)}
             hygienes.append(pop_hygiene(merged))
             prepared.append(entry.model_copy(update={"custom_metadata": merged}))
+        report = WriteReport()
         if not prepared:
-            return
+            return report
+        passed = await self._gate(prepared, hygienes, report)
+        if not passed:
+            report.outcomes.sort(key=lambda o: o.index)
+            return report
+        engine = await self._ensure_ready()
+        async with engine.connect() as conn:
+            entries = [prepared[i] for i in passed]
+            items, stored = await self._prepare(
+                conn, app_name, user_id, entries, [hygienes[i] for i in passed]
+            )
+            indexed = [(passed[j], d, h) for j, d, h in items]
+            consolidator = consolidator or self.consolidator
+            if consolidator is None:
+                await self._write(conn, app_name, user_id, [(d, h) for _, d, h in indexed], stored)
+                report.outcomes += [EntryOutcome(i, "WRITTEN", d.id) for i, d, _ in indexed]
+            else:
+                kept, vectors, after = await self._consolidate(
+                    conn, app_name, user_id, indexed, stored, report, consolidator
+                )
+                await self._write(
+                    conn, app_name, user_id, kept, stored, vectors=vectors, after=after
+                )
+        self.metrics.written += sum(o.outcome != "REJECTED" for o in report.outcomes)
+        report.outcomes.sort(key=lambda o: o.index)
+        return report
+
+    async def _prepare(
+        self,
+        conn: AsyncConnection,
+        app_name: str,
+        user_id: str,
+        prepared: list[MemoryEntry],
+        hygienes: list[Hygiene] | None = None,
+    ) -> tuple[list[Any], Mapping[str, store.StoredRow]]:
+        """Documents of explicit entries and the stored rows they touch: ``([(index, doc,
+        hygiene)], stored)``; of entries with the same key the last one given wins."""
+        if hygienes is None:
+            hygienes = []
+            for i, entry in enumerate(prepared):
+                meta = dict(entry.custom_metadata or {})
+                hygienes.append(pop_hygiene(meta))
+                prepared[i] = entry.model_copy(update={"custom_metadata": meta})
         # Keys as if nothing were stored; the one read below also finds rows the entries'
         # ids name (row ids search_memory returned) and rows under the older text key.
         fresh = await asyncio.to_thread(
@@ -343,39 +433,37 @@ class PgVectorMemoryService(BaseMemoryService):
                 if legacy != doc.id:
                     legacy_ids[i] = legacy
                     lookups[legacy] = doc.source_hash
-        engine = await self._ensure_ready()
-        async with engine.connect() as conn:
-            async with conn.begin():
-                stored = await store.read_by_ids(
-                    conn, app_name, user_id, lookups.items(), same_too=True
-                )
-            stored_keys = {
-                entry.id: stored[named].key
-                for entry in prepared
-                if entry.id and (named := _as_uuid(entry.id)) in stored
-            }
-            docs = (
-                await asyncio.to_thread(
-                    documents_from_entries,
-                    app_name,
-                    user_id,
-                    prepared,
-                    self.indexing,
-                    {},
-                    stored_keys,
-                )
-                if stored_keys
-                else fresh
+        async with conn.begin():
+            stored = await store.read_by_ids(
+                conn, app_name, user_id, lookups.items(), same_too=True
             )
-            for i, legacy in legacy_ids.items():
-                if docs[i].id not in stored and legacy in stored:
-                    old = stored[legacy]
-                    docs[i] = dataclasses.replace(docs[i], id=old.id, event_id=old.event_id)
-            last: dict[str, tuple[MemoryDocument, Hygiene]] = {}
-            for doc, hygiene in zip(docs, hygienes, strict=True):
-                last.pop(doc.id, None)  # the last entry with a key wins, in its position
-                last[doc.id] = (doc, hygiene)
-            await self._write(conn, app_name, user_id, list(last.values()), stored)
+        stored_keys = {
+            entry.id: stored[named].key
+            for entry in prepared
+            if entry.id and (named := _as_uuid(entry.id)) in stored
+        }
+        docs = (
+            await asyncio.to_thread(
+                documents_from_entries,
+                app_name,
+                user_id,
+                prepared,
+                self.indexing,
+                {},
+                stored_keys,
+            )
+            if stored_keys
+            else fresh
+        )
+        for i, legacy in legacy_ids.items():
+            if docs[i].id not in stored and legacy in stored:
+                old = stored[legacy]
+                docs[i] = dataclasses.replace(docs[i], id=old.id, event_id=old.event_id)
+        last: dict[str, tuple[int, MemoryDocument, Hygiene]] = {}
+        for i, (doc, hygiene) in enumerate(zip(docs, hygienes, strict=True)):
+            last.pop(doc.id, None)  # the last entry with a key wins, in its position
+            last[doc.id] = (i, doc, hygiene)
+        return list(last.values()), stored
 
     async def _write(
         self,
@@ -384,31 +472,41 @@ class PgVectorMemoryService(BaseMemoryService):
         user_id: str,
         items: list[tuple[MemoryDocument, Hygiene]],
         stored: Mapping[str, store.StoredRow],
+        *,
+        vectors: Mapping[str, Any] | None = None,
+        before: Callable[[AsyncConnection], Awaitable[None]] | None = None,
+        after: Callable[[AsyncConnection], Awaitable[None]] | None = None,
     ) -> None:
         """Upsert explicitly added items (their text, metadata and hygiene values as given) in
-        one transaction on ``conn``; ``stored`` is what the caller read for their ids."""
+        one transaction on ``conn``; ``stored`` is what the caller read for their ids.
+        ``before``/``after`` run in the same transaction (corrections, consolidation)."""
         # under a subject every item is rewritten: its supersession is decided under the lock
         changed = [
             (d, h)
             for d, h in items
             if h.subject or d.id not in stored or stored[d.id].differs(d, h)
         ]
-        if not changed:
+        if not changed and before is None and after is None:
             return
-        vectors = await self._vectors([d for d, _ in changed], stored)
+        missing = [d for d, _ in changed if vectors is None or d.id not in vectors]
+        vectors = {**(vectors or {}), **(await self._vectors(missing, stored) if missing else {})}
         async with conn.begin():
             await store.lock_user(conn, app_name, user_id, exclusive=False)
+            if before is not None:
+                await before(conn)
             for session_id in sorted({d.session_id for d, _ in items}):
                 await store.lock_session(conn, app_name, user_id, session_id)
             valid_to: dict[str, datetime | None] = {}
             for subject in sorted({h.subject for _, h in items if h.subject}):
-                same = [d for d, h in items if h.subject == subject]
+                same = [(d, h.valid_from or d.event_time) for d, h in items if h.subject == subject]
                 valid_to |= await self._supersede(conn, app_name, user_id, subject, same)
             rows = [
                 store.row(app_name, user_id, d, vectors[d.id], h, valid_to.get(d.id))
                 for d, h in sorted(changed, key=lambda item: item[0].id)
             ]
             await store.upsert(conn, rows, session=False)
+            if after is not None:
+                await after(conn)
 
     async def _supersede(
         self,
@@ -416,7 +514,7 @@ class PgVectorMemoryService(BaseMemoryService):
         app: str,
         user: str,
         subject: str,
-        docs: list[MemoryDocument],
+        dated: list[tuple[MemoryDocument, datetime]],
     ) -> dict[str, datetime | None]:
         """Order facts of one subject by their dates, not by the order of the writes.
 
@@ -428,22 +526,18 @@ class PgVectorMemoryService(BaseMemoryService):
         date). Returns each incoming fact's ``valid_to`` (``None``: current).
         """
         await store.lock_subject(conn, app, user, subject)
-        keep = [d.id for d in docs]
+        keep = [d.id for d, _ in dated]
         current = await store.current_subject_times(conn, app, user, subject, keep)
         valid_to: dict[str, datetime | None] = {}
-        for i, doc in enumerate(docs):
-            newer = [t for t in current if t > doc.event_time]
+        for i, (doc, when) in enumerate(dated):
+            newer = [t for t in current if t > when]
             newer += [
-                other.event_time
-                for j, other in enumerate(docs)
-                if other.id != doc.id
-                and (
-                    other.event_time > doc.event_time
-                    or (other.event_time == doc.event_time and j > i)
-                )
+                other_when
+                for j, (other, other_when) in enumerate(dated)
+                if other.id != doc.id and (other_when > when or (other_when == when and j > i))
             ]
             valid_to[doc.id] = min(newer) if newer else None
-        await store.supersede(conn, app, user, subject, [d.event_time for d in docs], keep)
+        await store.supersede(conn, app, user, subject, [w for _, w in dated], keep)
         return valid_to
 
     async def _vectors(
@@ -465,46 +559,35 @@ class PgVectorMemoryService(BaseMemoryService):
     async def search_memory(
         self, *, app_name: str, user_id: str, query: str, limit: int | None = None
     ) -> SearchMemoryResponse:
-        """Ranked hybrid search over this app+user's memories (empty query: no results)."""
-        check_scope(app_name, user_id)
-        if not isinstance(query, str):
-            raise InvalidInputError(f"query must be a string, got {type(query).__name__}")
-        if limit is not None and (
-            isinstance(limit, bool) or not isinstance(limit, numbers.Integral)
-        ):
-            raise InvalidInputError(f"limit must be a whole number, got {limit!r}")
-        cap = self.search_options.limit if limit is None else int(limit)
-        if not 0 < cap <= MAX_LIMIT:
-            raise InvalidInputError(f"limit must be between 1 and {MAX_LIMIT}, got {cap}")
-        query = clean_text(query.replace("\x00", " "))
-        if not query.strip():
-            return SearchMemoryResponse()
+        """Ranked hybrid search over this app+user's memories (empty query: no results).
+
+        ADK's contract: every memory type except ``procedure`` (see :meth:`search`)."""
+        return await self.search(app_name=app_name, user_id=user_id, query=query, limit=limit)
+
+    async def _search_rows(
+        self, app: str, user: str, query: str, limit: int, filters: SearchFilters
+    ) -> list[Mapping[str, Any]]:
         engine = await self._ensure_ready()
         (qvec,) = await checked_embed(self.embedder, [query], queries=True)
-        terms = query_terms(query)
-        opts = self.search_options
-        params: dict[str, Any] = {
-            "app": app_name,
-            "user": user_id,
-            "qvec": qvec,
-            "lim": cap,
-            "cand": max(opts.candidates, cap),
-        }
-        if terms:
-            sql = HYBRID_SQL
-            params.update(text_params(terms, opts))
-        else:
-            sql = VECTOR_ONLY_SQL
         async with engine.connect() as conn:
-            rows = (await conn.execute(sql, params)).mappings().all()
-        return SearchMemoryResponse(memories=[_entry_from_row(r) for r in rows])
+            return await search_rows(
+                conn,
+                app=app,
+                user=user,
+                qvec=qvec,
+                terms=query_terms(query),
+                limit=limit,
+                options=self.search_options,
+                filters=filters,
+            )
 
     # ------------------------------------------------------------------ deletes
     @translates_db_errors("PgVectorMemoryService.delete_memory")
     async def delete_memory(
         self, *, app_name: str, user_id: str, memory_id: str | None = None
-    ) -> None:
-        """Delete one memory item by the id carried in ``MemoryEntry.id``."""
+    ) -> int:
+        """Delete one memory item by the id carried in ``MemoryEntry.id``; returns how many
+        rows went (0: this user has no such memory)."""
         check_scope(app_name, user_id)
         try:
             parsed = uuid.UUID(str(memory_id))
@@ -514,7 +597,7 @@ class PgVectorMemoryService(BaseMemoryService):
             ) from exc
         engine = await self._ensure_ready()
         async with engine.begin() as conn:
-            await store.delete_id(conn, app_name, user_id, str(parsed))
+            return await store.delete_id(conn, app_name, user_id, str(parsed))
 
     @translates_db_errors("PgVectorMemoryService.delete_session_memories")
     async def delete_session_memories(self, *, app_name: str, user_id: str, session_id: str) -> int:
@@ -616,9 +699,22 @@ def _entry_from_row(row: Mapping[str, Any]) -> MemoryEntry:
         kind=row["kind"],
         ingested_at=row["ingested_at"].astimezone(timezone.utc).isoformat(),
     )
-    for key in ("subject", "importance"):
-        if row[key] is not None:
+    # the score parts the memory console shows (None: the row was not in that ranked list)
+    metadata["scores"] = {
+        "dense": _float_or_none(row.get("dense_score")),
+        "bm25": _float_or_none(row.get("bm25_score")),
+        "exact": _float_or_none(row.get("exact_score")),
+        "fused": float(row["score"]),
+    }
+    for key in ("subject", "importance", "memory_type", "superseded_reason", "superseded_by"):
+        if row.get(key) is not None:
             metadata[key] = row[key]
+    metadata["tags"] = list(row.get("tags") or [])
+    for key in ("valid_from", "recorded_at", "last_accessed_at", "last_confirmed_at"):
+        if row.get(key) is not None:
+            metadata[key] = row[key].astimezone(timezone.utc).isoformat()
+    metadata["access_count"] = int(row.get("access_count") or 0)
+    metadata["pinned"] = bool(row.get("pinned"))
     if row["valid_to"] is not None:
         metadata["superseded_at"] = row["valid_to"].astimezone(timezone.utc).isoformat()
     if row["expires_at"] is not None:
@@ -630,3 +726,7 @@ def _entry_from_row(row: Mapping[str, Any]) -> MemoryEntry:
         custom_metadata=metadata,
         content=types.Content(role=row["role"] or "user", parts=[types.Part(text=row["text"])]),
     )
+
+
+def _float_or_none(value: Any) -> float | None:
+    return None if value is None else float(value)

@@ -27,10 +27,11 @@ from adk_memory_kit.memory.schema import SNAPSHOTS, TABLE
 _INSERT = f"""
 INSERT INTO {TABLE} AS t (id, app_name, user_id, session_id, event_id, kind, author, role, text,
     search_text, context_text, source_hash, embedding, event_time, subject, expires_at,
-    importance, valid_to, metadata)
+    importance, valid_to, metadata, memory_type, tags, valid_from)
 VALUES (:id, :app, :user, :session_id, :event_id, :kind, :author, :role, :text,
     :search_text, :context_text, :source_hash, :embedding, :event_time,
-    :subject, :expires_at, :importance, :valid_to, CAST(:metadata AS jsonb))
+    :subject, :expires_at, :importance, :valid_to, CAST(:metadata AS jsonb),
+    :memory_type, CAST(:tags AS text[]), :valid_from)
 ON CONFLICT (app_name, user_id, session_id, event_id) DO UPDATE SET
     kind = EXCLUDED.kind, author = EXCLUDED.author, role = EXCLUDED.role, text = EXCLUDED.text,
     search_text = EXCLUDED.search_text, context_text = EXCLUDED.context_text,
@@ -43,7 +44,8 @@ ON CONFLICT (app_name, user_id, session_id, event_id) DO UPDATE SET
 UPSERT_EXPLICIT = text(
     _INSERT
     + """    subject = EXCLUDED.subject, expires_at = EXCLUDED.expires_at,
-    importance = EXCLUDED.importance, valid_to = EXCLUDED.valid_to, metadata = EXCLUDED.metadata
+    importance = EXCLUDED.importance, valid_to = EXCLUDED.valid_to, metadata = EXCLUDED.metadata,
+    memory_type = EXCLUDED.memory_type, tags = EXCLUDED.tags, valid_from = EXCLUDED.valid_from
 """
 ).bindparams(bindparam("embedding", type_=VECTOR()))
 
@@ -54,7 +56,10 @@ UPSERT_SESSION = text(
     + """    subject = COALESCE(EXCLUDED.subject, t.subject),
     expires_at = COALESCE(EXCLUDED.expires_at, t.expires_at),
     importance = COALESCE(EXCLUDED.importance, t.importance),
-    metadata = t.metadata || EXCLUDED.metadata
+    metadata = t.metadata || EXCLUDED.metadata,
+    memory_type = COALESCE(t.memory_type, EXCLUDED.memory_type),
+    tags = CASE WHEN cardinality(t.tags) > 0 THEN t.tags ELSE EXCLUDED.tags END,
+    valid_from = COALESCE(t.valid_from, EXCLUDED.valid_from)
 """
 ).bindparams(bindparam("embedding", type_=VECTOR()))
 
@@ -65,7 +70,7 @@ UPSERT_SESSION = text(
 _BY_IDS = text(
     f"""
 SELECT t.id::text AS id, t.session_id, t.event_id, t.kind, t.source_hash, t.subject,
-       t.expires_at, t.importance,
+       t.expires_at, t.importance, t.memory_type, t.tags, t.valid_from,
        CASE WHEN split_part(t.source_hash, ':', 1) = split_part(x.h, ':', 1)
                  AND (:same_too OR t.source_hash <> x.h)
             THEN t.embedding END AS embedding
@@ -76,8 +81,9 @@ JOIN {TABLE} t ON t.app_name = :app AND t.user_id = :user AND t.id = x.id
 
 # Current (unexpired, not superseded) facts of a subject, other than ``keep``.
 _SUBJECT_TIMES = text(
-    f"SELECT event_time FROM {TABLE} WHERE app_name = :app AND user_id = :user"
-    " AND subject = :subject AND valid_to IS NULL"
+    f"SELECT coalesce(valid_from, event_time) AS event_time FROM {TABLE}"
+    " WHERE app_name = :app AND user_id = :user"
+    " AND subject = :subject AND valid_to IS NULL AND review_state IS NULL"
     " AND (expires_at IS NULL OR expires_at > now())"
     " AND NOT (id = ANY(CAST(:keep AS uuid[])))"
 )
@@ -87,9 +93,11 @@ _SUBJECT_TIMES = text(
 _SUPERSEDE = text(
     f"""
 UPDATE {TABLE} t SET valid_to = (
-    SELECT min(x) FROM unnest(CAST(:times AS timestamptz[])) AS x WHERE x >= t.event_time)
+    SELECT min(x) FROM unnest(CAST(:times AS timestamptz[])) AS x
+    WHERE x >= coalesce(t.valid_from, t.event_time))
 WHERE t.app_name = :app AND t.user_id = :user AND t.subject = :subject
-    AND t.valid_to IS NULL AND t.event_time <= :newest
+    AND t.valid_to IS NULL AND t.review_state IS NULL
+    AND coalesce(t.valid_from, t.event_time) <= :newest
     AND NOT (t.id = ANY(CAST(:keep AS uuid[])))
 """
 )
@@ -124,12 +132,15 @@ _DELETE_SESSION_SNAPSHOT = text(
 _DELETE_USER = text(f"DELETE FROM {TABLE} WHERE app_name = :app AND user_id = :user")
 _DELETE_USER_SNAPSHOTS = text(f"DELETE FROM {SNAPSHOTS} WHERE app_name = :app AND user_id = :user")
 # Maintenance across users: expired rows, wherever they are (the expiry index serves it).
+# scale-lint: global maintenance, deletes expired rows of every user (on Citus a multi-shard
+# DELETE, run from a scheduled job)
 _PURGE_EXPIRED = text(f"DELETE FROM {TABLE} WHERE expires_at IS NOT NULL AND expires_at <= now()")
 _COUNT_BY_KIND = text(
     f"SELECT kind, count(*) AS n FROM {TABLE} WHERE app_name = :app AND user_id = :user"
     " GROUP BY kind"
 )
 # Admin listing of one app's users (no user filter by design).
+# scale-lint: lists the users of an app (admin and forget tooling), on Citus a multi-shard query
 _LIST_USERS = text(f"SELECT DISTINCT user_id FROM {TABLE} WHERE app_name = :app ORDER BY 1")
 
 _XACT_LOCK = text("SELECT pg_advisory_xact_lock(hashtextextended(:k, 0))")
@@ -149,6 +160,9 @@ class StoredRow:
     subject: str | None
     expires_at: datetime | None
     importance: float | None
+    memory_type: str | None = None
+    tags: list[str] | None = None
+    valid_from: datetime | None = None
     embedding: Any = None
 
     @property
@@ -161,6 +175,12 @@ class StoredRow:
         if self.source_hash != doc.source_hash or self.subject != hygiene.subject:
             return True
         if self.expires_at != hygiene.expires_at:
+            return True
+        if self.memory_type != memory_type_of(doc, hygiene) or list(self.tags or []) != list(
+            hygiene.tags
+        ):
+            return True
+        if hygiene.valid_from is not None and self.valid_from != hygiene.valid_from:
             return True
         if (self.importance is None) != (hygiene.importance is None):
             return True
@@ -223,7 +243,15 @@ def row(
         "importance": hygiene.importance,
         "valid_to": valid_to,
         "metadata": json.dumps(doc.metadata, default=str, sort_keys=True),
+        "memory_type": memory_type_of(doc, hygiene),
+        "tags": list(hygiene.tags),
+        "valid_from": hygiene.valid_from or doc.event_time,
     }
+
+
+def memory_type_of(doc: MemoryDocument, hygiene: Hygiene) -> str:
+    """The stored type: as given, else ``episode`` for conversation turns, ``fact`` else."""
+    return hygiene.memory_type or ("episode" if doc.kind == "event" else "fact")
 
 
 async def upsert(conn: AsyncConnection, rows: Sequence[dict[str, Any]], *, session: bool) -> None:
@@ -353,3 +381,213 @@ async def count_by_kind(conn: AsyncConnection, app: str, user: str) -> Mapping[s
 async def list_users(conn: AsyncConnection, app: str) -> list[str]:
     """The users of ``app`` that have rows."""
     return [r.user_id for r in await conn.execute(_LIST_USERS, {"app": app})]
+
+
+# ---------------------------------------------------------------- hygiene (issue 16)
+# Every statement names one user (app_name and user_id equality).
+
+_RECORD_ACCESS = text(
+    f"""
+UPDATE {TABLE} t SET access_count = t.access_count + x.n,
+    last_accessed_at = greatest(t.last_accessed_at, x.at)
+FROM unnest(CAST(:ids AS uuid[]), CAST(:ns AS int[]), CAST(:ats AS timestamptz[])) AS x(id, n, at)
+WHERE t.app_name = :app AND t.user_id = :user AND t.id = x.id
+"""
+)
+
+_PIN = text(
+    f"UPDATE {TABLE} SET pinned = :pinned, pin_reason = :reason"
+    " WHERE app_name = :app AND user_id = :user AND id = :mid RETURNING id"
+)
+
+# A row may decay when it is not pinned, does not feed ``user:`` state, was not used (recalled,
+# confirmed or learned) since the cutoff and is not more important than the limit.
+_STALE_WHERE = """app_name = :app AND user_id = :user AND NOT pinned
+    AND NOT (metadata ? 'state_key')
+    AND greatest(last_accessed_at, last_confirmed_at, recorded_at) < :cutoff
+    AND coalesce(importance, 0) <= :max_importance"""
+_STALE = text(
+    f"SELECT id::text AS id, memory_type, importance, access_count,"
+    f" greatest(last_accessed_at, last_confirmed_at, recorded_at) AS last_used"
+    f" FROM {TABLE} WHERE {_STALE_WHERE} ORDER BY last_used, id"
+)
+_DELETE_STALE = text(f"DELETE FROM {TABLE} WHERE {_STALE_WHERE} AND id = ANY(CAST(:ids AS uuid[]))")
+
+_ROW = text(
+    f"""
+SELECT id::text AS id, session_id, event_id, kind, author, text, subject, memory_type, tags,
+       importance, metadata, coalesce(valid_from, event_time) AS valid_from, valid_to,
+       superseded_reason
+FROM {TABLE} WHERE app_name = :app AND user_id = :user AND id = :mid
+"""
+)
+
+_RETRACT = text(
+    f"UPDATE {TABLE} SET valid_to = least(coalesce(valid_to, :at), :at),"
+    " superseded_reason = :reason, superseded_by = :by"
+    " WHERE app_name = :app AND user_id = :user AND id = :mid"
+)
+
+# The facts a new one is compared with: every fact of its subject, and the nearest facts by
+# embedding (conversation turns and rows left for review are not facts to consolidate with).
+_NEIGHBOURS = text(
+    f"""
+SELECT t.id::text AS id, t.text, t.subject, coalesce(t.valid_from, t.event_time) AS valid_from,
+       t.valid_to, t.superseded_reason, 1 - (t.embedding <=> :vec) AS similarity
+FROM {TABLE} t
+WHERE t.app_name = :app AND t.user_id = :user AND t.kind <> 'event' AND t.review_state IS NULL
+  AND (t.subject = :subject OR t.id IN (
+      SELECT n.id FROM {TABLE} n
+      WHERE n.app_name = :app AND n.user_id = :user AND n.kind <> 'event'
+        AND n.review_state IS NULL AND n.valid_to IS NULL
+      ORDER BY n.embedding <=> :vec LIMIT :k))
+ORDER BY coalesce(t.valid_from, t.event_time), t.id
+"""
+).bindparams(bindparam("vec", type_=VECTOR()))
+
+_CONFIRM = text(
+    f"UPDATE {TABLE} SET last_confirmed_at = now(),"
+    " valid_from = least(coalesce(valid_from, event_time),"
+    " coalesce(CAST(:from AS timestamptz), 'infinity'::timestamptz))"
+    " WHERE app_name = :app AND user_id = :user AND id = :mid"
+)
+
+# Validity windows of one subject's chain: each fact is valid until the next one's start.
+# Corrected rows keep their own window but still end their predecessor's.
+_REWINDOW = text(
+    f"""
+WITH w AS (
+    SELECT id, superseded_reason, lead(coalesce(valid_from, event_time)) OVER (
+        ORDER BY coalesce(valid_from, event_time), recorded_at, id) AS next_from
+    FROM {TABLE}
+    WHERE app_name = :app AND user_id = :user AND subject = :subject AND kind <> 'event'
+      AND review_state IS NULL AND (expires_at IS NULL OR expires_at > now())
+)
+UPDATE {TABLE} t SET valid_to = w.next_from
+FROM w
+WHERE t.app_name = :app AND t.user_id = :user AND t.id = w.id
+  AND w.superseded_reason IS NULL AND t.valid_to IS DISTINCT FROM w.next_from
+"""
+)
+
+_MARK_CONFLICT = text(
+    f"UPDATE {TABLE} SET review_state = 'conflict',"
+    " metadata = metadata || jsonb_build_object('conflict_with', CAST(:other AS text))"
+    " WHERE app_name = :app AND user_id = :user AND id = :mid"
+)
+
+
+@dataclass(frozen=True)
+class StaleRow:
+    """A row that ``purge_stale`` removes (never its text)."""
+
+    id: str
+    memory_type: str | None
+    importance: float | None
+    access_count: int
+    last_used: datetime
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """A stored fact a new one is compared with."""
+
+    id: str
+    text: str
+    subject: str | None
+    valid_from: datetime
+    valid_to: datetime | None
+    superseded_reason: str | None
+    similarity: float
+
+
+async def record_access(
+    conn: AsyncConnection, app: str, user: str, rows: Mapping[str, tuple[int, datetime]]
+) -> None:
+    """Add recall counts and last-access times to the user's rows (one UPDATE)."""
+    ids = sorted(rows)
+    await conn.execute(
+        _RECORD_ACCESS,
+        {
+            "app": app,
+            "user": user,
+            "ids": ids,
+            "ns": [rows[i][0] for i in ids],
+            "ats": [rows[i][1] for i in ids],
+        },
+    )
+
+
+async def set_pinned(
+    conn: AsyncConnection, app: str, user: str, row_id: str, pinned: bool, reason: str | None
+) -> bool:
+    """Pin (or unpin) one row; whether it exists."""
+    params = {"app": app, "user": user, "mid": row_id, "pinned": pinned, "reason": reason}
+    return (await conn.execute(_PIN, params)).first() is not None
+
+
+async def stale_rows(
+    conn: AsyncConnection, app: str, user: str, cutoff: datetime, max_importance: float
+) -> list[StaleRow]:
+    """The user's rows that may decay (see ``_STALE_WHERE``)."""
+    params = {"app": app, "user": user, "cutoff": cutoff, "max_importance": max_importance}
+    return [StaleRow(**r._asdict()) for r in await conn.execute(_STALE, params)]
+
+
+async def delete_stale(
+    conn: AsyncConnection,
+    app: str,
+    user: str,
+    cutoff: datetime,
+    max_importance: float,
+    ids: Sequence[str],
+) -> int:
+    """Delete the rows among ``ids`` that are still stale (rechecked in the statement)."""
+    params = {"app": app, "user": user, "cutoff": cutoff, "max_importance": max_importance}
+    return (await conn.execute(_DELETE_STALE, {**params, "ids": list(ids)})).rowcount or 0
+
+
+async def read_row(conn: AsyncConnection, app: str, user: str, row_id: str) -> Any:
+    """One row's fields for a correction (``None`` when the user has no such row)."""
+    return (await conn.execute(_ROW, {"app": app, "user": user, "mid": row_id})).first()
+
+
+async def retract(
+    conn: AsyncConnection,
+    app: str,
+    user: str,
+    row_id: str,
+    at: datetime,
+    reason: str,
+    by: str | None,
+) -> None:
+    """Supersede one row as corrected at ``at`` (kept, with the reason and who)."""
+    params = {"app": app, "user": user, "mid": row_id, "at": at, "reason": reason, "by": by}
+    await conn.execute(_RETRACT, params)
+
+
+async def neighbours(
+    conn: AsyncConnection, app: str, user: str, vec: Any, subject: str | None, k: int
+) -> list[Neighbour]:
+    """The subject's facts and the ``k`` nearest current facts, oldest first."""
+    params = {"app": app, "user": user, "vec": vec, "subject": subject, "k": k}
+    return [Neighbour(**r._asdict()) for r in await conn.execute(_NEIGHBOURS, params)]
+
+
+async def confirm(
+    conn: AsyncConnection, app: str, user: str, row_id: str, earliest: datetime | None
+) -> None:
+    """Refresh a fact's ``last_confirmed_at``; move its ``valid_from`` back to ``earliest``."""
+    await conn.execute(_CONFIRM, {"app": app, "user": user, "mid": row_id, "from": earliest})
+
+
+async def rewindow(conn: AsyncConnection, app: str, user: str, subject: str) -> None:
+    """Recompute the validity windows of one subject's facts from their start times."""
+    await conn.execute(_REWINDOW, {"app": app, "user": user, "subject": subject})
+
+
+async def mark_conflict(
+    conn: AsyncConnection, app: str, user: str, row_id: str, other: str
+) -> None:
+    """Leave one row for review (never recalled), naming the fact it conflicts with."""
+    await conn.execute(_MARK_CONFLICT, {"app": app, "user": user, "mid": row_id, "other": other})

@@ -19,6 +19,7 @@ from adk_memory_kit.routing.apply import (
     RoutingOutcome,
     long_term_entry,
 )
+from adk_memory_kit.routing.dates import resolve_relative_dates
 from adk_memory_kit.routing.extractors import (
     DEFAULT_RULES,
     ExtractedFact,
@@ -32,6 +33,7 @@ from adk_memory_kit.routing.extractors import (
     turn_events,
 )
 from adk_memory_kit.routing.homes import Candidate, MemoryHome, route
+from adk_memory_kit.routing.memory_tools import MEMORY_TOOL_NAMES, MemoryToolset
 from adk_memory_kit.routing.plugin import (
     MemoryRoutingPlugin,
     TurnRouter,
@@ -56,6 +58,7 @@ __all__ = [
     "DEFAULT_DETECTORS",
     "DEFAULT_RULES",
     "DEFAULT_VOCABULARY",
+    "MEMORY_TOOL_NAMES",
     "Candidate",
     "Detector",
     "ExtractedFact",
@@ -69,6 +72,7 @@ __all__ = [
     "MemoryApplier",
     "MemoryHome",
     "MemoryRoutingPlugin",
+    "MemoryToolset",
     "PreferenceVocabulary",
     "RegexDetector",
     "ReviewItem",
@@ -89,6 +93,7 @@ __all__ = [
     "memory_routing_callback",
     "read_profile",
     "redact",
+    "resolve_relative_dates",
     "route",
     "route_turn",
     "turn_events",

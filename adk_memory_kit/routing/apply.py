@@ -34,7 +34,11 @@ from adk_memory_kit.core.ids import fact_key, normalize_fact_text
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.profile.guards import looks_like_instruction
 from adk_memory_kit.profile.tools import write_preference
-from adk_memory_kit.profile.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
+from adk_memory_kit.profile.vocabulary import (
+    DEFAULT_VOCABULARY,
+    USER_PREF_PREFIX,
+    PreferenceVocabulary,
+)
 from adk_memory_kit.routing.homes import Candidate, MemoryHome, route
 from adk_memory_kit.sensitive import HEALTH, Detector, detect_sensitive, finding_kinds
 
@@ -86,6 +90,11 @@ def long_term_entry(
         entry_meta["key"] = candidate.key
     if candidate.value is not None:
         entry_meta["value"] = candidate.value
+    if candidate.memory_type:
+        entry_meta["memory_type"] = candidate.memory_type
+    if route(candidate) is MemoryHome.USER_STATE and candidate.key:
+        # this fact feeds user: state: it never decays (purge_stale)
+        entry_meta["state_key"] = USER_PREF_PREFIX + candidate.key
     entry = MemoryEntry(
         id=fact_key(candidate.text),
         author=author,
@@ -100,6 +109,8 @@ def long_term_entry(
         call_meta["ttl_seconds"] = candidate.ttl_seconds
     if candidate.importance is not None:
         call_meta["importance"] = candidate.importance
+    if candidate.valid_from is not None:
+        call_meta["valid_from"] = candidate.valid_from
     return entry, call_meta
 
 

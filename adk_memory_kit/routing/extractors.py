@@ -30,6 +30,7 @@ from adk_memory_kit.profile.guards import (
     STANDING_ORDER_PATTERN,
 )
 from adk_memory_kit.profile.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
+from adk_memory_kit.routing.dates import resolve_relative_dates
 from adk_memory_kit.routing.homes import Candidate
 from adk_memory_kit.sensitive import HEALTH, Detector, detect_sensitive
 
@@ -307,6 +308,18 @@ def looks_like_behaviour_change(text: str, rules: Sequence[ExtractionRule] = DEF
     return any(r.kind == "behaviour" and re.search(r.pattern, text, re.IGNORECASE) for r in rules)
 
 
+def dated(candidate: Candidate) -> Candidate:
+    """``candidate`` with its relative dates resolved against the time it was said
+    ("last Tuesday" -> "last Tuesday (2026-11-24)"); the first one becomes ``valid_from``."""
+    if candidate.sensitive or candidate.observed_at is None:
+        return candidate
+    text, first = resolve_relative_dates(candidate.text, candidate.observed_at)
+    if first is None:
+        return candidate
+    when = datetime(first.year, first.month, first.day, tzinfo=timezone.utc)
+    return replace(candidate, text=text, valid_from=candidate.valid_from or when)
+
+
 class RuleBasedExtractor:
     """Candidates from what the user said, by regular-expression rules.
 
@@ -345,7 +358,7 @@ class RuleBasedExtractor:
                 continue
             for sentence in split_sentences(event_text(event)):
                 out.extend(self.extract_text(sentence, observed_at=event_time(event)))
-        return out
+        return [dated(c) for c in out]
 
     def extract_text(self, sentence: str, observed_at: datetime | None = None) -> list[Candidate]:
         """Candidates from one sentence."""
@@ -584,7 +597,7 @@ class LlmExtractor:
                     observed_at=observed,
                 )
             )
-        return candidates
+        return [dated(c) for c in candidates]
 
     def parse(self, raw: str) -> ExtractionOutput:
         """Validate the model's JSON strictly; raise :class:`ExtractionError` otherwise."""

@@ -39,7 +39,8 @@ class Candidate:
 
     ``key``/``value`` name an exact fact (``seat`` = ``aisle``); ``text`` is the fact in words.
     ``observed_at`` is when it was said (the date stored with it); ``ttl_seconds`` and
-    ``importance`` are passed to long-term memory as hygiene metadata.
+    ``importance`` are passed to long-term memory as hygiene metadata, with ``valid_from``
+    (when it became true, e.g. a resolved "last Tuesday") and ``memory_type``.
     """
 
     text: str
@@ -54,6 +55,8 @@ class Candidate:
     observed_at: datetime | None = None
     ttl_seconds: float | None = None
     importance: float | None = None
+    valid_from: datetime | None = None
+    memory_type: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.text, str) or not self.text.strip():

@@ -11,9 +11,16 @@ pytestmark = pytest.mark.slow  # Postgres- or Runner-heavy: `pytest -m 'not slow
 
 def test_every_command_is_registered():
     commands = build_parser()._subparsers._group_actions[0].choices  # argparse's subparsers
-    assert {"demo", "search", "purge-expired", "ingest-idle", "forget", "review", "db"} <= set(
-        commands
-    )
+    assert {
+        "demo",
+        "search",
+        "purge-expired",
+        "purge-stale",
+        "ingest-idle",
+        "forget",
+        "review",
+        "db",
+    } <= set(commands)
 
 
 def test_no_command_prints_help(capsys):
@@ -99,3 +106,38 @@ async def test_the_unreachable_hint_suggests_the_embedded_default_only_when_a_ur
         assert "pgdata" in str(raised.value) and "log" in str(raised.value)
     finally:
         await engine.dispose()
+
+
+def test_purge_stale_dry_run_lists_and_keeps(db_url, capsys):
+    import asyncio
+
+    from google.adk.memory.memory_entry import MemoryEntry
+    from google.genai import types
+    from sqlalchemy import text
+
+    from adk_memory_kit import PgVectorMemoryService
+
+    async def seed() -> None:
+        async with PgVectorMemoryService(db_url) as memory:
+            await memory.add_memory(
+                app_name="cli-stale",
+                user_id="u",
+                memories=[
+                    MemoryEntry(content=types.Content(parts=[types.Part(text="Old trivia")]))
+                ],
+            )
+            async with memory.engine.begin() as conn:
+                await conn.execute(
+                    text(
+                        "UPDATE adk_memory_items SET recorded_at = now() - interval '200 days'"
+                        " WHERE app_name = 'cli-stale' AND user_id = 'u'"
+                    )
+                )
+
+    asyncio.run(seed())
+    args = ["--db-url", db_url, "purge-stale", "--app", "cli-stale", "--days", "90"]
+    assert main([*args, "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "would remove 1 memories" in out and "Old trivia" not in out
+    assert main(args) == 0
+    assert "removed 1 memories" in capsys.readouterr().out

@@ -144,3 +144,25 @@ def test_user_memory_eraser_is_a_contract_not_a_name_lookup():
     """forget_user checks the UserMemoryEraser protocol: the kit's service has it, ADK's not."""
     assert issubclass(PgVectorMemoryService, UserMemoryEraser)
     assert not isinstance(InMemoryMemoryService(), UserMemoryEraser)
+
+
+async def test_context_memory_service_is_the_runners_memory_service():
+    memory = InMemoryMemoryService()
+    seen: list = []
+
+    def probe(tool_context) -> dict:
+        """Record the memory service the tool sees."""
+        seen.append(compat.context_memory_service(tool_context))
+        return {"ok": True}
+
+    from adk_memory_kit.testing import call
+
+    agent = LlmAgent(name="a", model=ScriptedLlm(turns=[[call("probe")], "done"]), tools=[probe])
+    sessions = InMemorySessionService()
+    runner = Runner(agent=agent, app_name="app", session_service=sessions, memory_service=memory)
+    session = await sessions.create_session(app_name="app", user_id="u")
+    async for _ in runner.run_async(
+        user_id="u", session_id=session.id, new_message=text("user", "hi")
+    ):
+        pass
+    assert seen == [memory]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import pytest
 from google.adk.sessions.session import Session
 
@@ -94,11 +96,20 @@ async def test_a_newer_session_supersedes_by_subject(memory):
     current, old = found.memories
     assert current.timestamp.startswith("2026-09-24") and old.timestamp.startswith("2026-09-21")
     assert "superseded_at" in old.custom_metadata and "superseded_at" not in current.custom_metadata
-    # the same diet said again later makes vegetarian current again, without a duplicate
+    # the same diet said again later makes vegetarian current again; consolidation keeps it
+    # as a row of its own, so each time keeps its own answer (issue 16: time travel)
     await distiller(session(app, [("user", "I'm vegetarian.", THURSDAY + 86_400)]))
+    assert distiller.outcomes == ["UPDATE"]
     again = await memory.search_memory(app_name=app, user_id="u1", query="vegetarian diet")
     assert texts(again)[0] == "I'm vegetarian."
-    assert await memory.count_memories(app_name=app, user_id="u1") == {"fact": 2}
+    assert await memory.count_memories(app_name=app, user_id="u1") == {"fact": 3}
+    friday = datetime.fromtimestamp(THURSDAY + 3_600, tz=timezone.utc)
+    then = await memory.search(app_name=app, user_id="u1", query="diet", as_of=friday)
+    assert texts(then) == ["Actually I'm pescatarian now."]
+    # said once more the same day: nothing new (NOOP)
+    await distiller(session(app, [("user", "I'm vegetarian.", THURSDAY + 90_000)]))
+    assert distiller.outcomes == ["NOOP"]
+    assert await memory.count_memories(app_name=app, user_id="u1") == {"fact": 3}
 
 
 async def test_with_the_llm_extractor(memory):

@@ -1,0 +1,128 @@
+"""partitions=N: hash-partitioned memory tables on a new database, pruning to one partition."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+import pytest
+from pgvector.sqlalchemy import VECTOR
+from sqlalchemy import bindparam, make_url, text
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from adk_memory_kit import InvalidInputError, PgVectorMemoryService
+from adk_memory_kit.errors import SchemaMismatchError
+from adk_memory_kit.memory.query import query_terms
+from adk_memory_kit.memory.search import (
+    HYBRID_SQL,
+    SearchFilters,
+    SearchOptions,
+    heavy_sql,
+    text_params,
+)
+from tests.support.memory import session_with, texts, unique
+
+pytestmark = pytest.mark.slow
+
+TABLES = (
+    "adk_memory_items",
+    "adk_memory_session_snapshots",
+    "adk_memory_user_stats",
+    "adk_memory_term_stats",
+)
+
+
+async def _fresh_database(db_url: str) -> str:
+    """A new, empty database on the test server; its URL."""
+    name = f"part_{uuid.uuid4().hex[:10]}"
+    admin = create_async_engine(db_url, isolation_level="AUTOCOMMIT")
+    async with admin.connect() as conn:
+        await conn.execute(text(f"CREATE DATABASE {name}"))
+    await admin.dispose()
+    return make_url(db_url).set(database=name).render_as_string(hide_password=False)
+
+
+def _explain(sql):
+    return text("EXPLAIN (COSTS OFF) " + sql.text).bindparams(bindparam("qvec", type_=VECTOR()))
+
+
+@pytest.fixture(scope="module")
+async def partitioned(db_url, embedder):
+    service = PgVectorMemoryService(await _fresh_database(db_url), embedder=embedder, partitions=4)
+    yield service
+    await service.close()
+
+
+async def test_new_database_gets_hash_partitioned_tables(partitioned):
+    await partitioned._ensure_ready()
+    async with partitioned.engine.connect() as conn:
+        for table in TABLES:
+            row = (
+                await conn.execute(
+                    text(
+                        "SELECT c.relkind::text AS kind, pg_get_partkeydef(c.oid) AS key,"
+                        " (SELECT count(*) FROM pg_inherits i WHERE i.inhparent = c.oid) AS n"
+                        " FROM pg_class c WHERE c.oid = to_regclass(:t)"
+                    ),
+                    {"t": table},
+                )
+            ).one()
+            assert (row.kind, row.key, row.n) == ("p", "HASH (user_id)", 4), table
+
+
+async def test_search_on_partitions_touches_one_partition(partitioned, embedder):
+    app = unique("app")
+    users = [unique("u") for _ in range(8)]
+    for user in users:
+        await partitioned.add_session_to_memory(
+            session_with(app, user, [("user", f"My order A-4521 for {user} is late")])
+        )
+    found = await partitioned.search_memory(app_name=app, user_id=users[0], query="A-4521")
+    assert len(found.memories) == 1 and users[0] in texts(found)[0]
+    query = "order A-4521 late"
+    (vec,) = await embedder.embed([query])
+    opts = SearchOptions()
+    params = {
+        "app": app,
+        "user": users[0],
+        "qvec": vec,
+        "lim": 10,
+        "cand": 200,
+        "budget": 1000,
+        **text_params(query_terms(query), opts),
+        **SearchFilters().params(),
+    }
+    async with partitioned.engine.connect() as conn:
+        for sql in (HYBRID_SQL, heavy_sql(app, users[0])):
+            plan = "\n".join(r[0] for r in await conn.execute(_explain(sql), params))
+            touched = set(re.findall(r"\b(adk_memory_\w+?_p\d+)\b", plan))
+            by_table = {re.sub(r"_p\d+$", "", name) for name in touched}
+            assert len(touched) == len(by_table), plan  # one partition per table
+            assert "adk_memory_items" in by_table
+
+
+async def test_partitions_refused_on_an_existing_plain_table(db_url, embedder):
+    url = await _fresh_database(db_url)
+    plain = PgVectorMemoryService(url, embedder=embedder)
+    await plain._ensure_ready()
+    await plain.close()
+    again = PgVectorMemoryService(url, embedder=embedder, partitions=4)
+    with pytest.raises(SchemaMismatchError, match="not partitioned.*docs/scale.md"):
+        await again._ensure_ready()
+    await again.close()
+
+
+@pytest.mark.parametrize("bad", [0, -2, True, 2.5, "4"])
+def test_partitions_must_be_a_positive_whole_number(bad):
+    with pytest.raises(InvalidInputError, match="partitions"):
+        PgVectorMemoryService("postgresql+psycopg://x@localhost/x", partitions=bad)
+
+
+async def test_this_runs_memory_tables_match_the_requested_layout(memory, test_partitions):
+    """Under ADK_MEMORY_KIT_TEST_PARTITIONS the shared test database is partitioned."""
+    await memory._ensure_ready()
+    async with memory.engine.connect() as conn:
+        kind = await conn.scalar(
+            text("SELECT relkind::text FROM pg_class WHERE oid = to_regclass('adk_memory_items')")
+        )
+    assert kind == ("p" if test_partitions else "r")
