@@ -48,3 +48,4 @@ def register_pgvector_services() -> None:
     registry = get_service_registry()
     registry.register_memory_service(SCHEME, pgvector_memory_factory)
     registry.register_session_service(SCHEME, pgvector_session_factory)
+

@@ -36,7 +36,9 @@ def choose_model(offline: Responder, default: str = DEFAULT_GEMINI) -> str | Bas
         try:
             from google.adk.models.lite_llm import LiteLlm
         except ImportError as exc:
-            raise MemoryKitError(f"{MODEL_ENV}={name} needs LiteLLM: pip install litellm") from exc
+            raise MemoryKitError(
+                f"{MODEL_ENV}={name} needs LiteLLM: pip install litellm"
+            ) from exc
         return LiteLlm(model=name)
     if name:
         return name

@@ -27,20 +27,16 @@ async def _search(args: argparse.Namespace) -> int:
     if not result.memories:
         print("no memories found")
         return 0
-    print(
-        f"{len(result.memories)} memories of {args.user} in {args.app}, best first "
-        "(score: weighted reciprocal-rank fusion, higher is better)"
-    )
+    print(f"{len(result.memories)} memories of {args.user} in {args.app}, best first "
+          "(score: weighted reciprocal-rank fusion, higher is better)")
     print(f"{'#':>3}  {'score':>6}  {'when (UTC)':16}  {'kind':5}  author: text")
     for rank, entry in enumerate(result.memories, start=1):
         text = " ".join(p.text or "" for p in entry.content.parts or []).replace("\n", " ")
         meta = entry.custom_metadata
         when = (entry.timestamp or "")[:16].replace("T", " ")
         flag = "  (superseded)" if "superseded_at" in meta else ""
-        print(
-            f"{rank:>3}  {meta.get('score', 0.0):6.3f}  {when:16}  {meta.get('kind', ''):5}  "
-            f"{entry.author or '-'}: {text[:160]}{flag}"
-        )
+        print(f"{rank:>3}  {meta.get('score', 0.0):6.3f}  {when:16}  {meta.get('kind', ''):5}  "
+              f"{entry.author or '-'}: {text[:160]}{flag}")
     return 0
 
 
