@@ -34,8 +34,11 @@ logger = logging.getLogger(__name__)
 # (docs/scale.md); ef_search = 200 gives 0.87.
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 64
-# Users below this many rows keep the exact dense scan (recall 1.0; ~10 ms at 20k rows).
-ANN_MIN_ROWS = 20_000
+# Users with this many rows get an index (SearchOptions.heavy_user_rows, the heavy path's
+# threshold, is the same by default): an exact scan of 10k vectors already costs ~65 ms on
+# 2 loaded cores. A table holds one partial index per heavy user and the planner considers
+# every index of the (pruned) table, so with thousands of heavy users, partition the table.
+ANN_MIN_ROWS = 3_000
 
 
 def index_name(app: str, user: str) -> str:

@@ -245,9 +245,12 @@ def _heavy_vec(literal_scope: str) -> str:
 # Heavy users: every list is bounded by the result, not by the user's history.
 # * stats / terms: n, avgdl and each query lexeme's df from the write-maintained statistics
 #   (memory/term_stats.py); no row is counted at query time.
-# * gen: the query's rarest lexemes whose document frequencies add up to at most :budget
-#   (at least the rarest one); lexcand reads at most :budget rows matching them through the
-#   GIN index. Common lexemes still score BM25, but only on candidates.
+# * gen / lexcand: the query's rarest lexemes, whose document frequencies add up to at most
+#   :budget (at least the rarest one), generate up to :budget candidates through the GIN
+#   index; the remaining (common) lexemes, when there are two or more, generate up to
+#   :budget / 2 more from rows holding all of them (GIN intersects their posting lists, so a
+#   conjunction of common words is cheap and selective). Common lexemes still score BM25 on
+#   every candidate.
 # * cand / crows: lexical candidates plus the dense top :cand, fetched once by primary key.
 #   BM25 and the exact-phrase list are scored on them only (at most :budget + :cand rows).
 _HEAVY_HYBRID = f"""
@@ -258,17 +261,23 @@ WITH {_Q}, stats AS MATERIALIZED (
     SELECT ts.lexeme, ts.df FROM {TERM_STATS} ts CROSS JOIN q
     WHERE ts.app_name = :app AND ts.user_id = :user AND ts.lexeme = ANY(q.lx)
 ), gen AS MATERIALIZED (
-    SELECT string_agg('''' || replace(x.lexeme, '''', '''''') || '''', ' | ')::tsquery AS tq
+    SELECT string_agg(x.quoted, ' | ') FILTER (WHERE x.rare)::tsquery AS tq,
+           CASE WHEN count(*) FILTER (WHERE NOT x.rare) >= 2
+                THEN string_agg(x.quoted, ' & ') FILTER (WHERE NOT x.rare)::tsquery END AS tq_all
     FROM (
-        SELECT lexeme, sum(df) OVER (ORDER BY df, lexeme) AS cum,
-               row_number() OVER (ORDER BY df, lexeme) AS rn
+        SELECT '''' || replace(lexeme, '''', '''''') || '''' AS quoted,
+               sum(df) OVER (ORDER BY df, lexeme) <= :budget
+               OR row_number() OVER (ORDER BY df, lexeme) = 1 AS rare
         FROM terms WHERE strpos(lexeme, chr(92)) = 0
     ) x
-    WHERE x.cum <= :budget OR x.rn = 1
 ), lexcand AS MATERIALIZED (
-    SELECT t.id FROM {TABLE} t
-    WHERE {_SCOPE} AND t.tsv_en @@ (SELECT tq FROM gen)
-    LIMIT :budget
+    (SELECT t.id FROM {TABLE} t
+     WHERE {_SCOPE} AND t.tsv_en @@ (SELECT tq FROM gen)
+     LIMIT :budget)
+    UNION
+    (SELECT t.id FROM {TABLE} t
+     WHERE {_SCOPE} AND t.tsv_en @@ (SELECT tq_all FROM gen)
+     LIMIT :budget / 2)
 ), {{vec}}, cand AS MATERIALIZED (
     SELECT id FROM lexcand UNION SELECT id FROM vec
 ), crows AS MATERIALIZED (
