@@ -3,6 +3,7 @@
 from adk_memory_kit.adk_services import register_pgvector_services
 from adk_memory_kit.db import embedded_db_url, kit_home
 from adk_memory_kit.embedders import Embedder, GeminiEmbedder, LocalMiniLMEmbedder
+from adk_memory_kit.episodic import EpisodicLog, EpisodicLogPlugin, ModelPrice, PriceTable
 from adk_memory_kit.errors import (
     DatabaseUnavailableError,
     EmbedderError,
@@ -83,6 +84,8 @@ __all__ = [
     "DataMap",
     "DatabaseUnavailableError",
     "Embedder",
+    "EpisodicLog",
+    "EpisodicLogPlugin",
     "EmbedderError",
     "EmbeddingDimensionError",
     "ExtractionError",
@@ -99,8 +102,10 @@ __all__ = [
     "MemoryHome",
     "MemoryKitError",
     "MemoryRoutingPlugin",
+    "ModelPrice",
     "PgVectorMemoryService",
     "PreferenceVocabulary",
+    "PriceTable",
     "PruneStaleToolPayloads",
     "PrunedPayload",
     "PruningRecord",
