@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "adk_memory_kit.lifecycle.cli",
     "adk_memory_kit.routing.cli",
     "adk_memory_kit.demo.cli",
+    "adk_memory_kit.episodic.cli",
 ]
 
 

@@ -100,6 +100,11 @@ _SQL = {
     "count_for_user": text(
         f"SELECT count(*) FROM {TABLE} WHERE app_name = :app_name AND user_id = :user_id"
     ),
+    # Operator lookup for the CLI's ``trace`` without --user: which users own this session id.
+    "users_of_session": text(
+        f"SELECT DISTINCT user_id FROM {TABLE} WHERE app_name = :app_name "
+        "AND session_id = :session_id ORDER BY user_id LIMIT 10"
+    ),
     # Retention is an operator job across every user, like the memory table's expiry sweep.
     "purge_expired": text(f"DELETE FROM {TABLE} WHERE time < :cutoff"),
     # Cost summary: one scan, grouped five ways at once. Model rows group by model name;
@@ -453,6 +458,16 @@ class EpisodicLog:
         async with self._engine.connect() as conn:
             result = await conn.execute(_SQL["trace"], params)
             return [_entry(row) for row in result.mappings()]
+
+    async def users_of_session(self, app_name: str, session_id: str) -> list[str]:
+        """Users with entries under ``session_id`` (an operator lookup; at most 10)."""
+        params = {
+            "app_name": _check_id("app_name", app_name),
+            "session_id": _check_id("session_id", session_id),
+        }
+        await self.ensure_schema()
+        async with self._engine.connect() as conn:
+            return list((await conn.execute(_SQL["users_of_session"], params)).scalars())
 
     async def first_failure(
         self,
