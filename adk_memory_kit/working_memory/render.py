@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from adk_memory_kit.working_memory.config import WorkingMemoryConfig
 from adk_memory_kit.working_memory.guards import clip, flatten, neutralize_delimiters
+from adk_memory_kit.working_memory.ledger import ledger_line
 from adk_memory_kit.working_memory.model import Scratchpad
 
 OPEN_TAG = "<working_memory>"
@@ -59,7 +60,7 @@ def _items(pad: Scratchpad, config: WorkingMemoryConfig, value_chars: int) -> li
         if s.status == "done" and collapse:
             continue
         rank = {"doing": 4, "todo": 5, "done": 6}[s.status]
-        items.append(_Item("plan", rank, f"- [{s.status}] {_safe(s.step)}"))
+        items.append(_Item("plan", rank, f"- [{s.status}] {ledger_line(pad, s, _safe)}"))
     for name in pad.facts_oldest_first():
         fact = pad.facts[name]
         value = clip(_safe(fact.value), value_chars)[0]
