@@ -53,8 +53,15 @@ async def test_services_yaml_style_construction(db_url):
 
     registry = ServiceRegistry()
     _register_services_from_yaml_config(
-        {"services": [{"scheme": "pgvector", "type": "memory",
-                       "class": "adk_memory_kit.PgVectorMemoryService"}]},
+        {
+            "services": [
+                {
+                    "scheme": "pgvector",
+                    "type": "memory",
+                    "class": "adk_memory_kit.PgVectorMemoryService",
+                }
+            ]
+        },
         registry,
     )
     for uri in ("pgvector://", "pgvector://" + db_url.split("://", 1)[1]):

@@ -10,9 +10,17 @@ import sys
 
 
 def _run_demo(home) -> str:
-    env = {k: v for k, v in os.environ.items()
-           if k not in {"GOOGLE_API_KEY", "ADK_MEMORY_KIT_MODEL", "GOOGLE_GENAI_USE_VERTEXAI",
-                        "ADK_MEMORY_KIT_DB_URL"}}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k
+        not in {
+            "GOOGLE_API_KEY",
+            "ADK_MEMORY_KIT_MODEL",
+            "GOOGLE_GENAI_USE_VERTEXAI",
+            "ADK_MEMORY_KIT_DB_URL",
+        }
+    }
     env["ADK_MEMORY_KIT_HOME"] = str(home)
     exe = shutil.which("adk-memory-kit", path=os.path.dirname(sys.executable))
     command = [exe, "demo"] if exe else [sys.executable, "-m", "adk_memory_kit.cli", "demo"]
@@ -24,8 +32,16 @@ def _run_demo(home) -> str:
 def test_demo_runs_offline_and_names_every_memory_home(tmp_path):
     out = _run_demo(tmp_path)
     assert "NO API KEY FOUND" in out and "scripted offline model" in out
-    for home in ("USER_STATE", "SESSION_STATE", "TURN_SCRATCH", "LONG_TERM",
-                 "PROCEDURAL_REVIEW", "DROP", "WORKING_MEMORY", "IN-CONTEXT"):
+    for home in (
+        "USER_STATE",
+        "SESSION_STATE",
+        "TURN_SCRATCH",
+        "LONG_TERM",
+        "PROCEDURAL_REVIEW",
+        "DROP",
+        "WORKING_MEMORY",
+        "IN-CONTEXT",
+    ):
         assert re.search(rf"^\s+{home}\b", out, re.MULTILINE), f"{home} missing from the table"
     # Monday -> Thursday: the diet by key, the delivery address by search into working memory
     assert "user:pref_diet = 'vegetarian'" in out

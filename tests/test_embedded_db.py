@@ -17,8 +17,13 @@ START_AND_DIE = (
 def _cli(home, *args):
     env = {**os.environ, "ADK_MEMORY_KIT_HOME": str(home)}
     env.pop("ADK_MEMORY_KIT_DB_URL", None)
-    return subprocess.run([sys.executable, "-m", "adk_memory_kit.cli", *args], env=env,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "adk_memory_kit.cli", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_a_killed_process_does_not_keep_the_server_running_forever(tmp_path):

@@ -28,8 +28,12 @@ def _searcher(request):
 
 async def _tombstones(tools) -> list[dict]:
     model = ScriptedLlm(responder=_searcher)
-    agent = LlmAgent(name="a", model=model, tools=tools,
-                     before_model_callback=PruneStaleToolPayloads({"web_search"}, keep_recent=2))
+    agent = LlmAgent(
+        name="a",
+        model=model,
+        tools=tools,
+        before_model_callback=PruneStaleToolPayloads({"web_search"}, keep_recent=2),
+    )
     runner = InMemoryRunner(agent=agent, app_name="p")
     session = await runner.session_service.create_session(app_name="p", user_id="u")
     for turn in range(3):
@@ -38,7 +42,8 @@ async def _tombstones(tools) -> list[dict]:
             pass
     return [
         p.function_response.response
-        for c in model.requests[-1].contents for p in c.parts or []
+        for c in model.requests[-1].contents
+        for p in c.parts or []
         if p.function_response and (p.function_response.response or {}).get("status") == "pruned"
     ]
 

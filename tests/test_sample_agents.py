@@ -312,10 +312,14 @@ async def check_concierge(convo: Conversation) -> None:
     assert "delivery_address = Pune office reception [load_memory]" in thursday[0]["wm_view"]
     assert "vegetarian lunch" in convo.replies[1][0]
     # the recall block reached the model as user content, never in the system instruction
-    recall = [r for r in convo.requests
-              if any("<RECALLED_MEMORY>" in (p.text or "") for c in r.contents for p in c.parts)]
-    assert recall and all("RECALLED_MEMORY" not in str(r.config.system_instruction or "")
-                          for r in recall)
+    recall = [
+        r
+        for r in convo.requests
+        if any("<RECALLED_MEMORY>" in (p.text or "") for c in r.contents for p in c.parts)
+    ]
+    assert recall and all(
+        "RECALLED_MEMORY" not in str(r.config.system_instruction or "") for r in recall
+    )
     # the behaviour change went to the review queue, not to memory
     queue = ReviewQueue()
     try:
@@ -324,7 +328,8 @@ async def check_concierge(convo: Conversation) -> None:
         await queue.close()
     assert [i.text for i in items] == ["Stop asking me to confirm prices."]
     found = await convo.memory_service.search_memory(
-        app_name="concierge", user_id=convo.user_id, query="Thanks, that's all, bye")
+        app_name="concierge", user_id=convo.user_id, query="Thanks, that's all, bye"
+    )
     assert any("bye" in m.content.parts[0].text for m in found.memories)  # end_session ingested
 
 

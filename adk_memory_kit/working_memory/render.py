@@ -55,7 +55,10 @@ def _items(pad: Scratchpad, config: WorkingMemoryConfig, value_chars: int) -> li
     done = [s for s in pad.plan if s.status == "done"]
     collapse = len(done) > config.done_steps_shown
     if collapse:
-        items.append(_Item("plan", 6, f"- [done] {len(done)} steps done"))
+        ids = ", ".join(s.id for s in done if s.id)  # ledger steps: which ids are done
+        items.append(
+            _Item("plan", 6, f"- [done] {len(done)} steps done{': ' + ids if ids else ''}")
+        )
     for s in pad.plan:
         if s.status == "done" and collapse:
             continue

@@ -80,3 +80,13 @@ def test_plans_without_ids_are_stored_and_shown_as_before():
     ]
     view = render_view(pad, CFG).text
     assert "- [todo] Book\n" in view and "READY" not in view
+
+
+def test_collapsed_done_steps_keep_their_ids_in_the_view():
+    pad = ledger_pad()
+    for step_id in ("fetch", "costs", "report"):
+        ops.update_step(pad, "x", "done", CFG, step_id=step_id)
+    ops.update_step(pad, "Send", "todo", CFG, step_id="send", depends_on=["report"])
+    view = render_view(pad, WorkingMemoryConfig(done_steps_shown=2)).text
+    assert "- [done] 3 steps done: fetch, costs, report" in view
+    assert "- [todo] send: Send (after report) - READY" in view
