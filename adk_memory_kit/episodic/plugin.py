@@ -148,8 +148,11 @@ class EpisodicLogPlugin(BasePlugin):
             return
         session = invocation_context.session
         invocation = event.invocation_id or invocation_context.invocation_id
-        if self.state_deltas and actions.state_delta:
-            payload = {"delta": dict(actions.state_delta)}
+        delta = actions.state_delta if self.state_deltas else None
+        if delta:  # temp: keys live for one invocation and are never stored: not logged
+            delta = {k: v for k, v in delta.items() if not k.startswith("temp:")}
+        if delta:
+            payload = {"delta": delta}
             self._append(
                 session, invocation, event.author, kinds.STATE_DELTA, "state", payload=payload
             )
