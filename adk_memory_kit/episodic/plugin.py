@@ -287,6 +287,9 @@ class EpisodicLogPlugin(BasePlugin):
         call_id = tool_context.function_call_id or ""
         if call_id not in self._tools:  # already logged as a tool_error (answered by a plugin)
             return
+        if call_id in tool_context.actions.requested_tool_confirmations:
+            self._tools.pop(call_id, None)  # held for a human: the confirmation row says so
+            return
         self._append(
             tool_context.session, tool_context.invocation_id, tool_context.agent_name,
             kinds.TOOL_CALL, tool.name, latency_ms=self._tool_latency(tool_context),
