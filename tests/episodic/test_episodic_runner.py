@@ -377,3 +377,29 @@ async def test_a_failing_store_never_breaks_the_turn(sessions, caplog):
     warnings = [r.getMessage() for r in caplog.records if r.name.startswith("adk_memory_kit")]
     assert warnings and all("could not write" in w for w in warnings)
     assert all(PASSWORD not in w and "A123" not in w for w in warnings)
+
+
+class BrokenLog(EpisodicLog):
+    """A log whose every append fails (a bug, or anything unexpected in a callback)."""
+
+    def append(self, entry: PendingEntry) -> None:
+        raise RuntimeError(f"broken while holding {entry.payload!r}")
+
+
+async def test_a_failing_callback_never_breaks_the_turn(db_url, sessions, caplog):
+    broken = BrokenLog(db_url)
+    plugin = EpisodicLogPlugin(broken)
+    root, _, _ = build_agent()
+    runner = Runner(agent=root, app_name=APP, session_service=sessions,
+                    plugins=[plugin, ReflectAndRetryToolPlugin(max_retries=1)])  # fmt: skip
+    user_id = f"broken-{uuid.uuid4().hex[:6]}"
+    session = await sessions.create_session(app_name=APP, user_id=user_id)
+    with caplog.at_level(logging.WARNING, logger="adk_memory_kit.episodic"):
+        events = await run_turn(runner, user_id, session.id, FIRST_TASK)
+    await runner.close()
+    await broken.close()
+    final = [e for e in events if e.is_final_response() and e.content and e.content.parts]
+    assert final[-1].content.parts[0].text == "The charge failed; no money was taken."
+    assert plugin.callback_errors >= 10
+    logged = " ".join(r.getMessage() for r in caplog.records)
+    assert "RuntimeError" in logged and PASSWORD not in logged and "A123" not in logged
