@@ -73,6 +73,13 @@ _COLUMNS = (
 
 # Named statements: every one on per-user rows filters app_name AND user_id.
 _SQL = {
+    # A lock wait (DDL behind an open transaction, a session's advisory lock) fails after
+    # this instead of hanging a writer or a reader forever.
+    "lock_timeout": text("SET LOCAL lock_timeout = '10s'"),
+    "schema_ready": text(
+        f"SELECT obj_description(to_regclass('{TABLE}'), 'pg_class') = "
+        f"'adk_memory_kit home: {HOME_NAME}' AND to_regclass('{TABLE}_time_idx') IS NOT NULL"
+    ),
     "lock_schema": text("SELECT pg_advisory_xact_lock(hashtextextended('adk_episodic_log', 0))"),
     "lock_session": text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"),
     "max_seq": text(
@@ -293,9 +300,12 @@ class EpisodicLog:
             return
         try:
             async with self._engine.begin() as conn:
-                await conn.execute(_SQL["lock_schema"])
-                for statement in _DDL:
-                    await conn.execute(text(statement))
+                # Skip the DDL (COMMENT ON TABLE takes an exclusive lock) when it is done.
+                if not (await conn.execute(_SQL["schema_ready"])).scalar():
+                    await conn.execute(_SQL["lock_timeout"])
+                    await conn.execute(_SQL["lock_schema"])
+                    for statement in _DDL:
+                        await conn.execute(text(statement))
         except Exception as exc:
             raise DatabaseUnavailableError(
                 f"could not create the episodic log table {TABLE} ({type(exc).__name__}); "
@@ -368,6 +378,7 @@ class EpisodicLog:
             rows = [self._row(entry) for entry in batch]
             await self.ensure_schema()
             async with self._engine.begin() as conn:
+                await conn.execute(_SQL["lock_timeout"])
                 sessions = sorted({(r["app_name"], r["user_id"], r["session_id"]) for r in rows})
                 next_seq = {}
                 for app_name, user_id, session_id in sessions:

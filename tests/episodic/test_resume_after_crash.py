@@ -8,6 +8,7 @@ the two completed tool calls are not repeated, and the task finishes.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -62,7 +63,12 @@ async def test_killed_worker_resumes_without_repeating_completed_tools(
     # A new Runner (new process state, same database) picks the task up.
     monkeypatch.setenv(CALLS_ENV, str(calls))
     monkeypatch.delenv(CRASH_ENV, raising=False)
-    events = await run(db_url, user_id, session.id, "continue")
+    try:  # a resume that waits forever fails here, with every task's stack
+        events = await asyncio.wait_for(run(db_url, user_id, session.id, "continue"), 120)
+    except TimeoutError:
+        for task in asyncio.all_tasks():
+            task.print_stack(file=sys.stderr)
+        raise
     final = [e for e in events if e.is_final_response() and e.content and e.content.parts]
     assert final[-1].content.parts[0].text == "The quarterly report is written: profit 40,000 EUR."
     assert calls.read_text().splitlines() == [
