@@ -13,6 +13,7 @@ from adk_memory_kit.adk_services import register_pgvector_services
 from adk_memory_kit.context import ContextBudget, ContextBudgetPlugin, FactPreservingSummarizer
 from adk_memory_kit.db import embedded_db_url
 from adk_memory_kit.embedders import GeminiEmbedder
+from adk_memory_kit.episodic import EpisodicLog, EpisodicLogPlugin
 from adk_memory_kit.errors import (
     ContextBudgetExceededError,
     DatabaseUnavailableError,
@@ -107,6 +108,9 @@ __all__ = [
     "detect_sensitive",
     "make_profile_tools",
     "BudgetedPreloadMemoryTool",
+    # episodic log
+    "EpisodicLog",
+    "EpisodicLogPlugin",
     # context: compaction and the token budget
     "FactPreservingSummarizer",
     "ContextBudgetPlugin",

@@ -28,6 +28,7 @@ COMMAND_MODULES = [
     "adk_memory_kit.demo.cli",
     "adk_memory_kit.console.cli",
     "adk_memory_kit.lifecycle.reindex_cli",
+    "adk_memory_kit.episodic.cli",
 ]
 
 

@@ -75,6 +75,11 @@ async def run_demo(args: argparse.Namespace) -> int:
         db_url, choose_model(offline_research_responder), research_user
     )
 
+    heading("3. Trace and cost of this run: the episodic log")
+    from adk_memory_kit.demo.episodic_run import show_trace_and_cost
+
+    await show_trace_and_cost(db_url, choose_model(offline_research_responder), research_user)
+
     heading("Where everything went")
     table = [(home, "; ".join(items)) for home, items in sorted(story.homes.items())]
     table.append(

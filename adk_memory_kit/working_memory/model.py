@@ -24,6 +24,17 @@ class PlanStep(BaseModel):
 
     step: str
     status: StepStatus = "todo"
+    id: str | None = None
+    depends_on: list[str] = Field(default_factory=list)
+
+    def dump(self) -> dict[str, Any]:
+        """``{step, status}``, plus ``id`` and ``depends_on`` only when set (task ledger)."""
+        out: dict[str, Any] = {"step": self.step, "status": self.status}
+        if self.id:
+            out["id"] = self.id
+        if self.depends_on:
+            out["depends_on"] = list(self.depends_on)
+        return out
 
 
 class Fact(BaseModel):
@@ -145,7 +156,7 @@ class Scratchpad(BaseModel):
             "v": SCHEMA_VERSION,
             "goal": self.goal,
             "constraints": list(self.constraints),
-            "plan": [step.model_dump(mode="json") for step in self.plan],
+            "plan": [step.dump() for step in self.plan],
             "facts": facts,
             "open": list(self.open),
         }

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from adk_memory_kit.working_memory import ledger
 from adk_memory_kit.working_memory.config import WorkingMemoryConfig
 from adk_memory_kit.working_memory.guards import (
     check_source,
@@ -141,21 +142,51 @@ def record_fact(
     return Outcome(True, _with_notes(message, notes), evicted=evicted, notes=notes, changed=True)
 
 
-def update_step(pad: Scratchpad, step: str, status: str, config: WorkingMemoryConfig) -> Outcome:
-    """Set a step's status, adding the step if it is new."""
+def update_step(
+    pad: Scratchpad,
+    step: str,
+    status: str,
+    config: WorkingMemoryConfig,
+    *,
+    step_id: str | None = None,
+    depends_on: Sequence[str] | None = None,
+) -> Outcome:
+    """Set a step's status, adding the step if it is new.
+
+    With ``step_id`` the step is found by id first (then by text, and given that id);
+    ``depends_on`` replaces the step's dependencies (ids of other steps) and gives the step
+    an id (``s<n>``) if it has none. Unknown ids and cycles are refused.
+    """
     status = flatten(status).lower()
     if status not in STEP_STATUSES:
         return _rejected(f"Status {status[:20]!r} is not one of todo, doing, done.")
     text, notes = clean_text(step, config.max_text_chars)
     if not text:
         return _rejected("Step is empty; pass a short description of the step.")
-    index = _find([s.step for s in pad.plan], text)
+    step_id = flatten(step_id).lower() if step_id else None
+    if step_id is not None and not ledger.STEP_ID.match(step_id):
+        return _rejected("step_id must be 1-20 of a-z, 0-9, _ and -, e.g. 'fetch' or 's2'.")
+    deps = None if depends_on is None else [flatten(str(d)).lower() for d in depends_on]
+    by_id = ledger.step_by_id(pad, step_id) if step_id else None
+    index = pad.plan.index(by_id) if by_id else _find([s.step for s in pad.plan], text)
+    if index is not None and step_id and pad.plan[index].id not in (None, step_id):
+        return _rejected(f"Step {pad.plan[index].step!r} already has id {pad.plan[index].id!r}.")
+    if deps is not None:
+        target = step_id or (pad.plan[index].id if index is not None else None)
+        reason = ledger.check_dependencies(pad, target or ledger.next_step_id(pad), deps)
+        if reason:
+            return _rejected(f"Step refused: {reason}")
     evicted: list[str] = []
     if index is not None:
-        old = pad.plan[index].status
-        pad.plan[index].status = status  # type: ignore[assignment]
-        message = f"Step {pad.plan[index].step!r}: {old} -> {status}."
-        changed = old != status
+        held = pad.plan[index]
+        old, old_ledger = held.status, (held.id, list(held.depends_on))
+        held.status = status  # type: ignore[assignment]
+        if step_id:
+            held.id = step_id
+        if deps is not None:
+            held.depends_on, held.id = deps, held.id or ledger.next_step_id(pad)
+        message = f"Step {held.step!r}: {old} -> {status}."
+        changed = old != status or old_ledger != (held.id, held.depends_on)
     else:
         if len(pad.plan) >= config.max_plan_steps:
             done = [i for i, s in enumerate(pad.plan) if s.status == "done"]
@@ -165,11 +196,17 @@ def update_step(pad: Scratchpad, step: str, status: str, config: WorkingMemoryCo
                     "Mark finished steps done before adding more."
                 )
             evicted.append(pad.plan.pop(done[0]).step)
-        pad.plan.append(PlanStep(step=text, status=status))  # type: ignore[arg-type]
-        message = f"Step added as {status}."
+        new_id = step_id or (ledger.next_step_id(pad) if deps else None)
+        pad.plan.append(
+            PlanStep(step=text, status=status, id=new_id, depends_on=deps or [])  # type: ignore[arg-type]
+        )
+        message = f"Step added as {status}" + (f" with id {new_id!r}." if new_id else ".")
         changed = True
         if evicted:
             message += f" Evicted oldest done step: {evicted[0]}."
+    if ledger.uses_ledger(pad):
+        ready = [s.id or s.step for s in ledger.ready_steps(pad)]
+        message += f" Ready: {', '.join(ready) if ready else 'none'}."
     done_count = sum(1 for s in pad.plan if s.status == "done")
     if done_count > config.done_steps_shown:
         notes = [*notes, f"{done_count} done steps shown as one line"]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from adk_memory_kit.working_memory.config import WorkingMemoryConfig
 from adk_memory_kit.working_memory.guards import clip, flatten, neutralize_delimiters
+from adk_memory_kit.working_memory.ledger import ledger_line
 from adk_memory_kit.working_memory.model import Scratchpad
 
 OPEN_TAG = "<working_memory>"
@@ -97,12 +98,15 @@ def _plan_items(pad: Scratchpad, config: WorkingMemoryConfig) -> list[_Item]:
     done = [s for s in pad.plan if s.status == "done"]
     collapse = len(done) > config.done_steps_shown
     if collapse:
-        items.append(_Item("plan", 6, f"- [done] {len(done)} steps done"))
+        ids = ", ".join(s.id for s in done if s.id)  # ledger steps: which ids are done
+        items.append(
+            _Item("plan", 6, f"- [done] {len(done)} steps done{': ' + ids if ids else ''}")
+        )
     for s in pad.plan:
         if s.status == "done" and collapse:
             continue
         rank = {"doing": 4, "todo": 5, "done": 6}[s.status]
-        items.append(_Item("plan", rank, f"- [{s.status}] {field_text(_safe(s.step))}"))
+        items.append(_Item("plan", rank, f"- [{s.status}] {ledger_line(pad, s, lambda t: field_text(_safe(t)))}"))
     return items
 
 

@@ -191,15 +191,22 @@ class _Tools:
         step: str,
         status: Literal["todo", "doing", "done"],
         tool_context: ToolContext,
+        step_id: str = "",
+        depends_on: list[str] | None = None,
     ) -> dict[str, Any]:
         """Add a plan step, or change the status of an existing one.
 
         Args:
           step: short description of the step (the same text updates the same step).
           status: todo, doing or done.
+          step_id: optional short id (e.g. 'fetch') to refer to the step from others.
+          depends_on: optional ids of steps that must be done before this one starts.
         """
         return self._apply(
-            tool_context, lambda pad: ops.update_step(pad, step, status, self.config)
+            tool_context,
+            lambda pad: ops.update_step(
+                pad, step, status, self.config, step_id=step_id or None, depends_on=depends_on
+            ),
         )
 
     async def add_open_question(self, question: str, tool_context: ToolContext) -> dict[str, Any]:
