@@ -106,7 +106,13 @@ def _plan_items(pad: Scratchpad, config: WorkingMemoryConfig) -> list[_Item]:
         if s.status == "done" and collapse:
             continue
         rank = {"doing": 4, "todo": 5, "done": 6}[s.status]
-        items.append(_Item("plan", rank, f"- [{s.status}] {ledger_line(pad, s, lambda t: field_text(_safe(t)))}"))
+        items.append(
+            _Item(
+                "plan",
+                rank,
+                f"- [{s.status}] {ledger_line(pad, s, lambda t: field_text(_safe(t)))}",
+            )
+        )
     return items
 
 
