@@ -26,6 +26,7 @@ from adk_memory_kit.lifecycle import (
     IdleIngestJob,
     MemoryCheckpointPlugin,
     SessionCloser,
+    SleepTimeDistiller,
     data_map,
     end_session_tool,
     forget_user,
@@ -43,13 +44,12 @@ from adk_memory_kit.routing import (
     LlmExtractor,
     MemoryApplier,
     MemoryRoutingPlugin,
-    MemoryToolset,
     RuleBasedExtractor,
-    SleepTimeDistiller,
     detect_sensitive,
     make_profile_tools,
     route,
 )
+from adk_memory_kit.tools import MemoryToolset
 from adk_memory_kit.working_memory import (
     WorkingMemoryToolset,
     merge_branches_callback,

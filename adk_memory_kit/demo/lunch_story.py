@@ -26,10 +26,10 @@ from adk_memory_kit.demo.concierge import (
 )
 from adk_memory_kit.demo.console import note, show_events, show_table, step
 from adk_memory_kit.lifecycle import IdleIngestJob, forget_user
+from adk_memory_kit.lifecycle.sleep_time import SleepTimeDistiller
 from adk_memory_kit.memory.cli import format_search_results
 from adk_memory_kit.memory.service import PgVectorMemoryService
 from adk_memory_kit.routing import ReviewQueue, RoutingOutcome, RuleBasedExtractor
-from adk_memory_kit.routing.sleep_time import SleepTimeDistiller
 from adk_memory_kit.testing import ScriptedLlm
 
 MONDAY = [

@@ -24,6 +24,7 @@ from adk_memory_kit.lifecycle.forget import (
     pending_forgets,
 )
 from adk_memory_kit.lifecycle.idle_job import IdleIngestJob, IdleRunReport
+from adk_memory_kit.lifecycle.sleep_time import SleepTimeDistiller
 from adk_memory_kit.lifecycle.watermarks import SessionKey, WatermarkState, WatermarkStore
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "PendingForget",
     "SessionCloser",
     "SessionKey",
+    "SleepTimeDistiller",
     "WatermarkState",
     "WatermarkStore",
     "data_map",

@@ -33,7 +33,6 @@ from adk_memory_kit.routing.extractors import (
     turn_events,
 )
 from adk_memory_kit.routing.homes import Candidate, MemoryHome, route
-from adk_memory_kit.routing.memory_tools import MEMORY_TOOL_NAMES, MemoryToolset
 from adk_memory_kit.routing.plugin import (
     MemoryRoutingPlugin,
     TurnRouter,
@@ -41,7 +40,6 @@ from adk_memory_kit.routing.plugin import (
     route_turn,
 )
 from adk_memory_kit.routing.review_queue import ReviewItem, ReviewQueue
-from adk_memory_kit.routing.sleep_time import SleepTimeDistiller
 from adk_memory_kit.sensitive import (
     DEFAULT_DETECTORS,
     Detector,
@@ -58,7 +56,6 @@ __all__ = [
     "DEFAULT_DETECTORS",
     "DEFAULT_RULES",
     "DEFAULT_VOCABULARY",
-    "MEMORY_TOOL_NAMES",
     "Candidate",
     "Detector",
     "ExtractedFact",
@@ -72,7 +69,6 @@ __all__ = [
     "MemoryApplier",
     "MemoryHome",
     "MemoryRoutingPlugin",
-    "MemoryToolset",
     "PreferenceVocabulary",
     "RegexDetector",
     "ReviewItem",
@@ -80,7 +76,6 @@ __all__ = [
     "RoutingOutcome",
     "RuleBasedExtractor",
     "SensitiveValueError",
-    "SleepTimeDistiller",
     "TermDetector",
     "TurnRouter",
     "UnknownPreferenceError",

@@ -46,6 +46,8 @@ LAYERS: dict[str, int] = {
     "lifecycle": 7,
     "adk_services": 7,
     "scripted": 7,  # re-export of ``testing`` kept for one release
+    "tools": 7,  # MemoryToolset: the model's own memory tools, over memory and routing
+    "episodic": 4,  # the episodic log (store, plugin, costs): db, sensitive, pruning estimates
     # 8: applications and the facade
     "console": 8,
     "demo": 9,

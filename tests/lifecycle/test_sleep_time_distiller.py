@@ -8,12 +8,8 @@ import pytest
 from google.adk.sessions.session import Session
 
 from adk_memory_kit import PgVectorMemoryService
-from adk_memory_kit.routing import (
-    LlmExtractor,
-    MemoryHome,
-    RuleBasedExtractor,
-    SleepTimeDistiller,
-)
+from adk_memory_kit.lifecycle import SleepTimeDistiller
+from adk_memory_kit.routing import LlmExtractor, MemoryHome, RuleBasedExtractor
 from adk_memory_kit.testing import ScriptedLlm
 from tests.support.routing import facts_json, model_event, unique, user_event
 
