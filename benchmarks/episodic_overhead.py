@@ -30,7 +30,7 @@ from google.adk.sessions import InMemorySessionService
 from google.genai import types
 
 from adk_memory_kit.episodic import EpisodicLog, EpisodicLogPlugin
-from adk_memory_kit.scripted import ScriptedLlm, call, last_function_responses
+from adk_memory_kit.testing import ScriptedLlm, call, last_function_responses
 
 APP = "episodic_bench"
 

@@ -24,7 +24,7 @@ from google.adk.sessions.database_session_service import DatabaseSessionService
 from google.genai import types
 
 from adk_memory_kit.episodic import EpisodicLog, EpisodicLogPlugin
-from adk_memory_kit.scripted import ScriptedLlm, call, last_function_responses
+from adk_memory_kit.testing import ScriptedLlm, call, last_function_responses
 from adk_memory_kit.working_memory import WorkingMemoryToolset, working_memory_instruction
 
 APP = "resume_app"

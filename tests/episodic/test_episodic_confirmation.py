@@ -11,7 +11,7 @@ from google.adk.tools.function_tool import FunctionTool
 from google.genai import types
 
 from adk_memory_kit import EpisodicLog, EpisodicLogPlugin
-from adk_memory_kit.scripted import ScriptedLlm, call, last_function_responses
+from adk_memory_kit.testing import ScriptedLlm, call, last_function_responses
 
 pytestmark = pytest.mark.slow
 

@@ -16,7 +16,7 @@ from google.genai import types
 from routing_coverage_table import TABLE, Row
 
 from adk_memory_kit.routing import LlmExtractor, MemoryApplier, MemoryHome, RuleBasedExtractor
-from adk_memory_kit.scripted import ScriptedLlm
+from adk_memory_kit.testing import ScriptedLlm
 
 APPLIER = MemoryApplier()
 
