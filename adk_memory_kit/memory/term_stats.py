@@ -21,6 +21,7 @@ upper bound, which only lowers the IDF of words in rows that are about to go.
 
 from __future__ import annotations
 
+from adk_memory_kit.db.homes import home_comment_step
 from adk_memory_kit.db.migrations import Step
 from adk_memory_kit.memory.schema import TABLE, create_partitions_step
 
@@ -129,8 +130,8 @@ def steps(partitions: int | None) -> list[Step]:
         ),
         create_partitions_step(USER_STATS, partitions),
         create_partitions_step(TERM_STATS, partitions),
-        Step(f"COMMENT ON TABLE {USER_STATS} IS 'adk_memory_kit home: memory statistics'"),
-        Step(f"COMMENT ON TABLE {TERM_STATS} IS 'adk_memory_kit home: memory term statistics'"),
+        home_comment_step(USER_STATS, "memory_user_stats"),
+        home_comment_step(TERM_STATS, "memory_term_stats"),
         Step(_FUNCTION),
         Step(
             f"CREATE TRIGGER adk_memory_term_stats_ins AFTER INSERT ON {TABLE}"

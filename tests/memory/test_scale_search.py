@@ -35,12 +35,16 @@ TURNS = [
 
 @pytest.fixture(scope="module")
 async def services(db_url, embedder, test_partitions):
-    light = PgVectorMemoryService(db_url, embedder=embedder, partitions=test_partitions)
+    # every turn is stored (full transcript): these tests count rows and statistics per event
+    light = PgVectorMemoryService(
+        db_url, embedder=embedder, partitions=test_partitions, write_policy="full_transcript"
+    )
     heavy = PgVectorMemoryService(
         db_url,
         embedder=embedder,
         search=SearchOptions(heavy_user_rows=1, lexical_budget=1_000),
         partitions=test_partitions,
+        write_policy="full_transcript",
     )
     yield light, heavy
     await light.close()
@@ -222,6 +226,7 @@ async def test_small_lexical_budget_still_returns_the_rare_match(db_url, embedde
         db_url,
         embedder=embedder,
         search=SearchOptions(heavy_user_rows=1, lexical_budget=5),
+        write_policy="full_transcript",
     )
     try:
         query = "order A-4521 lamp"
