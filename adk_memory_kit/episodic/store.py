@@ -288,6 +288,7 @@ class EpisodicLog:
         self._write_lock: asyncio.Lock | None = None
         self._schema_ready = False
         self._closed = False
+        self._stopping = False
 
     @property
     def engine(self) -> AsyncEngine:
@@ -350,13 +351,25 @@ class EpisodicLog:
         return self._queue.qsize() if self._queue is not None else 0
 
     async def _flush_forever(self) -> None:
-        wake = self._wake
-        assert wake is not None
+        """Drain on every wake-up (a full batch, ``flush_interval``, or :meth:`close`).
+
+        The interval is a timer that sets the wake event, not ``asyncio.wait_for``: on
+        Python < 3.12, ``wait_for`` swallows a cancellation that lands while its inner wait
+        has just finished, which kept this loop running forever. The loop ends on its own
+        once ``close`` asks it to stop, after a last drain; it never needs cancelling.
+        """
+        wake, loop = self._wake, self._loop
+        assert wake is not None and loop is not None
         while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(wake.wait(), self.flush_interval)
+            timer = loop.call_later(self.flush_interval, wake.set)
+            try:
+                await wake.wait()
+            finally:
+                timer.cancel()
             wake.clear()
             await self._drain()
+            if self._stopping:
+                return
 
     async def _drain(self) -> None:
         queue, lock = self._queue, self._write_lock
@@ -444,16 +457,28 @@ class EpisodicLog:
         }
 
     async def close(self) -> None:
-        """Write what is queued, stop the writer and dispose of an engine the log created."""
+        """Write what is queued, stop the writer and dispose of an engine the log created.
+
+        The writer is stopped by asking it (it drains once more and returns), never by
+        cancelling it, so ``close`` returns as soon as the last batch is written. A writer
+        left on another, finished event loop cannot run again; its queue is abandoned.
+        A cancellation of the caller propagates; the writer still finishes its last drain.
+        """
         if self._closed:
             return
         self._closed = True
-        with contextlib.suppress(RuntimeError):
+        flusher, wake = self._flusher, self._wake
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if flusher is not None and not flusher.done() and self._loop is running:
+            self._stopping = True
+            assert wake is not None
+            wake.set()
+            await asyncio.wait({flusher})  # not cancelled with the caller: it finishes the drain
+        elif running is not None:
             await self.flush()
-        if self._flusher is not None and not self._flusher.done():
-            self._flusher.cancel()
-            with contextlib.suppress(asyncio.CancelledError, RuntimeError):
-                await self._flusher
         if self._owns_engine:
             await self._engine.dispose()
 

@@ -23,7 +23,8 @@ from google.adk.runners import Runner
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
-from adk_memory_kit import EpisodicLog, EpisodicLogPlugin, ModelPrice
+from adk_memory_kit import EpisodicLog, EpisodicLogPlugin
+from adk_memory_kit.episodic import ModelPrice
 from adk_memory_kit.episodic.pricing import GEMINI_PRICES
 from adk_memory_kit.episodic.store import PendingEntry
 from adk_memory_kit.pruning.tokens import estimate_content_tokens, estimate_request_tokens
