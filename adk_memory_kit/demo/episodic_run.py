@@ -8,9 +8,9 @@ from google.adk.sessions.database_session_service import DatabaseSessionService
 from google.genai import types
 
 from adk_memory_kit.demo.console import note, step
+from adk_memory_kit.demo.research import build_research_agent
 from adk_memory_kit.episodic import EpisodicLog, EpisodicLogPlugin, PriceTable
 from adk_memory_kit.episodic.report import format_costs, format_timeline, money
-from adk_memory_kit.sample_agents.research import build_research_agent
 
 APP = "research_assistant"
 QUESTIONS = ("EV battery recycling market size", "sodium-ion battery competitors", "Summarize")

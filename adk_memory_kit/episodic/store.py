@@ -71,7 +71,8 @@ _COLUMNS = (
     "output_tokens, tokens_estimated, cost_usd, latency_ms, payload, error_type, error_code"
 )
 
-# Named statements: every one on per-user rows filters app_name AND user_id.
+# Named statements: every one on per-user rows filters app_name AND user_id, except the
+# operator-wide ones marked ``scale-lint:`` (checked by tests/memory/test_sql_user_scope.py).
 _SQL = {
     # A lock wait (DDL behind an open transaction, a session's advisory lock) fails after
     # this instead of hanging a writer or a reader forever.
@@ -108,14 +109,17 @@ _SQL = {
         f"SELECT count(*) FROM {TABLE} WHERE app_name = :app_name AND user_id = :user_id"
     ),
     # Operator lookup for the CLI's ``trace`` without --user: which users own this session id.
+    # scale-lint: operator lookup across the app's users (CLI only), at most 10 rows
     "users_of_session": text(
         f"SELECT DISTINCT user_id FROM {TABLE} WHERE app_name = :app_name "
         "AND session_id = :session_id ORDER BY user_id LIMIT 10"
     ),
     # Retention is an operator job across every user, like the memory table's expiry sweep.
+    # scale-lint: retention sweep across all users (operator job, indexed by time)
     "purge_expired": text(f"DELETE FROM {TABLE} WHERE time < :cutoff"),
     # Cost summary: one scan, grouped five ways at once. Model rows group by model name;
     # tool rows count as tool calls of their session, user and agent.
+    # scale-lint: user_id is optional: without it this is an app-wide operator report
     "cost_summary": text(
         f"""
         SELECT GROUPING(session_id) AS g_session, GROUPING(user_id) AS g_user,
@@ -143,6 +147,7 @@ _SQL = {
         GROUP BY GROUPING SETS ((), (session_id), (user_id), (agent), (model))
         """
     ),
+    # scale-lint: user_id is optional: without it this exports the whole app (operator job)
     "export": text(
         f"SELECT {_COLUMNS} FROM {TABLE} WHERE app_name = :app_name "
         "AND (CAST(:user_id AS text) IS NULL OR user_id = :user_id) "
