@@ -71,7 +71,8 @@ _COLUMNS = (
     "output_tokens, tokens_estimated, cost_usd, latency_ms, payload, error_type, error_code"
 )
 
-# Named statements: every one on per-user rows filters app_name AND user_id.
+# Named statements: every one on per-user rows filters app_name AND user_id, except the
+# operator-wide ones marked ``scale-lint:`` (checked by tests/memory/test_sql_user_scope.py).
 _SQL = {
     # A lock wait (DDL behind an open transaction, a session's advisory lock) fails after
     # this instead of hanging a writer or a reader forever.
@@ -108,14 +109,17 @@ _SQL = {
         f"SELECT count(*) FROM {TABLE} WHERE app_name = :app_name AND user_id = :user_id"
     ),
     # Operator lookup for the CLI's ``trace`` without --user: which users own this session id.
+    # scale-lint: operator lookup across the app's users (CLI only), at most 10 rows
     "users_of_session": text(
         f"SELECT DISTINCT user_id FROM {TABLE} WHERE app_name = :app_name "
         "AND session_id = :session_id ORDER BY user_id LIMIT 10"
     ),
     # Retention is an operator job across every user, like the memory table's expiry sweep.
+    # scale-lint: retention sweep across all users (operator job, indexed by time)
     "purge_expired": text(f"DELETE FROM {TABLE} WHERE time < :cutoff"),
     # Cost summary: one scan, grouped five ways at once. Model rows group by model name;
     # tool rows count as tool calls of their session, user and agent.
+    # scale-lint: user_id is optional: without it this is an app-wide operator report
     "cost_summary": text(
         f"""
         SELECT GROUPING(session_id) AS g_session, GROUPING(user_id) AS g_user,
@@ -143,6 +147,7 @@ _SQL = {
         GROUP BY GROUPING SETS ((), (session_id), (user_id), (agent), (model))
         """
     ),
+    # scale-lint: user_id is optional: without it this exports the whole app (operator job)
     "export": text(
         f"SELECT {_COLUMNS} FROM {TABLE} WHERE app_name = :app_name "
         "AND (CAST(:user_id AS text) IS NULL OR user_id = :user_id) "
@@ -288,6 +293,7 @@ class EpisodicLog:
         self._write_lock: asyncio.Lock | None = None
         self._schema_ready = False
         self._closed = False
+        self._stopping = False
 
     @property
     def engine(self) -> AsyncEngine:
@@ -350,13 +356,25 @@ class EpisodicLog:
         return self._queue.qsize() if self._queue is not None else 0
 
     async def _flush_forever(self) -> None:
-        wake = self._wake
-        assert wake is not None
+        """Drain on every wake-up (a full batch, ``flush_interval``, or :meth:`close`).
+
+        The interval is a timer that sets the wake event, not ``asyncio.wait_for``: on
+        Python < 3.12, ``wait_for`` swallows a cancellation that lands while its inner wait
+        has just finished, which kept this loop running forever. The loop ends on its own
+        once ``close`` asks it to stop, after a last drain; it never needs cancelling.
+        """
+        wake, loop = self._wake, self._loop
+        assert wake is not None and loop is not None
         while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(wake.wait(), self.flush_interval)
+            timer = loop.call_later(self.flush_interval, wake.set)
+            try:
+                await wake.wait()
+            finally:
+                timer.cancel()
             wake.clear()
             await self._drain()
+            if self._stopping:
+                return
 
     async def _drain(self) -> None:
         queue, lock = self._queue, self._write_lock
@@ -444,16 +462,28 @@ class EpisodicLog:
         }
 
     async def close(self) -> None:
-        """Write what is queued, stop the writer and dispose of an engine the log created."""
+        """Write what is queued, stop the writer and dispose of an engine the log created.
+
+        The writer is stopped by asking it (it drains once more and returns), never by
+        cancelling it, so ``close`` returns as soon as the last batch is written. A writer
+        left on another, finished event loop cannot run again; its queue is abandoned.
+        A cancellation of the caller propagates; the writer still finishes its last drain.
+        """
         if self._closed:
             return
         self._closed = True
-        with contextlib.suppress(RuntimeError):
+        flusher, wake = self._flusher, self._wake
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if flusher is not None and not flusher.done() and self._loop is running:
+            self._stopping = True
+            assert wake is not None
+            wake.set()
+            await asyncio.wait({flusher})  # not cancelled with the caller: it finishes the drain
+        elif running is not None:
             await self.flush()
-        if self._flusher is not None and not self._flusher.done():
-            self._flusher.cancel()
-            with contextlib.suppress(asyncio.CancelledError, RuntimeError):
-                await self._flusher
         if self._owns_engine:
             await self._engine.dispose()
 
