@@ -91,7 +91,10 @@ async def attempt(tally: Tally, label: str, call: Awaitable[Any], check: Check |
 
 
 def stored_one(report: Any) -> bool:
-    """``add_memory``'s report says its one entry was written (WRITTEN without a consolidator; ADD or UPDATE with one)."""
+    """``add_memory``'s report says its one entry was written.
+
+    ``WRITTEN`` without a consolidator; ``ADD`` or ``UPDATE`` with one.
+    """
     outcomes = getattr(report, "outcomes", None)
     return (
         bool(outcomes)
