@@ -20,6 +20,7 @@ from adk_memory_kit.errors import (
     EmbeddingDimensionError,
     InvalidInputError,
     MemoryKitError,
+    MemoryNotFoundError,
     SchemaMismatchError,
 )
 from adk_memory_kit.lifecycle import (
@@ -77,6 +78,7 @@ __all__ = [
     # errors
     "MemoryKitError",
     "InvalidInputError",
+    "MemoryNotFoundError",
     "SchemaMismatchError",
     "EmbeddingDimensionError",
     "DatabaseUnavailableError",
