@@ -20,7 +20,6 @@ from adk_memory_kit.errors import (
     EmbeddingDimensionError,
     InvalidInputError,
     MemoryKitError,
-    MemoryNotFoundError,
     SchemaMismatchError,
 )
 from adk_memory_kit.lifecycle import (
@@ -78,7 +77,6 @@ __all__ = [
     # errors
     "MemoryKitError",
     "InvalidInputError",
-    "MemoryNotFoundError",
     "SchemaMismatchError",
     "EmbeddingDimensionError",
     "DatabaseUnavailableError",
