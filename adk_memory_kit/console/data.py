@@ -661,9 +661,6 @@ class ConsoleData:
         return await act(item_id, by=by, note=note or None, app_name=app_name)
 
     # ------------------------------------------------------------------ forget
-    def _homes(self) -> list[Any]:
-        return [self.queue.data_home()]
-
     async def data_map(self, app_name: str, user_id: str) -> Any:
         """Every home of the user's data with its count (read-only: the dry run). The kit
         homes (memory, review queue, episodic log, ...) come from the database catalog."""
@@ -675,7 +672,6 @@ class ConsoleData:
             session_service=self.sessions,
             memory_service=self.memory,
             engine=self.memory.engine,
-            extra_homes=self._homes(),
         )
 
     async def forget(self, app_name: str, user_id: str) -> Any:
@@ -689,7 +685,6 @@ class ConsoleData:
             session_service=self.sessions,
             memory_service=self.memory,
             engine=self.memory.engine,
-            extra_homes=self._homes(),
         )
 
     async def pending_forgets(self, app_name: str | None = None) -> list[Any]:

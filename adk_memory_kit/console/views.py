@@ -170,6 +170,7 @@ async def user_page(
         "as_of": as_of,
         "memory_types": MEMORY_TYPES,
         "results": results,
+        "score_max": _score_max(results),
         "counts": await data.count_memories(app, user),
         "reviews": await data.review_items(app_name=app, user_id=user, status=None),
         "sessions": await data.user_sessions(app, user),
@@ -178,6 +179,16 @@ async def user_page(
     if request.headers.get("hx-request") and request.headers.get("hx-target") == "results":
         return _page(request, "_results.html", **context)
     return _page(request, "user.html", **context)
+
+
+def _score_max(results: list) -> dict[str, float]:
+    """The scale of each score part's bar: its largest value among the results (dense
+    similarity on 0..1)."""
+    top = {"dense": 1.0}
+    for part in ("bm25", "exact", "fused"):
+        values = [r.scores.get(part) or 0.0 for r in results]
+        top[part] = max([v for v in values if v > 0], default=1.0)
+    return top
 
 
 # ---------------------------------------------------------------------- memory changes

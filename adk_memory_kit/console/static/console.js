@@ -5,6 +5,12 @@
 
   function usd(v) { return "$" + (v >= 0.01 ? v.toFixed(4) : v.toFixed(6)); }
 
+  function colour(report, name, i) {
+    // the same model (or app) has the same colour in every chart of the page
+    var at = report.series.indexOf(name);
+    return COLORS[(at >= 0 ? at : report.series.length + i) % COLORS.length];
+  }
+
   function perDay(report) {
     // one stacked series per model (or per app on the all-apps page); days without calls are 0
     var labels = report.days.map(function (d) { return d.day.slice(5); });
@@ -15,7 +21,7 @@
         data: report.days.map(function (d) {
           return report.series.length ? (d.split[name] || 0) : (d.cost_usd || 0);
         }),
-        backgroundColor: COLORS[i % COLORS.length],
+        backgroundColor: colour(report, name, i),
         borderRadius: 3
       };
     });
@@ -27,7 +33,7 @@
     return {
       labels: rows.map(function (r) { return String(r.key); }),
       datasets: [{ label: "USD", data: rows.map(function (r) { return r.cost_usd; }),
-        backgroundColor: rows.map(function (_, i) { return COLORS[i % COLORS.length]; }),
+        backgroundColor: rows.map(function (r, i) { return colour(report, String(r.key), i); }),
         borderRadius: 3 }],
       stacked: false, legend: false, horizontal: true
     };
@@ -51,7 +57,8 @@
           } } }
         },
         scales: {
-          x: { stacked: spec.stacked, beginAtZero: true, grid: { display: !!spec.horizontal } },
+          x: { stacked: spec.stacked, beginAtZero: true, grid: { display: !!spec.horizontal },
+            ticks: spec.horizontal ? { callback: function (v) { return "$" + v; } } : {} },
           y: { stacked: spec.stacked, beginAtZero: true, grid: { display: !spec.horizontal },
             ticks: spec.horizontal ? {} : { callback: function (v) { return "$" + v; } } }
         }
