@@ -17,6 +17,10 @@ class InvalidInputError(MemoryKitError, ValueError):
     """An argument is malformed (empty id, wrong type, NUL bytes in an id...)."""
 
 
+class MemoryNotFoundError(InvalidInputError):
+    """The memory id names no memory of this app and user (another user's id, or deleted)."""
+
+
 class SchemaMismatchError(MemoryKitError):
     """The database holds a schema this version of the kit cannot use."""
 

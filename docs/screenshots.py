@@ -5,8 +5,10 @@ Run from the repository root:
     PYTHONPATH=$PWD python docs/screenshots.py
 
 It starts an embedded Postgres in a temporary ADK_MEMORY_KIT_HOME, writes the real data of
-tests/console/seed.py through the kit's public APIs, serves the console with uvicorn and
-captures each page at 1366x900 (a laptop screen).
+tests/console/seed.py through the kit's public APIs (including one conversation per user
+through ADK's Runner with EpisodicLogPlugin and scripted models, for the trace and cost
+views), serves the console with uvicorn and captures each page at 1366x900 (a laptop
+screen).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ def main() -> int:
     sys.path.insert(0, str(ROOT))
     from google.adk.sessions.database_session_service import DatabaseSessionService
 
+    from adk_memory_kit import EpisodicLog
     from adk_memory_kit.console import create_app
     from adk_memory_kit.db import embedded_db_url
     from adk_memory_kit.embedders import LocalMiniLMEmbedder
@@ -45,13 +48,15 @@ def main() -> int:
         memory = PgVectorMemoryService(url, embedder=embedder)
         sessions = DatabaseSessionService(db_url=url)
         queue = ReviewQueue(url)
+        log = EpisodicLog(url)
         try:
-            seeded = await seed(memory, sessions, queue, app="concierge")
-            await seed(memory, sessions, queue, app="rebooker")
+            seeded = await seed(memory, sessions, queue, app="concierge", log=log)
+            await seed(memory, sessions, queue, app="rebooker", log=log)
             first = seeded.review_ids["bob"][0]
             await queue.approve(first, by="dana", note="added the skip_confirm preference")
             return seeded
         finally:
+            await log.close()
             await memory.close()
             await sessions.close()
             await queue.close()
@@ -63,24 +68,21 @@ def main() -> int:
     views = {
         "apps": "/",
         "users": "/apps/concierge",
-        "memory": f"{alice}?q=what+does+alice+eat",
+        "memory": f"{alice}?q=alice+prefers+diet+seats+billing&type=fact,preference&limit=10",
         "review": "/review?app=concierge&status=all",
         "forget": f"{alice}/forget",
         "session": f"{alice}/sessions/{seeded.sessions['alice'][0]}",
+        "trace": f"{alice}/sessions/{seeded.traced['alice']}",
+        "costs": "/apps/concierge/costs?days=14",
     }
-    import adk_memory_kit
-
-    if not hasattr(adk_memory_kit, "EpisodicLog"):
-        print("traces and costs: no episodic log in this kit version, not captured")
-    else:  # pragma: no cover - once the episodic log exists
-        views["costs"] = "/apps/concierge/costs"
+    full_page = {"memory", "review", "forget", "trace", "costs"}
     with serve(app) as base, chromium() as browser:
         page = browser.new_page(viewport={"width": 1366, "height": 900})
         for name, path in views.items():
             page.goto(base + path)
             page.wait_for_load_state("networkidle")
             target = OUT / f"console-{name}.png"
-            page.screenshot(path=str(target), full_page=name in ("memory", "review", "forget"))
+            page.screenshot(path=str(target), full_page=name in full_page)
             print(f"wrote {target.relative_to(ROOT)}")
     return 0
 

@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from adk_memory_kit.console.data import ConsoleData, NotFoundError
+from adk_memory_kit.console.data import ConsoleData, NotFoundError, split_list
 from adk_memory_kit.console.security import CSRF_HEADER
 from adk_memory_kit.errors import InvalidInputError
 
@@ -104,12 +104,19 @@ async def memories(
     limit: int = 20,
     type: str = "",
     tag: str = "",
+    as_of: str = "",
 ) -> JSONResponse:
     data = await _data(request)
-    types = [t for t in type.split(",") if t.strip()]
-    tags = [t for t in tag.split(",") if t.strip()]
     results = (
-        await data.search(app, user, q, limit=max(1, min(limit, 200)), types=types, tags=tags)
+        await data.search(
+            app,
+            user,
+            q,
+            limit=max(1, min(limit, 200)),
+            types=split_list(type),
+            tags=split_list(tag),
+            as_of=as_of.strip() or None,
+        )
         if q.strip()
         else []
     )
@@ -135,7 +142,7 @@ async def correct_memory(request: Request, app: str, user: str, memory_id: str) 
     result = await data.correct_memory(
         app, user, memory_id, _text(body, "new_text"), _text(body, "reason"), str(by)
     )
-    return _json({"corrected": memory_id, "result": result})
+    return _json({"corrected": result.old_id, "new_id": result.new_id, "result": result})
 
 
 @router.post("/apps/{app}/users/{user}/memories/{memory_id}/pin")
@@ -145,8 +152,8 @@ async def pin_memory(request: Request, app: str, user: str, memory_id: str) -> J
     pinned = body.get("pinned", True)
     if not isinstance(pinned, bool):
         raise InvalidInputError("pinned must be true or false")
-    result = await data.pin_memory(app, user, memory_id, _text(body, "reason"), pinned)
-    return _json({"memory_id": memory_id, "pinned": pinned, "result": result})
+    await data.pin_memory(app, user, memory_id, _text(body, "reason"), pinned)
+    return _json({"memory_id": memory_id, "pinned": pinned})
 
 
 @router.get("/review")
@@ -197,8 +204,9 @@ async def forget(request: Request, app: str, user: str) -> JSONResponse:
 async def forgets(request: Request, app: str = "", user: str = "") -> JSONResponse:
     data = await _data(request)
     pending = await data.pending_forgets(app or None)
-    history = await data.forget_history(app, user or None) if app else None
-    return _json({"pending": pending, "history": history})
+    if user:
+        pending = [p for p in pending if p.user_id == user]
+    return _json({"pending": pending})
 
 
 @router.get("/apps/{app}/users/{user}/sessions")
@@ -219,10 +227,19 @@ async def session_events(request: Request, app: str, user: str, session_id: str)
 @router.get("/apps/{app}/users/{user}/sessions/{session_id}/trace")
 async def trace(request: Request, app: str, user: str, session_id: str) -> JSONResponse:
     data = await _data(request)
-    entries = await data.trace(app, user, session_id)
-    if entries is None:
+    found = await data.trace(app, user, session_id)
+    if found is None:
         return _json({"available": False, "entries": []})
-    return _json({"available": True, "entries": entries})
+    return _json({"available": True, **found.as_dict()})
+
+
+@router.get("/costs")
+async def all_costs(request: Request, days: int = 14) -> JSONResponse:
+    data = await _data(request)
+    report = await data.costs(None, days=days)
+    if report is None:
+        return _json({"available": False})
+    return _json({"available": True, **report.as_dict()})
 
 
 @router.get("/apps/{app}/costs")

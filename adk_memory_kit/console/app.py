@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
-from adk_memory_kit.console.data import ConsoleData, NotFoundError
+from adk_memory_kit.console.data import ConsoleData
 from adk_memory_kit.console.render import Renderer
 from adk_memory_kit.console.security import (
     CSRF_COOKIE,
@@ -22,7 +22,12 @@ from adk_memory_kit.console.security import (
     Guard,
     cookie_path,
 )
-from adk_memory_kit.errors import DatabaseUnavailableError, InvalidInputError, MemoryKitError
+from adk_memory_kit.errors import (
+    DatabaseUnavailableError,
+    InvalidInputError,
+    MemoryKitError,
+    MemoryNotFoundError,
+)
 
 STATIC_DIR = Path(__file__).parent / "static"
 
@@ -122,7 +127,7 @@ def create_app(
     @app.exception_handler(MemoryKitError)
     async def kit_error(request: Request, exc: MemoryKitError) -> Response:
         status = 400
-        if isinstance(exc, NotFoundError):
+        if isinstance(exc, MemoryNotFoundError):  # the console's NotFoundError too
             status = 404
         elif isinstance(exc, DatabaseUnavailableError):
             status = 503

@@ -1,30 +1,25 @@
-"""The console's only door to the kit's stores: public kit APIs, feature-detected.
+"""The console's only door to the kit's stores: the kit's public APIs, no SQL of its own.
 
-Everything the web pages show or change goes through :class:`ConsoleData`. It calls the
-public APIs of :class:`~adk_memory_kit.memory.PgVectorMemoryService`,
-:class:`~adk_memory_kit.routing.ReviewQueue`, ADK's session service and
-:mod:`adk_memory_kit.lifecycle` (``data_map``, ``forget_user``, ``pending_forgets``), and
-never runs SQL of its own. Every per-user call names the app and the user taken from the
-URL, so the kit's own ``app_name``/``user_id`` filters scope it.
+Everything the web pages show or change goes through :class:`ConsoleData`. It calls
+:class:`~adk_memory_kit.memory.PgVectorMemoryService` (``search`` with types, tags and
+``as_of``; ``correct_memory``, ``pin_memory``, ``delete_memory``, ``count_memories``,
+``list_users``), :class:`~adk_memory_kit.routing.ReviewQueue`, ADK's session service,
+:mod:`adk_memory_kit.lifecycle` (``data_map``, ``forget_user``, ``pending_forgets``) and
+:class:`~adk_memory_kit.EpisodicLog` (``trace``, ``first_failure``, ``cost_summary``).
+Every per-user call names the app and the user taken from the URL, so the kit's own
+``app_name``/``user_id`` filters scope it.
 
-APIs that later kit versions add are detected by name (see :class:`Features`); a page whose
-API is missing says "not available in this version" instead of showing anything made up:
-
-* ``custom_metadata["scores"]`` on search results (dense, bm25, exact, fused score parts);
-* ``PgVectorMemoryService.search(..., types=, tags=)`` (type and tag filters);
-* ``PgVectorMemoryService.correct_memory(app_name=, user_id=, memory_id=, new_text=, reason=)``;
-* ``PgVectorMemoryService.pin_memory(app_name=, user_id=, memory_id=, reason=[, pinned=])``;
-* ``PgVectorMemoryService.list_apps()``;
-* ``adk_memory_kit.lifecycle.forget_history(app_name=, user_id=, ...)`` (the forget log);
-* ``adk_memory_kit.EpisodicLog`` with ``trace(...)`` and ``cost_summary(...)``.
+The episodic log is the one optional store: a console opened with ``episodic_log=False``,
+or whose log could not be opened, says so on the trace and cost pages.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
@@ -32,29 +27,25 @@ from typing import Any
 from google.adk.memory.memory_entry import MemoryEntry
 from google.adk.sessions.base_session_service import BaseSessionService
 
-from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.episodic import CostLine, CostSummary, EpisodicLog, LogEntry
+from adk_memory_kit.errors import InvalidInputError, MemoryNotFoundError
 from adk_memory_kit.memory.service import PgVectorMemoryService
 from adk_memory_kit.routing.review_queue import STATUSES, ReviewItem, ReviewQueue
 
 logger = logging.getLogger(__name__)
 
-NOT_AVAILABLE = "not available in this version of adk-memory-kit"
 _BIG = 10_000  # cap on listed rows per call (review items, users)
+_DETAIL_CHARS = 160  # a trace row's payload summary
 
 
-class NotFoundError(InvalidInputError):
-    """The item is not in the app and user named by the URL."""
+class NotFoundError(MemoryNotFoundError):
+    """The item is not in the app and user named by the URL (answered with 404)."""
 
 
 @dataclass(frozen=True)
 class Features:
-    """Which optional kit APIs this installation has (the pages adapt to them)."""
+    """What this console can show: ``episodic`` is false without an episodic log."""
 
-    search_filters: bool
-    correct: bool
-    pin: bool
-    list_apps: bool
-    forget_history: bool
     episodic: bool
 
     def as_dict(self) -> dict[str, bool]:
@@ -80,10 +71,13 @@ class MemoryView:
     importance: float | None
     last_used_at: str | None
     use_count: int | None
-    pinned: bool | None
+    pinned: bool
     session_id: str | None
     score: float | None
-    scores: dict[str, float] | None
+    scores: dict[str, float | None]
+    superseded_reason: str | None
+    superseded_by: str | None
+    corrects: str | None
 
     @property
     def superseded(self) -> bool:
@@ -91,33 +85,35 @@ class MemoryView:
 
     @classmethod
     def from_entry(cls, entry: MemoryEntry) -> MemoryView:
+        """From ``PgVectorMemoryService.search``'s ``MemoryEntry`` (its ``custom_metadata``
+        keys: see ``memory/service.py``, ``_entry_from_row``)."""
         meta = dict(entry.custom_metadata or {})
         text = "".join(p.text or "" for p in (entry.content.parts or []) if p.text)
-        raw_scores = meta.get("scores")
-        scores = None
-        if isinstance(raw_scores, Mapping):
-            scores = {str(k): float(v) for k, v in raw_scores.items() if _is_number(v)}
-        tags = meta.get("tags")
+        raw = meta.get("scores") or {}
+        scores = {str(k): float(v) if _is_number(v) else None for k, v in raw.items()}
         return cls(
             id=str(entry.id),
             text=text,
             author=entry.author,
             kind=_str(meta.get("kind")),
             memory_type=_str(meta.get("memory_type")),
-            tags=[str(t) for t in tags] if isinstance(tags, list | tuple) else [],
+            tags=[str(t) for t in meta.get("tags") or []],
             subject=_str(meta.get("subject")),
             event_time=entry.timestamp,
             recorded_at=_str(meta.get("recorded_at") or meta.get("ingested_at")),
             valid_from=_str(meta.get("valid_from")),
-            valid_to=_str(meta.get("superseded_at") or meta.get("valid_to")),
+            valid_to=_str(meta.get("superseded_at")),
             expires_at=_str(meta.get("expires_at")),
             importance=float(meta["importance"]) if _is_number(meta.get("importance")) else None,
             last_used_at=_str(meta.get("last_accessed_at")),
-            use_count=int(meta["access_count"]) if _is_number(meta.get("access_count")) else None,
-            pinned=bool(meta["pinned"]) if "pinned" in meta else None,
+            use_count=int(meta.get("access_count") or 0),
+            pinned=bool(meta.get("pinned")),
             session_id=_str(meta.get("session_id")) or None,
             score=float(meta["score"]) if _is_number(meta.get("score")) else None,
             scores=scores,
+            superseded_reason=_str(meta.get("superseded_reason")),
+            superseded_by=_str(meta.get("superseded_by")),
+            corrects=_str(meta.get("corrects")),
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -186,32 +182,87 @@ class EventRow:
 
 @dataclass
 class TraceEntry:
-    """One row of the episodic log's ``trace`` (fields named by the episodic-log issue)."""
+    """One :class:`~adk_memory_kit.episodic.LogEntry` of a session's trace, for the timeline.
 
+    ``offset_ms``: time since the session's first entry; ``detail``: a short summary of the
+    (already redacted) payload; ``first_failure``: this is what ``first_failure`` returns.
+    """
+
+    seq: int
+    invocation_id: str
     kind: str
-    agent: str | None
-    name: str | None
+    agent: str
+    name: str
+    time: str
+    offset_ms: float
     input_tokens: int | None
     output_tokens: int | None
+    tokens_estimated: bool
     cost_usd: float | None
-    time: str | None
-    detail: str | None
+    latency_ms: float | None
+    error_type: str | None
+    error_code: str | None
+    failed: bool
+    first_failure: bool
+    detail: str
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
 
 @dataclass
-class CostReport:
-    """Cost per day, app (the one asked for), model, agent and user, for the charts."""
+class Trace:
+    """A session's trace: entries in ``seq`` order and totals."""
 
-    app_name: str
-    days: list[dict[str, Any]]
-    by: dict[str, list[dict[str, Any]]]
-    total_cost_usd: float | None
+    entries: list[TraceEntry]
+    first_failure_seq: int | None
+
+    @property
+    def cost_usd(self) -> float | None:
+        costs = [e.cost_usd for e in self.entries if e.cost_usd is not None]
+        return sum(costs) if costs else None
+
+    @property
+    def unpriced_calls(self) -> int:
+        return sum(1 for e in self.entries if e.kind == "model_call" and e.cost_usd is None)
+
+    @property
+    def tokens(self) -> int:
+        return sum((e.input_tokens or 0) + (e.output_tokens or 0) for e in self.entries)
 
     def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return {
+            "entries": self.entries,
+            "first_failure_seq": self.first_failure_seq,
+            "cost_usd": self.cost_usd,
+            "unpriced_calls": self.unpriced_calls,
+            "tokens": self.tokens,
+        }
+
+
+@dataclass
+class CostReport:
+    """Costs of one app (or of all apps) for the charts: per day (split by model or by app),
+    and the ``CostSummary`` groups of the whole period."""
+
+    app_name: str | None
+    user_id: str | None
+    days: list[dict[str, Any]]
+    by: dict[str, list[dict[str, Any]]]
+    total: dict[str, Any]
+    series: list[str]  # the per-day split: model names, or app names for all apps
+
+    @property
+    def total_cost_usd(self) -> float | None:
+        return self.total["cost_usd"]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**self.__dict__, "total_cost_usd": self.total_cost_usd}
+
+
+def split_list(value: str) -> list[str]:
+    """``"a, b,,c"`` -> ``["a", "b", "c"]`` (the comma-separated query parameters)."""
+    return [part.strip() for part in value.split(",") if part.strip()]
 
 
 def _is_number(value: Any) -> bool:
@@ -230,22 +281,89 @@ def _iso(value: datetime | None) -> str | None:
     return value.astimezone(timezone.utc).isoformat() if value is not None else None
 
 
-def _field(record: Any, *names: str) -> Any:
-    """The first present field of a dict-like or attribute-bearing record."""
-    for name in names:
-        if isinstance(record, Mapping):
-            if name in record:
-                return record[name]
-        elif hasattr(record, name):
-            return getattr(record, name)
-    return None
+def _line(line: CostLine) -> dict[str, Any]:
+    return {
+        "key": line.key,
+        "cost_usd": line.cost_usd,
+        "model_calls": line.model_calls,
+        "tool_calls": line.tool_calls,
+        "input_tokens": line.input_tokens,
+        "output_tokens": line.output_tokens,
+        "estimated_calls": line.estimated_calls,
+        "unpriced_calls": line.unpriced_calls,
+    }
 
 
-def _accepts(func: Any, name: str) -> bool:
-    try:
-        return name in inspect.signature(func).parameters
-    except (TypeError, ValueError):
-        return False
+def _summary_groups(summary: CostSummary) -> dict[str, list[dict[str, Any]]]:
+    return {
+        "model": [_line(x) for x in summary.by_model],
+        "agent": [_line(x) for x in summary.by_agent],
+        "user": [_line(x) for x in summary.by_user],
+        "session": [_line(x) for x in summary.by_session],
+    }
+
+
+def _add_lines(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    out = dict(a)
+    for key, value in b.items():
+        if key == "key":
+            continue
+        if key == "cost_usd":
+            out[key] = None if a[key] is None and value is None else (a[key] or 0) + (value or 0)
+        else:
+            out[key] = a[key] + value
+    return out
+
+
+def _payload_summary(payload: Any) -> str:
+    """A one-line summary of a (redacted) payload: text first, else function calls or
+    args, else compact JSON; capped at ``_DETAIL_CHARS``."""
+    if not isinstance(payload, Mapping) or not payload:
+        return ""
+    if payload.get("truncated"):
+        head = str(payload.get("head") or "")
+        return f"[truncated, {payload.get('size')} bytes] {head}"[:_DETAIL_CHARS]
+    parts: list[str] = []
+    if payload.get("text"):
+        parts.append(str(payload["text"]))
+    for call in payload.get("function_calls") or []:
+        if isinstance(call, Mapping):
+            args = json.dumps(call.get("args") or {}, ensure_ascii=False, default=str)
+            parts.append(f"→ {call.get('name')}({args})")
+    if "args" in payload:
+        parts.append(json.dumps(payload["args"], ensure_ascii=False, default=str))
+    if "result" in payload:
+        parts.append("⇒ " + json.dumps(payload["result"], ensure_ascii=False, default=str))
+    if "delta" in payload:
+        parts.append("keys: " + ", ".join(sorted(str(k) for k in payload["delta"] or {})))
+    if "to" in payload:
+        parts.append(f"to {payload['to']}")
+    if not parts:
+        parts.append(json.dumps(payload, ensure_ascii=False, default=str))
+    summary = " ".join(" ".join(parts).split())
+    return summary if len(summary) <= _DETAIL_CHARS else summary[: _DETAIL_CHARS - 1] + "…"
+
+
+def _trace_entry(entry: LogEntry, start: datetime, first_failure: int | None) -> TraceEntry:
+    return TraceEntry(
+        seq=entry.seq,
+        invocation_id=entry.invocation_id,
+        kind=entry.kind,
+        agent=entry.agent,
+        name=entry.name,
+        time=entry.time.astimezone(timezone.utc).isoformat(),
+        offset_ms=round((entry.time - start).total_seconds() * 1000.0, 1),
+        input_tokens=entry.input_tokens,
+        output_tokens=entry.output_tokens,
+        tokens_estimated=entry.tokens_estimated,
+        cost_usd=entry.cost_usd,
+        latency_ms=entry.latency_ms,
+        error_type=entry.error_type,
+        error_code=entry.error_code,
+        failed=entry.failed,
+        first_failure=entry.seq == first_failure,
+        detail=_payload_summary(entry.payload),
+    )
 
 
 class ConsoleData:
@@ -257,7 +375,8 @@ class ConsoleData:
             ``session_service`` is given.
         memory_service / session_service / review_queue / episodic_log: existing services to
             share (e.g. when the console is mounted in the agent's own server).
-        apps: app names to list even when no kit API can enumerate apps.
+            ``episodic_log=False``: no traces and costs.
+        apps: app names to list besides those with review items or forgets pending.
         embedder: the embedder of the memory service the adapter opens (default: MiniLM).
     """
 
@@ -268,7 +387,7 @@ class ConsoleData:
         memory_service: PgVectorMemoryService | None = None,
         session_service: BaseSessionService | None = None,
         review_queue: ReviewQueue | None = None,
-        episodic_log: Any = None,
+        episodic_log: EpisodicLog | bool | None = None,
         apps: Sequence[str] = (),
         embedder: Any = None,
     ) -> None:
@@ -277,7 +396,10 @@ class ConsoleData:
         self._memory = memory_service
         self._sessions = session_service
         self._queue = review_queue
-        self._log = episodic_log
+        self._want_log = episodic_log is not False
+        self._log: EpisodicLog | None = (
+            episodic_log if isinstance(episodic_log, EpisodicLog) else None
+        )
         self._owned: list[Any] = []
         self._apps = [a for a in apps if a]
         self._lock = asyncio.Lock()
@@ -291,45 +413,33 @@ class ConsoleData:
         async with self._lock:
             if self._started:
                 return
-            url = self._db_url
-            if self._memory is None or self._sessions is None:
-                from adk_memory_kit.db.engine import resolve_db_url
-
-                url = await asyncio.to_thread(resolve_db_url, self._db_url)
             if self._memory is None:
-                self._memory = PgVectorMemoryService(url, embedder=self._embedder)
+                self._memory = PgVectorMemoryService(self._db_url, embedder=self._embedder)
                 self._owned.append(self._memory)
+            memory = self._memory
+            engine = await asyncio.to_thread(lambda: memory.engine)  # may start the server
             if self._sessions is None:
                 from google.adk.sessions.database_session_service import DatabaseSessionService
 
+                from adk_memory_kit.db.engine import resolve_db_url
+
+                url = await asyncio.to_thread(resolve_db_url, self._db_url)
                 self._sessions = DatabaseSessionService(db_url=url)
                 self._owned.append(self._sessions)
             if self._queue is None:
-                self._queue = ReviewQueue(engine=self._memory.engine)
+                self._queue = ReviewQueue(engine=engine)
                 self._owned.append(self._queue)
-            if self._log is None:
-                import adk_memory_kit
-
-                log_cls = getattr(adk_memory_kit, "EpisodicLog", None)
-                if log_cls is not None:
-                    try:
-                        self._log = log_cls(db_url=url)
-                    except Exception:  # an optional view must not stop the console
-                        logger.warning(
-                            "episodic log unavailable: traces and costs are off", exc_info=True
-                        )
-                    else:
-                        self._owned.append(self._log)
+            if self._log is None and self._want_log:
+                self._log = EpisodicLog(engine=engine)
+                self._owned.append(self._log)
             self._started = True
 
     async def close(self) -> None:
         """Close the services this adapter created (shared ones are left open)."""
         for service in reversed(self._owned):
-            close = getattr(service, "close", None)
-            if close is not None:
-                result = close()
-                if inspect.isawaitable(result):
-                    await result
+            result = service.close()
+            if inspect.isawaitable(result):
+                await result
         self._owned.clear()
         self._started = False
 
@@ -350,28 +460,13 @@ class ConsoleData:
 
     @property
     def features(self) -> Features:
-        from adk_memory_kit import lifecycle
-
-        memory = self._memory
-        log = self._log
-        return Features(
-            search_filters=callable(getattr(memory, "search", None)),
-            correct=callable(getattr(memory, "correct_memory", None)),
-            pin=callable(getattr(memory, "pin_memory", None)),
-            list_apps=callable(getattr(memory, "list_apps", None)),
-            forget_history=callable(getattr(lifecycle, "forget_history", None)),
-            episodic=log is not None
-            and callable(getattr(log, "trace", None))
-            and callable(getattr(log, "cost_summary", None)),
-        )
+        return Features(episodic=self._log is not None)
 
     # ------------------------------------------------------------------ apps and users
     async def app_names(self) -> list[str]:
-        """Apps from ``list_apps`` (when the kit has it), the configured ones, and the apps
-        that have review items or forgets pending."""
+        """The configured apps and those with review items or forgets pending (the kit has
+        no "list apps" API; any other app opens by name)."""
         names = set(self._apps)
-        if self.features.list_apps:
-            names.update(await self.memory.list_apps())  # type: ignore[attr-defined]
         for item in await self.queue.list(status="pending", limit=_BIG):
             names.add(item.app_name)
         names.update(p.app_name for p in await self.pending_forgets())
@@ -475,73 +570,63 @@ class ConsoleData:
         limit: int = 20,
         types: Sequence[str] = (),
         tags: Sequence[str] = (),
+        as_of: str | None = None,
     ) -> list[MemoryView]:
-        """Hybrid search in the user's memory; type/tag filters need the kit's ``search``."""
-        if (types or tags) and not self.features.search_filters:
-            raise InvalidInputError(f"type and tag filters are {NOT_AVAILABLE}")
-        if types or tags:
-            result = await self.memory.search(  # type: ignore[attr-defined]
-                app_name=app_name,
-                user_id=user_id,
-                query=query,
-                types=list(types) or None,
-                tags=list(tags) or None,
-                limit=limit,
-            )
-        else:
-            result = await self.memory.search_memory(
-                app_name=app_name, user_id=user_id, query=query, limit=limit
-            )
+        """The kit's hybrid ``search`` with its filters, as the agent would be served
+        (``types`` empty: every type but ``procedure``). An operator's look is not recorded
+        as a use (``record_access=False``), so it never keeps an item from decaying."""
+        result = await self.memory.search(
+            app_name=app_name,
+            user_id=user_id,
+            query=query,
+            types=list(types) or None,
+            tags=list(tags) or None,
+            as_of=as_of or None,
+            limit=limit,
+            record_access=False,
+        )
         return [MemoryView.from_entry(e) for e in result.memories]
 
     async def delete_memory(self, app_name: str, user_id: str, memory_id: str) -> None:
-        """Delete one item of this user; :class:`NotFoundError` if the user has no such item.
-
-        The kit's ``delete_memory`` is scoped by app and user in its SQL and returns nothing;
-        the user's count before and after tells whether the item was theirs.
-        """
-        before = sum((await self.count_memories(app_name, user_id)).values())
-        await self.memory.delete_memory(app_name=app_name, user_id=user_id, memory_id=memory_id)
-        after = sum((await self.count_memories(app_name, user_id)).values())
-        if after >= before:
-            raise NotFoundError(f"no memory {memory_id} for this user in this app")
+        """Delete one item of this user; :class:`NotFoundError` if the user has no such item
+        (the kit's ``delete_memory`` is scoped by app and user and returns the rows gone)."""
+        deleted = await self.memory.delete_memory(
+            app_name=app_name, user_id=user_id, memory_id=memory_id
+        )
+        if not deleted:
+            raise NotFoundError("no such memory for this user in this app")
 
     async def correct_memory(
         self, app_name: str, user_id: str, memory_id: str, new_text: str, reason: str, by: str
     ) -> Any:
-        """The kit's ``correct_memory`` (the old item is superseded, the new one current)."""
-        func = getattr(self.memory, "correct_memory", None)
-        if func is None:
-            raise InvalidInputError(f"correcting a memory is {NOT_AVAILABLE}")
-        kwargs: dict[str, Any] = {
-            "app_name": app_name,
-            "user_id": user_id,
-            "memory_id": memory_id,
-            "new_text": new_text,
-            "reason": reason,
-        }
-        if _accepts(func, "by"):
-            kwargs["by"] = by
-        return await func(**kwargs)
+        """The kit's ``correct_memory``: the old item is superseded (kept, with ``reason`` and
+        ``by``), the new one current from now. Another user's id: :class:`NotFoundError`."""
+        try:
+            return await self.memory.correct_memory(
+                app_name=app_name,
+                user_id=user_id,
+                memory_id=memory_id,
+                new_text=new_text,
+                reason=reason,
+                by=by,
+            )
+        except MemoryNotFoundError as exc:
+            raise NotFoundError("no such memory for this user in this app") from exc
 
     async def pin_memory(
         self, app_name: str, user_id: str, memory_id: str, reason: str, pinned: bool = True
-    ) -> Any:
-        """The kit's ``pin_memory`` (a pinned item is never decayed)."""
-        func = getattr(self.memory, "pin_memory", None)
-        if func is None:
-            raise InvalidInputError(f"pinning a memory is {NOT_AVAILABLE}")
-        kwargs: dict[str, Any] = {
-            "app_name": app_name,
-            "user_id": user_id,
-            "memory_id": memory_id,
-            "reason": reason,
-        }
-        if _accepts(func, "pinned"):
-            kwargs["pinned"] = pinned
-        elif not pinned:
-            raise InvalidInputError(f"unpinning a memory is {NOT_AVAILABLE}")
-        return await func(**kwargs)
+    ) -> None:
+        """The kit's ``pin_memory`` (a pinned item never decays); ``pinned=False`` unpins."""
+        try:
+            await self.memory.pin_memory(
+                app_name=app_name,
+                user_id=user_id,
+                memory_id=memory_id,
+                reason=reason,
+                pinned=pinned,
+            )
+        except MemoryNotFoundError as exc:
+            raise NotFoundError("no such memory for this user in this app") from exc
 
     # ------------------------------------------------------------------ review queue
     async def review_items(
@@ -576,11 +661,9 @@ class ConsoleData:
         return await act(item_id, by=by, note=note or None, app_name=app_name)
 
     # ------------------------------------------------------------------ forget
-    def _homes(self) -> list[Any]:
-        return [self.queue.data_home()]
-
     async def data_map(self, app_name: str, user_id: str) -> Any:
-        """Every home of the user's data with its count (read-only: the dry run)."""
+        """Every home of the user's data with its count (read-only: the dry run). The kit
+        homes (memory, review queue, episodic log, ...) come from the database catalog."""
         from adk_memory_kit.lifecycle import data_map
 
         return await data_map(
@@ -588,11 +671,12 @@ class ConsoleData:
             user_id,
             session_service=self.sessions,
             memory_service=self.memory,
-            extra_homes=self._homes(),
+            engine=self.memory.engine,
         )
 
     async def forget(self, app_name: str, user_id: str) -> Any:
-        """``forget_user`` with the review queue as an extra home; returns its report."""
+        """``forget_user`` (every kit home from the catalog, the episodic log included);
+        returns its report."""
         from adk_memory_kit.lifecycle import forget_user
 
         return await forget_user(
@@ -600,7 +684,7 @@ class ConsoleData:
             user_id,
             session_service=self.sessions,
             memory_service=self.memory,
-            extra_homes=self._homes(),
+            engine=self.memory.engine,
         )
 
     async def pending_forgets(self, app_name: str | None = None) -> list[Any]:
@@ -608,60 +692,66 @@ class ConsoleData:
 
         return await pending_forgets(app_name, memory_service=self.memory)
 
-    async def forget_history(self, app_name: str, user_id: str | None = None) -> list[Any] | None:
-        """The forget log's runs, if the kit exposes ``lifecycle.forget_history``; else None."""
-        from adk_memory_kit import lifecycle
-
-        func = getattr(lifecycle, "forget_history", None)
-        if func is None:
-            return None
-        return list(await func(app_name=app_name, user_id=user_id, memory_service=self.memory))
-
     # ------------------------------------------------------------------ episodic log
-    async def trace(self, app_name: str, user_id: str, session_id: str) -> list[TraceEntry] | None:
-        """The session's timeline from the episodic log; ``None`` without one."""
-        if not self.features.episodic:
+    async def trace(self, app_name: str, user_id: str, session_id: str) -> Trace | None:
+        """The session's timeline from the episodic log (``None``: no episodic log)."""
+        if self._log is None:
             return None
         entries = await self._log.trace(app_name, user_id, session_id)
-        return [_trace_entry(e) for e in entries]
+        failure = await self._log.first_failure(app_name, user_id, session_id)
+        first = failure.seq if failure is not None else None
+        start = entries[0].time if entries else datetime.now(timezone.utc)
+        return Trace([_trace_entry(e, start, first) for e in entries], first)
 
     async def costs(
-        self, app_name: str, *, user_id: str | None = None, days: int = 14
+        self, app_name: str | None, *, user_id: str | None = None, days: int = 14
     ) -> CostReport | None:
-        """Costs of the last ``days`` days by day, model, agent and user; ``None`` without
-        an episodic log.
-
-        Per-day figures come from ``cost_summary(since=...)`` totals at each day boundary
-        (the difference of two consecutive cumulative totals), so they need no API beyond the
-        one the episodic-log issue names.
+        """Costs of the last ``days`` UTC days (today included) from ``cost_summary``: per
+        day split by model, and by model, agent, user and session over the whole period.
+        ``app_name=None``: every listed app, per day split by app (``None``: no episodic log).
+        One ``cost_summary`` per app and day, plus one per app for the period.
         """
-        if not self.features.episodic:
+        if self._log is None:
             return None
-        if not 1 <= days <= 366:
+        if isinstance(days, bool) or not 1 <= days <= 366:
             raise InvalidInputError("days must be between 1 and 366")
+        if app_name is None and user_id is not None:
+            raise InvalidInputError("user needs an app: user ids are per app")
         today = datetime.now(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
         starts = [today - timedelta(days=d) for d in range(days - 1, -1, -1)]
-        summary = await self._log.cost_summary(
-            app_name, user_id=user_id, session_id=None, since=starts[0]
-        )
-        by = {dim: _group(summary, dim) for dim in ("model", "agent", "user_id", "session_id")}
-        cumulative = []
-        for start in starts:
-            part = await self._log.cost_summary(
-                app_name, user_id=user_id, session_id=None, since=start
-            )
-            cumulative.append(_total(part))
-        daily = []
-        for i, start in enumerate(starts):
-            later = cumulative[i + 1] if i + 1 < len(cumulative) else {"cost_usd": 0.0, "calls": 0}
-            daily.append(
-                {
-                    "day": date.isoformat(start.date()),
-                    "cost_usd": round(cumulative[i]["cost_usd"] - later["cost_usd"], 6),
-                    "calls": cumulative[i]["calls"] - later["calls"],
-                }
-            )
-        return CostReport(app_name, daily, by, _total(summary)["cost_usd"])
+        apps = [app_name] if app_name is not None else await self.app_names()
+        zero = _line(CostLine(None, 0, 0, 0, 0, 0, None, 0))
+        total = dict(zero)
+        by: dict[str, list[dict[str, Any]]] = {"model": [], "agent": [], "user": [], "session": []}
+        by_app: list[dict[str, Any]] = []
+        daily = [{"day": date.isoformat(s.date()), **zero, "split": {}} for s in starts]
+        for app in apps:
+            period = await self._log.cost_summary(app, user_id=user_id, since=starts[0])
+            total = _add_lines(total, _line(period.total))
+            by_app.append({**_line(period.total), "key": app})
+            if app_name is not None:
+                by = _summary_groups(period)
+            if not period.total.model_calls and not period.total.tool_calls:
+                continue
+            for day, start in zip(daily, starts, strict=True):
+                part = await self._log.cost_summary(
+                    app, user_id=user_id, since=start, until=start + timedelta(days=1)
+                )
+                day.update(_add_lines(day, _line(part.total)), key=None)
+                split = (
+                    [(app, part.total)]
+                    if app_name is None
+                    else [(line.key, line) for line in part.by_model]
+                )
+                for key, line in split:
+                    if line.cost_usd is not None:
+                        day["split"][key] = day["split"].get(key, 0.0) + line.cost_usd
+        if app_name is None:
+            by = {"app": sorted(by_app, key=lambda r: (-(r["cost_usd"] or 0.0), r["key"]))}
+        series = sorted({k for d in daily for k in d["split"]})
+        for day in daily:
+            del day["key"]
+        return CostReport(app_name, user_id, daily, by, total, series)
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -677,58 +767,3 @@ def _later(a: datetime | None, b: datetime | None) -> datetime | None:
     if b is None:
         return a
     return max(a, b)
-
-
-def _trace_entry(entry: Any) -> TraceEntry:
-    def num(*names: str) -> Any:
-        value = _field(entry, *names)
-        return value if _is_number(value) else None
-
-    detail = _field(entry, "error", "detail", "summary")
-    return TraceEntry(
-        kind=str(_field(entry, "kind") or "?"),
-        agent=_str(_field(entry, "agent")),
-        name=_str(_field(entry, "name")),
-        input_tokens=num("input_tokens"),
-        output_tokens=num("output_tokens"),
-        cost_usd=num("cost_usd"),
-        time=_str(_field(entry, "time")),
-        detail=_str(detail),
-    )
-
-
-def _records(summary: Any) -> list[Any]:
-    """The per-group records of a ``cost_summary`` result (a list, or ``.rows``)."""
-    rows = _field(summary, "rows")
-    if rows is None and isinstance(summary, Iterable) and not isinstance(summary, Mapping | str):
-        rows = summary
-    return list(rows or [])
-
-
-def _group(summary: Any, dim: str) -> list[dict[str, Any]]:
-    """Cost and calls per value of ``dim``: from ``by_<dim>`` if the summary has it, else
-    summed over its records that carry ``dim``."""
-    grouped = _field(summary, f"by_{dim.removesuffix('_id')}", f"by_{dim}")
-    totals: dict[str, dict[str, Any]] = {}
-    if isinstance(grouped, Mapping):
-        items = [(str(k), v) for k, v in grouped.items()]
-    else:
-        items = [(str(_field(r, dim)), r) for r in (grouped or _records(summary)) if _field(r, dim)]
-    for key, record in items:
-        row = totals.setdefault(key, {dim: key, "cost_usd": 0.0, "calls": 0, "tokens": 0})
-        row["cost_usd"] += float(_field(record, "cost_usd") or 0.0)
-        row["calls"] += int(_field(record, "calls") or 0)
-        row["tokens"] += int(_field(record, "input_tokens") or 0) + int(
-            _field(record, "output_tokens") or 0
-        )
-    return sorted(totals.values(), key=lambda r: r["cost_usd"], reverse=True)
-
-
-def _total(summary: Any) -> dict[str, Any]:
-    cost = _field(summary, "total_cost_usd", "cost_usd")
-    calls = _field(summary, "total_calls", "calls")
-    if not _is_number(cost):
-        records = _records(summary)
-        cost = sum(float(_field(r, "cost_usd") or 0.0) for r in records)
-        calls = sum(int(_field(r, "calls") or 0) for r in records)
-    return {"cost_usd": float(cost), "calls": int(calls or 0)}

@@ -49,6 +49,25 @@ def _num(value: Any, digits: int = 3) -> str:
     return f"{value:.{digits}f}"
 
 
+def _usd(value: Any) -> str:
+    """A cost in USD; ``None`` (no priced call) as "unknown", never as 0."""
+    if value is None:
+        return "unknown"
+    if value == 0:
+        return "$0"
+    return f"${value:.4f}" if value >= 0.01 else f"${value:.6f}"
+
+
+def _ms(value: Any) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.0f} ms" if value < 10_000 else f"{value / 1000:.1f} s"
+
+
+def _thousands(value: Any) -> str:
+    return f"{int(value or 0):,}"
+
+
 def _seg(value: str) -> str:
     """One URL path segment (app, user, session ids may hold any character)."""
     return quote(str(value), safe="")
@@ -65,7 +84,9 @@ class Renderer:
             trim_blocks=True,
             lstrip_blocks=True,
         )
-        self.env.filters.update(when=_when, num=_num, seg=_seg)
+        self.env.filters.update(
+            when=_when, num=_num, seg=_seg, usd=_usd, ms=_ms, thousands=_thousands
+        )
         self.env.globals.update(urlencode=urlencode)
         self.read_only = read_only
         self.token_required = token_required

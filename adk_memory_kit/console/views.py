@@ -14,10 +14,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException
 
-from adk_memory_kit.console.data import ConsoleData, NotFoundError
+from adk_memory_kit.console.data import ConsoleData, NotFoundError, split_list
 from adk_memory_kit.console.render import Renderer, _seg
 from adk_memory_kit.console.security import TOKEN_COOKIE, cookie_path, safe_next
 from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.memory.hygiene import MEMORY_TYPES
 
 router = APIRouter()
 
@@ -142,13 +143,22 @@ async def user_page(
     limit: int = 20,
     type: str = "",
     tag: str = "",
+    as_of: str = "",
 ) -> HTMLResponse:
     data = await _data(request)
     limit = max(1, min(limit, 200))
-    types = [t for t in type.split(",") if t.strip()]
-    tags = [t for t in tag.split(",") if t.strip()]
     results = (
-        await data.search(app, user, q, limit=limit, types=types, tags=tags) if q.strip() else []
+        await data.search(
+            app,
+            user,
+            q,
+            limit=limit,
+            types=split_list(type),
+            tags=split_list(tag),
+            as_of=as_of.strip() or None,
+        )
+        if q.strip()
+        else []
     )
     context = {
         "app": app,
@@ -157,7 +167,10 @@ async def user_page(
         "limit": limit,
         "type": type,
         "tag": tag,
+        "as_of": as_of,
+        "memory_types": MEMORY_TYPES,
         "results": results,
+        "score_max": _score_max(results),
         "counts": await data.count_memories(app, user),
         "reviews": await data.review_items(app_name=app, user_id=user, status=None),
         "sessions": await data.user_sessions(app, user),
@@ -166,6 +179,16 @@ async def user_page(
     if request.headers.get("hx-request") and request.headers.get("hx-target") == "results":
         return _page(request, "_results.html", **context)
     return _page(request, "user.html", **context)
+
+
+def _score_max(results: list) -> dict[str, float]:
+    """The scale of each score part's bar: its largest value among the results (dense
+    similarity on 0..1)."""
+    top = {"dense": 1.0}
+    for part in ("bm25", "exact", "fused"):
+        values = [r.scores.get(part) or 0.0 for r in results]
+        top[part] = max([v for v in values if v > 0], default=1.0)
+    return top
 
 
 # ---------------------------------------------------------------------- memory changes
@@ -234,7 +257,6 @@ async def forget_page(request: Request, app: str, user: str) -> HTMLResponse:
     data = await _data(request)
     found = await data.data_map(app, user)
     pending = [p for p in await data.pending_forgets(app) if p.user_id == user]
-    history = await data.forget_history(app, user)
     return _page(
         request,
         "forget.html",
@@ -242,7 +264,6 @@ async def forget_page(request: Request, app: str, user: str) -> HTMLResponse:
         user=user,
         map=found,
         pending=pending,
-        history=history,
         mismatch=False,
         nav="forget",
     )
@@ -261,7 +282,6 @@ async def forget(request: Request, app: str, user: str) -> Response:
             user=user,
             map=found,
             pending=[p for p in await data.pending_forgets(app) if p.user_id == user],
-            history=await data.forget_history(app, user),
             mismatch=True,
             nav="forget",
         )
@@ -283,8 +303,8 @@ async def forgets_page(request: Request, app: str = "") -> HTMLResponse:
 async def trace_page(request: Request, app: str, user: str, session_id: str) -> HTMLResponse:
     data = await _data(request)
     events = await data.session_events(app, user, session_id)
-    entries = await data.trace(app, user, session_id)
-    if events is None and not entries:
+    trace = await data.trace(app, user, session_id)
+    if events is None and not (trace and trace.entries):
         raise NotFoundError("no such session for this user in this app")
     return _page(
         request,
@@ -293,9 +313,16 @@ async def trace_page(request: Request, app: str, user: str, session_id: str) -> 
         user=user,
         session_id=session_id,
         events=events or [],
-        entries=entries,
+        trace=trace,
         nav="apps",
     )
+
+
+@router.get("/costs", response_class=HTMLResponse)
+async def all_costs_page(request: Request, days: int = 14) -> HTMLResponse:
+    data = await _data(request)
+    report = await data.costs(None, days=days)
+    return _page(request, "costs.html", app="", user="", days=days, report=report, nav="costs")
 
 
 @router.get("/apps/{app}/costs", response_class=HTMLResponse)

@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from adk_memory_kit.core.ids import fact_key, memory_row_id
 from adk_memory_kit.core.validation import check_identifier, check_scope, clean_text
-from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.errors import InvalidInputError, MemoryNotFoundError
 from adk_memory_kit.memory import store
 from adk_memory_kit.memory.consolidation import Consolidator, IncomingFact, Outcome
 from adk_memory_kit.memory.documents import MemoryDocument, checked_utc, parse_timestamp
@@ -87,13 +87,16 @@ class CurationMixin:
         tags: Sequence[str] | None = None,
         as_of: datetime | str | None = None,
         limit: int | None = None,
+        record_access: bool = True,
     ) -> SearchMemoryResponse:
         """Ranked hybrid search with filters applied inside every ranked list.
 
         ``types``: only these memory types (``None``: all but ``procedure``, which is recalled
         only when asked for by type). ``tags``: items holding any of these tags. ``as_of``: what
         was true at that time (items whose ``[valid_from, valid_to)`` window holds it; naive
-        times are UTC). Records an access on every returned item (batched, off the hot path).
+        times are UTC). Records an access on every returned item (batched, off the hot path)
+        unless ``record_access`` is false (an operator looking, e.g. the memory console: a
+        look is not a use and must not keep an item from decaying).
         """
         check_scope(app_name, user_id)
         if not isinstance(query, str):
@@ -116,7 +119,7 @@ class CurationMixin:
         if not query.strip():
             return SearchMemoryResponse()
         rows = await self._search_rows(app_name, user_id, query, cap, filters)  # type: ignore[attr-defined]
-        if rows:
+        if rows and record_access:
             self._access.record(app_name, user_id, [str(r["id"]) for r in rows])
             self.metrics.accesses_recorded += len(rows)
         from adk_memory_kit.memory.service import _entry_from_row
@@ -155,7 +158,7 @@ class CurationMixin:
                 conn, app_name, user_id, row_id, bool(pinned), clean_text(reason or "") or None
             )
         if not found:
-            raise InvalidInputError("memory_id names no memory of this user")
+            raise MemoryNotFoundError("memory_id names no memory of this user")
 
     async def purge_stale(
         self,
@@ -228,7 +231,7 @@ class CurationMixin:
             async with conn.begin():
                 old = await store.read_row(conn, app_name, user_id, row_id)
             if old is None:
-                raise InvalidInputError("memory_id names no memory of this user")
+                raise MemoryNotFoundError("memory_id names no memory of this user")
             at = datetime.now(timezone.utc)
             metadata = {
                 k: v

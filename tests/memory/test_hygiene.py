@@ -343,3 +343,36 @@ async def test_bad_filters_are_clear_errors(plain):
         await plain.search(app_name="a", user_id="u", query="x", tags=[1])
     with pytest.raises(InvalidInputError, match="memory_id"):
         await plain.pin_memory(app_name="a", user_id="u", memory_id="nope")
+
+
+async def test_a_look_without_record_access_is_not_a_use(plain):
+    """``search(record_access=False)`` (the memory console) leaves use counts alone."""
+    app, user = unique("app"), unique("u")
+    await plain.add_memory(app_name=app, user_id=user, memories=[entry("The user likes tea")])
+    for _ in range(3):
+        await plain.search(app_name=app, user_id=user, query="tea", record_access=False)
+    await plain.flush_access()
+    meta = (await plain.search(app_name=app, user_id=user, query="tea")).memories[0]
+    assert meta.custom_metadata["access_count"] == 0  # the recorded search counts from here
+    await plain.flush_access()
+    seen = await plain.search(app_name=app, user_id=user, query="tea", record_access=False)
+    assert seen.memories[0].custom_metadata["access_count"] == 1
+
+
+async def test_another_users_memory_id_is_memory_not_found(plain):
+    """Correct and pin name the miss with ``MemoryNotFoundError`` (an InvalidInputError), so
+    callers such as the console answer 404 without reading the message."""
+    from adk_memory_kit.errors import MemoryNotFoundError
+
+    app, user = unique("app"), unique("u")
+    await plain.add_memory(app_name=app, user_id=user, memories=[entry("The user likes tea")])
+    mid = (await plain.search(app_name=app, user_id=user, query="tea")).memories[0].id
+    with pytest.raises(MemoryNotFoundError):
+        await plain.pin_memory(app_name=app, user_id="other", memory_id=mid, reason="x")
+    with pytest.raises(MemoryNotFoundError):
+        await plain.correct_memory(
+            app_name=app, user_id="other", memory_id=mid, new_text="x", reason="y"
+        )
+    with pytest.raises(InvalidInputError) as bad:  # not an id at all: plain bad input
+        await plain.pin_memory(app_name=app, user_id=user, memory_id="nope", reason="x")
+    assert not isinstance(bad.value, MemoryNotFoundError)

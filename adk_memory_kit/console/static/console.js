@@ -3,23 +3,66 @@
   "use strict";
   var COLORS = ["#2563eb", "#0d9488", "#d97706", "#db2777", "#7c3aed", "#65a30d", "#dc2626", "#0891b2"];
 
+  function usd(v) { return "$" + (v >= 0.01 ? v.toFixed(4) : v.toFixed(6)); }
+
+  function colour(report, name, i) {
+    // the same model (or app) has the same colour in every chart of the page
+    var at = report.series.indexOf(name);
+    return COLORS[(at >= 0 ? at : report.series.length + i) % COLORS.length];
+  }
+
+  function perDay(report) {
+    // one stacked series per model (or per app on the all-apps page); days without calls are 0
+    var labels = report.days.map(function (d) { return d.day.slice(5); });
+    var series = report.series.length ? report.series : ["cost"];
+    var datasets = series.map(function (name, i) {
+      return {
+        label: name,
+        data: report.days.map(function (d) {
+          return report.series.length ? (d.split[name] || 0) : (d.cost_usd || 0);
+        }),
+        backgroundColor: colour(report, name, i),
+        borderRadius: 3
+      };
+    });
+    return { labels: labels, datasets: datasets, stacked: true, legend: series.length > 1 };
+  }
+
+  function perGroup(report, dim) {
+    var rows = (report.by[dim] || []).filter(function (r) { return r.cost_usd !== null; }).slice(0, 12);
+    return {
+      labels: rows.map(function (r) { return String(r.key); }),
+      datasets: [{ label: "USD", data: rows.map(function (r) { return r.cost_usd; }),
+        backgroundColor: rows.map(function (r, i) { return colour(report, String(r.key), i); }),
+        borderRadius: 3 }],
+      stacked: false, legend: false, horizontal: true
+    };
+  }
+
   function draw(canvas, report) {
     var kind = canvas.getAttribute("data-chart");
-    var labels = [], values = [];
-    if (kind === "days") {
-      report.days.forEach(function (d) { labels.push(d.day.slice(5)); values.push(d.cost_usd); });
-    } else {
-      var dim = kind === "user" ? "user_id" : kind;
-      (report.by[dim] || []).slice(0, 12).forEach(function (r) { labels.push(String(r[dim])); values.push(r.cost_usd); });
-    }
+    var spec = kind === "days" ? perDay(report) : perGroup(report, kind);
     if (canvas._chart) { canvas._chart.destroy(); }
     canvas._chart = new window.Chart(canvas, {
-      type: kind === "days" ? "bar" : "bar",
-      data: { labels: labels, datasets: [{ label: "USD", data: values,
-        backgroundColor: kind === "days" ? "#2563eb" : COLORS }] },
-      options: { indexAxis: kind === "days" ? "x" : "y", animation: false, responsive: true,
-        maintainAspectRatio: false, plugins: { legend: { display: false } },
-        scales: { x: { beginAtZero: true }, y: { beginAtZero: true } } }
+      type: "bar",
+      data: { labels: spec.labels, datasets: spec.datasets },
+      options: {
+        indexAxis: spec.horizontal ? "y" : "x", animation: false, responsive: true,
+        maintainAspectRatio: false,
+        plugins: {
+          legend: { display: spec.legend, position: "bottom", labels: { boxWidth: 12 } },
+          tooltip: { callbacks: { label: function (c) {
+            var v = spec.horizontal ? c.parsed.x : c.parsed.y;
+            return (spec.legend ? c.dataset.label + ": " : "") + usd(v);
+          } } }
+        },
+        scales: {
+          x: { stacked: spec.stacked, beginAtZero: true, grid: { display: !!spec.horizontal },
+            ticks: spec.horizontal ? { callback: function (v) { return "$" + v; } } : {} },
+          y: { stacked: spec.stacked, beginAtZero: true, grid: { display: !spec.horizontal },
+            ticks: spec.horizontal ? {} : { callback: function (v) { return "$" + v; } } }
+        }
+      }
     });
   }
 
