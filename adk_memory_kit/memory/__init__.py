@@ -1,5 +1,6 @@
 """Long-term memory: PgVectorMemoryService and its options."""
 
+from adk_memory_kit.memory.ann import build_user_index, index_heavy_users
 from adk_memory_kit.memory.consolidation import (
     ConsolidationDecision,
     Consolidator,
@@ -40,4 +41,6 @@ __all__ = [
     "SearchOptions",
     "StorageOptions",
     "WriteReport",
+    "build_user_index",
+    "index_heavy_users",
 ]
