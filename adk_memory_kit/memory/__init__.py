@@ -16,6 +16,7 @@ from adk_memory_kit.memory.reports import (
     EntryOutcome,
     MemoryMetrics,
     PurgeReport,
+    SessionWrite,
     WriteReport,
 )
 from adk_memory_kit.memory.schema import StorageOptions
@@ -38,6 +39,7 @@ __all__ = [
     "PurgeReport",
     "RuleConsolidator",
     "SearchOptions",
+    "SessionWrite",
     "StorageOptions",
     "WriteReport",
 ]
