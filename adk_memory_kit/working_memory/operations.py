@@ -257,7 +257,7 @@ def finished_task(
     """The compact record of a finished task, kept after ``complete_task`` clears the pad.
 
     ``{goal, outcome, summary, steps_done, steps_done_count, steps_total, facts,
-    finished_at}``: ``outcome`` is ``"completed"`` when no step is left and no question is
+    finished_at}`` (``summary`` only when one was given): ``outcome`` is ``"completed"`` when no step is left and no question is
     open, else says what was left; ``steps_done`` names at most ``LAST_TASK_STEPS`` done steps
     (the latest), each cut to ``LAST_TASK_STEP_CHARS`` at a word boundary; ``facts`` is a
     count (values stay out of the record); ``finished_at`` is ISO-8601 UTC. The record is
@@ -272,14 +272,18 @@ def finished_task(
         unfinished.append(f"{left} step{'s' if left != 1 else ''} not done")
     if pad.open:
         unfinished.append(f"{len(pad.open)} open question{'s' if len(pad.open) != 1 else ''}")
-    text, _ = clean_text(summary, config.max_text_chars)
-    return {
+    record: dict[str, Any] = {
         "goal": pad.goal,
         "outcome": "ended with " + ", ".join(unfinished) if unfinished else "completed",
-        "summary": text,
-        "steps_done": [clip(s, LAST_TASK_STEP_CHARS)[0] for s in done[-LAST_TASK_STEPS:]],
-        "steps_done_count": len(done),
-        "steps_total": len(pad.plan),
-        "facts": len(pad.facts),
-        "finished_at": iso_time(now, "seconds"),
     }
+    text, _ = clean_text(summary, config.max_text_chars)
+    if text:
+        record["summary"] = text
+    record.update(
+        steps_done=[clip(s, LAST_TASK_STEP_CHARS)[0] for s in done[-LAST_TASK_STEPS:]],
+        steps_done_count=len(done),
+        steps_total=len(pad.plan),
+        facts=len(pad.facts),
+        finished_at=iso_time(now, "seconds"),
+    )
+    return record

@@ -304,6 +304,7 @@ def check_rebooker(convo: Conversation) -> None:
     assert last["goal"] == states[5]["wm"]["goal"] and last["outcome"] == "completed"
     assert last["facts"] == len(states[5]["wm"]["facts"]) and last["steps_done"]
     assert last["steps_done_count"] == last["steps_total"]
+    assert last["summary"] == f"Rebooked on {chosen['flight_id']}"
     assert parse_time(last["finished_at"]) is not None
     assert "Done" in replies[-1] and chosen["flight_id"] in replies[-1]
 

@@ -77,7 +77,8 @@ def test_finished_task_record_is_compact_and_bounded():
         assert len(step) <= ops.LAST_TASK_STEP_CHARS and step.endswith("word…")
     assert "QX7T2L" not in str(record)  # fact values stay out of the record
     done = Scratchpad(goal="g", plan=[PlanStep(step="s", status="done")])
-    assert ops.finished_task(done, "", CFG, now=NOW)["outcome"] == "completed"
+    bare = ops.finished_task(done, "", CFG, now=NOW)
+    assert bare["outcome"] == "completed" and "summary" not in bare  # no empty summary
     assert ops.finished_task(Scratchpad(), "", CFG, now=NOW) is None
 
 
