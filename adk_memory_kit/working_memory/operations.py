@@ -257,10 +257,11 @@ def finished_task(
     """The compact record of a finished task, kept after ``complete_task`` clears the pad.
 
     ``{goal, outcome, summary, steps_done, steps_done_count, steps_total, facts,
-    finished_at}`` (``summary`` only when one was given): ``outcome`` is ``"completed"`` when no step is left and no question is
-    open, else says what was left; ``steps_done`` names at most ``LAST_TASK_STEPS`` done steps
-    (the latest), each cut to ``LAST_TASK_STEP_CHARS`` at a word boundary; ``facts`` is a
-    count (values stay out of the record); ``finished_at`` is ISO-8601 UTC. The record is
+    finished_at}`` (``summary`` only when one was given): ``outcome`` is ``"completed"`` when
+    no step is left and no question is open, else says what was left; ``steps_done`` names at
+    most ``LAST_TASK_STEPS`` done steps (the latest), each cut to ``LAST_TASK_STEP_CHARS`` at a
+    word boundary; ``facts`` is a count (values stay out of the record); ``finished_at`` is
+    ISO-8601 UTC. The record is
     bounded whatever the pad held. ``None`` for an empty pad (there is nothing to record).
     """
     if pad.is_empty():
