@@ -144,13 +144,17 @@ class MemoryCheckpointPlugin(BasePlugin):
         try:
             self.last_result = await closer.close(session.app_name, session.user_id, session.id)
             if self.last_result.ok:
-                await self._record(ctx, "end_session" if ended else "checkpoint")
+                trigger = "end_session" if ended else "checkpoint"
+                await self._record(ctx, self.last_result, trigger)
         except Exception as exc:  # one line: the kit error, never a traceback or user text
             logger.warning("memory checkpoint of session %s failed: %s", session.id, describe(exc))
         return None
 
     async def _record(
-        self, ctx: InvocationContext, trigger: Literal["checkpoint", "end_session"]
+        self,
+        ctx: InvocationContext,
+        result: CloseResult,
+        trigger: Literal["checkpoint", "end_session"],
     ) -> None:
         """Persist :data:`CHECKPOINT_STATE_KEY` through an event's state delta.
 
@@ -158,8 +162,7 @@ class MemoryCheckpointPlugin(BasePlugin):
         appends one content-free event of this invocation (it changes no invocation count and
         is never ingested), which every session service persists with its state delta.
         """
-        assert self.last_result is not None
-        record = checkpoint_record(self.last_result, trigger, _policy_name(ctx.memory_service))
+        record = checkpoint_record(result, trigger, _policy_name(ctx.memory_service))
         event = Event(
             invocation_id=ctx.invocation_id,
             author=self.name,
