@@ -158,7 +158,8 @@ async def main() -> None:
         result = checkpoint.last_result
         rows = await memory.count_memories(app_name=APP_NAME, user_id=USER_ID)
         print(
-            f"checkpoint: {result.status}, session {result.session_id}; long-term memory rows "
+            f"checkpoint: {result.status}, session {result.session_id}: "
+            f"{result.rows_stored} memory rows stored for the session; long-term memory rows "
             f"for {USER_ID}: {sum(rows.values())} {rows}"
             if result
             else "checkpoint: did not run (see the log)"

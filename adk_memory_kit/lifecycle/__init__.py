@@ -8,6 +8,7 @@ ADK's ``Runner`` never calls ``add_session_to_memory``. This package does: the
 
 from adk_memory_kit.core.homes import DataHome, FunctionDataHome
 from adk_memory_kit.lifecycle.checkpoint import (
+    CHECKPOINT_STATE_KEY,
     END_SESSION_STATE_KEY,
     MemoryCheckpointPlugin,
     end_session,
@@ -28,6 +29,7 @@ from adk_memory_kit.lifecycle.sleep_time import SleepTimeDistiller
 from adk_memory_kit.lifecycle.watermarks import SessionKey, WatermarkState, WatermarkStore
 
 __all__ = [
+    "CHECKPOINT_STATE_KEY",
     "END_SESSION_STATE_KEY",
     "CloseResult",
     "DataHome",

@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Literal
 
+from google.adk.events.event import Event
+from google.adk.events.event_actions import EventActions
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_context import ToolContext
@@ -21,6 +24,7 @@ from google.adk.tools.tool_context import ToolContext
 from adk_memory_kit.core.db_errors import describe
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.lifecycle.closer import CloseResult, SessionCloser
+from adk_memory_kit.memory.service import PgVectorMemoryService
 
 if TYPE_CHECKING:
     from google.adk.agents.invocation_context import InvocationContext
@@ -29,6 +33,29 @@ logger = logging.getLogger(__name__)
 
 # temp: state lives for one invocation only and is never persisted.
 END_SESSION_STATE_KEY = "temp:adk_memory_kit_end_session"
+CHECKPOINT_STATE_KEY = "adk_memory_kit:checkpoint:last"
+"""Session state key saying what the last checkpoint or ``end_session`` stored (no user text)."""
+
+
+def checkpoint_record(
+    result: CloseResult, trigger: Literal["checkpoint", "end_session"], policy: str | None
+) -> dict[str, Any]:
+    """The ``adk_memory_kit:checkpoint:last`` value: ``{time, trigger, rows_stored, policy,
+    session_id}``; ``time`` is ISO-8601 UTC, ``policy`` the memory service's write policy
+    (``None`` when it has none)."""
+    return {
+        "time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "trigger": trigger,
+        "rows_stored": result.rows_stored,
+        "policy": policy,
+        "session_id": result.session_id,
+    }
+
+
+def _policy_name(memory_service: object) -> str | None:
+    if isinstance(memory_service, PgVectorMemoryService):
+        return memory_service.write_policy.value
+    return None
 
 
 class MemoryCheckpointPlugin(BasePlugin):
@@ -116,9 +143,32 @@ class MemoryCheckpointPlugin(BasePlugin):
         session = ctx.session
         try:
             self.last_result = await closer.close(session.app_name, session.user_id, session.id)
+            if self.last_result.ok:
+                trigger = "end_session" if ended else "checkpoint"
+                await self._record(ctx, self.last_result, trigger)
         except Exception as exc:  # one line: the kit error, never a traceback or user text
             logger.warning("memory checkpoint of session %s failed: %s", session.id, describe(exc))
         return None
+
+    async def _record(
+        self,
+        ctx: InvocationContext,
+        result: CloseResult,
+        trigger: Literal["checkpoint", "end_session"],
+    ) -> None:
+        """Persist :data:`CHECKPOINT_STATE_KEY` through an event's state delta.
+
+        The run is over, so no tool or callback context is left to write state: the plugin
+        appends one content-free event of this invocation (it changes no invocation count and
+        is never ingested), which every session service persists with its state delta.
+        """
+        record = checkpoint_record(result, trigger, _policy_name(ctx.memory_service))
+        event = Event(
+            invocation_id=ctx.invocation_id,
+            author=self.name,
+            actions=EventActions(state_delta={CHECKPOINT_STATE_KEY: record}),
+        )
+        await ctx.session_service.append_event(ctx.session, event)
 
 
 async def end_session(tool_context: ToolContext) -> dict[str, Any]:
@@ -140,7 +190,9 @@ async def end_session(tool_context: ToolContext) -> dict[str, Any]:
         return {"status": "error", "message": f"could not save the conversation: {describe(exc)}"}
     if not result.ok:
         return {"status": result.status}
-    return {"status": "session_closed", "events_saved": result.events}
+    record = checkpoint_record(result, "end_session", _policy_name(ctx.memory_service))
+    tool_context.state[CHECKPOINT_STATE_KEY] = record  # persisted with this tool's response
+    return {"status": "session_closed", "rows_stored": result.rows_stored}
 
 
 def end_session_tool() -> FunctionTool:

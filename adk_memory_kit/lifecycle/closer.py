@@ -21,6 +21,7 @@ from adk_memory_kit.core.db_errors import describe, translate
 from adk_memory_kit.core.db_errors import is_transient as db_is_transient
 from adk_memory_kit.core.validation import check_identifier, check_scope
 from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.memory.reports import SessionWrite
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +46,10 @@ class CloseResult:
     status: Literal["ingested", "missing"]
     attempts: int
     events: int = 0
+    rows_stored: int | None = None
+    """Memory rows that now hold the session (``None`` when the memory service does not say:
+    ``PgVectorMemoryService`` does; ADK's own services return nothing). Under the write
+    policy this is usually fewer than ``events``: report this number, not ``events``."""
 
     @property
     def ok(self) -> bool:
@@ -116,9 +121,10 @@ class SessionCloser:
                         session_id,
                     )
                     return CloseResult(app_name, user_id, session_id, "missing", attempt)
-                await self.memory_service.add_session_to_memory(session)
+                written = await self.memory_service.add_session_to_memory(session)
+                rows = written.rows_stored if isinstance(written, SessionWrite) else None
                 return CloseResult(
-                    app_name, user_id, session_id, "ingested", attempt, len(session.events)
+                    app_name, user_id, session_id, "ingested", attempt, len(session.events), rows
                 )
             except Exception as exc:
                 error = translate(exc, f"closing session {where}") or exc

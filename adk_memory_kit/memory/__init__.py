@@ -17,6 +17,7 @@ from adk_memory_kit.memory.reports import (
     EntryOutcome,
     MemoryMetrics,
     PurgeReport,
+    SessionWrite,
     WriteReport,
 )
 from adk_memory_kit.memory.schema import StorageOptions
@@ -39,6 +40,7 @@ __all__ = [
     "PurgeReport",
     "RuleConsolidator",
     "SearchOptions",
+    "SessionWrite",
     "StorageOptions",
     "WriteReport",
     "build_user_index",

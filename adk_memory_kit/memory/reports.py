@@ -12,6 +12,24 @@ from adk_memory_kit.memory.store import StaleRow
 
 
 @dataclass(frozen=True)
+class SessionWrite:
+    """What one ``add_session_to_memory`` call left in memory for the session.
+
+    ``rows_stored`` is the number of memory rows that now hold the session's events (the write
+    policy stores only what it selects, so it is usually fewer than the events);
+    ``rows_written`` of them were inserted or changed by this call. ``status`` is
+    ``"written"``, ``"empty"`` (the session has no events; nothing changed) or
+    ``"older_snapshot"`` (a newer copy of the session was already written; nothing changed and
+    ``rows_stored`` counts what that copy left).
+    """
+
+    session_id: str
+    rows_stored: int
+    rows_written: int = 0
+    status: str = "written"
+
+
+@dataclass(frozen=True)
 class EntryOutcome:
     """What happened to one entry of an ``add_memory`` call.
 

@@ -44,7 +44,7 @@ from adk_memory_kit.memory.documents import (
 )
 from adk_memory_kit.memory.hygiene import Hygiene, pop_hygiene
 from adk_memory_kit.memory.query import query_terms
-from adk_memory_kit.memory.reports import EntryOutcome, MemoryMetrics, WriteReport
+from adk_memory_kit.memory.reports import EntryOutcome, MemoryMetrics, SessionWrite, WriteReport
 from adk_memory_kit.memory.schema import StorageOptions, ensure_schema
 from adk_memory_kit.memory.search import SearchFilters, SearchOptions, search_rows
 from adk_memory_kit.write_policy.policy import (
@@ -210,7 +210,7 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
 
     # ------------------------------------------------------------------ writes
     @translates_db_errors("PgVectorMemoryService.add_session_to_memory")
-    async def add_session_to_memory(self, session: Session) -> None:
+    async def add_session_to_memory(self, session: Session) -> SessionWrite:
         """Upsert the text events of ``session`` the write policy selects; drop other rows.
 
         Under ``WritePolicy.ROUTED`` (default) each event is first reduced to the sentences the
@@ -230,6 +230,10 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
 
         One connection: one read (the snapshot mark and the stored rows by id), one embedding
         call for the changed texts, then one transaction.
+
+        Returns a :class:`~adk_memory_kit.memory.SessionWrite` whose ``rows_stored`` is the
+        number of memory rows now holding the session's events (ADK's contract returns
+        ``None``; callers that ignore the result are unaffected).
         """
         check_scope(session.app_name, session.user_id)
         check_identifier("session.id", session.id)
@@ -238,13 +242,14 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
         selected = await select_events(session, events, self.write_policy, self.routed_options)
         docs, newest = await asyncio.to_thread(self._session_documents, session, events, selected)
         if newest is None:
-            return
+            return SessionWrite(session.id, 0, status="empty")
         app, user, sid = session.app_name, session.user_id, session.id
         engine = await self._ensure_ready()
         async with engine.connect() as conn:
             async with conn.begin():
                 if await store.newer_snapshot_stored(conn, app, user, sid, newest):
-                    return
+                    held = await store.count_session_events(conn, app, user, sid)
+                    return SessionWrite(sid, held, status="older_snapshot")
                 stored = await store.read_by_ids(
                     conn, app, user, ((d.id, d.source_hash) for d in docs), same_too=False
                 )
@@ -261,12 +266,14 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
                 await store.lock_session(conn, app, user, sid)
                 if await store.newer_snapshot_stored(conn, app, user, sid, newest):
                     logger.debug("skipped an older snapshot of session %s", sid)
-                    return
+                    held = await store.count_session_events(conn, app, user, sid)
+                    return SessionWrite(sid, held, status="older_snapshot")
                 await store.mark_snapshot(conn, app, user, sid, newest)
                 await store.upsert(conn, rows, session=True)
                 await store.delete_missing_events(
                     conn, app, user, sid, newest, [d.id for d in docs]
                 )
+        return SessionWrite(sid, len({d.id for d in docs}), len(rows))
 
     def _session_documents(
         self, session: Session, events: list[Event], selected: list[Event] | None = None

@@ -122,6 +122,11 @@ ON CONFLICT (app_name, user_id, session_id) DO UPDATE SET
 """
 )
 
+_COUNT_SESSION_EVENTS = text(
+    f"SELECT count(*) FROM {TABLE} WHERE app_name = :app AND user_id = :user"
+    " AND session_id = :sid AND kind = 'event'"
+)
+
 _DELETE_ID = text(f"DELETE FROM {TABLE} WHERE app_name = :app AND user_id = :user AND id = :mid")
 _DELETE_SESSION = text(
     f"DELETE FROM {TABLE} WHERE app_name = :app AND user_id = :user AND session_id = :sid"
@@ -344,6 +349,12 @@ async def delete_missing_events(
         _DELETE_MISSING_EVENTS,
         {"app": app, "user": user, "sid": session_id, "newest": newest, "keep": list(keep)},
     )
+
+
+async def count_session_events(conn: AsyncConnection, app: str, user: str, session_id: str) -> int:
+    """How many event rows the session has in memory."""
+    found = await conn.scalar(_COUNT_SESSION_EVENTS, {"app": app, "user": user, "sid": session_id})
+    return int(found or 0)
 
 
 async def delete_id(conn: AsyncConnection, app: str, user: str, row_id: str) -> int:

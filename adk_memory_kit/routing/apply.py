@@ -6,7 +6,7 @@ home                 what the applier does
 DROP                 nothing is stored; only "dropped (kinds)" is logged, never the text
 PROCEDURAL_REVIEW    queued in the review table for a human; never read back by the agent
 USER_STATE           ``user:pref_<name>`` + ``user:pref_<name>_at``, vocabulary names only;
-                     skipped when the profile tool already wrote it in this turn (newer)
+                     ``already_saved`` when the profile tool wrote it in this turn (newer)
 LONG_TERM            a dated fact through ``add_memory`` (``subject`` = key: supersession)
 SESSION_STATE        ``fact_<key>`` (or appended to ``memory_notes``) in session state
 TURN_SCRATCH         ``temp:<key>`` (or ``temp:memory_notes``): gone when the turn ends
@@ -61,10 +61,16 @@ status, ISO-8601 time, the command that shows it); the item's text stays in the 
 
 @dataclass(frozen=True)
 class RoutingOutcome:
-    """What happened to one candidate. ``detail`` never contains the candidate's text."""
+    """What happened to one candidate. ``detail`` never contains the candidate's text.
+
+    ``status``: ``stored``, ``queued`` (review), ``dropped`` (sensitive), ``already_saved``
+    (the same preference was saved earlier in the turn; that value stands, nothing failed),
+    ``rejected`` (bad key or value), ``skipped`` (no review queue configured) or ``failed``
+    (a store raised; ``detail`` names the error).
+    """
 
     home: MemoryHome
-    status: str  # stored | queued | dropped | rejected | skipped | failed
+    status: str
     key: str | None = None
     detail: str = ""
 
@@ -215,7 +221,9 @@ class MemoryApplier:
         home = MemoryHome.PROCEDURAL_REVIEW
         if self.review_queue is None:
             logger.info("memory router: behaviour-changing request not queued (no review queue)")
-            return RoutingOutcome(home, "skipped", candidate.key, "no review queue configured")
+            return RoutingOutcome(
+                home, "skipped", candidate.key, "not queued: no review queue is configured"
+            )
         session = context.session
         item = await self.review_queue.submit(
             app_name=session.app_name,
@@ -238,7 +246,7 @@ class MemoryApplier:
             return RoutingOutcome(home, "rejected", None, "a user-state fact needs a key")
         newer = self._newer_write(candidate, context)
         if newer:
-            return RoutingOutcome(home, "skipped", candidate.key, newer)
+            return RoutingOutcome(home, "already_saved", candidate.key, newer)
         try:
             saved = write_preference(
                 context.state,
@@ -271,10 +279,7 @@ class MemoryApplier:
             if event.invocation_id == context.invocation_id and state_key in (
                 event.actions.state_delta or {}
             ):
-                return (
-                    f"{state_key} already saved in this turn by {event.author}; "
-                    "kept that newer value"
-                )
+                return f"{state_key} was saved earlier in this turn by {event.author}; kept as is"
         return ""
 
     async def _long_term(self, candidate: Candidate, context: Context) -> RoutingOutcome:

@@ -48,7 +48,9 @@ _WHERE = {
 
 def _result(outcome: RoutingOutcome) -> dict[str, Any]:
     where = _WHERE[outcome.home]
-    if outcome.status not in ("stored", "queued", "dropped"):
+    if outcome.status == "already_saved":
+        where = "already saved earlier in this turn; that value is kept"
+    elif outcome.status not in ("stored", "queued", "dropped"):
         where = f"not stored ({outcome.status})"
     return {"status": outcome.status, "home": outcome.home.value, "where": where}
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from adk_memory_kit.working_memory.config import WorkingMemoryConfig, view_key_for
+from adk_memory_kit.working_memory.config import (
+    WorkingMemoryConfig,
+    last_task_key_for,
+    view_key_for,
+)
 from adk_memory_kit.working_memory.guards import strip_instructions, tools_called_in_invocation
 from adk_memory_kit.working_memory.instruction import (
     working_memory_guide,
@@ -37,6 +41,7 @@ __all__ = [
     "TaskToolCalls",
     "WorkingMemoryConfig",
     "WorkingMemoryToolset",
+    "last_task_key_for",
     "merge_branches_callback",
     "merge_scratchpads",
     "merge_working_memory",

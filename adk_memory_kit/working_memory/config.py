@@ -9,6 +9,7 @@ from adk_memory_kit.errors import InvalidInputError
 
 DEFAULT_KEY = "wm"
 VIEW_SUFFIX = "_view"
+LAST_TASK_SUFFIX = "_last_task"
 
 
 class WorkingMemoryConfig(KitConfig):
@@ -80,6 +81,11 @@ class WorkingMemoryConfig(KitConfig):
 def view_key_for(key: str) -> str:
     """The state key holding the rendered view of scratchpad ``key``."""
     return f"{key}{VIEW_SUFFIX}"
+
+
+def last_task_key_for(key: str) -> str:
+    """The state key holding the compact record of scratchpad ``key``'s last finished task."""
+    return f"{key}{LAST_TASK_SUFFIX}"
 
 
 def check_state_key(key: str) -> str:

@@ -103,10 +103,20 @@ def is_valid_fact_name(name: str) -> bool:
 
 
 def clip(text: str, limit: int) -> tuple[str, bool]:
-    """Cut ``text`` to at most ``limit`` characters (ending in an ellipsis when cut)."""
+    """Cut ``text`` to at most ``limit`` characters, ending in an ellipsis when cut.
+
+    The cut falls at a word boundary (the last whitespace that keeps at least half of the
+    room); only a single word longer than that is cut inside the word.
+    """
     if len(text) <= limit:
         return text, False
-    return text[: max(limit - 1, 0)].rstrip() + ELLIPSIS, True
+    room = max(limit - 1, 0)
+    head = text[:room]
+    if room and not text[room].isspace():
+        boundary = max(head.rfind(" "), head.rfind("\t"))
+        if boundary >= room // 2:
+            head = head[:boundary]
+    return head.rstrip().rstrip(",;:") + ELLIPSIS, True
 
 
 def flatten(text: Any) -> str:

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from adk_memory_kit.core.times import parse_time
 from adk_memory_kit.errors import SchemaMismatchError
 from adk_memory_kit.working_memory.config import WorkingMemoryConfig
 from adk_memory_kit.working_memory.guards import clip
 
 SCHEMA_VERSION = 2
-"""v2 stores ``facts`` as a list of ``{name, value, source, pinned, written_at}``."""
+"""v2 stores ``facts`` as a list of ``{name, value, source, pinned, written_at}``; ``written_at``
+is an ISO-8601 UTC string (earlier releases stored epoch seconds, which still load)."""
 
 StepStatus = Literal["todo", "doing", "done"]
 STEP_STATUSES: tuple[str, ...] = ("todo", "doing", "done")
@@ -40,8 +43,9 @@ class PlanStep(BaseModel):
 class Fact(BaseModel):
     """A named value with the place it came from.
 
-    ``at`` (seconds since the epoch, strictly increasing within one scratchpad; stored as
-    ``written_at``) orders eviction.
+    ``at`` (seconds since the epoch, strictly increasing within one scratchpad) orders
+    eviction. State holds it as ``written_at``, an ISO-8601 UTC string with microseconds;
+    epoch seconds (what earlier releases stored) are read too.
     """
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
@@ -50,6 +54,24 @@ class Fact(BaseModel):
     source: str
     pinned: bool = False
     at: float = Field(0.0, validation_alias=AliasChoices("at", "written_at"))
+
+    @field_validator("at", mode="before")
+    @classmethod
+    def _epoch_seconds(cls, value: Any) -> Any:
+        return _as_epoch(value)
+
+
+def iso_time(at: float, timespec: str = "microseconds") -> str:
+    """Epoch seconds as the ISO-8601 UTC string state holds (fixed width, so strings sort)."""
+    return datetime.fromtimestamp(at, tz=timezone.utc).isoformat(timespec=timespec)
+
+
+def _as_epoch(value: Any) -> Any:
+    """Epoch seconds from an ISO string or a number; other values go to validation as is."""
+    if isinstance(value, str):
+        parsed = parse_time(value)
+        return parsed.timestamp() if parsed is not None else value
+    return value
 
 
 def value_cap(source: str, config: WorkingMemoryConfig) -> int:
@@ -74,7 +96,7 @@ def _facts_from_list(items: Any) -> Any:
 
 
 def _written_at(item: dict[str, Any]) -> float:
-    value = item.get("written_at", item.get("at", 0.0))
+    value = _as_epoch(item.get("written_at", item.get("at", 0.0)))
     return float(value) if isinstance(value, (int, float)) else 0.0
 
 
@@ -148,7 +170,7 @@ class Scratchpad(BaseModel):
                 "value": self.facts[name].value,
                 "source": self.facts[name].source,
                 "pinned": self.facts[name].pinned,
-                "written_at": self.facts[name].at,
+                "written_at": iso_time(self.facts[name].at),
             }
             for name in self.facts_oldest_first()
         ]

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from adk_memory_kit.working_memory import ledger
 from adk_memory_kit.working_memory.config import WorkingMemoryConfig
 from adk_memory_kit.working_memory.guards import (
     check_source,
     clean_text,
+    clip,
     flatten,
     is_valid_fact_name,
 )
@@ -18,8 +20,14 @@ from adk_memory_kit.working_memory.model import (
     Fact,
     PlanStep,
     Scratchpad,
+    iso_time,
     value_cap,
 )
+
+LAST_TASK_STEPS = 5
+"""Done steps named in the last-task record (the latest ones); the rest are only counted."""
+LAST_TASK_STEP_CHARS = 80
+"""Longest step text in the last-task record (cut at a word boundary)."""
 
 
 @dataclass
@@ -241,3 +249,42 @@ def resolve_open_question(pad: Scratchpad, question: str, config: WorkingMemoryC
         return _rejected(f"No single open question matches. Open: {listing}")
     removed = pad.open.pop(index)
     return Outcome(True, f"Resolved: {removed}", changed=True)
+
+
+def finished_task(
+    pad: Scratchpad, summary: str, config: WorkingMemoryConfig, *, now: float
+) -> dict[str, Any] | None:
+    """The compact record of a finished task, kept after ``complete_task`` clears the pad.
+
+    ``{goal, outcome, summary, steps_done, steps_done_count, steps_total, facts,
+    finished_at}`` (``summary`` only when one was given): ``outcome`` is ``"completed"`` when
+    no step is left and no question is open, else says what was left; ``steps_done`` names at
+    most ``LAST_TASK_STEPS`` done steps (the latest), each cut to ``LAST_TASK_STEP_CHARS`` at a
+    word boundary; ``facts`` is a count (values stay out of the record); ``finished_at`` is
+    ISO-8601 UTC. The record is
+    bounded whatever the pad held. ``None`` for an empty pad (there is nothing to record).
+    """
+    if pad.is_empty():
+        return None
+    done = [s.step for s in pad.plan if s.status == "done"]
+    left = len(pad.plan) - len(done)
+    unfinished = []
+    if left:
+        unfinished.append(f"{left} step{'s' if left != 1 else ''} not done")
+    if pad.open:
+        unfinished.append(f"{len(pad.open)} open question{'s' if len(pad.open) != 1 else ''}")
+    record: dict[str, Any] = {
+        "goal": pad.goal,
+        "outcome": "ended with " + ", ".join(unfinished) if unfinished else "completed",
+    }
+    text, _ = clean_text(summary, config.max_text_chars)
+    if text:
+        record["summary"] = text
+    record.update(
+        steps_done=[clip(s, LAST_TASK_STEP_CHARS)[0] for s in done[-LAST_TASK_STEPS:]],
+        steps_done_count=len(done),
+        steps_total=len(pad.plan),
+        facts=len(pad.facts),
+        finished_at=iso_time(now, "seconds"),
+    )
+    return record

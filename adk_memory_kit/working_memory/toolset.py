@@ -20,6 +20,7 @@ from adk_memory_kit.working_memory.config import (
     DEFAULT_KEY,
     WorkingMemoryConfig,
     check_state_key,
+    last_task_key_for,
     view_key_for,
 )
 from adk_memory_kit.working_memory.guards import (
@@ -64,6 +65,7 @@ class _Tools:
     def __init__(self, key: str, config: WorkingMemoryConfig, own_names: set[str]) -> None:
         self.key = key
         self.view_key = view_key_for(key)
+        self.last_task_key = last_task_key_for(key)
         self.config = config
         self.own_names = own_names
         # Weak references: a turn's contexts die with the turn, so nothing is kept alive.
@@ -231,8 +233,12 @@ class _Tools:
             tool_context, lambda pad: ops.resolve_open_question(pad, question, self.config)
         )
 
-    async def complete_task(self, tool_context: ToolContext) -> dict[str, Any]:
-        """Clear working memory when the task is done or the user abandons it."""
+    async def complete_task(self, tool_context: ToolContext, summary: str = "") -> dict[str, Any]:
+        """Clear working memory when the task is done or the user abandons it.
+
+        Args:
+          summary: optional, one sentence on how the task ended (e.g. "rebooked on UA 512").
+        """
         tasks = tool_calls_by_task(
             tool_context.session.events,
             exclude=self.own_names,
@@ -240,10 +246,20 @@ class _Tools:
         )
         finished = [t for t in tasks if t.completed]
         repeated = finished[-1].repeated if finished else 0
-        self._write(tool_context, {self.key: None, self.view_key: ""})
+        values: dict[str, Any] = {self.key: None, self.view_key: ""}
+        try:
+            pad = Scratchpad.load(tool_context.state.get(self.key), key=self.key)
+        except SchemaMismatchError:
+            pad = Scratchpad()  # an unreadable pad is cleared without a record
+        record = ops.finished_task(pad, summary, self.config, now=time.time())
+        if record is not None:
+            values[self.last_task_key] = record
+        self._write(tool_context, values)
         return {
             "status": "cleared",
-            "message": "Working memory cleared. Call set_goal when a new task starts.",
+            "message": "Working memory cleared"
+            + (f"; the finished task is summarized in {self.last_task_key}" if record else "")
+            + ". Call set_goal when a new task starts.",
             "repeated_tool_calls": repeated,
         }
 

@@ -99,8 +99,11 @@ def offline_concierge_responder(request: LlmRequest) -> list[types.Part] | str:
         if name in {"set_goal", "record_fact"}:
             return _order_reply(request)
         if name == "end_session":
-            saved = ", ".join(f"{k}: {v}" for k, v in payload.items() if k != "status")
-            return f"{OFFLINE} Session closed into long-term memory ({saved}). Goodbye!"
+            rows = payload.get("rows_stored")  # None: the memory service does not count
+            saved = (
+                f" ({rows} memory rows stored for this conversation)" if rows is not None else ""
+            )
+            return f"{OFFLINE} Session closed into long-term memory{saved}. Goodbye!"
         return f"{OFFLINE} Done."
     said = last_user_text(request)
     if _BYE.search(said):

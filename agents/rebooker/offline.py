@@ -131,7 +131,7 @@ def _on_user(request: LlmRequest, text: str, view: _View) -> list[types.Part] | 
     if "held_seat" in facts and _CONFIRM.search(text):
         return [
             call("update_step", step="Confirm with traveller", status="done"),
-            call("complete_task"),
+            call("complete_task", summary=f"Rebooked on {facts['best_flight']}"),
         ]
     if "best_flight" in facts and "held_seat" not in facts and _HOLD.search(text):
         return [

@@ -1,6 +1,6 @@
 """Take docs/img/adk-web-<agent>.png: each agent's README conversation in ``adk web``, offline.
 
-    python docs/img/take_screenshots.py
+    python docs/img/take_screenshots.py [agent ...]   # default: every agent
 
 Needs Debian's ``chromium`` (``apt-get install -y chromium``), Playwright for Python
 (``pip install playwright``; no ``playwright install``: the system browser is used) and, for
@@ -48,6 +48,7 @@ FLOWS = {
             "want an aisle seat.",
             "I have to arrive before 9am Friday.",
             "OK, hold it.",
+            "Yes, confirm it.",  # complete_task: wm is cleared, wm_last_task keeps the record
         ]
     ],
     "concierge": [
@@ -56,9 +57,11 @@ FLOWS = {
             "Our budget is 15 euros today.",
             "Stop asking me to confirm prices.",
         ],
-        ["Can you order lunch for me?"],
+        ["Can you order lunch for me?", "Thanks, that's all, bye!"],  # end_session
     ],
 }
+SHOWN = {"concierge": ("adk_memory_kit:checkpoint:last",), "rebooker": ("wm_last_task",)}
+"""The state key each screenshot must show (scrolled into view if the panel is long)."""
 
 
 def _fonts(route: Route) -> None:
@@ -91,6 +94,11 @@ def shoot(page: Page, base: str, name: str, out: Path) -> None:
             page.wait_for_timeout(6000)
     page.get_by_role("tab", name="State").click()
     page.wait_for_timeout(1500)
+    for key in SHOWN.get(name, ()):  # a long State panel: bring the kit's key to its top
+        node = page.get_by_text(key, exact=True)
+        if node.count():
+            node.first.evaluate("e => e.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(500)
     page.screenshot(path=str(out))
     print(f"wrote {out.relative_to(REPO)}")
 
@@ -119,7 +127,7 @@ def main() -> None:
                 time.sleep(0.5)
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-            for name in FLOWS:
+            for name in sys.argv[1:] or list(FLOWS):
                 page = browser.new_page(viewport={"width": 1500, "height": 1000})
                 page.route("https://fonts.gstatic.com/**", _fonts)
                 page.route("https://fonts.googleapis.com/**", lambda route: route.abort())

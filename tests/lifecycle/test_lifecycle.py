@@ -24,6 +24,7 @@ from adk_memory_kit.lifecycle import (
     is_transient,
 )
 from adk_memory_kit.lifecycle.schema import WATERMARKS, to_datetime
+from adk_memory_kit.memory import SessionWrite
 from adk_memory_kit.memory.service import PgVectorMemoryService
 
 pytestmark = pytest.mark.slow  # Postgres- or Runner-heavy: `pytest -m 'not slow'` skips it
@@ -46,16 +47,17 @@ class CountingMemory(PgVectorMemoryService):
         self.fail_after: int = 0  # raise this many times after a committed write
         self.error: type[Exception] = ConnectionError
 
-    async def add_session_to_memory(self, session: Session) -> None:
+    async def add_session_to_memory(self, session: Session) -> SessionWrite:
         self.calls[session.id] += 1
         await asyncio.sleep(0)  # let a concurrent worker interleave
         if self.fail_before:
             self.fail_before -= 1
             raise self.error("injected failure before the write")
-        await super().add_session_to_memory(session)
+        written = await super().add_session_to_memory(session)
         if self.fail_after:
             self.fail_after -= 1
             raise self.error("injected failure after the write (lost acknowledgement)")
+        return written
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +121,7 @@ async def test_closer_retries_after_transient_failure_and_leaves_one_copy(sessio
 
     result = await closer.close(app, "u1", s.id)
 
-    assert result.ok and result.attempts == 2 and result.events == 3
+    assert result.ok and result.attempts == 2 and result.events == 3 and result.rows_stored == 3
     assert memory.calls[s.id] == 2 and delays == [0.25]
     assert await memory_count(memory, app, "u1") == 3
     hits = await memory.search_memory(app_name=app, user_id="u1", query="locker code Q-7731")

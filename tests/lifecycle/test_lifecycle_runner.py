@@ -13,6 +13,7 @@ from google.adk.apps.app import App
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.runners import Runner
+from google.adk.sessions import DatabaseSessionService
 from google.adk.sessions.base_session_service import GetSessionConfig
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.load_memory_tool import LoadMemoryTool
@@ -20,7 +21,12 @@ from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
 from adk_memory_kit.errors import InvalidInputError
-from adk_memory_kit.lifecycle import IdleIngestJob, MemoryCheckpointPlugin, end_session_tool
+from adk_memory_kit.lifecycle import (
+    CHECKPOINT_STATE_KEY,
+    IdleIngestJob,
+    MemoryCheckpointPlugin,
+    end_session_tool,
+)
 from adk_memory_kit.memory.service import PgVectorMemoryService
 from adk_memory_kit.testing import ScriptedLlm
 
@@ -63,6 +69,21 @@ async def memory_texts(memory, app: str, user: str, query: str) -> list[str]:
     return [m.content.parts[0].text for m in found.memories]
 
 
+async def reloaded_record(db_url: str, app: str, session_id: str) -> dict:
+    """``adk_memory_kit:checkpoint:last`` as a fresh DatabaseSessionService reads it back."""
+    fresh = DatabaseSessionService(db_url=db_url)
+    try:
+        stored = await fresh.get_session(app_name=app, user_id="u1", session_id=session_id)
+    finally:
+        await fresh.close()
+    record = stored.state[CHECKPOINT_STATE_KEY]
+    assert set(record) == {"time", "trigger", "rows_stored", "policy", "session_id"}
+    when = datetime.fromisoformat(record["time"])
+    assert when.utcoffset() == timedelta(0)
+    assert abs((datetime.now(timezone.utc) - when).total_seconds()) < 300
+    return record
+
+
 def echo_agent() -> LlmAgent:
     def script(req: LlmRequest) -> LlmResponse:
         return text_reply(f"echo: {last_part(req).text}")
@@ -71,7 +92,9 @@ def echo_agent() -> LlmAgent:
 
 
 @pytest.mark.parametrize("truncated", [False, True], ids=["full-session", "truncated-session"])
-async def test_checkpoint_every_second_invocation_through_a_runner(sessions, memory, truncated):
+async def test_checkpoint_every_second_invocation_through_a_runner(
+    sessions, memory, db_url, truncated
+):
     app = new_app()
     plugin = MemoryCheckpointPlugin(every_n_invocations=2)
     runner = Runner(
@@ -91,8 +114,12 @@ async def test_checkpoint_every_second_invocation_through_a_runner(sessions, mem
         counts.append(await count(memory, app, "u1"))
     # each turn adds a user and a model text event; ingested after turns 2 and 4 only
     assert counts == [0, 4, 4, 8, 8]
-    assert plugin.last_result is not None and plugin.last_result.events == 8
+    # what the plugin reports is what memory holds for the session, not the event count
+    assert plugin.last_result is not None and plugin.last_result.rows_stored == 8
     assert "echo: turn 4" in await memory_texts(memory, app, "u1", "echo turn 4")
+    record = await reloaded_record(db_url, app, s.id)
+    assert record["trigger"] == "checkpoint" and record["rows_stored"] == 8
+    assert record["policy"] == "full_transcript" and record["session_id"] == s.id
 
 
 async def test_a_failing_checkpoint_does_not_fail_the_turn(sessions, memory, embedder, db_url):
@@ -129,7 +156,7 @@ def goodbye_agent() -> LlmAgent:
     )
 
 
-async def test_end_session_tool_closes_the_session_without_the_plugin(sessions, memory):
+async def test_end_session_tool_closes_the_session_without_the_plugin(sessions, memory, db_url):
     app = new_app()
     runner = Runner(
         app=App(name=app, root_agent=goodbye_agent()),
@@ -149,9 +176,14 @@ async def test_end_session_tool_closes_the_session_without_the_plugin(sessions, 
     assert responses and responses[0]["status"] == "session_closed"
     found = await memory_texts(memory, app, "u1", "red Cannondale bike")
     assert "my bike is the red Cannondale" in found and "ok bye" in found
+    # the tool reports the rows stored (3 text events so far), not the session's events
+    assert responses[0]["rows_stored"] == 3 == await count(memory, app, "u1")
+    assert "events_saved" not in responses[0]
+    record = await reloaded_record(db_url, app, s.id)
+    assert record["trigger"] == "end_session" and record["rows_stored"] == 3
 
 
-async def test_end_session_with_the_plugin_also_keeps_the_farewell(sessions, memory):
+async def test_end_session_with_the_plugin_also_keeps_the_farewell(sessions, memory, db_url):
     app = new_app()
     runner = Runner(
         app=App(
@@ -168,6 +200,10 @@ async def test_end_session_with_the_plugin_also_keeps_the_farewell(sessions, mem
     await say(runner, "u1", s.id, "bye now")
     found = await memory_texts(memory, app, "u1", "goodbye see you soon")
     assert "Goodbye, see you soon!" in found
+    # the plugin's final checkpoint (the farewell included) is what the state says last
+    record = await reloaded_record(db_url, app, s.id)
+    assert record["trigger"] == "end_session" and record["rows_stored"] == 4
+    assert record["rows_stored"] == await count(memory, app, "u1")
     # a later turn is not checkpointed: the end flag lived in temp: state only
     await say(runner, "u1", s.id, "one more")
     assert "echo: one more" not in await memory_texts(memory, app, "u1", "echo one more")

@@ -208,9 +208,10 @@ async def test_procedural_review_goes_to_the_queue_and_nowhere_else(memory, queu
     assert datetime.fromisoformat(record["queued_at"]).tzinfo is not None
     assert "confirm prices" not in str(record)
     assert await memory.count_memories(app_name=app, user_id="u1") == {}
-    # without a queue it is skipped, still stored nowhere
+    # without a queue it is skipped (and says why), still stored nowhere
     (skipped,) = await MemoryApplier().apply([stop], make_context(app=app, memory=memory))
     assert skipped.status == "skipped"
+    assert skipped.detail == "not queued: no review queue is configured"
 
 
 async def test_one_failure_does_not_stop_the_others():

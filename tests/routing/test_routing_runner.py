@@ -223,8 +223,11 @@ async def test_the_profile_tools_newer_write_wins_over_the_router_in_one_turn(
     events = await h.turn("I'm vegetarian.")
     (saved,) = [r.response for e in events for r in e.get_function_responses()]
     assert saved["written_at"] == later.isoformat(timespec="seconds")
-    assert [(o.home, o.status, o.key) for o in outcomes[0]] == [(H.USER_STATE, "skipped", "diet")]
-    assert "already saved in this turn" in outcomes[0][0].detail
+    assert [(o.home, o.status, o.key) for o in outcomes[0]] == [
+        (H.USER_STATE, "already_saved", "diet")
+    ]
+    detail = outcomes[0][0].detail
+    assert detail == "user:pref_diet was saved earlier in this turn by travel; kept as is"
     state = await h.state()
     assert state["user:pref_diet"] == "vegetarian"
     assert state["user:pref_diet_at"] == saved["written_at"]

@@ -35,9 +35,11 @@ from google.adk.sessions.session import Session
 from google.genai import types
 from sqlalchemy import text
 
+from adk_memory_kit.core.times import parse_time
 from adk_memory_kit.errors import MemoryKitError
+from adk_memory_kit.lifecycle import CHECKPOINT_STATE_KEY
 from adk_memory_kit.memory import PgVectorMemoryService
-from adk_memory_kit.memory.schema import SNAPSHOTS
+from adk_memory_kit.memory.schema import SNAPSHOTS, TABLE
 from adk_memory_kit.model_choice import DEFAULT_GEMINI, MODEL_ENV, choose_model
 from adk_memory_kit.pruning import LAST_STATE_KEY
 from adk_memory_kit.routing import ReviewQueue
@@ -293,7 +295,17 @@ def check_rebooker(convo: Conversation) -> None:
     assert repeated_tool_calls(events, exclude=WORKING_MEMORY_TOOL_NAMES) == 0
 
     assert Scratchpad.load(states[5]["wm"]).facts["held_seat"].source == "hold_seat"
+    # times in wm are ISO-8601 strings (the dev UI's State tab shows them as dates)
+    assert all(isinstance(parse_time(f["written_at"]), datetime) for f in states[5]["wm"]["facts"])
+    assert all(isinstance(f["written_at"], str) for f in states[5]["wm"]["facts"])
     assert states[-1]["wm"] is None and states[-1]["wm_view"] == ""
+    # ...and the finished task stays visible as a compact record
+    last = states[-1]["wm_last_task"]
+    assert last["goal"] == states[5]["wm"]["goal"] and last["outcome"] == "completed"
+    assert last["facts"] == len(states[5]["wm"]["facts"]) and last["steps_done"]
+    assert last["steps_done_count"] == last["steps_total"]
+    assert last["summary"] == f"Rebooked on {chosen['flight_id']}"
+    assert parse_time(last["finished_at"]) is not None
     assert "Done" in replies[-1] and chosen["flight_id"] in replies[-1]
 
 
@@ -363,6 +375,33 @@ async def check_concierge(convo: Conversation) -> None:
             {"user": convo.user_id},
         )
     assert ingested == 2  # Monday by the checkpoint plugin, Thursday by end_session
+    # each says what it stored: the rows memory holds for that session, not the event count
+    for states, session, trigger in zip(
+        convo.states, convo.sessions, ("checkpoint", "end_session"), strict=True
+    ):
+        record = states[-1][CHECKPOINT_STATE_KEY]
+        assert (record["trigger"], record["session_id"]) == (trigger, session.id)
+        assert record["policy"] == "routed" and parse_time(record["time"]) is not None
+        assert record["rows_stored"] == await session_rows(convo, session.id)
+        assert record["rows_stored"] < len(session.events)
+    (closed,) = function_parts(convo.sessions[1].events, "function_response", "end_session")
+    assert closed.response["status"] == "session_closed" and "events_saved" not in closed.response
+    # Thursday's own words are filler for the write policy; the closing checkpoint after the
+    # reply can only add rows
+    assert 0 <= closed.response["rows_stored"] <= record["rows_stored"]
+    assert convo.states[0][-1][CHECKPOINT_STATE_KEY]["rows_stored"] > 0  # Monday's facts
+
+
+async def session_rows(convo: Conversation, session_id: str) -> int:
+    """Memory rows holding the session's events (what the checkpoint record must report)."""
+    async with convo.memory_service.engine.connect() as conn:
+        return await conn.scalar(
+            text(
+                f"SELECT count(*) FROM {TABLE} WHERE app_name = 'concierge' AND user_id = :user"
+                " AND session_id = :sid AND kind = 'event'"
+            ),
+            {"user": convo.user_id, "sid": session_id},
+        )
 
 
 def check_concierge_without_memory(convo: Conversation) -> None:

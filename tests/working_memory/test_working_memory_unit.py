@@ -277,6 +277,8 @@ async def test_toolset_declarations_and_filter():
     step = tools["update_step"]._get_declaration().parameters_json_schema
     assert step["properties"]["status"]["enum"] == ["todo", "doing", "done"]
     done = tools["complete_task"]._get_declaration()
-    assert not (done.parameters_json_schema or {}).get("properties")  # no tool_context leak
+    schema = done.parameters_json_schema or {}
+    # only the optional summary: no tool_context leak
+    assert set(schema.get("properties", {})) == {"summary"} and not schema.get("required")
     filtered = WorkingMemoryToolset(tool_filter=["set_goal", "complete_task"])
     assert [t.name for t in await filtered.get_tools()] == ["set_goal", "complete_task"]
