@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from datetime import timedelta
 
+from adk_memory_kit.core.wording import counted
 from adk_memory_kit.memory.service import PgVectorMemoryService
 
 
@@ -52,7 +53,7 @@ def format_search_results(memories: list, *, app: str, user: str) -> list[str]:
     if not memories:
         return ["no memories found"]
     lines = [
-        f"{len(memories)} memories of {user} in {app}, best first "
+        f"{counted(len(memories), 'memory')} of {user} in {app}, best first "
         "(score: weighted reciprocal-rank fusion, higher is better)",
         f"{'#':>3}  {'score':>6}  {'when (UTC)':16}  {'kind':5}  author: text",
     ]
@@ -71,7 +72,7 @@ def format_search_results(memories: list, *, app: str, user: str) -> list[str]:
 async def _purge(args: argparse.Namespace) -> int:
     async with PgVectorMemoryService(args.db_url) as memory:
         removed = await memory.purge_expired()
-    print(f"removed {removed} expired memories")
+    print(f"removed {counted(removed, 'expired memory', 'expired memories')}")
     return 0
 
 

@@ -63,7 +63,9 @@ def responder(request):
         if name == "book_table":
             return BOOKED
         if name == "end_session":
-            return f"Session closed into long-term memory (events_saved: {payload['events_saved']})."
+            return (
+                f"Session closed into long-term memory (events_saved: {payload['events_saved']})."
+            )
         return "Done."
     said = last_user_text(request)
     if "vegetarian" in said:
