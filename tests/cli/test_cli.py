@@ -179,3 +179,27 @@ def test_search_results_say_one_memory():
     assert format_search_results([entry], app="a", user="u")[0].startswith("1 memory of u in a")
     two = format_search_results([entry, entry], app="a", user="u")
     assert two[0].startswith("2 memories of u in a")
+
+
+def test_a_closed_stdout_is_not_a_database_fault(tmp_path):
+    """``adk-memory-kit db status | head -0``: the reader is gone before the first write."""
+    import os
+    import subprocess
+    import sys
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader went away, as `head` does after its lines
+    env = {**os.environ, "ADK_MEMORY_KIT_HOME": str(tmp_path)}
+    env.pop("ADK_MEMORY_KIT_DB_URL", None)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "adk_memory_kit.cli", "db", "status"],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            env=env,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == 1 and done.stderr == "", done.stderr[-2000:]
