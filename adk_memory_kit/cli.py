@@ -11,6 +11,8 @@ import argparse
 import asyncio
 import importlib
 import inspect
+import os
+import select
 import sys
 from collections.abc import Sequence
 
@@ -58,10 +60,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         result = asyncio.run(func(args)) if inspect.iscoroutinefunction(func) else func(args)
+        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
     except MemoryKitError as exc:
+        if isinstance(exc.__cause__, BrokenPipeError) and _stdout_gone():
+            return _quiet_exit()
         print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)  # one line
         return 2
     except (SQLAlchemyError, psycopg.Error, OSError) as exc:  # one not translated on the way
+        if isinstance(exc, BrokenPipeError) and _stdout_gone():
+            return _quiet_exit()
         error = translate(exc, f"adk-memory-kit {args.command}")
         if error is None:
             raise
@@ -70,6 +77,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     return int(result or 0)
+
+
+def _stdout_gone() -> bool:
+    """Whether stdout is a pipe whose reader went away (``... | head -1``).
+
+    A broken pipe to the database is a database fault and stays one: only a stdout that
+    reports an error when polled counts (no poll, e.g. on Windows: assume it is stdout).
+    """
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(ev & (select.POLLERR | select.POLLHUP) for _, ev in poller.poll(0))
+    except (AttributeError, OSError, ValueError):
+        return True
+
+
+def _quiet_exit() -> int:
+    """The reader of stdout went away: not an error of the kit, so no message.
+
+    As the Python documentation advises for SIGPIPE: point stdout at devnull so that the
+    interpreter's final flush does not fail again, and exit with status 1.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 1
 
 
 if __name__ == "__main__":

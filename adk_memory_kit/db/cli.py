@@ -17,8 +17,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     actions = db.add_subparsers(dest="db_command", metavar="ACTION", required=True)
     actions.add_parser(
         "url",
-        help="start (or reuse) it and print its SQLAlchemy URL, e.g. for "
-        "DatabaseSessionService or adk web --session_service_uri",
+        help="start (or reuse) it, print its SQLAlchemy URL (e.g. for DatabaseSessionService "
+        "or adk web --session_service_uri) and leave it running after this command exits, "
+        "until `adk-memory-kit db stop`",
     ).set_defaults(func=_url)
     actions.add_parser("status", help="is it running, and where is its data").set_defaults(
         func=_status
@@ -61,8 +62,8 @@ def _let_service_user_reach(pgdata: Path) -> None:
 
 
 def _url(args: argparse.Namespace) -> int:
-    # the server stops when this process exits unless another process uses it
-    print(embedded_db_url())
+    # detached: the URL is for other processes, so the server outlives this one
+    print(embedded_db_url(detached=True))
     return 0
 
 

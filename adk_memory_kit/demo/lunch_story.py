@@ -18,6 +18,7 @@ from google.adk.runners import Runner
 from google.adk.sessions.database_session_service import DatabaseSessionService
 from google.genai import types
 
+from adk_memory_kit.core.wording import counted, describe_counts
 from adk_memory_kit.demo.concierge import (
     APP_NAME,
     build_concierge_agent,
@@ -31,6 +32,9 @@ from adk_memory_kit.memory.cli import format_search_results
 from adk_memory_kit.memory.service import PgVectorMemoryService
 from adk_memory_kit.routing import ReviewQueue, RoutingOutcome, RuleBasedExtractor
 from adk_memory_kit.testing import ScriptedLlm
+
+#: Prefix of the state keys the kit writes for its own bookkeeping (routing/recall records).
+INTERNAL_PREFIX = "_adk_memory_kit"
 
 MONDAY = [
     "Hi! I'm vegetarian, and please always deliver to the Pune office reception.",
@@ -113,13 +117,16 @@ async def run_lunch_story(db_url: str, model: str | BaseLlm, user_id: str) -> St
         )
         step("Where Monday's facts live now")
         show_table(
-            [(k, v) for k, v in sorted(monday.state.items()) if not k.startswith("temp:")],
+            [(k, v) for k, v in sorted(monday.state.items()) if not _internal_key(k)],
             ("state key (user: = every session of this user)", "value"),
         )
-        note("temp: keys (turn scratch) are gone: they lived for one invocation only.")
+        note(
+            "temp: keys (turn scratch) are gone: they lived for one invocation only "
+            "(the kit's own routing and recall records are not shown)."
+        )
         counts = await memory.count_memories(app_name=APP_NAME, user_id=user_id)
         note(
-            f"long-term memory after Monday: {counts or 'empty'} -- the Runner never "
+            f"long-term memory after Monday: {describe_counts(counts)} -- the Runner never "
             "writes transcripts to long-term memory; only the router's dated facts are there."
         )
         items = await queue.list(app_name=APP_NAME, user_id=user_id)
@@ -148,8 +155,9 @@ async def run_lunch_story(db_url: str, model: str | BaseLlm, user_id: str) -> St
         after = await memory.count_memories(app_name=APP_NAME, user_id=user_id)
         added = sum(after.values()) - sum((counts or {}).values())
         note(
-            f"Write policy ROUTED (the default): the idle job added {added} memories: only "
-            "user sentences that carry content and that the router sent nowhere else are "
+            "Write policy ROUTED (the default): the idle job added "
+            f"{counted(added, 'memory')}: only user sentences that carry content and that "
+            "the router sent nowhere else are "
             "stored. On Monday every sentence had its home: the card number (DROP), the "
             "standing order (review queue), the budget (session state), the price comparison "
             "(turn scratch), the diet (user: state); the delivery instruction and the "
@@ -157,16 +165,15 @@ async def run_lunch_story(db_url: str, model: str | BaseLlm, user_id: str) -> St
             "agent's 'Noted.' replies are filler."
         )
         counts = await memory.count_memories(app_name=APP_NAME, user_id=user_id)
-        note(f"long-term memory now: {counts}")
+        note(f"long-term memory now: {describe_counts(counts)}")
         card = await memory.search_memory(app_name=APP_NAME, user_id=user_id, query="my card")
         carded = [e for e in card.memories if "card" in (e.content.parts[0].text or "").lower()]
         note(
-            f"search 'my card' finds {len(carded)} memory holding it: the router dropped the "
+            f"search 'my card' finds {counted(len(carded), 'memory', 'memories')} holding it: "
+            "the router dropped the "
             "turn, so nothing of it was stored (not even a redacted copy)."
         )
-        result.homes.setdefault("LONG_TERM (after idle job)", []).append(
-            ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
-        )
+        result.homes.setdefault("LONG_TERM (after idle job)", []).append(describe_counts(counts))
 
         step("THURSDAY: a brand-new session for the same user")
         thursday = await sessions.create_session(app_name=APP_NAME, user_id=user_id)
@@ -186,7 +193,7 @@ async def run_lunch_story(db_url: str, model: str | BaseLlm, user_id: str) -> St
         pending.clear()
         step(
             f"What Thursday recalled from long-term memory (load_memory, ranked hybrid "
-            f"search): {len(result.thursday_recalled)} memories, the top 3:"
+            f"search): {_top(len(result.thursday_recalled))}"
         )
         for line in result.thursday_recalled[:3]:
             note(f"- {line[:150]}")
@@ -206,7 +213,8 @@ async def run_lunch_story(db_url: str, model: str | BaseLlm, user_id: str) -> St
         await _turn(runner, user_id, thursday.id, THURSDAY[1])
         counts = await memory.count_memories(app_name=APP_NAME, user_id=user_id)
         note(
-            f"end_session closed Thursday's session into long-term memory: {counts}. The "
+            f"end_session closed Thursday's session into long-term memory: "
+            f"{describe_counts(counts)}. The "
             "agent's reply restating what load_memory returned was not stored (provenance), "
             "nor the question, the 'Yes please' or the goodbye (filler)."
         )
@@ -220,6 +228,22 @@ async def run_lunch_story(db_url: str, model: str | BaseLlm, user_id: str) -> St
         await queue.close()
         await memory.close()
         await sessions.close()
+
+
+def _internal_key(key: str) -> bool:
+    """State keys the story does not show: turn scratch and the kit's bookkeeping records."""
+    return key.startswith(("temp:", INTERNAL_PREFIX))
+
+
+def _top(recalled: int, shown: int = 3) -> str:
+    """``5 memories, the top 3:`` / ``2 memories, both:`` / ``1 memory:`` / ``0 memories``."""
+    if recalled == 0:
+        return "0 memories"
+    if recalled == 1:
+        return "1 memory:"
+    if recalled <= shown:
+        return f"{recalled} memories, all of them:" if recalled > 2 else "2 memories, both:"
+    return f"{recalled} memories, the top {shown}:"
 
 
 def _recall_block(model: ScriptedLlm) -> str:

@@ -95,20 +95,35 @@ async def run_trace(args: argparse.Namespace) -> int:
         user = args.user
         if user is None:
             users = await log.users_of_session(args.app, args.session)
-            if len(users) != 1:
-                found = "no entries" if not users else f"{len(users)} users"
+            if not users:
+                print(_no_entries(args.app, args.session), file=sys.stderr)
+                return 2
+            if len(users) > 1:
                 print(
-                    f"error: session has {found} in app {args.app!r}; pass --user",
+                    f"error: session {args.session!r} in app {args.app!r} has log entries of "
+                    f"{len(users)} users ({', '.join(users)}); pass --user to pick one",
                     file=sys.stderr,
                 )
                 return 2
             user = users[0]
         entries = await log.trace(args.app, user, args.session)
+        if not entries:
+            print(_no_entries(args.app, args.session, user), file=sys.stderr)
+            return 2
         print(f"app {args.app}  user {user}  session {args.session}")
         print(format_timeline(entries))
     finally:
         await log.close()
     return 0
+
+
+def _no_entries(app: str, session: str, user: str | None = None) -> str:
+    who = f" of user {user!r}" if user else ""
+    return (
+        f"error: no episodic log entries for session {session!r}{who} in app {app!r} "
+        "(check the ids; only runs with the episodic log plugin are logged, and "
+        "log-purge removes old entries)"
+    )
 
 
 async def run_costs(args: argparse.Namespace) -> int:

@@ -562,12 +562,13 @@ class DataMap:
         return json.loads(json.dumps(asdict(self), default=str))
 
     def summary(self) -> str:
-        """A table for the command line."""
+        """A table for the command line (the name column is as wide as the longest name)."""
         lines = [f"data of {self.app_name}/{self.user_id}:"]
+        width = max((len(loc.kind) for loc in self.locations), default=0)
         for loc in self.locations:
             count = "?" if loc.count is None else loc.count
             detail = f"  {loc.detail}" if loc.detail else ""
-            lines.append(f"  {loc.kind:<16} {count!s:>6}  {loc.store}{detail}")
+            lines.append(f"  {loc.kind:<{width}} {count!s:>6}  {loc.store}{detail}")
         lines += [f"  not covered: {n}" for n in self.not_covered]
         return "\n".join(lines)
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from google.adk.sessions.base_session_service import BaseSessionService
 
+from adk_memory_kit.core.wording import counted
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.memory.documents import check_identifier
 from adk_memory_kit.memory.service import PgVectorMemoryService
@@ -45,10 +46,10 @@ class ReindexReport:
         out = []
         for u in self.users:
             reasons = ", ".join(f"{n} {r}" for r, n in sorted(u.sentences.items()))
-            after = "(dry run)" if self.dry_run else str(u.rows_after)
+            after = f"{u.rows_after} (dry run: nothing written)" if self.dry_run else u.rows_after
             out.append(
-                f"{self.app_name}/{u.user_id}: {u.sessions} sessions, rows {u.rows_before} -> "
-                f"{after}; sentences: {reasons or 'none'}"
+                f"{self.app_name}/{u.user_id}: {counted(u.sessions, 'session')}, "
+                f"rows {u.rows_before} -> {after}; sentences: {reasons or 'none'}"
             )
         return out
 
@@ -63,7 +64,8 @@ async def reindex(
     progress: Callable[[str], None] | None = None,
 ) -> ReindexReport:
     """Re-ingest the sessions of ``app_name`` (only ``user_id``'s when given) under
-    ``memory_service.write_policy``; ``dry_run`` only counts what the policy would keep."""
+    ``memory_service.write_policy``; ``dry_run`` writes nothing and reports the row count
+    the run would leave (``rows_after``)."""
     check_identifier("app_name", app_name)
     if user_id is not None:
         check_identifier("user_id", user_id)
@@ -80,6 +82,7 @@ async def reindex(
         done.rows_before = sum(
             (await memory_service.count_memories(app_name=app_name, user_id=user)).values()
         )
+        delta = 0
         for session_id in sorted(by_user[user]):
             session = await session_service.get_session(
                 app_name=app_name, user_id=user, session_id=session_id
@@ -95,11 +98,17 @@ async def reindex(
                 verdicts,
             )
             done.sentences.update(v.reason for v in verdicts)
-            if not dry_run:
+            if dry_run:
+                delta += await memory_service.session_row_delta(session)
+            else:
                 await memory_service.add_session_to_memory(session)
             done.sessions += 1
-        done.rows_after = sum(
-            (await memory_service.count_memories(app_name=app_name, user_id=user)).values()
+        done.rows_after = (
+            done.rows_before + delta
+            if dry_run
+            else sum(
+                (await memory_service.count_memories(app_name=app_name, user_id=user)).values()
+            )
         )
         report.users.append(done)
         if progress is not None:

@@ -24,7 +24,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         choices=[p.value for p in WritePolicy],
         help="the policy to apply (default: routed)",
     )
-    cmd.add_argument("--dry-run", action="store_true", help="count only, write nothing")
+    cmd.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="write nothing; print the row count each user would have after the run",
+    )
     cmd.add_argument(
         "--session-db-url",
         default=None,

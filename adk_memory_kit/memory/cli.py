@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import math
 from datetime import timedelta
 
+from adk_memory_kit.core.wording import counted
 from adk_memory_kit.memory.service import PgVectorMemoryService
 
 
@@ -25,12 +27,47 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "facts that feed user: state never go)",
     )
     stale.add_argument("--app", required=True, help="app name")
-    stale.add_argument("--days", type=float, default=90.0, help="unused for this many days")
     stale.add_argument(
-        "--max-importance", type=float, default=0.7, help="only at most this important"
+        "--days",
+        type=_days,
+        default=90.0,
+        help="delete memories unused for more than this many days, > 0 (default: %(default)s)",
+    )
+    stale.add_argument(
+        "--max-importance",
+        type=_importance,
+        default=0.7,
+        help="only memories at most this important, 0..1 (default: %(default)s)",
     )
     stale.add_argument("--dry-run", action="store_true", help="show what would go; delete nothing")
     stale.set_defaults(func=_purge_stale)
+
+
+def _days(value: str) -> float:
+    """``--days``: a positive number of days (argparse names the option in its error)."""
+    try:
+        days = float(value)
+        if not days > 0 or not math.isfinite(days):
+            raise ValueError
+        timedelta(days=days)
+    except (ValueError, OverflowError):
+        raise argparse.ArgumentTypeError(
+            f"must be a positive number of days, e.g. 90 (got {value!r})"
+        ) from None
+    return days
+
+
+def _importance(value: str) -> float:
+    """``--max-importance``: a number from 0 to 1."""
+    try:
+        importance = float(value)
+        if not 0.0 <= importance <= 1.0:
+            raise ValueError
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be a number from 0 to 1, e.g. 0.7 (got {value!r})"
+        ) from None
+    return importance
 
 
 async def _search(args: argparse.Namespace) -> int:
@@ -52,7 +89,7 @@ def format_search_results(memories: list, *, app: str, user: str) -> list[str]:
     if not memories:
         return ["no memories found"]
     lines = [
-        f"{len(memories)} memories of {user} in {app}, best first "
+        f"{counted(len(memories), 'memory')} of {user} in {app}, best first "
         "(score: weighted reciprocal-rank fusion, higher is better)",
         f"{'#':>3}  {'score':>6}  {'when (UTC)':16}  {'kind':5}  author: text",
     ]
@@ -71,7 +108,7 @@ def format_search_results(memories: list, *, app: str, user: str) -> list[str]:
 async def _purge(args: argparse.Namespace) -> int:
     async with PgVectorMemoryService(args.db_url) as memory:
         removed = await memory.purge_expired()
-    print(f"removed {removed} expired memories")
+    print(f"removed {counted(removed, 'expired memory', 'expired memories')}")
     return 0
 
 
@@ -85,7 +122,8 @@ async def _purge_stale(args: argparse.Namespace) -> int:
         )
     verb = "would remove" if report.dry_run else "removed"
     print(
-        f"{verb} {len(report.rows) if report.dry_run else report.deleted} memories of {args.app}"
+        f"{verb} {counted(len(report.rows) if report.dry_run else report.deleted, 'memory')}"
+        f" of {args.app}"
         f" unused since {report.cutoff:%Y-%m-%d %H:%M} UTC"
         f" with importance <= {args.max_importance}"
     )

@@ -275,6 +275,30 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
                 )
         return SessionWrite(sid, len({d.id for d in docs}), len(rows))
 
+    @translates_db_errors("PgVectorMemoryService.session_row_delta")
+    async def session_row_delta(self, session: Session) -> int:
+        """How many rows ``add_session_to_memory(session)`` would add (negative: remove) for
+        this user, computed without writing anything (``reindex --dry-run``).
+
+        Counts rows, not texts: a row the policy keeps with other text is not counted. A
+        snapshot older than the stored one changes nothing (0)."""
+        check_scope(session.app_name, session.user_id)
+        check_identifier("session.id", session.id)
+        events = list(session.events)
+        selected = await select_events(session, events, self.write_policy, self.routed_options)
+        docs, newest = await asyncio.to_thread(self._session_documents, session, events, selected)
+        if newest is None:
+            return 0
+        app, user, sid = session.app_name, session.user_id, session.id
+        engine = await self._ensure_ready()
+        async with engine.connect() as conn:
+            if await store.newer_snapshot_stored(conn, app, user, sid, newest):
+                return 0
+            added, deleted = await store.session_row_changes(
+                conn, app, user, sid, newest, [d.id for d in docs]
+            )
+        return added - deleted
+
     def _session_documents(
         self, session: Session, events: list[Event], selected: list[Event] | None = None
     ) -> tuple[list[MemoryDocument], datetime | None]:

@@ -108,6 +108,15 @@ _DELETE_MISSING_EVENTS = text(
     " AND session_id = :sid AND kind = 'event' AND event_time <= :newest"
     " AND NOT (id = ANY(CAST(:keep AS uuid[])))"
 )
+_COUNT_MISSING_EVENTS = text(
+    f"SELECT count(*) FROM {TABLE} WHERE app_name = :app AND user_id = :user"
+    " AND session_id = :sid AND kind = 'event' AND event_time <= :newest"
+    " AND NOT (id = ANY(CAST(:keep AS uuid[])))"
+)
+_COUNT_IDS = text(
+    f"SELECT count(*) FROM {TABLE} WHERE app_name = :app AND user_id = :user"
+    " AND id = ANY(CAST(:keep AS uuid[]))"
+)
 
 _SNAPSHOT_MARK = text(
     f"SELECT newest_event_at FROM {SNAPSHOTS}"
@@ -355,6 +364,22 @@ async def count_session_events(conn: AsyncConnection, app: str, user: str, sessi
     """How many event rows the session has in memory."""
     found = await conn.scalar(_COUNT_SESSION_EVENTS, {"app": app, "user": user, "sid": session_id})
     return int(found or 0)
+
+
+async def session_row_changes(
+    conn: AsyncConnection,
+    app: str,
+    user: str,
+    session_id: str,
+    newest: datetime,
+    keep: Sequence[str],
+) -> tuple[int, int]:
+    """``(added, deleted)``: the rows a snapshot keeping ``keep`` would add and delete
+    (read-only; the counterpart of ``upsert`` + :func:`delete_missing_events`)."""
+    params = {"app": app, "user": user, "sid": session_id, "newest": newest, "keep": list(keep)}
+    deleted = await conn.scalar(_COUNT_MISSING_EVENTS, params)
+    present = await conn.scalar(_COUNT_IDS, params)
+    return len(set(keep)) - int(present or 0), int(deleted or 0)
 
 
 async def delete_id(conn: AsyncConnection, app: str, user: str, row_id: str) -> int:

@@ -22,6 +22,7 @@ from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_context import ToolContext
 
 from adk_memory_kit._adk_compat import context_memory_service
+from adk_memory_kit.core.tool_names import MEMORY_TOOL_NAMES
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.memory.hygiene import check_memory_type
 from adk_memory_kit.memory.service import PgVectorMemoryService
@@ -32,8 +33,6 @@ from adk_memory_kit.routing.extractors import (
     looks_like_behaviour_change,
 )
 from adk_memory_kit.routing.homes import Candidate, MemoryHome
-
-MEMORY_TOOL_NAMES = ("remember", "recall", "forget_memory", "correct_memory")
 
 _WHERE = {
     MemoryHome.DROP: "not stored: it looks like sensitive data",

@@ -20,6 +20,11 @@ a question that states nothing              no ("Can you order lunch for me?")
 agent text restating recalled memory        no (provenance: ``load_memory`` results and
                                             recall records on the session's events)
 agent text restating an excluded sentence   no ("OK, I'll stop asking you to confirm")
+agent text reporting a kit memory tool      no (provenance: the same invocation called a
+                                            profile, ``end_session``, MemoryToolset or
+                                            working-memory tool, or wrote ``user:`` state,
+                                            and the sentence restates it: "Saved to your
+                                            profile: diet = vegetarian.")
 any other user sentence                     yes (the user's turn, minus the above)
 any other agent sentence                    yes (a research answer, a confirmed booking)
 ==========================================  ==============================================
@@ -59,6 +64,7 @@ from adk_memory_kit.routing.text_signals import (
     strip_tags,
 )
 from adk_memory_kit.sensitive import Detector, detect_sensitive
+from adk_memory_kit.write_policy.provenance import memory_report_stems
 
 if TYPE_CHECKING:
     from google.adk.sessions.session import Session
@@ -174,6 +180,7 @@ async def select_events(
     decisions = RoutingDecisions(events)
     fallback = await _fallback_homes(events, decisions, options)
     recalled = session_recall_stems(events)
+    reported = memory_report_stems(events)
     plan: list[tuple[Event, list[tuple[int, str, str | None]]]] = []
     excluded_user: set[str] = set()
     for event in events:
@@ -195,7 +202,13 @@ async def select_events(
         stored: list[str] = []
         for index, sentence, reason in rows:
             if reason is None and not is_user:
-                reason = _agent_reason(sentence, recalled, excluded_user, options)
+                reason = _agent_reason(
+                    sentence,
+                    recalled,
+                    excluded_user,
+                    reported.get(event.invocation_id or "", set()),
+                    options,
+                )
             if verdicts is not None:
                 verdicts.append(
                     SentenceVerdict(event.id, index, event.author, reason is None, reason or "kept")
@@ -259,7 +272,11 @@ def _user_or_common_reason(
 
 
 def _agent_reason(
-    sentence: str, recalled: set[str], excluded_user: set[str], options: RoutedOptions
+    sentence: str,
+    recalled: set[str],
+    excluded_user: set[str],
+    reported: set[str],
+    options: RoutedOptions,
 ) -> str | None:
     stems = set(fingerprint(content_stems(sentence)))
     if not stems:
@@ -273,6 +290,8 @@ def _agent_reason(
         return "restates recalled memory"
     if excluded_user and overlap(stems, excluded_user) >= threshold:
         return "restates a routed-away sentence"
+    if reported and overlap(stems, reported) >= options.echo_threshold:
+        return "restates a memory tool result"
     return None
 
 

@@ -138,6 +138,68 @@ def test_purge_stale_dry_run_lists_and_keeps(db_url, capsys):
     args = ["--db-url", db_url, "purge-stale", "--app", "cli-stale", "--days", "90"]
     assert main([*args, "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert "would remove 1 memories" in out and "Old trivia" not in out
+    assert "would remove 1 memory of cli-stale" in out and "Old trivia" not in out
     assert main(args) == 0
-    assert "removed 1 memories" in capsys.readouterr().out
+    assert "removed 1 memory of cli-stale" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "says"),
+    [
+        ("--days", "-1", "argument --days: must be a positive number of days"),
+        ("--days", "0", "argument --days: must be a positive number of days"),
+        ("--days", "nan", "argument --days: must be a positive number of days"),
+        ("--days", "1e300", "argument --days: must be a positive number of days"),
+        ("--max-importance", "1.5", "argument --max-importance: must be a number from 0 to 1"),
+        ("--max-importance", "x", "argument --max-importance: must be a number from 0 to 1"),
+    ],
+)
+def test_purge_stale_names_the_bad_option(option, value, says, capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["purge-stale", "--app", "a", option, value])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert says in err and "timedelta" not in err
+
+
+def test_purge_stale_help_shows_the_defaults(capsys):
+    with pytest.raises(SystemExit):
+        main(["purge-stale", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "(default: 90.0)" in out and "(default: 0.7)" in out
+
+
+def test_search_results_say_one_memory():
+    from google.adk.memory.memory_entry import MemoryEntry
+    from google.genai import types
+
+    from adk_memory_kit.memory.cli import format_search_results
+
+    entry = MemoryEntry(content=types.Content(parts=[types.Part(text="x")]), custom_metadata={})
+    assert format_search_results([entry], app="a", user="u")[0].startswith("1 memory of u in a")
+    two = format_search_results([entry, entry], app="a", user="u")
+    assert two[0].startswith("2 memories of u in a")
+
+
+def test_a_closed_stdout_is_not_a_database_fault(tmp_path):
+    """``adk-memory-kit db status | head -0``: the reader is gone before the first write."""
+    import os
+    import subprocess
+    import sys
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader went away, as `head` does after its lines
+    env = {**os.environ, "ADK_MEMORY_KIT_HOME": str(tmp_path)}
+    env.pop("ADK_MEMORY_KIT_DB_URL", None)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "adk_memory_kit.cli", "db", "status"],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            env=env,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == 1 and done.stderr == "", done.stderr[-2000:]

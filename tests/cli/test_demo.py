@@ -71,10 +71,14 @@ def test_demo_runs_offline_and_names_every_memory_home(tmp_path):
     assert "delivery_address = Pune office reception [load_memory]" in out
     # the card number appears once: where the user typed it; the dropped turn is not stored
     assert out.count("4111 1111 1111 1111") == 1 and "REDACTED" not in out
-    assert "search 'my card' finds 0 memory holding it" in out
+    assert "search 'my card' finds 0 memories holding it" in out
     assert "review queue #" in out and "(pending)" in out
     # the Runner wrote no transcript, only the router's dated facts (delivery, restaurant)
-    assert "long-term memory after Monday: {'fact': 2}" in out
+    assert "long-term memory after Monday: 2 facts" in out
+    # the kit's bookkeeping state keys and raw count dicts are not shown to a new user
+    assert "_adk_memory_kit" not in out and "{'fact'" not in out
+    assert not re.search(r"\b1 memories\b|\b[02-9] memory\b", out)
+    assert re.search(r"^.*3\. Trace and cost of this run", out, re.MULTILINE)
     assert "idle job: considered 1, ingested 1, failed 0" in out
     # pruning: the last research turn is far smaller
     last = re.search(r"last turn ([\d,]+) -> ([\d,]+) tokens", out)

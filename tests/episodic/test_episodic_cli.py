@@ -63,7 +63,32 @@ def test_trace_prints_a_timeline(db_url, capsys):
         "4 entries, 2 model calls, 1,050 in / 205 out tokens, cost $0.000800 (+1 unpriced)"
     )
     assert main(["--db-url", db_url, "trace", "--app", app, "--session", "nope"]) == 2
-    assert "pass --user" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"no episodic log entries for session 'nope' in app '{app}'" in err
+    assert "--user" not in err  # no user has the session: --user would not help
+    assert main(["--db-url", db_url, "trace", "--app", app, "--session", "s1", "--user", "x"]) == 2
+    assert "no episodic log entries for session 's1' of user 'x'" in capsys.readouterr().err
+
+
+def test_trace_asks_for_the_user_only_when_several_have_the_session(db_url, capsys):
+    app = f"cli-{uuid.uuid4().hex[:6]}"
+    seed(db_url, app)
+
+    async def other_user() -> None:
+        log = EpisodicLog(db_url)
+        log.append(
+            PendingEntry(app, "bob", "s1", "inv-2", "shop", "user_message", "user",
+                         payload={"text": "hi"})
+        )  # fmt: skip
+        await log.close()
+
+    asyncio.run(other_user())
+    assert main(["--db-url", db_url, "trace", "--app", app, "--session", "s1"]) == 2
+    err = capsys.readouterr().err
+    assert "has log entries of 2 users (ann, bob); pass --user" in err
+    assert (
+        main(["--db-url", db_url, "trace", "--app", app, "--session", "s1", "--user", "bob"]) == 0
+    )
 
 
 def test_costs_prints_a_table(db_url, capsys):

@@ -75,6 +75,9 @@ async def test_reindex_rewrites_only_that_users_rows(sessions, embedder, db_url)
         async with PgVectorMemoryService(db_url, embedder=embedder) as routed:
             dry = await reindex(sessions, routed, app_name=app, user_id="alice", dry_run=True)
         assert dry.users[0].sentences["kept"] == 2
+        # ... but says what the count would become (the real run below agrees)
+        assert (dry.users[0].rows_before, dry.users[0].rows_after) == (5, 2)
+        assert "1 session, rows 5 -> 2 (dry run: nothing written)" in dry.lines()[0]
         assert len(await rows(old, app, "alice")) == len(TURNS)
 
         env = dict(os.environ)
@@ -98,7 +101,7 @@ async def test_reindex_rewrites_only_that_users_rows(sessions, embedder, db_url)
             timeout=300,
         )
         assert done.returncode == 0, done.stderr[-2000:]
-        assert f"{app}/alice: 1 sessions, rows 5 -> 2" in done.stdout
+        assert f"{app}/alice: 1 session, rows 5 -> 2;" in done.stdout
 
         texts = sorted(r[1] for r in await rows(old, app, "alice"))
         assert texts == [
