@@ -1,7 +1,7 @@
 """Agent sentences that only report what the kit's memory tools did are not stored (ROUTED).
 
 The concierge under ``adk web`` said "Saved to your profile: diet = vegetarian." and "Session
-closed into long-term memory (events_saved: N)."; both became long-term ``event`` memories
+closed into long-term memory (rows_stored: N)."; both became long-term ``event`` memories
 although the diet lives in ``user:`` state and the session is already in memory.
 """
 
@@ -63,9 +63,7 @@ def responder(request):
         if name == "book_table":
             return BOOKED
         if name == "end_session":
-            return (
-                f"Session closed into long-term memory (events_saved: {payload['events_saved']})."
-            )
+            return f"Session closed into long-term memory (rows_stored: {payload['rows_stored']})."
         return "Done."
     said = last_user_text(request)
     if "vegetarian" in said:
