@@ -67,10 +67,19 @@ def iso_time(at: float, timespec: str = "microseconds") -> str:
 
 
 def _as_epoch(value: Any) -> Any:
-    """Epoch seconds from an ISO string or a number; other values go to validation as is."""
+    """Epoch seconds from an ISO string or a number; other values go to validation as is.
+
+    Numbers are rounded to the microsecond, the resolution of the ISO string state holds, so
+    a scratchpad reloaded from state equals the one that was stored.
+    """
     if isinstance(value, str):
         parsed = parse_time(value)
         return parsed.timestamp() if parsed is not None else value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            return datetime.fromtimestamp(float(value), tz=timezone.utc).timestamp()
+        except (OverflowError, OSError, ValueError):
+            return value
     return value
 
 
