@@ -347,6 +347,12 @@ async def main() -> None:
     parser.add_argument("--plot", default="docs/scale_cost_curve.png")
     parser.add_argument("--json", dest="json_out", default=None)
     parser.add_argument("--db-url", default=None)
+    parser.add_argument(
+        "--lexical-budget", type=int, default=None, help="SearchOptions.lexical_budget (after)"
+    )
+    parser.add_argument(
+        "--ef-search", type=int, default=None, help="SearchOptions.ann_ef_search (after)"
+    )
     parser.add_argument("--home", default="/tmp/adk_memory_kit_scale")
     args = parser.parse_args()
     if not args.db_url:
@@ -360,7 +366,12 @@ async def main() -> None:
 
     minilm = LocalMiniLMEmbedder()
     stand_in = HashingEmbedder(None if args.no_minilm else minilm)
-    after_opts = SearchOptions()
+    tuned = {
+        k: v
+        for k, v in {"lexical_budget": args.lexical_budget, "ann_ef_search": args.ef_search}.items()
+        if v is not None
+    }
+    after_opts = SearchOptions(**tuned)
     before_opts = SearchOptions(heavy_user_rows=2**62)
     after = PgVectorMemoryService(args.db_url, embedder=stand_in, search=after_opts)
     before = PgVectorMemoryService(args.db_url, embedder=stand_in, search=before_opts)
