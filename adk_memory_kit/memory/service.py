@@ -46,7 +46,7 @@ from adk_memory_kit.memory.hygiene import Hygiene, pop_hygiene
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.reports import EntryOutcome, MemoryMetrics, SessionWrite, WriteReport
 from adk_memory_kit.memory.schema import StorageOptions, ensure_schema
-from adk_memory_kit.memory.search import SearchFilters, SearchOptions, search_rows
+from adk_memory_kit.memory.search import SearchFilters, SearchOptions, search_on_engine
 from adk_memory_kit.write_policy.policy import (
     RoutedOptions,
     WritePolicy,
@@ -599,18 +599,21 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
         self, app: str, user: str, query: str, limit: int, filters: SearchFilters
     ) -> list[Mapping[str, Any]]:
         engine = await self._ensure_ready()
-        (qvec,) = await checked_embed(self.embedder, [query], queries=True)
-        async with engine.connect() as conn:
-            return await search_rows(
-                conn,
-                app=app,
-                user=user,
-                qvec=qvec,
-                terms=query_terms(query),
-                limit=limit,
-                options=self.search_options,
-                filters=filters,
-            )
+
+        async def embed_query() -> list[float]:
+            (qvec,) = await checked_embed(self.embedder, [query], queries=True)
+            return qvec
+
+        return await search_on_engine(
+            engine,
+            app=app,
+            user=user,
+            embed_query=embed_query,
+            terms=query_terms(query),
+            limit=limit,
+            options=self.search_options,
+            filters=filters,
+        )
 
     # ------------------------------------------------------------------ deletes
     @translates_db_errors("PgVectorMemoryService.delete_memory")
