@@ -96,7 +96,7 @@ async def main() -> None:
 
     from adk_memory_kit import PgVectorMemoryService
     from adk_memory_kit.memory.query import query_terms
-    from adk_memory_kit.memory.search import HYBRID_SQL, text_params, vector_literal
+    from adk_memory_kit.memory.search import search_rows
 
     app = "scale-bench"
     memory = PgVectorMemoryService(args.db_url)
@@ -112,16 +112,16 @@ async def main() -> None:
     async def db_pass(conn) -> list[float]:
         timings: list[float] = []
         for q, u, vec in zip(queries, users, vectors, strict=True):
-            params = {
-                "app": app,
-                "user": u,
-                "qvec": vector_literal(vec),
-                "lim": opts.limit,
-                "cand": opts.candidates,
-                **text_params(query_terms(q), opts),
-            }
             t0 = time.perf_counter()
-            rows = (await conn.execute(HYBRID_SQL, params)).all()
+            rows = await search_rows(
+                conn,
+                app=app,
+                user=u,
+                qvec=vec,
+                terms=query_terms(q),
+                limit=opts.limit,
+                options=opts,
+            )
             timings.append((time.perf_counter() - t0) * 1000)
             assert rows, f"no rows for {u}"
         return timings

@@ -14,11 +14,13 @@ from adk_memory_kit import InvalidInputError, PgVectorMemoryService
 from adk_memory_kit.errors import SchemaMismatchError
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.search import (
+    HEAVY_FUSE_SQL,
     HYBRID_SQL,
-    SearchFilters,
     SearchOptions,
+    candidate_queries,
+    heavy_lexical_sql,
     heavy_sql,
-    text_params,
+    search_params,
 )
 from tests.support.memory import session_with, texts, unique
 
@@ -43,7 +45,10 @@ async def _fresh_database(db_url: str) -> str:
 
 
 def _explain(sql):
-    return text("EXPLAIN (COSTS OFF) " + sql.text).bindparams(bindparam("qvec", type_=VECTOR()))
+    explain = text("EXPLAIN (COSTS OFF) " + sql.text)
+    if ":qvec" in sql.text:
+        explain = explain.bindparams(bindparam("qvec", type_=VECTOR()))
+    return explain
 
 
 @pytest.fixture(scope="module")
@@ -81,24 +86,27 @@ async def test_search_on_partitions_touches_one_partition(partitioned, embedder)
     assert len(found.memories) == 1 and users[0] in texts(found)[0]
     query = "order A-4521 late"
     (vec,) = await embedder.embed([query])
-    opts = SearchOptions()
-    params = {
-        "app": app,
-        "user": users[0],
-        "qvec": vec,
-        "lim": 10,
-        "cand": 200,
-        "budget": 1000,
-        **text_params(query_terms(query), opts),
-        **SearchFilters().params(),
+    params = {**search_params(app, users[0], query_terms(query), 10, SearchOptions()), "qvec": vec}
+    # one rare lexeme and two coverage tiers, so every branch of the lexical statement is planned
+    tiers = candidate_queries({"4521": 1, "late": 8, "order": 8}, budget=1)
+    assert tiers.rare and len(tiers.tiers) == 2
+    params.update(tq_rare=tiers.rare, tier0=tiers.tiers[0], tier1=tiers.tiers[1])
+    row_id = found.memories[0].id
+    params.update(vids=f"{{{row_id}}}", vbm25="{1.0}", vexact="{NULL}")
+    params.update(lists="{bm25}", lids=f"{{{row_id}}}", lscores="{1.0}")
+    statements = {
+        "light": HYBRID_SQL,
+        "heavy lexical": heavy_lexical_sql(True, 2),
+        "heavy dense": heavy_sql(app, users[0]),
+        "heavy fusion": HEAVY_FUSE_SQL,
     }
     async with partitioned.engine.connect() as conn:
-        for sql in (HYBRID_SQL, heavy_sql(app, users[0])):
+        for name, sql in statements.items():
             plan = "\n".join(r[0] for r in await conn.execute(_explain(sql), params))
             touched = set(re.findall(r"\b(adk_memory_\w+?_p\d+)\b", plan))
             by_table = {re.sub(r"_p\d+$", "", name) for name in touched}
-            assert len(touched) == len(by_table), plan  # one partition per table
-            assert "adk_memory_items" in by_table
+            assert len(touched) == len(by_table), (name, plan)  # one partition per table
+            assert "adk_memory_items" in by_table, name
 
 
 async def test_partitions_refused_on_an_existing_plain_table(db_url, embedder):

@@ -10,8 +10,20 @@ import pytest
 from sqlalchemy import text
 
 from adk_memory_kit import PgVectorMemoryService
+from adk_memory_kit.errors import EmbedderError
 from adk_memory_kit.memory.ann import build_user_index, index_name
-from adk_memory_kit.memory.search import SearchOptions, plan_search
+from adk_memory_kit.memory.query import query_terms
+from adk_memory_kit.memory.search import (
+    TIER_LEXEMES,
+    CandidateQueries,
+    SearchOptions,
+    candidate_queries,
+    lexical_lists,
+    plan_search,
+    search_on_engine,
+    search_params,
+    search_rows,
+)
 from adk_memory_kit.memory.term_stats import TERM_STATS, USER_STATS
 from tests.support.memory import session_with, text_event, texts, unique
 
@@ -239,3 +251,120 @@ async def test_small_lexical_budget_still_returns_the_rare_match(db_url, embedde
         assert rare == [i for i, t in enumerate(exact) if "A-4521" in t]
     finally:
         await tight.close()
+
+
+# ---------------------------------------------------------------- the lexical candidate stage
+def test_candidate_queries_split_rare_and_coverage_tiers():
+    dfs = {"gatorad": 5, "nike": 7, "deal": 40, "sign": 90, "kind": 300, "john": 900, "x": 2000}
+    plan = candidate_queries(dfs, budget=20)
+    assert plan.rare == "'gatorad' | 'nike'"
+    # the TIER_LEXEMES rarest common lexemes: all of them first, then at least one fewer ...
+    top = ["'deal'", "'sign'", "'kind'", "'john'"][:TIER_LEXEMES]
+    assert plan.tiers[0] == "(" + " & ".join(top) + ")"
+    assert len(plan.tiers) == len(top)
+    assert plan.tiers[-1] == " | ".join(f"({x})" for x in top)
+    assert "'x'" not in " ".join(plan.tiers)  # the most common lexeme only scores BM25
+
+
+def test_candidate_queries_edge_cases():
+    assert candidate_queries({}, budget=10) == CandidateQueries(rare=None, tiers=())
+    # even the rarest lexeme is over the budget: no rare set, tiers only
+    plan = candidate_queries({"lamp": 50, "order": 60}, budget=10)
+    assert plan.rare is None and plan.tiers == ("('lamp' & 'order')", "('lamp') | ('order')")
+    # quotes are escaped for tsquery input; a backslash lexeme is left to BM25
+    plan = candidate_queries({"o'brien": 1, "a\\b": 1}, budget=10)
+    assert plan.rare == "'o''brien'" and plan.tiers == ()
+
+
+async def test_rows_matching_more_of_the_query_are_read_first(services):
+    """The common budget goes to rows holding most query words, wherever they sit in the
+    table: 90 one-word rows written first, then the one row holding three of the four words
+    (not the commonest). Reading in table order, or requiring every common word, misses it."""
+    light, _ = services
+    app, user = unique("app"), unique("u")
+    counts = {"blue": 20, "lamp": 20, "parcel": 20, "tracking": 30}
+    filler = [
+        ("user", f"Entry {word} {i}: nothing else here")
+        for word, n in counts.items()
+        for i in range(n)
+    ]
+    await _seed(light, app, user, filler)
+    target = "The blue lamp parcel arrived yesterday"
+    await _seed(light, app, user, [("user", target)])
+    options = SearchOptions(heavy_user_rows=1, lexical_budget=8, candidates=5)
+    params = search_params(app, user, query_terms("blue lamp parcel tracking"), 5, options)
+    async with light.engine.connect() as conn:
+        lists = await lexical_lists(conn, params)
+        by_id = await conn.execute(
+            text("SELECT id, text FROM adk_memory_items WHERE app_name = :a AND user_id = :u"),
+            {"a": app, "u": user},
+        )
+        texts_by_id = {r.id: r.text for r in by_id}
+    bm25 = [texts_by_id[r["id"]] for r in lists if r["list"] == "bm25"]
+    assert bm25[0] == target
+
+
+class _FailingQueries:
+    """The real embedder, except that a query holding "explode" returns a vector of NaNs."""
+
+    def __init__(self, inner):
+        self.inner, self.dim = inner, inner.dim
+        self.model_id = getattr(inner, "model_id", "test")
+
+    async def embed(self, texts):
+        return await self.inner.embed(texts)
+
+    async def embed_query(self, texts):
+        if any("explode" in t for t in texts):
+            return [[float("nan")] * self.dim for _ in texts]
+        return await self.inner.embed(texts)
+
+
+async def test_a_failed_query_embedding_stops_the_heavy_search_cleanly(db_url, embedder, services):
+    light, _ = services
+    app, user = unique("app"), unique("u")
+    await _seed(light, app, user)
+    memory = PgVectorMemoryService(
+        db_url,
+        embedder=_FailingQueries(embedder),
+        search=SearchOptions(heavy_user_rows=1),
+        write_policy="full_transcript",
+    )
+    try:
+        with pytest.raises(EmbedderError):
+            await memory.search_memory(app_name=app, user_id=user, query="explode the lamp order")
+        assert memory.engine.pool.checkedout() == 0  # the lexical side was cancelled and closed
+        found = await memory.search_memory(app_name=app, user_id=user, query="blue lamp order")
+        assert "lamp" in texts(found)[0]
+    finally:
+        await memory.close()
+
+
+async def test_one_connection_and_two_connections_return_the_same_rows(services, embedder):
+    light, heavy = services
+    app, user = unique("app"), unique("u")
+    await _seed(light, app, user)
+    await build_user_index(heavy.engine, app, user)
+    for query in ["vegetarian dinner", "order A-4521", "Maria June"]:
+        (qvec,) = await embedder.embed([query])
+        terms = query_terms(query)
+        options = heavy.search_options
+
+        async def embed_query(vector=qvec):
+            return vector
+
+        concurrent = await search_on_engine(
+            heavy.engine,
+            app=app,
+            user=user,
+            embed_query=embed_query,
+            terms=terms,
+            limit=5,
+            options=options,
+        )
+        async with heavy.engine.connect() as conn:
+            sequential = await search_rows(
+                conn, app=app, user=user, qvec=qvec, terms=terms, limit=5, options=options
+            )
+        assert [r["id"] for r in concurrent] == [r["id"] for r in sequential], query
+        assert [r["score"] for r in concurrent] == pytest.approx([r["score"] for r in sequential])
