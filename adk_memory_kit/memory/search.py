@@ -169,7 +169,19 @@ _BM25 = """sum(ln(1 + (s.n - d.df + 0.5::float8) / (d.df + 0.5::float8))
 
 # Fusion and the final fetch, shared by both paths. Each list carries its raw score (bm25,
 # exact = ts_rank_cd); dense (cosine similarity) is computed for the returned rows.
-_FUSE_AND_FETCH = f"""fused AS (
+# A row's ordering keys besides its fused score: current first, the author bonus, importance,
+# newest first (then id). The heavy statements return them with each listed row, so the fusion
+# of a heavy user ranks its few hundred fused rows without reading them again.
+_ORDER_KEYS = f"""{_CURRENT} AS cur, {_AUTHOR_BONUS} AS bonus,
+       coalesce(t.importance, 0)::float8 AS imp, t.event_time AS et"""
+_TABLE_ORDER_KEYS = f"""(SELECT t.id, {_ORDER_KEYS} FROM {TABLE} t
+    WHERE t.app_name = :app AND t.user_id = :user)"""
+
+
+def _fuse_and_fetch(order_keys: str) -> str:
+    """Fusion of ``vec``, ``bm25`` and ``exact`` by weighted RRF, ranked with the ordering
+    keys of ``order_keys`` (id, cur, bonus, imp, et), and the top :lim rows fetched."""
+    return f"""fused AS (
     SELECT id, sum(rrf) AS score, max(bm25) AS bm25, max(exact) AS exact FROM (
         SELECT id, :wv / (:rrf_k + rank) AS rrf, NULL::float8 AS bm25, NULL::float8 AS exact
         FROM vec
@@ -179,11 +191,10 @@ _FUSE_AND_FETCH = f"""fused AS (
         SELECT id, :we / (:rrf_k + rank), NULL, score FROM exact
     ) u GROUP BY id
 ), top AS (
-    SELECT f.id, f.score + {_AUTHOR_BONUS} AS score, f.bm25, f.exact,
-           row_number() OVER (ORDER BY {_CURRENT} DESC, f.score + {_AUTHOR_BONUS} DESC,
-                              coalesce(t.importance, 0) DESC, t.event_time DESC, t.id) AS pos
-    FROM fused f JOIN {TABLE} t ON t.id = f.id
-    WHERE t.app_name = :app AND t.user_id = :user
+    SELECT f.id, f.score + o.bonus AS score, f.bm25, f.exact,
+           row_number() OVER (ORDER BY o.cur DESC, f.score + o.bonus DESC, o.imp DESC,
+                              o.et DESC, f.id) AS pos
+    FROM fused f JOIN {order_keys} o ON o.id = f.id
     ORDER BY pos
     LIMIT :lim
 )
@@ -230,7 +241,7 @@ WITH {_Q}, vec AS (
         LIMIT :cand
     ) s
     WHERE s.score > 0
-), {_FUSE_AND_FETCH}
+), {_fuse_and_fetch(_TABLE_ORDER_KEYS)}
 """
 )
 
@@ -377,7 +388,7 @@ def candidate_queries(dfs: Mapping[str, int], budget: int) -> CandidateQueries:
     return CandidateQueries(rare=" | ".join(_tsquery_literal(x) for x in rare) or None, tiers=tiers)
 
 
-_CAND_COLUMNS = "t.id, t.tsv, t.tsv_en, t.search_len"
+_CAND_COLUMNS = f"t.id, t.tsv, t.tsv_en, t.search_len, {_ORDER_KEYS}"
 # The exact-phrase list of a heavy user ranks the candidates of the BM25 list (and, in the
 # dense statement, the dense list): ts_rank_cd costs ~12 us a row, and a row matching the
 # query's unstemmed words matches its stems too, so it is in the BM25 list when it matters.
@@ -386,7 +397,8 @@ _BM25_TOP_ROWS = "(SELECT l.id, l.tsv FROM lexcand l JOIN bm25 b ON b.id = l.id)
 
 @lru_cache(maxsize=32)
 def heavy_lexical_sql(rare: bool, tiers: int) -> TextClause:
-    """The lexical lists of a heavy user: (list, id, score) rows, list 'bm25' or 'exact'.
+    """The lexical lists of a heavy user: (list, id, score, ordering keys) rows, list 'bm25'
+    or 'exact', each list best first.
 
     Candidates: every row matching ``:tq_rare`` (when ``rare``; at most :budget), then rows of
     the coverage tiers ``:tier0`` .. in order, at most :budget / 2 of them (a later tier's
@@ -413,15 +425,18 @@ def heavy_lexical_sql(rare: bool, tiers: int) -> TextClause:
     return text(
         f"""
 WITH {_Q}, {_HEAVY_STATS}, lexcand AS MATERIALIZED (
-    SELECT DISTINCT ON (c.id) c.id, c.tsv, c.tsv_en, c.search_len FROM (
+    SELECT DISTINCT ON (c.id) c.* FROM (
         {union}
     ) c
 ), {_hits("lexcand", "true")},
 {_ranked("bm25", _BM25_OF_HITS)},
 {_ranked("exact", _exact_of(_BM25_TOP_ROWS), "x.score > 0")}
-SELECT 'bm25' AS list, id, score FROM bm25
+SELECT 'bm25' AS list, b.id, b.score, l.cur, l.bonus, l.imp, l.et
+FROM bm25 b JOIN lexcand l ON l.id = b.id
 UNION ALL
-SELECT 'exact', id, score FROM exact
+SELECT 'exact', e.id, e.score, l.cur, l.bonus, l.imp, l.et
+FROM exact e JOIN lexcand l ON l.id = e.id
+ORDER BY 1, 3 DESC, 2
 """
     )
 
@@ -453,8 +468,12 @@ WITH vec AS (
         AS l(list, id, score)
 ),
 {_ranked("bm25", _merged("bm25"), "x.score IS NOT NULL")},
-{_ranked("exact", _merged("exact"), "x.score > 0")},
-{_FUSE_AND_FETCH}
+{_ranked("exact", _merged("exact"), "x.score > 0")}, order_keys AS (
+    SELECT o.id, o.cur, o.bonus, o.imp, o.et
+    FROM unnest(CAST(:oids AS uuid[]), CAST(:ocur AS boolean[]), CAST(:obonus AS float8[]),
+                CAST(:oimp AS float8[]), CAST(:oet AS timestamptz[])) AS o(id, cur, bonus, imp, et)
+),
+{_fuse_and_fetch("order_keys")}
 """
 ).bindparams(_QVEC_PARAM)
 
@@ -463,12 +482,13 @@ def _dense_statement(literal_scope: str) -> str:
     """The dense list of a heavy user with each row's BM25 and exact-phrase scores."""
     return f"""
 WITH {_Q}, {_HEAVY_STATS}, {_heavy_vec(literal_scope)}, drows AS MATERIALIZED (
-    SELECT t.id, t.tsv, t.tsv_en, t.search_len
+    SELECT t.id, t.tsv, t.tsv_en, t.search_len, {_ORDER_KEYS}
     FROM vec v JOIN {TABLE} t ON t.id = v.id
     WHERE {_SCOPE}
 ), {_hits("drows", "true")}, dbm25 AS ({_BM25_OF_HITS}), dexact AS ({_exact_of("drows")})
-SELECT v.id, b.score AS bm25, e.score AS exact
-FROM vec v LEFT JOIN dbm25 b ON b.id = v.id LEFT JOIN dexact e ON e.id = v.id
+SELECT v.id, b.score AS bm25, e.score AS exact, d.cur, d.bonus, d.imp, d.et
+FROM vec v JOIN drows d ON d.id = v.id
+    LEFT JOIN dbm25 b ON b.id = v.id LEFT JOIN dexact e ON e.id = v.id
 ORDER BY v.rank
 """
 
@@ -598,21 +618,30 @@ async def _set_ef_search(
         await conn.execute(_HNSW_SETTINGS_SQL, {"ef": ef})
 
 
+def _array_element(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "t" if value else "f"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, datetime):
+        return f'"{value.isoformat()}"'
+    return str(value)  # ids and list names: no quotes, commas, braces or spaces
+
+
 def _array_literal(values: list[Any]) -> str:
-    """A PostgreSQL array literal of ids or numbers (``None``: NULL). Sent as one text value,
-    a few hundred ids bind in well under a millisecond (as a list, psycopg adapts each)."""
-    return (
-        "{"
-        + ",".join(
-            "NULL" if v is None else repr(v) if isinstance(v, float) else str(v) for v in values
-        )
-        + "}"
-    )
+    """A PostgreSQL array literal of ids, list names, booleans, numbers or times (``None``:
+    NULL), never of user text. Sent as one text value, a few hundred elements bind in well
+    under a millisecond (as a list, psycopg adapts each element)."""
+    return "{" + ",".join(_array_element(v) for v in values) + "}"
 
 
 async def _fuse(
     conn: AsyncConnection, params: dict[str, Any], lexical: list[Any], dense: list[Any]
 ) -> list[Any]:
+    keys = {r["id"]: r for r in lexical}
+    keys.update({r.id: r._mapping for r in dense})
     lists = {
         "vids": _array_literal([r.id for r in dense]),
         "vbm25": _array_literal([r.bm25 for r in dense]),
@@ -620,6 +649,11 @@ async def _fuse(
         "lists": _array_literal([r["list"] for r in lexical]),
         "lids": _array_literal([r["id"] for r in lexical]),
         "lscores": _array_literal([float(r["score"]) for r in lexical]),
+        "oids": _array_literal(list(keys)),
+        **{
+            f"o{key}": _array_literal([row[key] for row in keys.values()])
+            for key in ("cur", "bonus", "imp", "et")
+        },
     }
     return await _rows(conn, HEAVY_FUSE_SQL, {**params, **lists})
 

@@ -94,6 +94,7 @@ async def test_search_on_partitions_touches_one_partition(partitioned, embedder)
     row_id = found.memories[0].id
     params.update(vids=f"{{{row_id}}}", vbm25="{1.0}", vexact="{NULL}")
     params.update(lists="{bm25}", lids=f"{{{row_id}}}", lscores="{1.0}")
+    params.update(oids=f"{{{row_id}}}", ocur="{t}", obonus="{0}", oimp="{0}", oet="{NULL}")
     statements = {
         "light": HYBRID_SQL,
         "heavy lexical": heavy_lexical_sql(True, 2),
