@@ -149,7 +149,41 @@ def _steps(dim: int, partitions: int | None = None) -> list[Step]:
         create_partitions_step(SNAPSHOTS, partitions),
         *term_stats.steps(partitions),
         *_hygiene_steps(),
+        Step(_STORAGE_SETTINGS),
     ]
+
+
+# Storage settings of the memory table and its full-text indexes (on each partition when
+# partitioned), for searches that stay fast while the table is written:
+# * fillfactor 90 leaves room on each page, so an UPDATE that changes no indexed column (a
+#   recorded access, a pin, a confirmation) is a HOT update: no new index entries (no HNSW
+#   insert), and the row keeps its place. At fillfactor 100 every such update moved the row
+#   and inserted it into every index again. Pages written before this step keep their
+#   layout until the table is rewritten (VACUUM FULL, pg_repack).
+# * gin_pending_list_limit 256 kB: new rows wait in a GIN index's pending list, which every
+#   full-text index scan reads until it is merged (at the limit, or by VACUUM); the heavy
+#   path runs several scans per search, so a 4 MB list (the default) cost ~10-20 ms a search.
+_STORAGE_SETTINGS = f"""DO $$
+DECLARE r record;
+BEGIN
+    FOR r IN
+        SELECT c.oid::regclass AS rel FROM pg_class c
+        WHERE c.oid = to_regclass('{TABLE}') AND c.relkind = 'r'
+        UNION ALL
+        SELECT i.inhrelid::regclass FROM pg_inherits i WHERE i.inhparent = to_regclass('{TABLE}')
+    LOOP
+        EXECUTE format('ALTER TABLE %s SET (fillfactor = 90)', r.rel);
+    END LOOP;
+    FOR r IN
+        SELECT c.oid::regclass AS rel FROM pg_class c
+        WHERE c.relkind = 'i' AND (
+            c.oid IN (to_regclass('{TABLE}_tsv_idx'), to_regclass('{TABLE}_tsv_en_idx'))
+            OR c.oid IN (SELECT i.inhrelid FROM pg_inherits i WHERE i.inhparent IN
+                (to_regclass('{TABLE}_tsv_idx'), to_regclass('{TABLE}_tsv_en_idx'))))
+    LOOP
+        EXECUTE format('ALTER INDEX %s SET (gin_pending_list_limit = 256)', r.rel);
+    END LOOP;
+END $$"""
 
 
 def _hygiene_steps() -> list[Step]:

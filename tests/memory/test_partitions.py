@@ -135,3 +135,35 @@ async def test_this_runs_memory_tables_match_the_requested_layout(memory, test_p
             text("SELECT relkind::text FROM pg_class WHERE oid = to_regclass('adk_memory_items')")
         )
     assert kind == ("p" if test_partitions else "r")
+
+
+@pytest.mark.parametrize("partitions", [None, 3])
+async def test_storage_settings_keep_updates_in_place_and_pending_lists_short(
+    db_url, embedder, partitions
+):
+    """fillfactor 90 on the memory table (each partition), a 256 kB GIN pending list on both
+    full-text indexes (each partition's), so recorded accesses are HOT updates and full-text
+    scans never read a long pending list (docs/scale.md)."""
+    service = PgVectorMemoryService(
+        await _fresh_database(db_url), embedder=embedder, partitions=partitions
+    )
+    try:
+        await service._ensure_ready()
+        async with service.engine.connect() as conn:
+            rows = await conn.execute(
+                text(
+                    "SELECT c.relname, c.relkind::text AS kind, c.reloptions FROM pg_class c"
+                    " WHERE c.relname LIKE 'adk_memory_items%' AND c.relkind IN ('r', 'i')"
+                    " AND (c.relkind = 'r' OR c.relname LIKE '%tsv%')"
+                )
+            )
+            options = {r.relname: (r.kind, r.reloptions or []) for r in rows}
+    finally:
+        await service.close()
+    tables = [n for n, (kind, _) in options.items() if kind == "r"]
+    indexes = [n for n, (kind, _) in options.items() if kind == "i"]
+    assert len(tables) == (partitions or 1) and len(indexes) == 2 * (partitions or 1)
+    for name in tables:
+        assert "fillfactor=90" in options[name][1], name
+    for name in indexes:
+        assert "gin_pending_list_limit=256" in options[name][1], name
