@@ -155,11 +155,14 @@ def _steps(dim: int, partitions: int | None = None) -> list[Step]:
 
 # Storage settings of the memory table and its full-text indexes (on each partition when
 # partitioned), for searches that stay fast while the table is written:
-# * fillfactor 90 leaves room on each page, so an UPDATE that changes no indexed column (a
-#   recorded access, a pin, a confirmation) is a HOT update: no new index entries (no HNSW
-#   insert), and the row keeps its place. At fillfactor 100 every such update moved the row
-#   and inserted it into every index again. Pages written before this step keep their
-#   layout until the table is rewritten (VACUUM FULL, pg_repack).
+# * fillfactor 70 leaves room for one more version of a row on each page (a row takes
+#   ~1.8 kB of heap: its vector is stored out of line), so an UPDATE that changes no indexed
+#   column (a recorded access, a pin, a confirmation) is a HOT update: no new entry in any
+#   index (no HNSW insert), and the row keeps its place. At fillfactor 100 a flush of the
+#   access counts after a heavy user's searches re-inserted every recalled row into every
+#   index, costing the searches around it ~10 ms at p95 (docs/scale.md). The heap grows
+#   ~30%; pages written before this step keep their layout until the table is rewritten
+#   (VACUUM FULL, pg_repack).
 # * gin_pending_list_limit 256 kB: new rows wait in a GIN index's pending list, which every
 #   full-text index scan reads until it is merged (at the limit, or by VACUUM); the heavy
 #   path runs several scans per search, so a 4 MB list (the default) cost ~10-20 ms a search.
@@ -172,7 +175,7 @@ BEGIN
         UNION ALL
         SELECT i.inhrelid::regclass FROM pg_inherits i WHERE i.inhparent = to_regclass('{TABLE}')
     LOOP
-        EXECUTE format('ALTER TABLE %s SET (fillfactor = 90)', r.rel);
+        EXECUTE format('ALTER TABLE %s SET (fillfactor = 70)', r.rel);
     END LOOP;
     FOR r IN
         SELECT c.oid::regclass AS rel FROM pg_class c

@@ -141,7 +141,7 @@ async def test_this_runs_memory_tables_match_the_requested_layout(memory, test_p
 async def test_storage_settings_keep_updates_in_place_and_pending_lists_short(
     db_url, embedder, partitions
 ):
-    """fillfactor 90 on the memory table (each partition), a 256 kB GIN pending list on both
+    """fillfactor 70 on the memory table (each partition), a 256 kB GIN pending list on both
     full-text indexes (each partition's), so recorded accesses are HOT updates and full-text
     scans never read a long pending list (docs/scale.md)."""
     service = PgVectorMemoryService(
@@ -164,6 +164,6 @@ async def test_storage_settings_keep_updates_in_place_and_pending_lists_short(
     indexes = [n for n, (kind, _) in options.items() if kind == "i"]
     assert len(tables) == (partitions or 1) and len(indexes) == 2 * (partitions or 1)
     for name in tables:
-        assert "fillfactor=90" in options[name][1], name
+        assert "fillfactor=70" in options[name][1], name
     for name in indexes:
         assert "gin_pending_list_limit=256" in options[name][1], name
