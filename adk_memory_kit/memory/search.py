@@ -285,16 +285,17 @@ def _heavy_vec(literal_scope: str) -> str:
 # (:func:`search_on_engine`); :func:`search_rows` runs the same three on one connection.
 # * stats / terms: n, avgdl and each query lexeme's df from the write-maintained statistics
 #   (memory/term_stats.py); no row is counted at query time.
-# * gen / lexcand: the query's rarest lexemes, whose document frequencies add up to at most
-#   :budget (at least the rarest one), generate up to :budget candidates through the GIN
-#   index; the remaining (common) lexemes, when there are two or more, generate up to
-#   :budget / 2 more from rows holding all of them (GIN intersects their posting lists, so a
-#   conjunction of common words is cheap and selective). Common lexemes still score BM25 on
-#   every candidate. The candidates' tsvectors are read in the same heap visit.
-# * the lexical statement returns the BM25 and exact-phrase top :cand of those candidates;
-#   the dense statement returns the user's top :cand by HNSW; the fuse statement scores BM25
-#   and the exact phrase on the dense rows the lexical lists did not hold, merges, fuses and
-#   fetches. The result is the one statement's over candidates = lexical + dense rows.
+# * lexical (:func:`heavy_lexical_sql`): candidates are every row holding one of the query's
+#   rarest lexemes (their dfs adding up to at most :budget) and up to :budget / 2 rows read in
+#   coverage tiers of the common ones (:func:`candidate_queries`), their tsvectors read in the
+#   same heap visit; BM25 is scored on them, the exact phrase on the BM25 top :cand; each row
+#   comes back with its ordering keys (:data:`_ORDER_KEYS`).
+# * dense (:func:`heavy_sql`): the user's top :cand by HNSW, each with its BM25 and exact-phrase
+#   scores and ordering keys.
+# * fusion (:data:`HEAVY_FUSE_SQL`): both statements' lists merged (one score per id), each
+#   re-ranked and cut to :cand, fused by RRF, ranked with the ordering keys passed along, and
+#   only the returned rows fetched. The result is what one statement over the candidates
+#   (lexical + dense rows) returns (tested: one connection and two give the same rows).
 _HEAVY_STATS = f"""stats AS MATERIALIZED (
     SELECT greatest(s.n, 1) AS n, greatest(s.total_len::float8 / greatest(s.n, 1), 1) AS avgdl
     FROM {USER_STATS} s WHERE s.app_name = :app AND s.user_id = :user
@@ -336,8 +337,10 @@ WHERE ts.app_name = :app AND ts.user_id = :user
 """
 )
 
-# At most this many common lexemes (the rarest of them) form the coverage tiers: tier m holds
-# m-of-k combinations, so k = 6 gives at most 20 conjunctions per tier.
+# At most this many common lexemes (the rarest of them) form the coverage tiers: the tier
+# "at least m of k" is an OR of C(k, m) conjunctions, each evaluated by the GIN index over the
+# union of their posting lists, so k = 4 keeps a tier to 6 conjunctions (k = 6 gave the same
+# overlap with the exact ranking and cost up to 60 ms a tier).
 TIER_LEXEMES = 4
 
 
@@ -360,10 +363,11 @@ class CandidateQueries:
     ``rare``: the rarest lexemes whose document frequencies add up to at most the budget, OR-ed:
     every row holding one is read (``None``: even the rarest lexeme is more frequent).
     ``tiers``: the other (common) lexemes by coverage, best first: rows holding all of the
-    :data:`TIER_LEXEMES` rarest common lexemes, then exactly one fewer, and so on down to one;
-    rows are read tier by tier until the common budget is spent, so a row matching more of the
-    query is never dropped for one matching less (only within the last tier read does the
-    table's order decide).
+    :data:`TIER_LEXEMES` rarest common lexemes, then at least one fewer, and so on down to
+    one. Rows are read tier by tier until the common budget is spent (a row read in one tier
+    comes again in the next, where the cap counts it again; the candidates hold it once), so
+    a row matching more of the query is never dropped for one matching less: only within the
+    last tier read does the table's order decide.
     """
 
     rare: str | None
