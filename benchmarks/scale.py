@@ -205,9 +205,7 @@ async def load_user(engine, embedder: HashingEmbedder, user: str, texts: list[st
         done = min(len(texts), lo + batch)
         rate = done / (time.perf_counter() - t0)
         print(f"  {user}: {done:,}/{len(texts):,} rows ({rate:,.0f} rows/s)", file=sys.stderr)
-    rate = len(texts) / (time.perf_counter() - t0)
-    await vacuum(engine)
-    return rate
+    return len(texts) / (time.perf_counter() - t0)
 
 
 async def vacuum(engine) -> None:
