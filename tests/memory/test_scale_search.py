@@ -6,12 +6,22 @@ exercises it; the light (exact) path of the default service is the reference.
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from adk_memory_kit import PgVectorMemoryService
-from adk_memory_kit.errors import EmbedderError
-from adk_memory_kit.memory.ann import build_user_index, index_name
+from adk_memory_kit.errors import EmbedderError, InvalidInputError
+from adk_memory_kit.memory.ann import (
+    BUILD_MEMORY_CAP_MB,
+    BUILD_MEMORY_FLOOR_MB,
+    build_user_index,
+    estimate_build_memory_mb,
+    index_heavy_users,
+    index_name,
+)
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.search import (
     TIER_LEXEMES,
@@ -377,3 +387,53 @@ async def test_one_connection_and_two_connections_return_the_same_rows(services,
             )
         assert [r["id"] for r in concurrent] == [r["id"] for r in sequential], query
         assert [r["score"] for r in concurrent] == pytest.approx([r["score"] for r in sequential])
+
+
+def test_build_memory_holds_the_graph_within_bounds():
+    small = estimate_build_memory_mb(1_000, 384)
+    assert small == BUILD_MEMORY_FLOOR_MB
+    million = estimate_build_memory_mb(1_000_000, 384)
+    # 1M vectors of 384 floats alone take 1.5 GB: the estimate holds them and the graph
+    assert 1_465 < million <= BUILD_MEMORY_CAP_MB
+    assert estimate_build_memory_mb(10_000_000, 384) == BUILD_MEMORY_CAP_MB
+    assert estimate_build_memory_mb(10_000_000, 384, cap_mb=4_096) == 4_096
+    assert estimate_build_memory_mb(300_000, 384) < estimate_build_memory_mb(600_000, 384)
+
+
+@pytest.mark.parametrize("bad", [0, -5, True, 1.5, "1GB"])
+async def test_build_memory_rejects_bad_sizes(services, bad):
+    _, heavy = services
+    with pytest.raises(InvalidInputError, match="build_memory_mb"):
+        await build_user_index(heavy.engine, "app", "user", build_memory_mb=bad)
+    with pytest.raises(InvalidInputError, match="build_memory_mb"):
+        await index_heavy_users(heavy.engine, min_rows=10**12, build_memory_mb=bad)
+
+
+async def test_build_memory_is_used_for_the_build_only(db_url, services, caplog):
+    """The build runs with the size asked for (or the estimate), and the pooled connection
+    goes back with the server's own maintenance_work_mem."""
+    light, _ = services
+    app, user = unique("app"), unique("u")
+    await _seed(light, app, user)
+    engine = create_async_engine(db_url, pool_size=1, max_overflow=0)
+    try:
+        async with engine.connect() as conn:
+            before = await conn.scalar(text("SHOW maintenance_work_mem"))
+        with caplog.at_level(logging.INFO, logger="adk_memory_kit.memory.ann"):
+            name = await build_user_index(engine, app, user, build_memory_mb=300)
+        assert "(300 MB of build memory)" in caplog.text
+        async with engine.connect() as conn:
+            assert await conn.scalar(text("SHOW maintenance_work_mem")) == before
+            valid = await conn.scalar(
+                text("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(:n)"),
+                {"n": name},
+            )
+            assert valid is True
+            await conn.execute(text(f"DROP INDEX {name}"))
+            await conn.commit()
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="adk_memory_kit.memory.ann"):
+            await build_user_index(engine, app, user)
+        assert f"({BUILD_MEMORY_FLOOR_MB} MB of build memory)" in caplog.text
+    finally:
+        await engine.dispose()
