@@ -35,6 +35,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.memory.ann import index_name, scope_literals
+from adk_memory_kit.memory.fusion import FusionWeights, fuse
 from adk_memory_kit.memory.query import websearch_or_query
 from adk_memory_kit.memory.schema import TABLE
 from adk_memory_kit.memory.term_stats import TERM_STATS, USER_STATS
@@ -178,6 +179,13 @@ _TABLE_ORDER_KEYS = f"""(SELECT t.id, {_ORDER_KEYS} FROM {TABLE} t
     WHERE t.app_name = :app AND t.user_id = :user)"""
 
 
+# The columns of a returned row (besides its scores).
+_ITEM_COLUMNS = """t.id, t.session_id, t.event_id, t.kind, t.author, t.role, t.text, t.event_time,
+       t.ingested_at, t.subject, t.valid_to, t.expires_at, t.importance, t.metadata,
+       t.memory_type, t.tags, t.valid_from, t.recorded_at, t.last_accessed_at,
+       t.access_count, t.last_confirmed_at, t.pinned, t.superseded_reason, t.superseded_by"""
+
+
 def _fuse_and_fetch(order_keys: str) -> str:
     """Fusion of ``vec``, ``bm25`` and ``exact`` by weighted RRF, ranked with the ordering
     keys of ``order_keys`` (id, cur, bonus, imp, et), and the top :lim rows fetched."""
@@ -198,10 +206,7 @@ def _fuse_and_fetch(order_keys: str) -> str:
     ORDER BY pos
     LIMIT :lim
 )
-SELECT t.id, t.session_id, t.event_id, t.kind, t.author, t.role, t.text, t.event_time,
-       t.ingested_at, t.subject, t.valid_to, t.expires_at, t.importance, t.metadata,
-       t.memory_type, t.tags, t.valid_from, t.recorded_at, t.last_accessed_at,
-       t.access_count, t.last_confirmed_at, t.pinned, t.superseded_reason, t.superseded_by,
+SELECT {_ITEM_COLUMNS},
        p.score, 1 - (t.embedding <=> {_QVEC}) AS dense_score, p.bm25 AS bm25_score,
        p.exact AS exact_score
 FROM top p JOIN {TABLE} t ON t.id = p.id
@@ -245,10 +250,7 @@ WITH {_Q}, vec AS (
 """
 )
 
-_VECTOR_COLUMNS = f"""t.id, t.session_id, t.event_id, t.kind, t.author, t.role, t.text,
-       t.event_time, t.ingested_at, t.subject, t.valid_to, t.expires_at, t.importance,
-       t.metadata, t.memory_type, t.tags, t.valid_from, t.recorded_at, t.last_accessed_at,
-       t.access_count, t.last_confirmed_at, t.pinned, t.superseded_reason, t.superseded_by,
+_VECTOR_COLUMNS = f"""{_ITEM_COLUMNS},
        1 - (t.embedding <=> {_QVEC}) AS score,
        1 - (t.embedding <=> {_QVEC}) AS dense_score, NULL::float8 AS bm25_score,
        NULL::float8 AS exact_score"""
@@ -292,10 +294,11 @@ def _heavy_vec(literal_scope: str) -> str:
 #   comes back with its ordering keys (:data:`_ORDER_KEYS`).
 # * dense (:func:`heavy_sql`): the user's top :cand by HNSW, each with its BM25 and exact-phrase
 #   scores and ordering keys.
-# * fusion (:data:`HEAVY_FUSE_SQL`): both statements' lists merged (one score per id), each
-#   re-ranked and cut to :cand, fused by RRF, ranked with the ordering keys passed along, and
-#   only the returned rows fetched. The result is what one statement over the candidates
-#   (lexical + dense rows) returns (tested: one connection and two give the same rows).
+# * fusion, in the process (memory/fusion.py, the same ranking as the light path's SQL
+#   fusion): both statements' lists merged (one score per id), each re-ranked and cut to
+#   :cand, fused by RRF and ranked with the ordering keys they carry; then only the returned
+#   rows are fetched (:data:`HEAVY_FETCH_SQL`). Tested: one connection and two give the same
+#   rows, and on small data the heavy path returns what the light path does.
 _HEAVY_STATS = f"""stats AS MATERIALIZED (
     SELECT greatest(s.n, 1) AS n, greatest(s.total_len::float8 / greatest(s.n, 1), 1) AS avgdl
     FROM {USER_STATS} s WHERE s.app_name = :app AND s.user_id = :user
@@ -445,39 +448,12 @@ ORDER BY 1, 3 DESC, 2
     )
 
 
-def _merged(name: str) -> str:
-    """The ``name`` list's scores from both heavy statements, one per id."""
-    return f"""SELECT DISTINCT ON (m.id) m.id, m.score FROM (
-        SELECT id, score FROM lex WHERE list = '{name}'
-        UNION ALL
-        SELECT id, {name} FROM dense_scores
-    ) m"""
-
-
-# Fusion of a heavy user's lists: the dense ids, best first, with their BM25 and exact-phrase
-# scores (:vids, :vbm25, :vexact; NULL: no match) and the lexical lists (:lists, :lids,
-# :lscores). A row in both is scored identically by both statements, so the merged lists keep
-# one entry per id; each is re-ranked and cut to :cand, then fused and fetched.
-HEAVY_FUSE_SQL = text(
+# The rows a heavy user's search returns, by id (the fusion ran in the process, memory/fusion.py).
+HEAVY_FETCH_SQL = text(
     f"""
-WITH vec AS (
-    SELECT v.id, v.rank FROM unnest(CAST(:vids AS uuid[])) WITH ORDINALITY AS v(id, rank)
-), dense_scores AS (
-    SELECT d.id, d.bm25, d.exact
-    FROM unnest(CAST(:vids AS uuid[]), CAST(:vbm25 AS float8[]), CAST(:vexact AS float8[]))
-        AS d(id, bm25, exact)
-), lex AS (
-    SELECT l.list, l.id, l.score
-    FROM unnest(CAST(:lists AS text[]), CAST(:lids AS uuid[]), CAST(:lscores AS float8[]))
-        AS l(list, id, score)
-),
-{_ranked("bm25", _merged("bm25"), "x.score IS NOT NULL")},
-{_ranked("exact", _merged("exact"), "x.score > 0")}, order_keys AS (
-    SELECT o.id, o.cur, o.bonus, o.imp, o.et
-    FROM unnest(CAST(:oids AS uuid[]), CAST(:ocur AS boolean[]), CAST(:obonus AS float8[]),
-                CAST(:oimp AS float8[]), CAST(:oet AS timestamptz[])) AS o(id, cur, bonus, imp, et)
-),
-{_fuse_and_fetch("order_keys")}
+SELECT {_ITEM_COLUMNS}, 1 - (t.embedding <=> {_QVEC}) AS dense_score
+FROM {TABLE} t
+WHERE t.app_name = :app AND t.user_id = :user AND t.id = ANY(CAST(:ids AS uuid[]))
 """
 ).bindparams(_QVEC_PARAM)
 
@@ -520,7 +496,7 @@ _HNSW_SETTINGS_SQL = text(
 @lru_cache(maxsize=256)
 def heavy_sql(app: str, user: str, *, hybrid: bool = True) -> TextClause:
     """The dense statement of one heavy user, with the app and user also inline as literals
-    (``hybrid``: ids with their BM25 and exact-phrase scores, for :data:`HEAVY_FUSE_SQL`;
+    (``hybrid``: ids with their BM25 and exact-phrase scores and ordering keys, for the fusion;
     otherwise the vector-only search)."""
     literal_scope = " AND ".join(f"t.{p}" for p in scope_literals(app, user))
     if hybrid:
@@ -611,7 +587,7 @@ async def _dense_list(
     """A heavy user's dense top :cand (HNSW when the user has an index), best first, each
     with its BM25 and exact-phrase scores."""
     await _set_ef_search(conn, plan, params, options)
-    return list(await conn.execute(heavy_sql(params["app"], params["user"]), params))
+    return await _rows(conn, heavy_sql(params["app"], params["user"]), params)
 
 
 async def _set_ef_search(
@@ -622,44 +598,30 @@ async def _set_ef_search(
         await conn.execute(_HNSW_SETTINGS_SQL, {"ef": ef})
 
 
-def _array_element(value: Any) -> str:
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return "t" if value else "f"
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, datetime):
-        return f'"{value.isoformat()}"'
-    return str(value)  # ids and list names: no quotes, commas, braces or spaces
-
-
-def _array_literal(values: list[Any]) -> str:
-    """A PostgreSQL array literal of ids, list names, booleans, numbers or times (``None``:
-    NULL), never of user text. Sent as one text value, a few hundred elements bind in well
-    under a millisecond (as a list, psycopg adapts each element)."""
-    return "{" + ",".join(_array_element(v) for v in values) + "}"
-
-
 async def _fuse(
     conn: AsyncConnection, params: dict[str, Any], lexical: list[Any], dense: list[Any]
-) -> list[Any]:
-    keys = {r["id"]: r for r in lexical}
-    keys.update({r.id: r._mapping for r in dense})
-    lists = {
-        "vids": _array_literal([r.id for r in dense]),
-        "vbm25": _array_literal([r.bm25 for r in dense]),
-        "vexact": _array_literal([r.exact for r in dense]),
-        "lists": _array_literal([r["list"] for r in lexical]),
-        "lids": _array_literal([r["id"] for r in lexical]),
-        "lscores": _array_literal([float(r["score"]) for r in lexical]),
-        "oids": _array_literal(list(keys)),
-        **{
-            f"o{key}": _array_literal([row[key] for row in keys.values()])
-            for key in ("cur", "bonus", "imp", "et")
-        },
+) -> list[Mapping[str, Any]]:
+    """Fuse a heavy user's lists (memory/fusion.py) and fetch the returned rows, in order."""
+    top = fuse(
+        dense=dense,
+        lexical=lexical,
+        weights=FusionWeights(
+            rrf_k=params["rrf_k"], vector=params["wv"], text=params["wt"], exact=params["we"]
+        ),
+        cand=params["cand"],
+        limit=params["lim"],
+    )
+    if not top:
+        return []
+    found = {
+        r["id"]: r
+        for r in await _rows(conn, HEAVY_FETCH_SQL, {**params, "ids": [f.id for f in top]})
     }
-    return await _rows(conn, HEAVY_FUSE_SQL, {**params, **lists})
+    return [
+        {**found[f.id], "score": f.score, "bm25_score": f.bm25, "exact_score": f.exact}
+        for f in top
+        if f.id in found  # a row deleted since the lists were read is not returned
+    ]
 
 
 async def search_rows(

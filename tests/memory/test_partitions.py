@@ -14,7 +14,7 @@ from adk_memory_kit import InvalidInputError, PgVectorMemoryService
 from adk_memory_kit.errors import SchemaMismatchError
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.search import (
-    HEAVY_FUSE_SQL,
+    HEAVY_FETCH_SQL,
     HYBRID_SQL,
     SearchOptions,
     candidate_queries,
@@ -92,14 +92,12 @@ async def test_search_on_partitions_touches_one_partition(partitioned, embedder)
     assert tiers.rare and len(tiers.tiers) == 2
     params.update(tq_rare=tiers.rare, tier0=tiers.tiers[0], tier1=tiers.tiers[1])
     row_id = found.memories[0].id
-    params.update(vids=f"{{{row_id}}}", vbm25="{1.0}", vexact="{NULL}")
-    params.update(lists="{bm25}", lids=f"{{{row_id}}}", lscores="{1.0}")
-    params.update(oids=f"{{{row_id}}}", ocur="{t}", obonus="{0}", oimp="{0}", oet="{NULL}")
+    params.update(ids=[row_id])
     statements = {
         "light": HYBRID_SQL,
         "heavy lexical": heavy_lexical_sql(True, 2),
         "heavy dense": heavy_sql(app, users[0]),
-        "heavy fusion": HEAVY_FUSE_SQL,
+        "heavy fetch": HEAVY_FETCH_SQL,
     }
     async with partitioned.engine.connect() as conn:
         for name, sql in statements.items():

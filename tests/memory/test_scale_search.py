@@ -437,3 +437,28 @@ async def test_build_memory_is_used_for_the_build_only(db_url, services, caplog)
         assert f"({BUILD_MEMORY_FLOOR_MB} MB of build memory)" in caplog.text
     finally:
         await engine.dispose()
+
+
+async def test_heavy_fusion_breaks_ties_like_the_exact_path(services):
+    """Rows that tie in every list (same text, same time) are ordered by id on both paths."""
+    light, heavy = services
+    app, user = unique("app"), unique("u")
+    turns = ["The blue lamp order arrived today."] * 6 + [
+        "The red lamp order is still missing.",
+        "Order A-4521 arrived with a blue cover.",
+        "We talked about lamps and covers for an hour.",
+    ]
+    events = [text_event("user", t, ts=1_700_000_000.0) for t in turns]
+    await light.add_events_to_memory(app_name=app, user_id=user, events=events, session_id="s1")
+    async with light.engine.connect() as conn:
+        stored = await conn.scalar(
+            text("SELECT count(*) FROM adk_memory_items WHERE app_name = :a AND user_id = :u"),
+            {"a": app, "u": user},
+        )
+    assert stored == len(turns)
+    for query in ["blue lamp order arrived", "lamp", "order A-4521 cover"]:
+        exact = await light.search_memory(app_name=app, user_id=user, query=query, limit=9)
+        bounded = await heavy.search_memory(app_name=app, user_id=user, query=query, limit=9)
+        assert [m.id for m in bounded.memories] == [m.id for m in exact.memories], query
+        for a, b in zip(exact.memories, bounded.memories, strict=True):
+            assert a.custom_metadata["scores"] == pytest.approx(b.custom_metadata["scores"])

@@ -1,0 +1,132 @@
+"""Reciprocal-rank fusion of a heavy user's ranked lists, in the process.
+
+The light path fuses in SQL (``search._fuse_and_fetch``); a heavy user's lists already come
+back to the process from two statements (memory/search.py), each row with its scores and
+ordering keys, so fusing them here leaves the database only the fetch of the returned rows.
+
+Guarantee: the same ranking as the SQL fusion, term for term. Each list is ranked by score
+(descending, then id), the BM25 list keeps rows with a score and the exact-phrase list rows
+scoring above 0, each cut to ``cand``; a row's fused score is the sum, in the order vector,
+BM25, exact, of ``weight / (rrf_k + rank)`` over the lists holding it (the same float8
+operations in the same order, so the same values); rows are ordered current first, then fused
+score plus author bonus, importance and event time (all descending), then id.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+_NO_TIME = datetime.min.replace(tzinfo=timezone.utc)
+
+
+@dataclass(frozen=True)
+class FusionWeights:
+    """RRF constant and list weights (``SearchOptions`` rrf_k / vector / text / exact)."""
+
+    rrf_k: int
+    vector: float
+    text: float
+    exact: float
+
+
+@dataclass(frozen=True)
+class FusedRow:
+    """One returned row: ``score`` is the fused score plus the author bonus; ``bm25`` and
+    ``exact`` the row's score in that list (``None``: not in the cut list)."""
+
+    id: uuid.UUID
+    score: float
+    bm25: float | None
+    exact: float | None
+
+
+def _ranked(scores: Mapping[uuid.UUID, float], cand: int) -> list[tuple[uuid.UUID, float]]:
+    """``scores`` best first (score descending, then id), cut to ``cand``."""
+    by_id = sorted(scores.items(), key=lambda item: item[0])
+    by_id.sort(key=lambda item: item[1], reverse=True)  # stable: ties stay in id order
+    return by_id[:cand]
+
+
+def _merge(
+    first: Iterable[tuple[uuid.UUID, float | None]],
+    then: Iterable[tuple[uuid.UUID, float | None]],
+    keep: Any,
+) -> dict[uuid.UUID, float]:
+    """One score per id (the first source's when both hold it), those ``keep`` accepts."""
+    merged: dict[uuid.UUID, float] = {}
+    for source in (first, then):
+        for row_id, score in source:
+            if row_id not in merged and score is not None and keep(score):
+                merged[row_id] = float(score)
+    return merged
+
+
+def fuse(
+    *,
+    dense: list[Mapping[str, Any]],
+    lexical: list[Mapping[str, Any]],
+    weights: FusionWeights,
+    cand: int,
+    limit: int,
+) -> list[FusedRow]:
+    """The top ``limit`` rows of the fused lists.
+
+    ``dense``: the dense list best first, rows with ``id``, ``bm25``, ``exact`` (the row's
+    scores; ``None``: no match) and the ordering keys ``cur``, ``bonus``, ``imp``, ``et``.
+    ``lexical``: rows with ``list`` (``'bm25'`` or ``'exact'``), ``id``, ``score`` and the
+    same ordering keys. A row in both carries the same scores (one scoring expression).
+    """
+    keys: dict[uuid.UUID, Mapping[str, Any]] = {r["id"]: r for r in lexical}
+    keys.update({r["id"]: r for r in dense})
+    vec = [r["id"] for r in dense[:cand]]
+    lexical_scores = {
+        name: [(r["id"], r["score"]) for r in lexical if r["list"] == name]
+        for name in ("bm25", "exact")
+    }
+    bm25 = _ranked(
+        _merge(lexical_scores["bm25"], ((r["id"], r["bm25"]) for r in dense), lambda s: True),
+        cand,
+    )
+    exact = _ranked(
+        _merge(lexical_scores["exact"], ((r["id"], r["exact"]) for r in dense), lambda s: s > 0),
+        cand,
+    )
+    fused: dict[uuid.UUID, float] = {}
+    bm25_of: dict[uuid.UUID, float] = {}
+    exact_of: dict[uuid.UUID, float] = {}
+    for rank, row_id in enumerate(vec, start=1):
+        fused[row_id] = fused.get(row_id, 0.0) + weights.vector / (weights.rrf_k + rank)
+    for rank, (row_id, score) in enumerate(bm25, start=1):
+        fused[row_id] = fused.get(row_id, 0.0) + weights.text / (weights.rrf_k + rank)
+        bm25_of[row_id] = score
+    for rank, (row_id, score) in enumerate(exact, start=1):
+        fused[row_id] = fused.get(row_id, 0.0) + weights.exact / (weights.rrf_k + rank)
+        exact_of[row_id] = score
+
+    def order(row_id: uuid.UUID) -> tuple[bool, float, float, bool, datetime]:
+        key = keys[row_id]
+        et = key["et"]
+        # PostgreSQL sorts a NULL time first in descending order
+        return (
+            bool(key["cur"]),
+            fused[row_id] + key["bonus"],
+            float(key["imp"]),
+            et is None,
+            et if et is not None else _NO_TIME,
+        )
+
+    ranked = sorted(fused)  # id order, kept among equal keys by the stable sort below
+    ranked.sort(key=order, reverse=True)
+    return [
+        FusedRow(
+            id=row_id,
+            score=fused[row_id] + keys[row_id]["bonus"],
+            bm25=bm25_of.get(row_id),
+            exact=exact_of.get(row_id),
+        )
+        for row_id in ranked[:limit]
+    ]
