@@ -15,7 +15,7 @@ score plus author bonus, importance and event time (all descending), then id.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -54,7 +54,7 @@ def _ranked(scores: Mapping[uuid.UUID, float], cand: int) -> list[tuple[uuid.UUI
 def _merge(
     first: Iterable[tuple[uuid.UUID, float | None]],
     then: Iterable[tuple[uuid.UUID, float | None]],
-    keep: Any,
+    keep: Callable[[float], bool],
 ) -> dict[uuid.UUID, float]:
     """One score per id (the first source's when both hold it), those ``keep`` accepts."""
     merged: dict[uuid.UUID, float] = {}
