@@ -36,12 +36,20 @@ logger = logging.getLogger(__name__)
 # (docs/scale.md); ef_search = 200 gives 0.87.
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 64
+# A denser graph for the largest users: at 1M rows the defaults find 0.56-0.61 of the exact top
+# 10 at ef_search 400, m = 32 / ef_construction = 128 finds 0.80 (0.90 at ef_search 1000), for
+# a build ~3x as long (docs/scale.md). The threshold lies between the two measured sizes
+# (100k: 0.98 with the defaults); users crossing it get their index rebuilt by the next
+# build_user_index / index_heavy_users run.
+LARGE_GRAPH_ROWS = 300_000
+LARGE_HNSW_M = 32
+LARGE_HNSW_EF_CONSTRUCTION = 128
 # Build memory: pgvector builds the graph in maintenance_work_mem and, once it no longer fits,
-# goes on inserting into the on-disk index, which is ~2.3x slower (1M rows of 384 dimensions:
-# 458 s at 512 MB against 196 s in memory, docs/scale.md). A graph element takes its vector
-# plus ~700 bytes (element, level-0 and upper neighbour lists); the estimate is rounded up and
-# bounded by BUILD_MEMORY_CAP_MB unless the caller names a size.
-BUILD_BYTES_PER_ROW_OVERHEAD = 700
+# goes on inserting into the on-disk index, 2.6x slower (1M rows of 384 dimensions: 507 s at
+# 512 MB against 189 s in memory, docs/scale.md). A graph element takes its vector plus ~44
+# bytes per unit of m (element, level-0 and upper neighbour lists: ~700 bytes at m = 16); the
+# estimate is rounded up and bounded by BUILD_MEMORY_CAP_MB unless the caller names a size.
+BUILD_BYTES_PER_M = 44
 BUILD_MEMORY_FLOOR_MB = 64
 BUILD_MEMORY_CAP_MB = 2048
 # Users with this many rows get an index (SearchOptions.heavy_user_rows, the heavy path's
@@ -68,10 +76,19 @@ def scope_literals(app: str, user: str) -> list[str]:
     return [f"app_name = {sql_literal(app)}", f"user_id = {sql_literal(user)}"]
 
 
-def estimate_build_memory_mb(rows: int, dims: int, *, cap_mb: int = BUILD_MEMORY_CAP_MB) -> int:
-    """The ``maintenance_work_mem`` (MB) that holds the HNSW graph of ``rows`` vectors of
-    ``dims`` dimensions, within [BUILD_MEMORY_FLOOR_MB, cap_mb]."""
-    need = rows * (4 * dims + 8 + BUILD_BYTES_PER_ROW_OVERHEAD) * 1.1 / 2**20
+def graph_parameters(rows: int, *, large_graph_rows: int = LARGE_GRAPH_ROWS) -> tuple[int, int]:
+    """``(m, ef_construction)`` of the HNSW index of a user with ``rows`` rows."""
+    if rows >= large_graph_rows:
+        return LARGE_HNSW_M, LARGE_HNSW_EF_CONSTRUCTION
+    return HNSW_M, HNSW_EF_CONSTRUCTION
+
+
+def estimate_build_memory_mb(
+    rows: int, dims: int, *, m: int = HNSW_M, cap_mb: int = BUILD_MEMORY_CAP_MB
+) -> int:
+    """The ``maintenance_work_mem`` (MB) that holds the HNSW graph (``m``) of ``rows`` vectors
+    of ``dims`` dimensions, within [BUILD_MEMORY_FLOOR_MB, cap_mb]."""
+    need = rows * (4 * dims + 8 + BUILD_BYTES_PER_M * m) * 1.1 / 2**20
     return int(min(max(math.ceil(need), BUILD_MEMORY_FLOOR_MB), max(cap_mb, BUILD_MEMORY_FLOOR_MB)))
 
 
@@ -83,31 +100,54 @@ def _checked_memory(value: int | None) -> int | None:
     return value
 
 
+_INDEX_STATE_SQL = text(
+    "SELECT i.indisvalid AS valid, c.reloptions AS options"
+    " FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
+    " WHERE i.indexrelid = to_regclass(:n)"
+)
+
+
+def _built_m(options: list[str] | None) -> int:
+    """The ``m`` an index was built with (pgvector's default when not stated)."""
+    for option in options or []:
+        key, _, value = option.partition("=")
+        if key == "m" and value.isdigit():
+            return int(value)
+    return HNSW_M
+
+
 async def build_user_index(
-    engine: AsyncEngine, app: str, user: str, *, build_memory_mb: int | None = None
+    engine: AsyncEngine,
+    app: str,
+    user: str,
+    *,
+    build_memory_mb: int | None = None,
+    large_graph_rows: int = LARGE_GRAPH_ROWS,
 ) -> str:
     """Build (if missing) the user's partial HNSW index; returns its name.
 
     Runs ``CREATE INDEX CONCURRENTLY`` on an autocommit connection, on the user's partition
     when the memory table is partitioned (an index on a partitioned parent cannot be built
     concurrently). An interrupted build leaves an invalid index, which is dropped and rebuilt.
+    A user with ``large_graph_rows`` rows or more gets the denser graph
+    (:func:`graph_parameters`); an index built sparser before the user grew is replaced:
+    the new one is built concurrently beside it, then takes its name (searches meanwhile use
+    the old one; between the drop and the rename, ~ms, they scan exactly).
 
     ``build_memory_mb``: the build's ``maintenance_work_mem`` for this session only. Default:
-    enough to hold the user's graph (:func:`estimate_build_memory_mb`, at most BUILD_MEMORY_CAP_MB);
-    never below the server's own setting.
+    enough to hold the user's graph (:func:`estimate_build_memory_mb`, at most
+    BUILD_MEMORY_CAP_MB); never below the server's own setting.
     """
     memory_mb = _checked_memory(build_memory_mb)
+    if (
+        isinstance(large_graph_rows, bool)
+        or not isinstance(large_graph_rows, int)
+        or large_graph_rows < 1
+    ):
+        raise InvalidInputError("large_graph_rows must be a positive whole number of rows")
     name = index_name(app, user)
     async with engine.connect() as conn:
         conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
-        valid = await conn.scalar(
-            text("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(:n)"),
-            {"n": name},
-        )
-        if valid:
-            return name
-        if valid is not None:
-            await conn.execute(text(f"DROP INDEX CONCURRENTLY IF EXISTS {name}"))
         found = (
             await conn.execute(
                 text(
@@ -120,9 +160,18 @@ async def build_user_index(
         ).first()
         if found is None:
             return name  # no rows: nothing to index
-        target = found.target
+        m, ef_construction = graph_parameters(found.n or 0, large_graph_rows=large_graph_rows)
+        state = (await conn.execute(_INDEX_STATE_SQL, {"n": name})).first()
+        if state is not None and state.valid and _built_m(state.options) >= m:
+            return name
+        if state is not None and not state.valid:
+            await conn.execute(text(f"DROP INDEX CONCURRENTLY IF EXISTS {name}"))
+            state = None
+        building = name if state is None else f"{name}_next"
+        # a replacement left behind by an interrupted rebuild
+        await conn.execute(text(f"DROP INDEX CONCURRENTLY IF EXISTS {name}_next"))
         if memory_mb is None:
-            memory_mb = estimate_build_memory_mb(found.n or 0, found.dims)
+            memory_mb = estimate_build_memory_mb(found.n or 0, found.dims, m=m)
         await conn.execute(
             text(
                 "SELECT set_config('maintenance_work_mem', greatest("
@@ -134,26 +183,40 @@ async def build_user_index(
         try:
             await conn.execute(
                 text(
-                    f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {name} ON {target}"
+                    f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {building} ON {found.target}"
                     f" USING hnsw (embedding vector_cosine_ops)"
-                    f" WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION})"
+                    f" WITH (m = {m}, ef_construction = {ef_construction})"
                     f" WHERE {' AND '.join(scope_literals(app, user))}"
                 )
             )
         finally:
             # the pooled connection goes back with the server's own setting
             await conn.execute(text("RESET maintenance_work_mem"))
-        logger.info("built the partial HNSW index %s (%d MB of build memory)", name, memory_mb)
+        if building != name:
+            await conn.execute(text(f"DROP INDEX CONCURRENTLY IF EXISTS {name}"))
+            await conn.execute(text(f"ALTER INDEX {building} RENAME TO {name}"))
+        logger.info(
+            "built the partial HNSW index %s (m %d, ef_construction %d, %d MB of build memory)",
+            name,
+            m,
+            ef_construction,
+            memory_mb,
+        )
     return name
 
 
 async def index_heavy_users(
-    engine: AsyncEngine, *, min_rows: int = ANN_MIN_ROWS, build_memory_mb: int | None = None
+    engine: AsyncEngine,
+    *,
+    min_rows: int = ANN_MIN_ROWS,
+    build_memory_mb: int | None = None,
+    large_graph_rows: int = LARGE_GRAPH_ROWS,
 ) -> list[str]:
-    """Build the partial index of every user with at least ``min_rows`` rows; their names.
+    """Build (or densify, see :func:`build_user_index`) the partial index of every user with
+    at least ``min_rows`` rows; their names.
 
     Reads the row counts from the per-user statistics table (one index scan, no count(*)).
-    ``build_memory_mb``: as in :func:`build_user_index`.
+    ``build_memory_mb``, ``large_graph_rows``: as in :func:`build_user_index`.
     """
     _checked_memory(build_memory_mb)
     async with engine.connect() as conn:
@@ -164,6 +227,12 @@ async def index_heavy_users(
         )
         heavy = [(r.app_name, r.user_id) for r in rows]
     return [
-        await build_user_index(engine, app, user, build_memory_mb=build_memory_mb)
+        await build_user_index(
+            engine,
+            app,
+            user,
+            build_memory_mb=build_memory_mb,
+            large_graph_rows=large_graph_rows,
+        )
         for app, user in heavy
     ]

@@ -17,8 +17,14 @@ from adk_memory_kit.errors import EmbedderError, InvalidInputError
 from adk_memory_kit.memory.ann import (
     BUILD_MEMORY_CAP_MB,
     BUILD_MEMORY_FLOOR_MB,
+    HNSW_EF_CONSTRUCTION,
+    HNSW_M,
+    LARGE_GRAPH_ROWS,
+    LARGE_HNSW_EF_CONSTRUCTION,
+    LARGE_HNSW_M,
     build_user_index,
     estimate_build_memory_mb,
+    graph_parameters,
     index_heavy_users,
     index_name,
 )
@@ -421,7 +427,7 @@ async def test_build_memory_is_used_for_the_build_only(db_url, services, caplog)
             before = await conn.scalar(text("SHOW maintenance_work_mem"))
         with caplog.at_level(logging.INFO, logger="adk_memory_kit.memory.ann"):
             name = await build_user_index(engine, app, user, build_memory_mb=300)
-        assert "(300 MB of build memory)" in caplog.text
+        assert "m 16, ef_construction 64, 300 MB of build memory" in caplog.text
         async with engine.connect() as conn:
             assert await conn.scalar(text("SHOW maintenance_work_mem")) == before
             valid = await conn.scalar(
@@ -434,7 +440,7 @@ async def test_build_memory_is_used_for_the_build_only(db_url, services, caplog)
         caplog.clear()
         with caplog.at_level(logging.INFO, logger="adk_memory_kit.memory.ann"):
             await build_user_index(engine, app, user)
-        assert f"({BUILD_MEMORY_FLOOR_MB} MB of build memory)" in caplog.text
+        assert f" {BUILD_MEMORY_FLOOR_MB} MB of build memory" in caplog.text
     finally:
         await engine.dispose()
 
@@ -462,3 +468,57 @@ async def test_heavy_fusion_breaks_ties_like_the_exact_path(services):
         assert [m.id for m in bounded.memories] == [m.id for m in exact.memories], query
         for a, b in zip(exact.memories, bounded.memories, strict=True):
             assert a.custom_metadata["scores"] == pytest.approx(b.custom_metadata["scores"])
+
+
+async def _index_state(engine, name):
+    async with engine.connect() as conn:
+        row = (
+            await conn.execute(
+                text(
+                    "SELECT i.indexrelid::oid AS oid, i.indisvalid AS valid, c.reloptions AS opts"
+                    " FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
+                    " WHERE i.indexrelid = to_regclass(:n)"
+                ),
+                {"n": name},
+            )
+        ).first()
+        leftover = await conn.scalar(text("SELECT to_regclass(:n)"), {"n": f"{name}_next"})
+    return row, leftover
+
+
+def test_graph_parameters_grow_with_the_user():
+    assert graph_parameters(100_000) == (HNSW_M, HNSW_EF_CONSTRUCTION)
+    assert graph_parameters(LARGE_GRAPH_ROWS) == (LARGE_HNSW_M, LARGE_HNSW_EF_CONSTRUCTION)
+    assert LARGE_HNSW_M > HNSW_M and LARGE_HNSW_EF_CONSTRUCTION > HNSW_EF_CONSTRUCTION
+    sparse = estimate_build_memory_mb(500_000, 384, m=16, cap_mb=10**6)
+    dense = estimate_build_memory_mb(500_000, 384, m=32, cap_mb=10**6)
+    assert sparse < dense < 2 * sparse
+
+
+async def test_a_user_who_grows_gets_a_denser_index_under_the_same_name(services):
+    """The sparse index is replaced by a denser one (built beside it, then renamed); a second
+    run changes nothing; searches use the index throughout."""
+    light, heavy = services
+    app, user = unique("app"), unique("u")
+    await _seed(light, app, user)
+    name = await build_user_index(heavy.engine, app, user)
+    first, _ = await _index_state(heavy.engine, name)
+    assert first.valid and "m=16" in first.opts
+    assert await build_user_index(heavy.engine, app, user, large_graph_rows=1) == name
+    dense, leftover = await _index_state(heavy.engine, name)
+    assert dense.valid and "m=32" in dense.opts and "ef_construction=128" in dense.opts
+    assert dense.oid != first.oid and leftover is None
+    await build_user_index(heavy.engine, app, user, large_graph_rows=1)
+    again, _ = await _index_state(heavy.engine, name)
+    assert again.oid == dense.oid
+    async with heavy.engine.connect() as conn:
+        assert (await plan_search(conn, app, user, heavy.search_options)).ann
+    found = await heavy.search_memory(app_name=app, user_id=user, query="A-4521", limit=3)
+    assert "A-4521" in texts(found)[0]
+
+
+@pytest.mark.parametrize("bad", [True, 0, -1, 2.5, "10"])
+async def test_large_graph_rows_must_be_a_whole_number(services, bad):
+    _, heavy = services
+    with pytest.raises(InvalidInputError, match="large_graph_rows"):
+        await build_user_index(heavy.engine, "app", "user", large_graph_rows=bad)
