@@ -1,6 +1,6 @@
 """Reciprocal-rank fusion of a heavy user's ranked lists, in the process.
 
-The light path fuses in SQL (``search._fuse_and_fetch``); a heavy user's lists already come
+The light path fuses in SQL (``search._FUSE_AND_FETCH``); a heavy user's lists already come
 back to the process from two statements (memory/search.py), each row with its scores and
 ordering keys, so fusing them here leaves the database only the fetch of the returned rows.
 
@@ -107,13 +107,15 @@ def fuse(
         fused[row_id] = fused.get(row_id, 0.0) + weights.exact / (weights.rrf_k + rank)
         exact_of[row_id] = score
 
+    final = {row_id: score + keys[row_id]["bonus"] for row_id, score in fused.items()}
+
     def order(row_id: uuid.UUID) -> tuple[bool, float, float, bool, datetime]:
         key = keys[row_id]
         et = key["et"]
         # PostgreSQL sorts a NULL time first in descending order
         return (
             bool(key["cur"]),
-            fused[row_id] + key["bonus"],
+            final[row_id],
             float(key["imp"]),
             et is None,
             et if et is not None else _NO_TIME,
@@ -124,7 +126,7 @@ def fuse(
     return [
         FusedRow(
             id=row_id,
-            score=fused[row_id] + keys[row_id]["bonus"],
+            score=final[row_id],
             bm25=bm25_of.get(row_id),
             exact=exact_of.get(row_id),
         )

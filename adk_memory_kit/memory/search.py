@@ -168,7 +168,8 @@ def _hits(rows: str, scope: str) -> str:
 _BM25 = """sum(ln(1 + (s.n - d.df + 0.5::float8) / (d.df + 0.5::float8))
         * h.tf * (:k1 + 1) / (h.tf + :k1 * (1 - :b + :b * h.dl / s.avgdl)))"""
 
-# Fusion and the final fetch, shared by both paths. Each list carries its raw score (bm25,
+# Fusion and the final fetch of the light path (a heavy user's lists are fused in the process,
+# memory/fusion.py, with the same ranking). Each list carries its raw score (bm25,
 # exact = ts_rank_cd); dense (cosine similarity) is computed for the returned rows.
 # A row's ordering keys besides its fused score: current first, the author bonus, importance,
 # newest first (then id). The heavy statements return them with each listed row, so the fusion
@@ -186,10 +187,9 @@ _ITEM_COLUMNS = """t.id, t.session_id, t.event_id, t.kind, t.author, t.role, t.t
        t.access_count, t.last_confirmed_at, t.pinned, t.superseded_reason, t.superseded_by"""
 
 
-def _fuse_and_fetch(order_keys: str) -> str:
-    """Fusion of ``vec``, ``bm25`` and ``exact`` by weighted RRF, ranked with the ordering
-    keys of ``order_keys`` (id, cur, bonus, imp, et), and the top :lim rows fetched."""
-    return f"""fused AS (
+# Fusion of ``vec``, ``bm25`` and ``exact`` by weighted RRF, ranked with the user's ordering
+# keys, and the top :lim rows fetched.
+_FUSE_AND_FETCH = f"""fused AS (
     SELECT id, sum(rrf) AS score, max(bm25) AS bm25, max(exact) AS exact FROM (
         SELECT id, :wv / (:rrf_k + rank) AS rrf, NULL::float8 AS bm25, NULL::float8 AS exact
         FROM vec
@@ -202,7 +202,7 @@ def _fuse_and_fetch(order_keys: str) -> str:
     SELECT f.id, f.score + o.bonus AS score, f.bm25, f.exact,
            row_number() OVER (ORDER BY o.cur DESC, f.score + o.bonus DESC, o.imp DESC,
                               o.et DESC, f.id) AS pos
-    FROM fused f JOIN {order_keys} o ON o.id = f.id
+    FROM fused f JOIN {_TABLE_ORDER_KEYS} o ON o.id = f.id
     ORDER BY pos
     LIMIT :lim
 )
@@ -246,7 +246,7 @@ WITH {_Q}, vec AS (
         LIMIT :cand
     ) s
     WHERE s.score > 0
-), {_fuse_and_fetch(_TABLE_ORDER_KEYS)}
+), {_FUSE_AND_FETCH}
 """
 )
 
