@@ -43,6 +43,15 @@ def check_identifier(label: str, value: Any, *, max_chars: int = MAX_ID_CHARS) -
         raise InvalidInputError(f"{label} must not contain lone UTF-16 surrogates")
 
 
+def check_positive_int(label: str, value: Any, *, unit: str = "") -> int:
+    """``value`` if it is a whole number of at least 1 (``bool`` refused); ``unit`` names what
+    it counts in the error ("rows", "megabytes")."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        counted = f" of {unit}" if unit else ""
+        raise InvalidInputError(f"{label} must be a positive whole number{counted}")
+    return value
+
+
 def check_mapping(label: str, value: Any) -> dict[str, Any]:
     """``value`` as a new dict (``None``: empty); anything but a mapping is refused."""
     if value is None:

@@ -25,7 +25,7 @@ import math
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.core.validation import check_positive_int
 from adk_memory_kit.memory.schema import TABLE
 from adk_memory_kit.memory.term_stats import USER_STATS
 
@@ -91,12 +91,10 @@ def estimate_build_memory_mb(
     return int(min(max(math.ceil(need), BUILD_MEMORY_FLOOR_MB), max(cap_mb, BUILD_MEMORY_FLOOR_MB)))
 
 
-def _checked_memory(value: int | None) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise InvalidInputError("build_memory_mb must be a positive whole number of megabytes")
-    return value
+def _checked_options(build_memory_mb: int | None, large_graph_rows: int) -> None:
+    if build_memory_mb is not None:
+        check_positive_int("build_memory_mb", build_memory_mb, unit="megabytes")
+    check_positive_int("large_graph_rows", large_graph_rows, unit="rows")
 
 
 _INDEX_STATE_SQL = text(
@@ -137,13 +135,8 @@ async def build_user_index(
     enough to hold the user's graph (:func:`estimate_build_memory_mb`, at most
     BUILD_MEMORY_CAP_MB); never below the server's own setting.
     """
-    memory_mb = _checked_memory(build_memory_mb)
-    if (
-        isinstance(large_graph_rows, bool)
-        or not isinstance(large_graph_rows, int)
-        or large_graph_rows < 1
-    ):
-        raise InvalidInputError("large_graph_rows must be a positive whole number of rows")
+    _checked_options(build_memory_mb, large_graph_rows)
+    memory_mb = build_memory_mb
     name = index_name(app, user)
     async with engine.connect() as conn:
         conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
@@ -217,7 +210,7 @@ async def index_heavy_users(
     Reads the row counts from the per-user statistics table (one index scan, no count(*)).
     ``build_memory_mb``, ``large_graph_rows``: as in :func:`build_user_index`.
     """
-    _checked_memory(build_memory_mb)
+    _checked_options(build_memory_mb, large_graph_rows)
     async with engine.connect() as conn:
         rows = await conn.execute(
             # scale-lint: maintenance across users, reads only the statistics table

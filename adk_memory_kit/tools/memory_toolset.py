@@ -23,6 +23,7 @@ from google.adk.tools.tool_context import ToolContext
 
 from adk_memory_kit._adk_compat import context_memory_service
 from adk_memory_kit.core.tool_names import MEMORY_TOOL_NAMES
+from adk_memory_kit.core.validation import check_positive_int
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.memory.hygiene import check_memory_type
 from adk_memory_kit.memory.service import PgVectorMemoryService
@@ -234,8 +235,7 @@ class MemoryToolset(BaseToolset):
         tool_name_prefix: str | None = None,
     ) -> None:
         super().__init__(tool_filter=tool_filter, tool_name_prefix=tool_name_prefix)
-        if isinstance(recall_limit, bool) or not isinstance(recall_limit, int) or recall_limit < 1:
-            raise InvalidInputError("recall_limit must be a positive whole number")
+        check_positive_int("recall_limit", recall_limit)
         self.memory_service = memory_service
         self.applier = applier or MemoryApplier(author="memory_tools")
         self.extractor = extractor or RuleBasedExtractor()

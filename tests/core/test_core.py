@@ -65,3 +65,28 @@ async def test_data_home_is_a_protocol_that_function_homes_and_the_review_queue_
     queue_home = ReviewQueue("postgresql+psycopg://h/d").data_home()
     assert isinstance(queue_home, DataHome) and queue_home.name == "review_queue"
     assert not isinstance(object(), DataHome)
+
+
+@pytest.mark.parametrize("bad", [0, -3, True, False, 2.0, "5", None])
+def test_check_positive_int_refuses_anything_but_a_whole_number_from_one(bad):
+    from adk_memory_kit.core.validation import check_positive_int
+
+    with pytest.raises(InvalidInputError, match=r"^limit must be a positive whole number of rows$"):
+        check_positive_int("limit", bad, unit="rows")
+    with pytest.raises(InvalidInputError, match=r"^limit must be a positive whole number$"):
+        check_positive_int("limit", bad)
+
+
+def test_check_positive_int_returns_the_value():
+    from adk_memory_kit.core.validation import check_positive_int
+
+    assert check_positive_int("limit", 1) == 1
+    assert check_positive_int("limit", 10**12) == 10**12
+
+
+@pytest.mark.parametrize("bad", [0, True, 1.5])
+def test_memory_toolset_recall_limit_is_checked(bad):
+    from adk_memory_kit.tools.memory_toolset import MemoryToolset
+
+    with pytest.raises(InvalidInputError, match="recall_limit must be a positive whole number"):
+        MemoryToolset(recall_limit=bad)

@@ -522,3 +522,5 @@ async def test_large_graph_rows_must_be_a_whole_number(services, bad):
     _, heavy = services
     with pytest.raises(InvalidInputError, match="large_graph_rows"):
         await build_user_index(heavy.engine, "app", "user", large_graph_rows=bad)
+    with pytest.raises(InvalidInputError, match="large_graph_rows"):
+        await index_heavy_users(heavy.engine, min_rows=10**12, large_graph_rows=bad)
