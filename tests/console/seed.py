@@ -305,7 +305,12 @@ async def _traced_run(sessions, memory, log: EpisodicLog, app: str, user: str, t
 
 
 def _earlier_days(log: EpisodicLog, app: str, now: datetime) -> None:
-    """Model calls of the past twelve days, at their own times (``EpisodicLog.append``)."""
+    """Model calls of the past twelve days, at their own times (``EpisodicLog.append``).
+
+    Each call sits within its UTC day (noon minus up to three hours), so the per-day
+    counts the tests check do not depend on the time of day the suite runs at.
+    """
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
     for days_ago in range(1, 13):
         for i in range(1 + days_ago % 4):
             user = ("alice", "bob")[(days_ago + i) % 2]
@@ -319,7 +324,7 @@ def _earlier_days(log: EpisodicLog, app: str, now: datetime) -> None:
                     agent="billing" if pro else "concierge",
                     kind="model_call",
                     name="gemini-2.5-pro" if pro else "gemini-2.5-flash",
-                    time=(now - timedelta(days=days_ago, hours=i)).timestamp(),
+                    time=(midnight - timedelta(days=days_ago) + timedelta(hours=12 - i)).timestamp(),
                     input_tokens=1800 + 350 * ((days_ago * 7 + i) % 5),
                     output_tokens=120 + 40 * (days_ago % 3),
                     payload={"text": "(earlier turn)"},
