@@ -314,6 +314,7 @@ def _earlier_days(log: EpisodicLog, app: str, now: datetime) -> None:
     for days_ago in range(1, 13):
         for i in range(1 + days_ago % 4):
             user = ("alice", "bob")[(days_ago + i) % 2]
+            at = midnight - timedelta(days=days_ago) + timedelta(hours=12 - i)
             pro = (days_ago + i) % 3 == 0
             log.append(
                 PendingEntry(
@@ -324,7 +325,7 @@ def _earlier_days(log: EpisodicLog, app: str, now: datetime) -> None:
                     agent="billing" if pro else "concierge",
                     kind="model_call",
                     name="gemini-2.5-pro" if pro else "gemini-2.5-flash",
-                    time=(midnight - timedelta(days=days_ago) + timedelta(hours=12 - i)).timestamp(),
+                    time=at.timestamp(),
                     input_tokens=1800 + 350 * ((days_ago * 7 + i) % 5),
                     output_tokens=120 + 40 * (days_ago % 3),
                     payload={"text": "(earlier turn)"},
