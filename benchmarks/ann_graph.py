@@ -12,7 +12,7 @@ Recall is the HNSW dense list's against the exact scan of the same user, at
 ``SearchOptions().ann_ef_search`` (@10 and @``candidates``), counted by distance so ties are
 not misses (``scale.ann_recall``). Build times are wall-clock on this machine.
 
-    python benchmarks/ann_graph.py --sizes 150000,200000 --queries 40
+    python benchmarks/ann_graph.py --sizes 100000,125000,150000,200000 --queries 40
 
 Without --db-url it uses an embedded server under --home (default /tmp/adk_memory_kit_graph);
 users already loaded there are reused (their index is rebuilt from the default graph).
@@ -45,7 +45,7 @@ async def main() -> None:
     parser.add_argument(
         "--locomo", default=str(Path(__file__).parents[1].parent / "shared/data/locomo_dev.json")
     )
-    parser.add_argument("--sizes", default="150000,200000")
+    parser.add_argument("--sizes", default="100000,125000,150000,200000")
     parser.add_argument("--queries", type=int, default=40)
     parser.add_argument("--db-url", default=None)
     parser.add_argument("--home", default="/tmp/adk_memory_kit_graph")

@@ -36,11 +36,13 @@ logger = logging.getLogger(__name__)
 # (docs/scale.md); ef_search = 200 gives 0.87.
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 64
-# A denser graph for the largest users. Recall@10 at ef_search 400 with the defaults: 0.98 at
-# 100k rows, 0.80 at 300k, 0.56-0.61 at 1M; with m = 32 / ef_construction = 128: 0.975 at 300k
-# (build 3.6x as long), 0.80 at 1M (docs/scale.md). The threshold sits between 100k and 300k;
-# users crossing it get their index rebuilt by the next build_user_index / index_heavy_users.
-LARGE_GRAPH_ROWS = 150_000
+# A denser graph for the largest users. Recall@10 at ef_search 400 with the defaults: 0.99 at
+# 100k rows, 0.98 at 125k, 0.92 at 150k, 0.91 at 200k, 0.80 at 300k, 0.56-0.61 at 1M; with
+# m = 32 / ef_construction = 128: 1.00, 0.995, 0.98, 0.97, 0.975, 0.80 (builds 3.5-4x as long;
+# benchmarks/ann_graph.py, docs/scale.md). The threshold is the largest size measured where
+# the defaults still reach 0.98; users crossing it get their index rebuilt by the next
+# build_user_index / index_heavy_users.
+LARGE_GRAPH_ROWS = 125_000
 LARGE_HNSW_M = 32
 LARGE_HNSW_EF_CONSTRUCTION = 128
 # Build memory: pgvector builds the graph in maintenance_work_mem and, once it no longer fits,

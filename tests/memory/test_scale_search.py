@@ -488,6 +488,7 @@ async def _index_state(engine, name):
 
 def test_graph_parameters_grow_with_the_user():
     assert graph_parameters(100_000) == (HNSW_M, HNSW_EF_CONSTRUCTION)
+    assert graph_parameters(LARGE_GRAPH_ROWS - 1) == (HNSW_M, HNSW_EF_CONSTRUCTION)
     assert graph_parameters(LARGE_GRAPH_ROWS) == (LARGE_HNSW_M, LARGE_HNSW_EF_CONSTRUCTION)
     assert LARGE_HNSW_M > HNSW_M and LARGE_HNSW_EF_CONSTRUCTION > HNSW_EF_CONSTRUCTION
     sparse = estimate_build_memory_mb(500_000, 384, m=16, cap_mb=10**6)
