@@ -31,6 +31,7 @@ from typing import Any
 from pgvector.sqlalchemy import VECTOR
 from pydantic import Field
 from sqlalchemy import TextClause, bindparam, text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from adk_memory_kit.core.config import KitConfig
@@ -655,6 +656,25 @@ async def search_rows(
     return await _fuse(conn, params, lexical, dense)
 
 
+async def _read_plan(
+    engine: AsyncEngine, app: str, user: str, options: SearchOptions
+) -> SearchPlan:
+    """The user's plan; read once more on a fresh connection if the first one was lost.
+
+    The plan is read while the query is embedded, so a server that dies meanwhile can take
+    the connection with it mid-statement; the read has no side effects, and the pool
+    reconnects on the second try.
+    """
+    try:
+        async with engine.connect() as conn:
+            return await plan_search(conn, app, user, options)
+    except DBAPIError as exc:
+        if not exc.connection_invalidated:
+            raise
+    async with engine.connect() as conn:
+        return await plan_search(conn, app, user, options)
+
+
 async def search_on_engine(
     engine: AsyncEngine,
     *,
@@ -678,8 +698,7 @@ async def search_on_engine(
     embedding = asyncio.ensure_future(embed_query())
     lexical_task: asyncio.Future[list[Any]] | None = None
     try:
-        async with engine.connect() as conn:
-            plan = await plan_search(conn, app, user, options)
+        plan = await _read_plan(engine, app, user, options)
         params = search_params(app, user, terms, limit, options, filters)
         if plan.heavy and terms:
             lexical_task = asyncio.ensure_future(_lexical_on_own_connection(engine, params))

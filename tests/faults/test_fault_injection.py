@@ -297,3 +297,35 @@ async def test_killed_in_the_middle_of_a_search(fault_server, services, caplog):
     assert killer.kills == 1
     assert [m.content.parts[0].text for m in found.memories] == expected
     assert_logs_clean(caplog, secret)
+
+
+async def test_killed_while_the_plan_is_read_the_same_search_answers(
+    fault_server, services, caplog
+):
+    """The plan is read while the query is embedded; a server killed during that read is
+    reconnected and the read repeated, so the call answers (the race CI once lost)."""
+    caplog.set_level(logging.DEBUG, logger="adk_memory_kit")
+    _, pgdata = fault_server
+    sessions, memory, _ = services
+    app, secret = f"fi_{uuid.uuid4().hex[:8]}", words(2)
+    s = await seed_session(sessions, app, "gus", [f"gus's locker code is {secret[0]}"])
+    await memory.add_session_to_memory(s)
+    armed = [True]
+
+    def kill_on_plan(conn, cursor, statement, params, context, executemany):
+        if armed[0] and "to_regclass(" in statement:
+            armed[0] = False
+            kill_server(pgdata)
+
+    from sqlalchemy import event
+
+    event.listen(memory.engine.sync_engine, "before_cursor_execute", kill_on_plan)
+    try:
+        found = await memory.search_memory(app_name=app, user_id="gus", query=secret[0])
+    finally:
+        event.remove(memory.engine.sync_engine, "before_cursor_execute", kill_on_plan)
+    assert not armed[0]
+    assert [m.content.parts[0].text for m in found.memories] == [
+        f"gus's locker code is {secret[0]}"
+    ]
+    assert_logs_clean(caplog, secret)

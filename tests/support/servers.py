@@ -19,7 +19,11 @@ def kill_server(pgdata: Path) -> int:
     """
     pid = embedded._lock_file_pid(pgdata / "postmaster.pid")
     assert pid is not None and embedded._running(pid)
-    procs = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
+    root = psutil.Process(pid)
+    try:
+        procs = [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:  # a child exited while being listed
+        procs = [root]
     for proc in procs:
         try:
             os.kill(proc.pid, signal.SIGKILL)
