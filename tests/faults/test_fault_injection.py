@@ -16,7 +16,8 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -75,6 +76,26 @@ class KillingEmbedder:
 
     def kill_on(self, word: str) -> None:
         self.trigger = lambda texts: any(word in t for t in texts)
+
+
+@contextmanager
+def killed_before_statement(engine, pgdata, marker: str) -> Iterator[list[bool]]:
+    """Kill the server once, right before the first statement whose SQL holds ``marker``;
+    the yielded list holds ``True`` once that happened."""
+    from sqlalchemy import event
+
+    killed: list[bool] = []
+
+    def kill(conn, cursor, statement, params, context, executemany):
+        if not killed and marker in statement:
+            killed.append(True)
+            kill_server(pgdata)
+
+    event.listen(engine.sync_engine, "before_cursor_execute", kill)
+    try:
+        yield killed
+    finally:
+        event.remove(engine.sync_engine, "before_cursor_execute", kill)
 
 
 def words(n: int = 2) -> list[str]:
@@ -270,22 +291,10 @@ async def test_killed_in_the_middle_of_a_search(fault_server, services, caplog):
     expected = [f"fay's gate code is {secret[0]}"]
 
     # killed while the search's statement is on its way (connection already checked out)
-    armed = [True]
-
-    def kill_on_search(conn, cursor, statement, params, context, executemany):
-        if armed[0] and "adk_memory_items" in statement:
-            armed[0] = False
-            kill_server(pgdata)
-
-    from sqlalchemy import event
-
-    event.listen(memory.engine.sync_engine, "before_cursor_execute", kill_on_search)
-    try:
+    with killed_before_statement(memory.engine, pgdata, "adk_memory_items") as killed:
         with pytest.raises(MemoryKitError) as raised:
             await memory.search_memory(app_name=app, user_id="fay", query=f"gate {secret[1]}")
-    finally:
-        event.remove(memory.engine.sync_engine, "before_cursor_execute", kill_on_search)
-    assert not armed[0]
+    assert killed
     assert_clean(raised.value, secret)
     found = await memory.search_memory(app_name=app, user_id="fay", query=secret[0])
     assert [m.content.parts[0].text for m in found.memories] == expected
@@ -310,21 +319,9 @@ async def test_killed_while_the_plan_is_read_the_same_search_answers(
     app, secret = f"fi_{uuid.uuid4().hex[:8]}", words(2)
     s = await seed_session(sessions, app, "gus", [f"gus's locker code is {secret[0]}"])
     await memory.add_session_to_memory(s)
-    armed = [True]
-
-    def kill_on_plan(conn, cursor, statement, params, context, executemany):
-        if armed[0] and "to_regclass(" in statement:
-            armed[0] = False
-            kill_server(pgdata)
-
-    from sqlalchemy import event
-
-    event.listen(memory.engine.sync_engine, "before_cursor_execute", kill_on_plan)
-    try:
+    with killed_before_statement(memory.engine, pgdata, "to_regclass(") as killed:
         found = await memory.search_memory(app_name=app, user_id="gus", query=secret[0])
-    finally:
-        event.remove(memory.engine.sync_engine, "before_cursor_execute", kill_on_plan)
-    assert not armed[0]
+    assert killed
     assert [m.content.parts[0].text for m in found.memories] == [
         f"gus's locker code is {secret[0]}"
     ]

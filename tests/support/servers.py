@@ -22,7 +22,9 @@ def kill_server(pgdata: Path) -> int:
     root = psutil.Process(pid)
     try:
         procs = [root, *root.children(recursive=True)]
-    except psutil.NoSuchProcess:  # a child exited while being listed
+    except (
+        psutil.NoSuchProcess
+    ):  # the postmaster exited after the check (children are listed leniently)
         procs = [root]
     for proc in procs:
         try:
