@@ -376,7 +376,7 @@ class ConsoleData:
         memory_service / session_service / review_queue / episodic_log: existing services to
             share (e.g. when the console is mounted in the agent's own server).
             ``episodic_log=False``: no traces and costs.
-        apps: app names to list besides those with review items or forgets pending.
+        apps: app names to list besides those found in the data.
         embedder: the embedder of the memory service the adapter opens (default: MiniLM).
     """
 
@@ -459,18 +459,24 @@ class ConsoleData:
         return self._queue
 
     @property
+    def log(self) -> EpisodicLog | None:
+        """The episodic log (``None``: this console has none)."""
+        return self._log
+
+    @property
     def features(self) -> Features:
         return Features(episodic=self._log is not None)
 
     # ------------------------------------------------------------------ apps and users
     async def app_names(self) -> list[str]:
-        """The configured apps and those with review items or forgets pending (the kit has
-        no "list apps" API; any other app opens by name)."""
-        names = set(self._apps)
-        for item in await self.queue.list(status="pending", limit=_BIG):
-            names.add(item.app_name)
-        names.update(p.app_name for p in await self.pending_forgets())
-        return sorted(names)
+        """Every app found in the data (any kit home: memories, review items, the episodic
+        log, forgets; and ADK's sessions), plus the configured ``apps``."""
+        from adk_memory_kit.db.homes import app_names
+
+        await self.memory.ready()  # the memory tables exist before the catalog is read
+        async with self.memory.engine.connect() as conn:
+            found = await app_names(conn)
+        return sorted(set(self._apps) | set(found))
 
     async def users(self, app_name: str) -> list[UserRow]:
         """Every user with memories, sessions, review items or a pending forget in the app."""

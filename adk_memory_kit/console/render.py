@@ -24,6 +24,12 @@ DONE_MESSAGES = {
     "forgotten": "Forget finished: see the data map below and the forget log.",
     "forget_unverified": "Forget NOT verified: data was still left. Re-run it.",
     "logged_out": "Logged out.",
+    "added": "Memory added to long-term memory.",
+    "added_review": "Not stored: it reads as a change to how the agent behaves, so it went to "
+    "the review queue.",
+    "added_dropped": "Not stored: it looks like sensitive data.",
+    "added_rejected": "Not stored: the memory service's quality gate refused it.",
+    "edited": "Memory edited: the old version is kept, superseded.",
 }
 
 

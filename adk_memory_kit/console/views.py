@@ -7,6 +7,8 @@ user of every change come from the URL path, never from the form.
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 from urllib.parse import urlencode
 
@@ -17,12 +19,24 @@ from starlette.exceptions import HTTPException
 from adk_memory_kit.console.data import ConsoleData, NotFoundError, split_list
 from adk_memory_kit.console.render import Renderer, _seg
 from adk_memory_kit.console.security import TOKEN_COOKIE, cookie_path, safe_next
+from adk_memory_kit.console.user_data import (
+    add_user_memory,
+    edit_user_memory,
+    export_user,
+    list_user_memories,
+    session_state,
+    user_profile,
+    working_memory,
+)
 from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.memory.browse import STATES
 from adk_memory_kit.memory.hygiene import MEMORY_TYPES
 
 router = APIRouter()
 
 _STATUSES = ("pending", "approved", "rejected", "all")
+#: the memory list's sort keys, as the page names them
+LIST_SORTS = {"time": "time", "importance": "importance", "last_used": "last use"}
 
 
 async def _data(request: Request) -> ConsoleData:
@@ -144,11 +158,23 @@ async def user_page(
     type: str = "",
     tag: str = "",
     as_of: str = "",
+    sort: str = "time",
+    order: str = "desc",
+    contains: str = "",
+    state: str = "current",
+    page: int = 1,
 ) -> HTMLResponse:
+    """Search results for ``q``; without one, the user's memories listed (paged, sorted,
+    filtered by type, tag, text and state)."""
     data = await _data(request)
     limit = max(1, min(limit, 200))
-    results = (
-        await data.search(
+    page = max(1, page)
+    if order not in ("asc", "desc"):
+        raise InvalidInputError("order must be asc or desc")
+    listing = None
+    results = []
+    if q.strip():
+        results = await data.search(
             app,
             user,
             q,
@@ -157,9 +183,20 @@ async def user_page(
             tags=split_list(tag),
             as_of=as_of.strip() or None,
         )
-        if q.strip()
-        else []
-    )
+    else:
+        listing = await list_user_memories(
+            data,
+            app,
+            user,
+            sort=sort,
+            descending=order == "desc",
+            types=split_list(type),
+            tags=split_list(tag),
+            contains=contains,
+            state=state,
+            offset=(page - 1) * limit,
+            limit=limit,
+        )
     context = {
         "app": app,
         "user": user,
@@ -168,12 +205,21 @@ async def user_page(
         "type": type,
         "tag": tag,
         "as_of": as_of,
+        "sort": sort,
+        "order": order,
+        "contains": contains,
+        "state": state,
+        "page": page,
+        "sorts": LIST_SORTS,
+        "states": STATES,
+        "listing": listing,
         "memory_types": MEMORY_TYPES,
         "results": results,
         "score_max": _score_max(results),
         "counts": await data.count_memories(app, user),
         "reviews": await data.review_items(app_name=app, user_id=user, status=None),
         "sessions": await data.user_sessions(app, user),
+        "profile": await user_profile(data, app, user),
         "nav": "apps",
     }
     if request.headers.get("hx-request") and request.headers.get("hx-target") == "results":
@@ -219,6 +265,69 @@ async def pin_memory(request: Request, app: str, user: str, memory_id: str) -> R
     pinned = fields.get("pinned", "1") != "0"
     await data.pin_memory(app, user, memory_id, reason, pinned)
     return _back(request, fields, _user_url(request, app, user), "pinned" if pinned else "unpinned")
+
+
+def _importance(fields: dict[str, str]) -> float:
+    raw = fields.get("importance", "").strip() or "0.5"
+    try:
+        return float(raw)
+    except ValueError:
+        raise InvalidInputError("importance must be a number between 0 and 1") from None
+
+
+@router.post("/apps/{app}/users/{user}/memories")
+async def add_memory(request: Request, app: str, user: str) -> Response:
+    """A memory written by hand: routed like the agent's own ``remember`` (sensitive text is
+    refused, a behaviour change goes to review), then stored through ``add_memory``."""
+    fields = await _mutation_form(request)
+    data = await _data(request)
+    outcome = await add_user_memory(
+        data,
+        app,
+        user,
+        _require(fields, "text", "the memory's text"),
+        memory_type=fields.get("memory_type", "fact") or "fact",
+        tags=split_list(fields.get("tags", "")),
+        importance=_importance(fields),
+        by=fields.get("by", "").strip() or request.app.state.operator,
+    )
+    done = {"long_term": "added", "review": "added_review", "dropped": "added_dropped"}
+    return _back(
+        request, fields, _user_url(request, app, user), done.get(outcome.home, "added_rejected")
+    )
+
+
+@router.post("/apps/{app}/users/{user}/memories/{memory_id}/edit")
+async def edit_memory(request: Request, app: str, user: str, memory_id: str) -> Response:
+    """Type, tags and importance changed as a correction (the old version is kept)."""
+    fields = await _mutation_form(request)
+    data = await _data(request)
+    await edit_user_memory(
+        data,
+        app,
+        user,
+        memory_id,
+        memory_type=_require(fields, "memory_type", "the type"),
+        tags=split_list(fields.get("tags", "")),
+        importance=_importance(fields),
+        reason=_require(fields, "reason", "a reason"),
+        by=fields.get("by", "").strip() or request.app.state.operator,
+    )
+    return _back(request, fields, _user_url(request, app, user), "edited")
+
+
+@router.get("/apps/{app}/users/{user}/export")
+async def export(request: Request, app: str, user: str) -> Response:
+    """Everything the kit holds about the user, as one JSON document (a download)."""
+    data = await _data(request)
+    document = await export_user(data, app, user)
+    body = json.dumps(document, ensure_ascii=False, indent=2, default=str)
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", f"{app}-{user}")[:120]
+    return Response(
+        body,
+        media_type="application/json",
+        headers={"Content-Disposition": f'attachment; filename="{name}.json"'},
+    )
 
 
 # ---------------------------------------------------------------------- review queue
@@ -306,6 +415,7 @@ async def trace_page(request: Request, app: str, user: str, session_id: str) -> 
     trace = await data.trace(app, user, session_id)
     if events is None and not (trace and trace.entries):
         raise NotFoundError("no such session for this user in this app")
+    state = await session_state(data, app, user, session_id) or {}
     return _page(
         request,
         "trace.html",
@@ -314,6 +424,8 @@ async def trace_page(request: Request, app: str, user: str, session_id: str) -> 
         session_id=session_id,
         events=events or [],
         trace=trace,
+        wm=working_memory(state),
+        state_keys=sorted(state),
         nav="apps",
     )
 

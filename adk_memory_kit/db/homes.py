@@ -95,3 +95,20 @@ async def discover(conn: AsyncConnection) -> list[KitHome]:
     """
     rows = await conn.execute(_DISCOVER)
     return [KitHome(r.home, r.schema_name, r.table_name, bool(r.keyed)) for r in rows]
+
+
+#: ADK's own ``DatabaseSessionService`` table of sessions (not a kit home: forget_user
+#: deletes sessions through the session service), read for its app names only.
+ADK_SESSIONS_TABLE = "sessions"
+
+
+async def app_names(conn: AsyncConnection) -> list[str]:
+    """Every app name found in the data: the keyed kit homes and ADK's sessions table (when
+    this database holds one), sorted. An app with a single row anywhere is listed."""
+    tables = [h.qualified for h in await discover(conn) if h.keyed]
+    if await conn.scalar(text(f"SELECT to_regclass('{ADK_SESSIONS_TABLE}') IS NOT NULL")):
+        tables.append(_ident(ADK_SESSIONS_TABLE))
+    if not tables:
+        return []
+    union = " UNION ".join(f"SELECT DISTINCT app_name FROM {t}" for t in tables)
+    return [str(r[0]) for r in await conn.execute(text(f"{union} ORDER BY 1"))]

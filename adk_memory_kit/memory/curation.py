@@ -202,18 +202,34 @@ class CurationMixin:
         app_name: str,
         user_id: str,
         memory_id: str | None = None,
-        new_text: str,
+        new_text: str | None = None,
         reason: str,
         by: str | None = None,
         query: str | None = None,
+        memory_type: str | None = None,
+        tags: Sequence[str] | None = None,
+        importance: float | None = None,
     ) -> Correction:
         """Replace a wrong memory. The old one is superseded now (kept, with ``reason`` and
-        ``by``), the new one (same type, subject, tags and importance) is current from now;
-        ``as_of`` before the correction still returns the old one. Without ``memory_id`` the
-        best match of ``query`` (any type) is corrected."""
+        ``by``), the new one (same type, subject, tags and importance unless ``memory_type``,
+        ``tags`` or ``importance`` is given; same text when ``new_text`` is ``None``) is
+        current from now; ``as_of`` before the correction still returns the old one. Without
+        ``memory_id`` the best match of ``query`` (any type) is corrected."""
         check_scope(app_name, user_id)
-        if not isinstance(new_text, str) or not new_text.strip():
+        if new_text is None and memory_type is None and tags is None and importance is None:
+            raise InvalidInputError("give new_text, memory_type, tags or importance to change")
+        if new_text is not None and (not isinstance(new_text, str) or not new_text.strip()):
             raise InvalidInputError("new_text must be non-empty text")
+        if memory_type is not None:
+            memory_type = check_memory_type(memory_type, "memory_type")
+        if tags is not None:
+            tags = check_tags(list(tags)) if tags else []
+        if importance is not None and (
+            isinstance(importance, bool)
+            or not isinstance(importance, numbers.Real)
+            or not 0.0 <= float(importance) <= 1.0
+        ):
+            raise InvalidInputError("importance must be a number between 0 and 1")
         if not isinstance(reason, str) or not reason.strip() or len(reason) > 500:
             raise InvalidInputError("reason must be non-empty text of at most 500 characters")
         if by is not None:
@@ -238,19 +254,19 @@ class CurationMixin:
                 for k, v in dict(old.metadata or {}).items()
                 if k not in ("conflict_with", "corrects")
             }
-            metadata.update(corrects=row_id, memory_type=old.memory_type or "fact")
+            metadata.update(corrects=row_id, memory_type=memory_type or old.memory_type or "fact")
+            weight = float(importance) if importance is not None else old.importance
+            body = new_text.strip() if new_text is not None else old.text
             entry = MemoryEntry(
                 id=f"correction:{row_id}:{at.isoformat()}",
                 author=by or old.author,
                 timestamp=at.isoformat(),
-                content=genai_types.Content(
-                    role="user", parts=[genai_types.Part(text=new_text.strip())]
-                ),
+                content=genai_types.Content(role="user", parts=[genai_types.Part(text=body)]),
                 custom_metadata={
                     **metadata,
-                    "tags": list(old.tags or []),
+                    "tags": list(tags if tags is not None else old.tags or []),
                     **({"subject": old.subject} if old.subject else {}),
-                    **({"importance": old.importance} if old.importance is not None else {}),
+                    **({"importance": weight} if weight is not None else {}),
                     "valid_from": at,
                 },
             )
