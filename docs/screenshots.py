@@ -52,6 +52,21 @@ def main() -> int:
         try:
             seeded = await seed(memory, sessions, queue, app="concierge", log=log)
             await seed(memory, sessions, queue, app="rebooker", log=log)
+            profiled = await sessions.create_session(
+                app_name="concierge",
+                user_id="alice",
+                state={
+                    "user:pref_diet": "vegan",
+                    "user:pref_seat": "aisle",
+                    "wm": {
+                        "goal": "rebook the Lyon train",
+                        "constraints": ["arrive before 9:00", "aisle seat"],
+                        "plan": [{"step": "find trains", "status": "done"}],
+                    },
+                    "wm_view": "goal: rebook the Lyon train; 1 of 1 steps done",
+                },
+            )
+            seeded.profiled_session = profiled.id
             first = seeded.review_ids["bob"][0]
             await queue.approve(first, by="dana", note="added the skip_confirm preference")
             return seeded
@@ -74,16 +89,30 @@ def main() -> int:
         "session": f"{alice}/sessions/{seeded.sessions['alice'][0]}",
         "trace": f"{alice}/sessions/{seeded.traced['alice']}",
         "costs": "/apps/concierge/costs?days=14",
+        "list": f"{alice}?sort=importance&limit=5",
+        "working-memory": f"{alice}/sessions/{seeded.profiled_session}#working-memory",
     }
-    full_page = {"memory", "review", "forget", "trace", "costs"}
+    full_page = {"memory", "review", "forget", "trace", "costs", "list"}
     with serve(app) as base, chromium() as browser:
         page = browser.new_page(viewport={"width": 1366, "height": 900})
+        errors: list[str] = []  # page errors and console errors (a CSP violation is one)
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         for name, path in views.items():
             page.goto(base + path)
             page.wait_for_load_state("networkidle")
             target = OUT / f"console-{name}.png"
             page.screenshot(path=str(target), full_page=name in full_page)
             print(f"wrote {target.relative_to(ROOT)}")
+        # the add and edit forms open
+        page.goto(f"{base}{alice}?contains=aisle")
+        page.locator("#results summary", has_text="Edit type").first.click()
+        page.locator("#add-memory textarea").fill("Alice's office is on the 4th floor.")
+        page.screenshot(path=str(OUT / "console-edit.png"), full_page=True)
+        print("wrote docs/img/console-edit.png")
+    if errors:
+        print("browser console errors:", *errors, sep="\n  ", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -253,11 +253,17 @@ class CostReport:
     series: list[str]  # the per-day split: model names, or app names for all apps
 
     @property
+    def metric(self) -> str:
+        """What the charts plot: ``usd``, or ``tokens`` when no call of the period has a price
+        (an unknown price is never drawn as $0)."""
+        return "usd" if self.total["cost_usd"] is not None else "tokens"
+
+    @property
     def total_cost_usd(self) -> float | None:
         return self.total["cost_usd"]
 
     def as_dict(self) -> dict[str, Any]:
-        return {**self.__dict__, "total_cost_usd": self.total_cost_usd}
+        return {**self.__dict__, "total_cost_usd": self.total_cost_usd, "metric": self.metric}
 
 
 def split_list(value: str) -> list[str]:
@@ -730,7 +736,10 @@ class ConsoleData:
         total = dict(zero)
         by: dict[str, list[dict[str, Any]]] = {"model": [], "agent": [], "user": [], "session": []}
         by_app: list[dict[str, Any]] = []
-        daily = [{"day": date.isoformat(s.date()), **zero, "split": {}} for s in starts]
+        daily = [
+            {"day": date.isoformat(s.date()), **zero, "split": {}, "token_split": {}}
+            for s in starts
+        ]
         for app in apps:
             period = await self._log.cost_summary(app, user_id=user_id, since=starts[0])
             total = _add_lines(total, _line(period.total))
@@ -752,9 +761,12 @@ class ConsoleData:
                 for key, line in split:
                     if line.cost_usd is not None:
                         day["split"][key] = day["split"].get(key, 0.0) + line.cost_usd
+                    tokens = line.input_tokens + line.output_tokens
+                    if tokens:  # the charts fall back to tokens where no price is known
+                        day["token_split"][key] = day["token_split"].get(key, 0) + tokens
         if app_name is None:
             by = {"app": sorted(by_app, key=lambda r: (-(r["cost_usd"] or 0.0), r["key"]))}
-        series = sorted({k for d in daily for k in d["split"]})
+        series = sorted({k for d in daily for k in (*d["split"], *d["token_split"])})
         for day in daily:
             del day["key"]
         return CostReport(app_name, user_id, daily, by, total, series)

@@ -7,11 +7,15 @@ Skipped, with the reason, where chromium or playwright is missing (install chrom
 
 from __future__ import annotations
 
+import json
 import re
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from adk_memory_kit import EpisodicLog
 from adk_memory_kit.console import create_app
+from adk_memory_kit.episodic import PendingEntry
 from adk_memory_kit.routing.review_queue import ReviewQueue
 from tests.console.browser import chromium, missing_browser, serve
 from tests.console.seed import XSS, seed
@@ -24,10 +28,44 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 async def world(db_url, memory, sessions):
+    """The seeded app, with traced runs and costs in the episodic log; alice also has a
+    session whose state holds her ``user:`` profile and working memory; and an app whose
+    only model has no price."""
     queue = ReviewQueue(db_url)
+    log = EpisodicLog(db_url)
     try:
-        return await seed(memory, sessions, queue)
+        seeded = await seed(memory, sessions, queue, log=log)
+        profiled = await sessions.create_session(
+            app_name=seeded.app,
+            user_id="alice",
+            state={
+                "user:pref_seat": "aisle",
+                "wm": {"goal": "rebook the Lyon train", "constraints": ["arrive before 9"]},
+            },
+        )
+        seeded.profiled_session = profiled.id
+        seeded.unpriced_app = f"unpriced-{seeded.app}"
+        now = datetime.now(timezone.utc)
+        for i in range(3):
+            log.append(
+                PendingEntry(
+                    app_name=seeded.unpriced_app,
+                    user_id="zoe",
+                    session_id="s-1",
+                    invocation_id=f"inv-{i}",
+                    agent="helper",
+                    kind="model_call",
+                    name="house-model-7b",
+                    time=(now - timedelta(minutes=10 - i)).timestamp(),
+                    input_tokens=1000 + 100 * i,
+                    output_tokens=50,
+                    payload={"text": "(turn)"},
+                )
+            )
+        await log.flush()
+        return seeded
     finally:
+        await log.close()
         await queue.close()
 
 
@@ -85,7 +123,8 @@ def test_deep_links_open_every_view(site, world, page):
 
 def test_search_updates_results_and_url(site, world, page):
     page.goto(f"{site}/apps/{world.app}/users/alice")
-    assert "Type a query" in page.inner_text("#results")
+    # without a query the user's memories are listed (newest first)
+    assert "current memories, by time" in page.inner_text("#results")
     from playwright.sync_api import expect  # CSP forbids wait_for_function's eval
 
     page.fill("#q", "aisle seat on the train")
@@ -164,3 +203,121 @@ def test_correct_a_memory(site, world, page):
     current = page.locator("#results li.result:not(.superseded)", has_text="14 Rue Verte")
     assert current.count() == 1 and "correction" in current.inner_text()
     assert page.errors == [] and page.dialogs == []
+
+
+# ---------------------------------------------------------------------- browsing (issue 28)
+def _texts(page) -> list[str]:
+    return [t.strip() for t in page.locator("#results li.result p.text").all_inner_texts()]
+
+
+def test_apps_are_found_in_the_data(site, world, page):
+    page.goto(site + "/")
+    main = page.inner_text("main")
+    # the unpriced app was named nowhere: only its episodic log entries exist
+    assert world.app in main and world.unpriced_app in main
+    assert page.errors == []
+
+
+def test_list_sort_filter_and_page_through_memories(site, world, page):
+    page.goto(f"{site}/apps/{world.app}/users/alice?limit=3")
+    assert len(_texts(page)) == 3
+    assert "page 1 of" in page.inner_text("nav.pager")
+    page.select_option("form.listing-controls select[name=sort]", "importance")
+    page.click("form.listing-controls button")
+    page.wait_for_url(re.compile(r"sort=importance"), timeout=15000)
+    by_importance = _texts(page)
+    assert by_importance[0] == "Alice is vegan since March."  # importance 0.9, the highest
+    page.click("nav.pager a[rel=next]")
+    page.wait_for_url(re.compile(r"page=2"), timeout=15000)
+    second = _texts(page)
+    assert second and not set(second) & set(by_importance)
+    page.fill("form.listing-controls input[name=contains]", "aisle")
+    page.click("form.listing-controls button")
+    page.wait_for_url(re.compile(r"contains=aisle"), timeout=15000)
+    assert _texts(page) == ["Alice prefers aisle seats on trains."]  # the window one: corrected
+    assert page.errors == []
+
+
+def test_add_a_memory_by_hand(site, world, page):
+    page.goto(f"{site}/apps/{world.app}/users/bob")
+    form = page.locator("#add-memory form")
+    form.locator("textarea[name=text]").fill("Bob's office is on the 4th floor of Tower B.")
+    form.locator("input[name=tags]").fill("office")
+    form.locator("input[name=importance]").fill("0.8")
+    form.locator("button", has_text="Add").click()
+    page.wait_for_selector(".flash", timeout=15000)
+    assert "Memory added" in page.inner_text(".flash")
+    page.goto(f"{site}/apps/{world.app}/users/bob?contains=tower")
+    item = page.locator("#results li.result").first
+    assert "Bob's office is on the 4th floor of Tower B." in item.inner_text()
+    assert "#office" in item.inner_text() and "dana" in item.inner_text()
+    assert page.errors == [] and page.dialogs == []
+
+
+def test_edit_type_tags_and_importance(site, world, page):
+    page.goto(f"{site}/apps/{world.app}/users/alice?contains=aisle")
+    item = page.locator("#results li.result").first
+    item.locator("summary", has_text="Edit type").click()
+    form = item.locator("form[action$='/edit']")
+    form.locator("select[name=memory_type]").select_option("fact")
+    form.locator("input[name=tags]").fill("travel, rail")
+    form.locator("input[name=importance]").fill("0.9")
+    form.locator("input[name=reason]").fill("she insists on it every time")
+    form.locator("button", has_text="Save edit").click()
+    page.wait_for_selector(".flash", timeout=15000)
+    assert "Memory edited" in page.inner_text(".flash")
+    page.goto(f"{site}/apps/{world.app}/users/alice?contains=aisle")
+    current = page.locator("#results li.result").first.inner_text()
+    assert "#rail" in current and "0.90" in current and "correction" in current
+    page.goto(f"{site}/apps/{world.app}/users/alice?contains=aisle&state=superseded")
+    old = page.locator("#results li.result").first.inner_text()
+    assert "she insists on it every time" in old and "(by dana)" in old
+    assert page.errors == [] and page.dialogs == []
+
+
+def test_export_downloads_one_json_document(site, world, page):
+    page.goto(f"{site}/apps/{world.app}/users/alice")
+    with page.expect_download(timeout=30000) as download:
+        page.click("a[href$='/export']")
+    doc = json.loads(open(download.value.path(), encoding="utf-8").read())
+    assert (doc["app_name"], doc["user_id"]) == (world.app, "alice")
+    texts = {m["text"] for m in doc["memories"]}
+    assert "Alice is vegan since March." in texts and "Alice is vegetarian." in texts
+    assert world.traced["alice"] in {s["id"] for s in doc["sessions"]}
+    assert any(e["session_id"] == world.traced["alice"] for e in doc["episodic_log"])
+    assert doc["profile"]["user:pref_seat"] == "aisle"
+    assert page.errors == []
+
+
+def test_profile_and_working_memory_views(site, world, page):
+    page.goto(f"{site}/apps/{world.app}/users/alice")
+    profile = page.inner_text("#profile")
+    assert "user:pref_seat" in profile and "aisle" in profile
+    page.goto(f"{site}/apps/{world.app}/users/alice/sessions/{world.profiled_session}")
+    wm = page.inner_text("#working-memory")
+    assert "rebook the Lyon train" in wm and "arrive before 9" in wm
+    assert page.locator("#working-memory form").count() == 0
+    assert page.errors == []
+
+
+def test_costs_and_traces_draw_without_csp_errors(site, world, page):
+    for path in (
+        "/costs",
+        f"/apps/{world.app}/costs",
+        f"/apps/{world.app}/users/alice/sessions/{world.traced['alice']}",
+    ):
+        page.goto(site + path)
+        page.wait_for_load_state("networkidle")
+        if "costs" in path:
+            assert page.locator("canvas").count() >= 2
+            assert "Cost per day (USD)" in page.inner_text("main")
+    assert page.errors == [], page.errors
+
+
+def test_token_counts_where_prices_are_unknown(site, world, page):
+    page.goto(f"{site}/apps/{world.unpriced_app}/costs")
+    page.wait_for_load_state("networkidle")
+    main = page.inner_text("main")
+    assert "Tokens per day (tokens)" in main and "never counted as $0" in main
+    assert "3,450" in main  # 1000 + 1100 + 1200 in, 3 x 50 out
+    assert page.errors == [], page.errors
