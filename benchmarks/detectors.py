@@ -4,9 +4,11 @@ Usage::
 
     python benchmarks/detectors.py [--json OUT]
 
-The corpus is the table in ``tests/sensitive/test_detector_corpus.py`` (realistic positives and
-hard negatives: order ids, phone numbers, dates, prices, ISBNs, UUIDs, commit hashes, tracking
-numbers, postcodes, flight numbers, prose about passwords). Prints the README's detector table.
+Needs the ``dev`` extra (``pip install -e ".[dev]"``): the corpus is a test module, which
+imports pytest. The corpus is the table in ``tests/sensitive/test_detector_corpus.py``
+(realistic positives and hard negatives: order ids, phone numbers, dates, prices, ISBNs,
+UUIDs, commit hashes, tracking numbers, postcodes, flight numbers, prose about passwords).
+Prints the README's detector table.
 """
 
 from __future__ import annotations
@@ -32,7 +34,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
-    corpus = _load_corpus()
+    try:
+        corpus = _load_corpus()
+    except ModuleNotFoundError as exc:
+        print(
+            f"error: the corpus ({CORPUS.relative_to(CORPUS.parents[2])}) needs {exc.name}: "
+            'pip install -e ".[dev]"',
+            file=sys.stderr,
+        )
+        return 2
     table = corpus.score()
     positives = len(corpus.POSITIVES) + len(corpus.KNOWN_MISSES)
     print(f"corpus: {positives} positives, {len(corpus.NEGATIVES)} hard negatives")

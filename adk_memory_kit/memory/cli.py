@@ -72,8 +72,14 @@ def _importance(value: str) -> float:
 
 async def _search(args: argparse.Namespace) -> int:
     async with PgVectorMemoryService(args.db_url) as memory:
-        result = await memory.search_memory(
-            app_name=args.app, user_id=args.user, query=args.query, limit=args.limit
+        # what the agent would be served (every type but procedure), but an operator's look
+        # is not a use: it never keeps an item from decaying (like the console's searches)
+        result = await memory.search(
+            app_name=args.app,
+            user_id=args.user,
+            query=args.query,
+            limit=args.limit,
+            record_access=False,
         )
     for line in format_search_results(result.memories, app=args.app, user=args.user):
         print(line)
