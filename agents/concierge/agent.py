@@ -27,6 +27,7 @@ from google.adk.models.base_llm import BaseLlm
 
 from adk_memory_kit import (
     BudgetedPreloadMemoryTool,
+    EpisodicLogPlugin,
     MemoryApplier,
     MemoryCheckpointPlugin,
     MemoryRoutingPlugin,
@@ -90,5 +91,7 @@ app = App(
         # the review queue lives in the kit's database (ADK_MEMORY_KIT_DB_URL, else embedded)
         MemoryRoutingPlugin(RuleBasedExtractor(), MemoryApplier(review_queue=ReviewQueue())),
         MemoryCheckpointPlugin(every_n_invocations=CHECKPOINT_EVERY),
+        # every model and tool call, for the console's traces and costs
+        EpisodicLogPlugin(),
     ],
 )

@@ -99,11 +99,18 @@ def offline_concierge_responder(request: LlmRequest) -> list[types.Part] | str:
         if name in {"set_goal", "record_fact"}:
             return _order_reply(request)
         if name == "end_session":
+            # rows_stored counts what closing the session added; the facts the router
+            # routed were stored during the turns they were said in (not counted here)
             rows = payload.get("rows_stored")  # None: the memory service does not count
-            saved = (
-                f" ({rows} memory rows stored for this conversation)" if rows is not None else ""
+            added = (
+                f"; closing it added {rows} more memory row{'s' if rows != 1 else ''}"
+                if rows is not None
+                else ""
             )
-            return f"{OFFLINE} Session closed into long-term memory{saved}. Goodbye!"
+            return (
+                f"{OFFLINE} Session closed. What you asked me to remember was saved when you "
+                f"said it{added}. Goodbye!"
+            )
         return f"{OFFLINE} Done."
     said = last_user_text(request)
     if _BYE.search(said):

@@ -16,9 +16,11 @@ from __future__ import annotations
 import os
 
 from google.adk.agents import LlmAgent
+from google.adk.apps import App
 from google.adk.models.base_llm import BaseLlm
 
 from adk_memory_kit import (
+    EpisodicLogPlugin,
     WorkingMemoryToolset,
     working_memory_guide,
     working_memory_instruction,
@@ -26,14 +28,15 @@ from adk_memory_kit import (
 from adk_memory_kit.testing import Responder, ScriptedLlm
 
 from .offline import offline_rebooker_responder
-from .tools import hold_seat, search_flights
+from .tools import book_seat, hold_seat, search_flights
 
 ROLE = (
     "You rebook travellers whose flight was cancelled. Record every rule the traveller "
     "states as a constraint and keep to all of them for the whole task. Search with "
     "search_flights, record the best option that meets every constraint, hold a seat with "
-    "hold_seat only after the traveller agrees, and call complete_task once the traveller "
-    "confirms. Be brief."
+    "hold_seat only after the traveller agrees, and book it with book_seat only once the "
+    "traveller confirms; the traveller is rebooked only when book_seat succeeds. Then call "
+    "complete_task. Be brief."
 )
 
 
@@ -57,5 +60,9 @@ root_agent = LlmAgent(
     description="Rebooks cancelled flights, keeping the traveller's constraints in mind.",
     static_instruction=f"{ROLE}\n\n{working_memory_guide()}",
     instruction=working_memory_instruction(),  # contains {wm_view?}
-    tools=[WorkingMemoryToolset(), search_flights, hold_seat],
+    tools=[WorkingMemoryToolset(), search_flights, hold_seat, book_seat],
 )
+
+# ``adk web`` loads ``app``: the episodic log records every model and tool call (the console's
+# traces and costs; ADK_MEMORY_KIT_DB_URL, else the embedded server)
+app = App(name="rebooker", root_agent=root_agent, plugins=[EpisodicLogPlugin()])

@@ -128,10 +128,15 @@ def _latest_response(request: LlmRequest, tool: str) -> dict[str, Any]:
 def _on_user(request: LlmRequest, text: str, view: _View) -> list[types.Part] | str:
     """A new user message: start the task, record what they said, search, hold or finish."""
     facts = view.facts
-    if "held_seat" in facts and _CONFIRM.search(text):
+    if "held_seat" in facts and "booking" not in facts and _CONFIRM.search(text):
+        hold = re.search(r"\bhold (H[0-9A-F]{6})\b", facts["held_seat"])
         return [
-            call("update_step", step="Confirm with traveller", status="done"),
-            call("complete_task", summary=f"Rebooked on {facts['best_flight']}"),
+            call("update_step", step="Book seat", status="doing"),
+            call(
+                "book_seat",
+                flight_id=facts["best_flight"],
+                hold_ref=hold.group(1) if hold else "",
+            ),
         ]
     if "best_flight" in facts and "held_seat" not in facts and _HOLD.search(text):
         return [
@@ -234,14 +239,29 @@ def _after_hold(payload: dict[str, Any]) -> list[types.Part] | str:
     ]
 
 
+def _after_booking(payload: dict[str, Any], view: _View) -> list[types.Part] | str:
+    """Only a confirmed booking rebooks the traveller; a failed one leaves the hold."""
+    if payload.get("status") != "booked":
+        return f"{OFFLINE} The booking failed ({payload.get('message', 'unknown error')})."
+    booked = f"{payload['flight_id']}, booking {payload['booking_ref']}"
+    return [
+        call("record_fact", name="booking", value=booked, source="book_seat", pinned=True),
+        call("update_step", step="Book seat", status="done"),
+        call("update_step", step="Confirm with traveller", status="done"),
+        call("complete_task", summary=f"Rebooked on {booked}"),
+    ]
+
+
 def _status(request: LlmRequest, view: _View) -> str:
     """A reply built from working memory (what a model says once its tool calls are done)."""
     if not view.goal:
+        booked = _latest_response(request, "book_seat")
         held = _latest_response(request, "hold_seat")
-        if held.get("status") == "held":
+        if booked.get("status") == "booked":
+            seat = f", seat {held['seat']}" if held.get("flight_id") == booked["flight_id"] else ""
             return (
-                f"{OFFLINE} Done: you are rebooked on {held['flight_id']}, seat {held['seat']} "
-                f"(ref {held['hold_ref']}). Safe travels!"
+                f"{OFFLINE} Done: you are rebooked on {booked['flight_id']}{seat} "
+                f"(booking {booked['booking_ref']}). Safe travels!"
             )
         return f"{OFFLINE} Nothing in progress. Tell me which flight to rebook."
     rules = "; ".join(view.constraints) or "none yet"
@@ -269,6 +289,8 @@ def offline_rebooker_responder(request: LlmRequest) -> list[types.Part] | str:
         return _after_search(responses["search_flights"], view)
     if "hold_seat" in responses:
         return _after_hold(responses["hold_seat"])
+    if "book_seat" in responses:
+        return _after_booking(responses["book_seat"], view)
     if responses:  # only working-memory tools ran: tell the traveller where things stand
         return _status(request, view)
     return _on_user(request, last_user_text(request), view)

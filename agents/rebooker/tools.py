@@ -1,4 +1,8 @@
-"""The rebooker's tools: offline, deterministic stand-ins for a booking API."""
+"""The rebooker's tools: offline, deterministic stand-ins for a booking API.
+
+``hold_seat`` only holds a seat; the traveller is rebooked only when ``book_seat`` confirms
+that hold (the agent calls it after the traveller says yes).
+"""
 
 from __future__ import annotations
 
@@ -94,3 +98,22 @@ def hold_seat(flight_id: str, seat_type: str = "aisle") -> dict[str, Any]:
         "hold_ref": f"H{seed % 0xFFFFFF:06X}",
         "expires_in_minutes": 30,
     }
+
+
+def book_seat(flight_id: str, hold_ref: str) -> dict[str, Any]:
+    """Book the seat held by hold_seat: the traveller is rebooked only once this succeeds.
+
+    Args:
+        flight_id: the held flight (e.g. KX214).
+        hold_ref: the hold reference hold_seat returned (e.g. H1A2B3C).
+    """
+    flight = flight_id.strip().upper()
+    ref = hold_ref.strip().upper()
+    if not re.fullmatch(r"[A-Z]{2}\d{2,4}", flight):
+        return {"status": "error", "message": f"unknown flight id {flight_id!r}"}
+    if not re.fullmatch(r"H[0-9A-F]{6}", ref):
+        return {"status": "error", "message": "hold_ref must be the reference hold_seat returned"}
+    seed = _seed(flight, ref)
+    letters = "ABCDEFGHJKLMNPQRSTUVWXYZ"
+    booking = "".join(letters[(seed >> (5 * i)) % len(letters)] for i in range(6))
+    return {"status": "booked", "flight_id": flight, "hold_ref": ref, "booking_ref": booking}

@@ -16,9 +16,11 @@ from __future__ import annotations
 import os
 
 from google.adk.agents import LlmAgent
+from google.adk.apps import App
 from google.adk.models.base_llm import BaseLlm
 
 from adk_memory_kit import (
+    EpisodicLogPlugin,
     PruneStaleToolPayloads,
 )
 from adk_memory_kit.testing import Responder, ScriptedLlm
@@ -57,3 +59,7 @@ root_agent = LlmAgent(
     before_model_callback=pruner,
     after_model_callback=pruner.after_model_callback,
 )
+
+# ``adk web`` loads ``app``: the episodic log records every model and tool call (the console's
+# traces and costs; ADK_MEMORY_KIT_DB_URL, else the embedded server)
+app = App(name="research_assistant", root_agent=root_agent, plugins=[EpisodicLogPlugin()])

@@ -302,11 +302,20 @@ def check_rebooker(convo: Conversation) -> None:
     # ...and the finished task stays visible as a compact record
     last = states[-1]["wm_last_task"]
     assert last["goal"] == states[5]["wm"]["goal"] and last["outcome"] == "completed"
-    assert last["facts"] == len(states[5]["wm"]["facts"]) and last["steps_done"]
+    # the confirmation turn booked the held seat (book_seat) and recorded the booking
+    assert last["facts"] == len(states[5]["wm"]["facts"]) + 1 and last["steps_done"]
     assert last["steps_done_count"] == last["steps_total"]
-    assert last["summary"] == f"Rebooked on {chosen['flight_id']}"
+    (booked,) = function_parts(events, "function_response", "book_seat")
+    assert booked.response["status"] == "booked"
+    assert booked.response["flight_id"] == chosen["flight_id"]
+    assert last["summary"] == (
+        f"Rebooked on {chosen['flight_id']}, booking {booked.response['booking_ref']}"
+    )
     assert parse_time(last["finished_at"]) is not None
     assert "Done" in replies[-1] and chosen["flight_id"] in replies[-1]
+    assert booked.response["booking_ref"] in replies[-1]
+    # "rebooked" is said only after book_seat succeeded, never after the hold alone
+    assert not any("rebooked" in r for r in replies[:-1])
 
 
 CONCIERGE_SESSIONS = (
@@ -456,6 +465,12 @@ def test_rebooker_tools_are_deterministic(load_like_adk_web):
     assert hold_seat("KX214", "window")["seat"].endswith("A")
     assert hold_seat("not a flight")["status"] == "error"
     assert hold_seat("KX214", "cockpit")["status"] == "error"
+    book_seat = sys.modules["rebooker.tools"].book_seat
+    booked = book_seat("kx214", held["hold_ref"].lower())
+    assert booked["status"] == "booked" and booked == book_seat("KX214", held["hold_ref"])
+    assert len(booked["booking_ref"]) == 6 and booked["hold_ref"] == held["hold_ref"]
+    assert book_seat("KX214", "not a hold")["status"] == "error"
+    assert book_seat("nope", held["hold_ref"])["status"] == "error"
 
 
 # ---------------------------------------------------------------- model choice
