@@ -487,15 +487,14 @@ def test_agents_use_gemini_with_model_access(monkeypatch, load_like_adk_web, env
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     assert choose_model(_responder) == DEFAULT_GEMINI == "gemini-2.5-flash"
-    for name in ("research_assistant", "rebooker"):
-        assert load_like_adk_web(name).model == DEFAULT_GEMINI
-    assert load_like_adk_web("concierge").root_agent.model == DEFAULT_GEMINI
+    for name in ("research_assistant", "rebooker", "concierge"):
+        assert load_like_adk_web(name).root_agent.model == DEFAULT_GEMINI
 
 
 def test_agents_take_a_model_id_from_the_env(monkeypatch, load_like_adk_web):
     monkeypatch.setenv(MODEL_ENV, "gemini-2.5-pro")
     assert choose_model(_responder) == "gemini-2.5-pro"
-    assert load_like_adk_web("rebooker").model == "gemini-2.5-pro"
+    assert load_like_adk_web("rebooker").root_agent.model == "gemini-2.5-pro"
 
 
 def test_choose_model_wraps_a_litellm_id(monkeypatch, offline):
@@ -519,9 +518,19 @@ def test_choose_model_explains_a_missing_litellm(monkeypatch, offline):
 def test_agents_are_scripted_offline_without_model_access(load_like_adk_web):
     model = choose_model(_responder)
     assert isinstance(model, ScriptedLlm) and model.responder is _responder
-    agent = load_like_adk_web("rebooker")
+    agent = load_like_adk_web("rebooker").root_agent
     assert isinstance(agent.model, ScriptedLlm)
     assert agent.model.responder is sys.modules["rebooker.offline"].offline_rebooker_responder
+
+
+def test_every_sample_app_wires_the_episodic_log(load_like_adk_web):
+    """adk web sessions of every sample fill the console's traces and costs."""
+    from adk_memory_kit import EpisodicLogPlugin
+
+    for name in ("research_assistant", "rebooker", "concierge"):
+        loaded = load_like_adk_web(name)
+        assert isinstance(loaded, App), name
+        assert sum(isinstance(p, EpisodicLogPlugin) for p in loaded.plugins) == 1, name
 
 
 def test_agents_import_only_the_kits_public_api():
