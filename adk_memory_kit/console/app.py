@@ -10,7 +10,13 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+)
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
@@ -20,6 +26,7 @@ from adk_memory_kit.console.security import (
     CSRF_COOKIE,
     SECURITY_HEADERS,
     Guard,
+    HostRules,
     cookie_path,
 )
 from adk_memory_kit.errors import (
@@ -44,6 +51,7 @@ def create_app(
     review_queue: Any = None,
     episodic_log: Any = None,
     embedder: Any = None,
+    allowed_hosts: Sequence[str] = (),
 ) -> FastAPI:
     """The memory console as a FastAPI app.
 
@@ -59,6 +67,10 @@ def create_app(
             instead of opening new ones (e.g. when mounted in the agent's own server).
         embedder: the embedder for the memory service the console opens (default: MiniLM);
             it must be the one the memories were written with.
+        allowed_hosts: host names (besides the loopback names) a request's ``Host`` may
+            carry: the host the server is bound to and a proxy's public name. Any other
+            ``Host`` is refused (DNS rebinding); ``"*"`` turns the check off (only behind
+            a proxy that checks ``Host`` itself).
 
     Mount it with ``parent.mount("/console", create_app(...))``; call
     ``await app.state.console.close()`` at shutdown when mounted (a mounted app's lifespan
@@ -74,6 +86,9 @@ def create_app(
         embedder=embedder,
     )
     guard = Guard(token)
+    if isinstance(allowed_hosts, str) or not all(isinstance(h, str) for h in allowed_hosts):
+        raise InvalidInputError("allowed_hosts must be a list of host names (strings)")
+    hosts = HostRules(allowed_hosts)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -89,6 +104,7 @@ def create_app(
     )
     app.state.console = data
     app.state.guard = guard
+    app.state.hosts = hosts
     app.state.read_only = read_only
     app.state.operator = operator or _os_user()
     app.state.renderer = Renderer(read_only=read_only, token_required=guard.token is not None)
@@ -97,6 +113,13 @@ def create_app(
 
     @app.middleware("http")
     async def rules(request: Request, call_next: Any) -> Response:
+        if not hosts.host_ok(request):
+            # a rebound or unknown name: no page, no cookie, nothing echoed
+            return _plain_refusal(
+                400, "unknown Host: the console answers only its own names (see --allowed-host)"
+            )
+        if not hosts.origin_ok(request):
+            return _plain_refusal(403, "cross-origin request refused (Origin / Referer check)")
         path = _relative_path(request)
         request.state.csrf = guard.csrf_for(request)
         if not (path.startswith("/static/") or path == "/login" or guard.authenticated(request)):
@@ -157,6 +180,13 @@ def _error(request: Request, status: int, message: str) -> Response:
     renderer: Renderer = request.app.state.renderer
     body = renderer.page(request, "error.html", status=status, message=message)
     return HTMLResponse(body, status_code=status)
+
+
+def _plain_refusal(status: int, message: str) -> Response:
+    response = PlainTextResponse(message, status_code=status)
+    for name, value in SECURITY_HEADERS.items():
+        response.headers[name] = value
+    return response
 
 
 def _relative_path(request: Request) -> str:
