@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import getpass
+import logging
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from adk_memory_kit.console.security import (
     HostRules,
     cookie_path,
 )
+from adk_memory_kit.core.db_errors import describe, translate
 from adk_memory_kit.errors import (
     DatabaseUnavailableError,
     InvalidInputError,
@@ -37,6 +39,7 @@ from adk_memory_kit.errors import (
 )
 
 STATIC_DIR = Path(__file__).parent / "static"
+logger = logging.getLogger(__name__)
 
 
 def create_app(
@@ -133,7 +136,10 @@ def create_app(
                     f"{root}/login?next={_quote(root + target)}", status_code=303
                 )
         else:
-            response = await call_next(request)
+            try:
+                response = await call_next(request)
+            except Exception as exc:  # one translation at the console's door
+                response = _unexpected(request, exc)
         for name, value in SECURITY_HEADERS.items():
             response.headers[name] = value
         if request.cookies.get(CSRF_COOKIE) != request.state.csrf:
@@ -180,6 +186,19 @@ def _error(request: Request, status: int, message: str) -> Response:
     renderer: Renderer = request.app.state.renderer
     body = renderer.page(request, "error.html", status=status, message=message)
     return HTMLResponse(body, status_code=status)
+
+
+def _unexpected(request: Request, exc: Exception) -> Response:
+    """A database error as the documented 503 (500 for anything else), one log line with
+    the error's class and no request data."""
+    err = translate(exc, "the console request")
+    if isinstance(err, DatabaseUnavailableError):
+        logger.warning("console: %s", describe(exc))
+        return _error(request, 503, str(err))
+    if err is not None:
+        return _error(request, 400 if isinstance(err, InvalidInputError) else 500, str(err))
+    logger.error("console: unexpected %s", type(exc).__name__)
+    return _error(request, 500, "internal error: the console's log names its class")
 
 
 def _plain_refusal(status: int, message: str) -> Response:

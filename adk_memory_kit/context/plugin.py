@@ -10,8 +10,10 @@ from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
 
 from adk_memory_kit.context.budget import BudgetReport, ContextBudget
+from adk_memory_kit.core.db_errors import contained_doors
 
 
+@contained_doors
 class ContextBudgetPlugin(BasePlugin):
     """Keep every request of an app within ``max_tokens``; see :class:`ContextBudget`.
 

@@ -27,6 +27,7 @@ from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
+from adk_memory_kit.core.db_errors import contained_doors
 from adk_memory_kit.episodic import entry as kinds
 from adk_memory_kit.episodic.store import EpisodicLog, PendingEntry
 
@@ -75,6 +76,7 @@ def _response_parts(content: types.Content | None) -> tuple[str, list[dict[str, 
     return "".join(texts), calls
 
 
+@contained_doors
 class EpisodicLogPlugin(BasePlugin):
     """Writes every step of every invocation to an :class:`EpisodicLog`.
 

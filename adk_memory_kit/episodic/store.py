@@ -27,6 +27,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from adk_memory_kit.core.db_errors import db_doors
 from adk_memory_kit.db import make_engine
 from adk_memory_kit.episodic.entry import FAILURE_KINDS, MODEL_CALL, LogEntry
 from adk_memory_kit.episodic.payload import DEFAULT_MAX_PAYLOAD_BYTES, prepare_payload
@@ -234,6 +235,7 @@ def _entry(row: Mapping[str, Any]) -> LogEntry:
     return LogEntry(**dict(row))
 
 
+@db_doors
 class EpisodicLog:
     """The append-only episodic log in the kit's Postgres (embedded server by default).
 

@@ -21,7 +21,8 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_context import ToolContext
 
-from adk_memory_kit.core.db_errors import describe
+from adk_memory_kit.core.db_errors import contained_doors, describe
+from adk_memory_kit.core.tool_errors import tool_errors
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.lifecycle.closer import CloseResult, SessionCloser
 from adk_memory_kit.memory.service import PgVectorMemoryService
@@ -58,6 +59,7 @@ def _policy_name(memory_service: object) -> str | None:
     return None
 
 
+@contained_doors
 class MemoryCheckpointPlugin(BasePlugin):
     """Ingest the session into memory after every ``every_n_invocations``-th invocation.
 
@@ -171,6 +173,7 @@ class MemoryCheckpointPlugin(BasePlugin):
         await ctx.session_service.append_event(ctx.session, event)
 
 
+@tool_errors
 async def end_session(tool_context: ToolContext) -> dict[str, Any]:
     """Save this conversation to long-term memory because it is finished.
 

@@ -17,7 +17,7 @@ from typing import Literal
 from google.adk.memory.base_memory_service import BaseMemoryService
 from google.adk.sessions.base_session_service import BaseSessionService
 
-from adk_memory_kit.core.db_errors import describe, translate
+from adk_memory_kit.core.db_errors import db_doors, describe, translate
 from adk_memory_kit.core.db_errors import is_transient as db_is_transient
 from adk_memory_kit.core.validation import check_identifier, check_scope
 from adk_memory_kit.errors import InvalidInputError
@@ -57,6 +57,7 @@ class CloseResult:
         return self.status == "ingested"
 
 
+@db_doors
 class SessionCloser:
     """Ingest a finished session into long-term memory.
 

@@ -42,7 +42,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_memory_kit import _adk_compat as adk_compat
 from adk_memory_kit.core.contracts import UserMemoryEraser
-from adk_memory_kit.core.db_errors import db_errors, describe
+from adk_memory_kit.core.db_errors import db_errors, describe, translates_db_errors
 from adk_memory_kit.core.homes import DataHome
 from adk_memory_kit.core.scope import Scope
 from adk_memory_kit.db import homes as kit_homes
@@ -212,6 +212,7 @@ async def _session_ids(session_service: BaseSessionService, scope: Scope) -> lis
     return [s.id for s in listed.sessions if s.user_id == scope.user_id]
 
 
+@translates_db_errors("forget_user")
 async def forget_user(
     app_name: str,
     user_id: str,
@@ -484,6 +485,7 @@ def _pending_detail(status: str, report: dict[str, Any] | None) -> str | None:
     return str(notes[-1]) if notes else None
 
 
+@translates_db_errors("pending_forgets")
 async def pending_forgets(
     app_name: str | None = None,
     *,
@@ -573,6 +575,7 @@ class DataMap:
         return "\n".join(lines)
 
 
+@translates_db_errors("data_map")
 async def data_map(
     app_name: str,
     user_id: str,

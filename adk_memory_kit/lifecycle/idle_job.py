@@ -39,7 +39,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_memory_kit._adk_compat import idle_sessions_source
 from adk_memory_kit.core.config import KitConfig
-from adk_memory_kit.core.db_errors import db_errors, describe, translate, translates_db_errors
+from adk_memory_kit.core.db_errors import (
+    db_doors,
+    db_errors,
+    describe,
+    translate,
+    translates_db_errors,
+)
 from adk_memory_kit.errors import (
     DatabaseUnavailableError,
     InvalidInputError,
@@ -136,6 +142,7 @@ class IdleRunReport:
         )
 
 
+@db_doors
 class IdleIngestJob:
     """Ingest idle, changed sessions of one app into long-term memory.
 

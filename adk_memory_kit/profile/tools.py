@@ -18,6 +18,7 @@ from typing import Any
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_context import ToolContext
 
+from adk_memory_kit.core.tool_errors import tool_errors
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.profile.guards import looks_like_instruction, looks_like_standing_order
 from adk_memory_kit.profile.state import profile_from_state
@@ -100,6 +101,7 @@ def make_profile_tools(
 ) -> list[FunctionTool]:
     """``[save_preference, get_profile]`` as ADK tools bound to ``vocabulary``."""
 
+    @tool_errors
     async def save_preference(name: str, value: str, tool_context: ToolContext) -> dict:
         try:
             saved = write_preference(
@@ -114,6 +116,7 @@ def make_profile_tools(
             }
         return {"status": "ok", **saved}
 
+    @tool_errors
     async def get_profile(tool_context: ToolContext) -> dict:
         profile = read_profile(tool_context.state, vocabulary)
         return {

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
 
+from adk_memory_kit.core.db_errors import db_doors
 from adk_memory_kit.core.ids import fact_key, normalize_fact_text
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.profile.guards import looks_like_instruction
@@ -120,6 +121,7 @@ def long_term_entry(
     return entry, call_meta
 
 
+@db_doors
 class MemoryApplier:
     """Routes candidates and writes each to its home through an ADK context.
 

@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import text as sql
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from adk_memory_kit.core.db_errors import translates_db_errors
+from adk_memory_kit.core.db_errors import db_doors, translates_db_errors
 from adk_memory_kit.core.homes import DataHome, FunctionDataHome
 from adk_memory_kit.core.validation import check_identifier, check_scope, clean_text
 from adk_memory_kit.db.engine import make_engine
@@ -101,6 +101,7 @@ def _text_hash(value: str) -> str:
     return hashlib.sha256(" ".join(value.lower().split()).encode()).hexdigest()
 
 
+@db_doors
 class ReviewQueue:
     """The review queue table in the same Postgres as memory and sessions.
 
