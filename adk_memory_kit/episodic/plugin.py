@@ -30,6 +30,7 @@ from google.genai import types
 from adk_memory_kit.core.db_errors import contained_doors
 from adk_memory_kit.episodic import entry as kinds
 from adk_memory_kit.episodic.store import EpisodicLog, PendingEntry
+from adk_memory_kit.errors import InvalidInputError
 
 logger = logging.getLogger(__name__)
 
@@ -98,6 +99,8 @@ class EpisodicLogPlugin(BasePlugin):
         flush_after_run: bool = False,
     ) -> None:
         super().__init__(name=name)
+        if log is not None and not isinstance(log, EpisodicLog):
+            raise InvalidInputError(f"log must be an EpisodicLog or None, got {type(log).__name__}")
         self._owns_log = log is None
         self.log = log if log is not None else EpisodicLog()
         self.state_deltas = state_deltas

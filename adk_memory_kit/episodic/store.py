@@ -28,6 +28,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_memory_kit.core.db_errors import db_doors
+from adk_memory_kit.core.validation import check_number
 from adk_memory_kit.db import make_engine
 from adk_memory_kit.episodic.entry import FAILURE_KINDS, MODEL_CALL, LogEntry
 from adk_memory_kit.episodic.payload import DEFAULT_MAX_PAYLOAD_BYTES, prepare_payload
@@ -263,14 +264,22 @@ class EpisodicLog:
         max_pending: int = 10_000,
         max_payload_bytes: int = DEFAULT_MAX_PAYLOAD_BYTES,
     ) -> None:
-        if batch_size < 1 or max_pending < batch_size:
-            raise InvalidInputError("batch_size must be >= 1 and max_pending >= batch_size")
-        if flush_interval <= 0:
-            raise InvalidInputError("flush_interval must be a positive number of seconds")
-        if retention_days is not None and retention_days <= 0:
-            raise InvalidInputError("retention_days must be a positive number of days")
-        if max_payload_bytes < 256:
-            raise InvalidInputError("max_payload_bytes must be at least 256")
+        check_number("batch_size", batch_size, minimum=1, maximum=100_000, integer=True)
+        check_number("max_pending", max_pending, minimum=batch_size, maximum=10**7, integer=True)
+        check_number(
+            "flush_interval", flush_interval, minimum=0, maximum=86_400, exclusive_minimum=True
+        )
+        check_number(
+            "retention_days",
+            retention_days,
+            minimum=0,
+            maximum=365_000,
+            exclusive_minimum=True,
+            allow_none=True,
+        )
+        check_number(
+            "max_payload_bytes", max_payload_bytes, minimum=256, maximum=2**30, integer=True
+        )
         self._engine = engine or make_engine(db_url)
         self._owns_engine = engine is None
         if prices is None:
@@ -626,6 +635,11 @@ class EpisodicLog:
 
         if not isinstance(path, (str, Path)) or not str(path):
             raise InvalidInputError("path must be a file path for the JSONL output")
+        target = Path(path)
+        if target.is_dir():
+            raise InvalidInputError("path names a directory; give a file path for the JSONL output")
+        if not target.parent.is_dir():
+            raise InvalidInputError("path's folder does not exist; create it first")
         entries = self.iter_entries(app_name, user_id=user_id, since=since, until=until)
         return await write_trajectories(entries, Path(path))
 

@@ -46,6 +46,7 @@ from adk_memory_kit.core.db_errors import (
     translate,
     translates_db_errors,
 )
+from adk_memory_kit.core.validation import MAX_DURATION
 from adk_memory_kit.errors import (
     DatabaseUnavailableError,
     InvalidInputError,
@@ -113,6 +114,8 @@ class IdleJobConfig(KitConfig):
     def _check_durations(self) -> IdleJobConfig:
         if self.idle_after < timedelta(0):
             raise ValueError(f"idle_after must not be negative, got {self.idle_after}")
+        if self.idle_after > MAX_DURATION:
+            raise ValueError(f"idle_after must be at most {MAX_DURATION.days} days")
         if self.retry_backoff < timedelta(0) or self.max_retry_backoff < self.retry_backoff:
             raise ValueError(
                 "need 0 <= retry_backoff <= max_retry_backoff, got "

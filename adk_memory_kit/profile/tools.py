@@ -19,6 +19,7 @@ from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_context import ToolContext
 
 from adk_memory_kit.core.tool_errors import tool_errors
+from adk_memory_kit.core.validation import short
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.profile.guards import looks_like_instruction, looks_like_standing_order
 from adk_memory_kit.profile.state import profile_from_state
@@ -64,7 +65,7 @@ def write_preference(
     value = vocabulary.check_value(name, value)
     if looks_like_instruction(value) or looks_like_standing_order(value):
         raise InstructionValueError(
-            f"the value for {name!r} reads like an instruction to the assistant, not a "
+            f"the value for {short(name)} reads like an instruction to the assistant, not a "
             "preference, and was not stored; save only the value itself (for example "
             "'aisle' or 'vegetarian'). Requests to change how the assistant behaves are "
             "not preferences."
@@ -73,7 +74,7 @@ def write_preference(
     if findings:
         kinds = ", ".join(finding_kinds(findings))
         raise SensitiveValueError(
-            f"the value for {name!r} looks like sensitive data ({kinds}) and was not stored"
+            f"the value for {short(name)} looks like sensitive data ({kinds}) and was not stored"
         )
     written_at = (now or utc_now()).astimezone(timezone.utc).isoformat(timespec="seconds")
     state[vocabulary.state_key(name)] = value

@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from adk_memory_kit.core.db_errors import db_doors, translates_db_errors
 from adk_memory_kit.core.homes import DataHome, FunctionDataHome
-from adk_memory_kit.core.validation import check_identifier, check_scope, clean_text
+from adk_memory_kit.core.validation import check_identifier, check_scope, clean_text, short
 from adk_memory_kit.db.engine import make_engine
 from adk_memory_kit.db.homes import home_comment_step
 from adk_memory_kit.db.migrations import Step, migrate
@@ -199,9 +199,11 @@ class ReviewQueue:
     ) -> list[ReviewItem]:
         """Items, oldest first, filtered by app, user and status (``None``: any)."""
         if status is not None and status not in STATUSES:
-            raise InvalidInputError(f"status must be one of {', '.join(STATUSES)}, got {status!r}")
+            raise InvalidInputError(
+                f"status must be one of {', '.join(STATUSES)}, got {short(status)}"
+            )
         if isinstance(limit, bool) or not isinstance(limit, int) or not 0 < limit < 2**63:
-            raise InvalidInputError(f"limit must be positive (a whole number), got {limit!r}")
+            raise InvalidInputError(f"limit must be positive (a whole number), got {short(limit)}")
         where, params = ["TRUE"], {"lim": limit}
         for column, value in (("app_name", app_name), ("user_id", user_id), ("status", status)):
             if value is not None:
@@ -238,7 +240,7 @@ class ReviewQueue:
     ) -> ReviewItem:
         check_identifier("by", by)
         if isinstance(item_id, bool) or not isinstance(item_id, int):
-            raise InvalidInputError(f"item id must be an integer, got {item_id!r}")
+            raise InvalidInputError(f"item id must be an integer, got {short(item_id)}")
         scope = " AND app_name = :app" if app_name is not None else ""
         params = {"id": item_id, "status": status, "by": by, "note": note, "app": app_name}
         engine = await self._ensure_ready()

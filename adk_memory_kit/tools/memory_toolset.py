@@ -11,6 +11,7 @@ text except ``recall``'s, which returns the user's own memories framed as data.
 
 from __future__ import annotations
 
+import builtins
 from datetime import datetime, timezone
 from typing import Any
 
@@ -24,7 +25,7 @@ from google.adk.tools.tool_context import ToolContext
 from adk_memory_kit._adk_compat import context_memory_service
 from adk_memory_kit.core.tool_errors import tool_errors
 from adk_memory_kit.core.tool_names import MEMORY_TOOL_NAMES
-from adk_memory_kit.core.validation import check_positive_int
+from adk_memory_kit.core.validation import check_number, check_positive_int, check_strings
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.memory.hygiene import check_memory_type
 from adk_memory_kit.memory.service import PgVectorMemoryService
@@ -87,7 +88,7 @@ class _Tools:
         memory_type = check_memory_type(type, "type")
         if not isinstance(text, str) or not text.strip():
             return {"status": "rejected", "where": "not stored: empty text"}
-        weight = min(max(float(importance), 0.0), 1.0)
+        weight = float(check_number("importance", importance, minimum=0.0, maximum=1.0))
         now = datetime.now(timezone.utc)
         behaviour = memory_type == "procedure" or looks_like_behaviour_change(text)
         extracted = [
@@ -127,6 +128,9 @@ class _Tools:
         Returns:
             memories, best first: id, text, type, date, and whether it was superseded.
         """
+        if not isinstance(query, str):
+            raise InvalidInputError(f"query must be text, got {builtins.type(query).__name__}")
+        types = check_strings("types", types)
         service = self._service(tool_context)
         session = tool_context.session
         if isinstance(service, PgVectorMemoryService):
@@ -241,6 +245,7 @@ class MemoryToolset(BaseToolset):
     ) -> None:
         super().__init__(tool_filter=tool_filter, tool_name_prefix=tool_name_prefix)
         check_positive_int("recall_limit", recall_limit)
+        check_number("recall_limit", recall_limit, minimum=1, maximum=1000, integer=True)
         self.memory_service = memory_service
         self.applier = applier or MemoryApplier(author="memory_tools")
         self.extractor = extractor or RuleBasedExtractor()
