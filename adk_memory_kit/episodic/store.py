@@ -30,6 +30,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from adk_memory_kit.core.db_errors import db_doors
 from adk_memory_kit.core.validation import check_number
 from adk_memory_kit.db import make_engine
+from adk_memory_kit.db.fence import Fence, fences_of
 from adk_memory_kit.episodic.entry import FAILURE_KINDS, MODEL_CALL, LogEntry
 from adk_memory_kit.episodic.payload import DEFAULT_MAX_PAYLOAD_BYTES, prepare_payload
 from adk_memory_kit.episodic.pricing import ModelPrice, PriceTable
@@ -187,6 +188,13 @@ class PendingEntry:
     response_content: Any = None
 
 
+def _fenced(fences: dict[tuple[str, str], Fence], entry: PendingEntry) -> bool:
+    fence = fences.get((entry.app_name, entry.user_id))
+    if fence is None:
+        return False
+    return fence.discards(datetime.fromtimestamp(entry.time, tz=timezone.utc))
+
+
 @dataclass(frozen=True)
 class CostLine:
     """Totals for one group. ``cost_usd`` sums priced calls only (``None`` if none priced);
@@ -297,6 +305,9 @@ class EpisodicLog:
         """Entries dropped because the queue was full."""
         self.failed_writes = 0
         """Entries lost because a write failed."""
+        self.discarded = 0
+        """Entries of a user being (or already) forgotten, created before the forget
+        completed: discarded, never written after it (the forget fence)."""
         self._queue: asyncio.Queue[PendingEntry] | None = None
         self._wake: asyncio.Event | None = None
         self._flusher: asyncio.Task | None = None
@@ -404,10 +415,20 @@ class EpisodicLog:
     async def _write(self, batch: list[PendingEntry]) -> None:
         """Insert ``batch``; on failure log the count and exception class, never raise."""
         try:
-            rows = [self._row(entry) for entry in batch]
             await self.ensure_schema()
             async with self._engine.begin() as conn:
                 await conn.execute(_SQL["lock_timeout"])
+                fences = await fences_of(conn, {(e.app_name, e.user_id) for e in batch})
+                kept = [e for e in batch if not _fenced(fences, e)]
+                if len(kept) < len(batch):
+                    self.discarded += len(batch) - len(kept)
+                    logger.info(
+                        "episodic log: %d entries of users being forgotten discarded",
+                        len(batch) - len(kept),
+                    )
+                if not kept:
+                    return
+                rows = [self._row(entry) for entry in kept]
                 sessions = sorted({(r["app_name"], r["user_id"], r["session_id"]) for r in rows})
                 next_seq = {}
                 for app_name, user_id, session_id in sessions:

@@ -32,6 +32,7 @@ from adk_memory_kit.core.validation import (
     clean_text,
     short,
 )
+from adk_memory_kit.db.fence import fences_of, guard_write
 from adk_memory_kit.errors import InvalidInputError, MemoryNotFoundError
 from adk_memory_kit.memory import store
 from adk_memory_kit.memory.consolidation import Consolidator, IncomingFact, Outcome
@@ -148,6 +149,11 @@ class CurationMixin:
     ) -> None:
         engine = await self._ensure_ready()  # type: ignore[attr-defined]
         async with engine.begin() as conn:
+            fence = (await fences_of(conn, {(app, user)})).get((app, user))
+            if fence is not None:
+                rows = {k: v for k, v in rows.items() if not fence.discards(v[1])}
+                if not rows:
+                    return  # queued before or during a forget of the user: discarded
             await store.record_access(conn, app, user, rows)
 
     # ------------------------------------------------------------------ pins and decay
@@ -168,6 +174,7 @@ class CurationMixin:
         check_bool("pinned", pinned)
         engine = await self._ensure_ready()  # type: ignore[attr-defined]
         async with engine.begin() as conn:
+            await guard_write(conn, app_name, user_id)
             found = await store.set_pinned(
                 conn, app_name, user_id, row_id, bool(pinned), clean_text(reason or "") or None
             )

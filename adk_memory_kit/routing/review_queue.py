@@ -25,6 +25,7 @@ from adk_memory_kit.core.db_errors import db_doors, translates_db_errors
 from adk_memory_kit.core.homes import DataHome, FunctionDataHome
 from adk_memory_kit.core.validation import check_identifier, check_scope, clean_text, short
 from adk_memory_kit.db.engine import make_engine
+from adk_memory_kit.db.fence import guard_write
 from adk_memory_kit.db.homes import home_comment_step
 from adk_memory_kit.db.migrations import Step, migrate
 from adk_memory_kit.errors import InvalidInputError
@@ -171,6 +172,7 @@ class ReviewQueue:
             "source": source,
         }
         async with engine.begin() as conn:
+            await guard_write(conn, app_name, user_id)  # the forget fence
             row = await _first(
                 conn,
                 f"INSERT INTO {TABLE} (app_name, user_id, session_id, text, text_hash, source)"
