@@ -162,12 +162,15 @@ class MemoryCheckpointPlugin(BasePlugin):
 
         The run is over, so no tool or callback context is left to write state: the plugin
         appends one content-free event of this invocation (it changes no invocation count and
-        is never ingested), which every session service persists with its state delta.
+        is never ingested), which every session service persists with its state delta. Its
+        author is the invocation's own agent, one ADK knows (a plugin's name would make ADK's
+        agent router warn "Event from an unknown agent" on the next turn), so the next turn
+        is routed exactly as before.
         """
         record = checkpoint_record(result, trigger, _policy_name(ctx.memory_service))
         event = Event(
             invocation_id=ctx.invocation_id,
-            author=self.name,
+            author=ctx.agent.name if ctx.agent is not None else "user",
             actions=EventActions(state_delta={CHECKPOINT_STATE_KEY: record}),
         )
         await ctx.session_service.append_event(ctx.session, event)
