@@ -24,6 +24,7 @@ is refused. Nothing can land between the fence and the forget's verification.
 from __future__ import annotations
 
 import json
+import weakref
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -71,7 +72,7 @@ _COMPLETED_RUNS = text(
 )
 _LIFT = text(f"DELETE FROM {FENCE_TABLE} WHERE app_name = :a AND user_id = :u")
 
-_ready: set[int] = set()
+_ready: weakref.WeakSet[AsyncEngine] = weakref.WeakSet()
 
 
 @dataclass(frozen=True)
@@ -96,15 +97,18 @@ def _key(app: str, user: str) -> str:
 
 
 async def ensure_table(conn: AsyncConnection) -> None:
-    """Create the fence table if it is missing (once per connection pool)."""
-    engine_id = id(conn.engine)
-    if engine_id in _ready:
+    """Create the fence table if it is missing (checked once per engine). It is created on a
+    connection of its own and committed at once, so a caller's transaction that rolls back
+    cannot take it away."""
+    engine = conn.engine
+    if engine in _ready:
         return
     exists = await conn.scalar(text(f"SELECT to_regclass('{FENCE_TABLE}') IS NOT NULL"))
     if not exists:
-        await conn.execute(_CREATE_LOCK)  # concurrent first starts create it once
-        await conn.execute(_CREATE)
-    _ready.add(engine_id)
+        async with engine.begin() as own:
+            await own.execute(_CREATE_LOCK)  # concurrent first starts create it once
+            await own.execute(_CREATE)
+    _ready.add(engine)
 
 
 async def ensure_fence_table(engine: AsyncEngine) -> None:
@@ -155,13 +159,33 @@ async def fences_of(
     return found
 
 
-async def raise_fence(engine: AsyncEngine, app: str, user: str) -> datetime:
-    """Raise the user's fence (waits for every in-flight kit write of the user to commit);
-    returns when it was raised."""
+#: How long ``raise_fence`` waits for kit writes of the user already in flight.
+WAIT_FOR_WRITERS_S = 10.0
+
+
+async def raise_fence(
+    engine: AsyncEngine, app: str, user: str, *, wait_s: float = WAIT_FOR_WRITERS_S
+) -> tuple[datetime, bool]:
+    """Raise the user's fence: the row is committed first (every write that starts later is
+    refused), then the user's fence lock is taken exclusively, which waits for the writes
+    already in flight to commit (at most ``wait_s``). Returns ``(raised_at, waited)``;
+    ``waited`` is false when a write was still in flight after ``wait_s`` (the forget's
+    verification and its writers' re-check before commit still apply)."""
+    from sqlalchemy.exc import DBAPIError
+
     async with engine.begin() as conn:
         await ensure_table(conn)
-        await conn.execute(_LOCK, {"k": _key(app, user)})
-        return await conn.scalar(_RAISE, {"a": app, "u": user})
+        raised = await conn.scalar(_RAISE, {"a": app, "u": user})
+    async with engine.begin() as conn:
+        await conn.execute(text(f"SET LOCAL lock_timeout = '{max(1, int(wait_s * 1000))}ms'"))
+        try:
+            async with conn.begin_nested():
+                await conn.execute(_LOCK, {"k": _key(app, user)})
+        except DBAPIError as exc:
+            if getattr(exc.orig, "sqlstate", None) != "55P03":  # lock_not_available
+                raise
+            return raised, False
+    return raised, True
 
 
 async def complete_fence(conn: AsyncConnection, app: str, user: str) -> None:

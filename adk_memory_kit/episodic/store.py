@@ -188,6 +188,14 @@ class PendingEntry:
     response_content: Any = None
 
 
+class _FencedMeanwhile(Exception):
+    """A forget started while a batch was being written: roll back, write ``kept``."""
+
+    def __init__(self, kept: list[PendingEntry]) -> None:
+        super().__init__("fenced meanwhile")
+        self.kept = kept
+
+
 def _fenced(fences: dict[tuple[str, str], Fence], entry: PendingEntry) -> bool:
     fence = fences.get((entry.app_name, entry.user_id))
     if fence is None:
@@ -416,34 +424,12 @@ class EpisodicLog:
         """Insert ``batch``; on failure log the count and exception class, never raise."""
         try:
             await self.ensure_schema()
-            async with self._engine.begin() as conn:
-                await conn.execute(_SQL["lock_timeout"])
-                fences = await fences_of(conn, {(e.app_name, e.user_id) for e in batch})
-                kept = [e for e in batch if not _fenced(fences, e)]
-                if len(kept) < len(batch):
-                    self.discarded += len(batch) - len(kept)
-                    logger.info(
-                        "episodic log: %d entries of users being forgotten discarded",
-                        len(batch) - len(kept),
-                    )
-                if not kept:
+            for _ in range(3):  # a fence raised during the transaction: again without them
+                try:
+                    await self._insert(batch)
                     return
-                rows = [self._row(entry) for entry in kept]
-                sessions = sorted({(r["app_name"], r["user_id"], r["session_id"]) for r in rows})
-                next_seq = {}
-                for app_name, user_id, session_id in sessions:
-                    key = json.dumps([app_name, user_id, session_id])
-                    await conn.execute(_SQL["lock_session"], {"key": key})
-                    found = await conn.execute(
-                        _SQL["max_seq"],
-                        {"app_name": app_name, "user_id": user_id, "session_id": session_id},
-                    )
-                    next_seq[(app_name, user_id, session_id)] = found.scalar_one()
-                for row in rows:
-                    key = (row["app_name"], row["user_id"], row["session_id"])
-                    next_seq[key] += 1
-                    row["seq"] = next_seq[key]
-                await conn.execute(_SQL["insert"], rows)
+                except _FencedMeanwhile as fenced:
+                    batch = fenced.kept
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # never into the turn; no row content in the log line
@@ -453,6 +439,43 @@ class EpisodicLog:
                 len(batch),
                 type(exc).__name__,
             )
+
+    async def _insert(self, batch: list[PendingEntry]) -> None:
+        """One transaction: the fence check, sequence numbers, the insert, the fence check
+        again before commit (a forget that started meanwhile rolls the batch back)."""
+        async with self._engine.begin() as conn:
+            await conn.execute(_SQL["lock_timeout"])
+            fences = await fences_of(conn, {(e.app_name, e.user_id) for e in batch})
+            kept = [e for e in batch if not _fenced(fences, e)]
+            if len(kept) < len(batch):
+                self.discarded += len(batch) - len(kept)
+                logger.info(
+                    "episodic log: %d entries of users being forgotten discarded",
+                    len(batch) - len(kept),
+                )
+            if not kept:
+                return
+            rows = [self._row(entry) for entry in kept]
+            sessions = sorted({(r["app_name"], r["user_id"], r["session_id"]) for r in rows})
+            next_seq = {}
+            for app_name, user_id, session_id in sessions:
+                key = json.dumps([app_name, user_id, session_id])
+                await conn.execute(_SQL["lock_session"], {"key": key})
+                found = await conn.execute(
+                    _SQL["max_seq"],
+                    {"app_name": app_name, "user_id": user_id, "session_id": session_id},
+                )
+                next_seq[(app_name, user_id, session_id)] = found.scalar_one()
+            for row in rows:
+                key = (row["app_name"], row["user_id"], row["session_id"])
+                next_seq[key] += 1
+                row["seq"] = next_seq[key]
+            await conn.execute(_SQL["insert"], rows)
+            again = await fences_of(conn, {(e.app_name, e.user_id) for e in kept})
+            if any(_fenced(again, e) for e in kept):
+                still = [e for e in kept if not _fenced(again, e)]
+                self.discarded += len(kept) - len(still)
+                raise _FencedMeanwhile(still)
 
     def _row(self, entry: PendingEntry) -> dict[str, Any]:
         """Finish an entry off the hot path: estimates, cost, redaction, cap."""

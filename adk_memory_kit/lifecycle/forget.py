@@ -276,7 +276,12 @@ async def _forget(
     report = ForgetReport(app_name, user_id)
     # the fence first: every kit write of the user in flight commits before it (and is
     # deleted below), every later one is refused until this forget completes
-    await fence.raise_fence(eng, app_name, user_id)
+    _, waited = await fence.raise_fence(eng, app_name, user_id)
+    if not waited:
+        report.notes.append(
+            "a write of the user was still in flight after "
+            f"{fence.WAIT_FOR_WRITERS_S:g} s; the verification below covers it"
+        )
     report.forget_id, report.requested_at = await _open_tombstone(eng, app_name, user_id)
     try:
         found, broken = await _discover(eng)
