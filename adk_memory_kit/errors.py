@@ -37,6 +37,14 @@ class DatabaseUnavailableError(MemoryKitError):
     """The database could not be reached or lacks a required extension."""
 
 
+class UserBeingForgottenError(MemoryKitError):
+    """A write for a user whose forget has started and not completed (the forget fence).
+
+    Permanent until the forget completes, or the application lifts the fence
+    (``adk_memory_kit.lifecycle.lift_forget_fence``; docs/lifecycle.md, "The forget fence").
+    """
+
+
 class ContextBudgetExceededError(MemoryKitError):
     """Even the smallest request the context budget allows is larger than ``max_tokens``.
 

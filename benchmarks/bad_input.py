@@ -8,14 +8,21 @@ Tries a few hundred malformed inputs (ids that are empty, too long for a btree, 
 bytes or lone surrogates; metadata nested 5,000 deep, circular, with a ``__str__`` that
 raises; embedders returning the wrong dimension, NaN, infinity, ``None``, too few vectors,
 or raising; malformed database URLs; bad review-queue, search, forget, closer and idle-job
-arguments) against the real PostgreSQL (the embedded server unless ``--db-url`` or
+arguments; search filters, pin, purge_stale and correct_memory; every public constructor's
+numbers (NaN, infinities, wrong types, out of range); the episodic log's calls; every tool
+of every toolset called with wrong types, which must answer a tool error, never raise)
+against the real PostgreSQL (the embedded server unless ``--db-url`` or
 ``ADK_MEMORY_KIT_DB_URL``). Each outcome is counted as:
 
 * **clear error**: a kit error (``MemoryKitError``) whose message holds none of the input's
   marker text;
 * **sane result**: the call returned and its result passed the case's check;
-* **raw error**: anything else (another exception type, a wrong result, user text in the
-  message). The goal is 0.
+* **raw error**: anything else (another exception type, a wrong result, a bad value a
+  constructor accepted, user text in the message, a message over 600 characters: an echo
+  of a long value). The goal is 0.
+
+Every log record (any logger, DEBUG included for the kit) is checked for the marker: the
+run prints how many held user text (goal: 0).
 
 After each area the store must still work (a write and a search of a canary fact); a broken
 store counts as a raw error. Prints the README's table.
@@ -25,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import json
 import logging
 import math
@@ -49,6 +57,31 @@ from google.genai import types  # noqa: E402
 from adk_memory_kit.errors import MemoryKitError  # noqa: E402
 
 MARK = "zzsecretmark"  # planted in every input's text; must never appear in an error message
+LONG = MARK + "y" * 100_000  # a long value: no message may quote it (nor be this long)
+MAX_MESSAGE = 600  # a kit error message longer than this counts as an echo
+
+
+class LeakCatcher(logging.Handler):
+    """Counts log records (any logger, any level) whose text holds the marker."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.leaks: list[str] = []
+        self.records = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records += 1
+        try:
+            text = record.getMessage()
+        except Exception:  # noqa: BLE001 - a record that cannot format holds no text
+            return
+        if record.exc_info and record.exc_info[1] is not None:
+            text += str(record.exc_info[1])
+        if MARK in text:
+            self.leaks.append(f"{record.name}: {text[:80]!r}")
+
+
+LOGS = LeakCatcher()
 
 
 @dataclass
@@ -78,11 +111,20 @@ async def attempt(tally: Tally, label: str, call: Awaitable[Any], check: Check |
     except MemoryKitError as exc:
         if MARK in str(exc) or not str(exc).strip():
             tally.add("raw", f"{label}: user text or empty message in {type(exc).__name__}")
+        elif len(str(exc)) > MAX_MESSAGE:
+            tally.add("raw", f"{label}: a {len(str(exc))}-character message (echo)")
         else:
             tally.add("clear")
         return
     except Exception as exc:  # noqa: BLE001 - this is what the benchmark counts
         tally.add("raw", f"{label}: {type(exc).__name__}: {str(exc)[:120]!r}")
+        return
+    if isinstance(result, dict) and result.get("status") == "error":
+        message = str(result.get("error", ""))
+        if MARK in message or len(message) > MAX_MESSAGE or not message.strip():
+            tally.add("raw", f"{label}: tool error quotes the input or is empty")
+        else:
+            tally.add("clear")  # a tool answered the error as its result
         return
     if check is None or check(result):
         tally.add("sane")
@@ -694,9 +736,257 @@ async def run(db_url: str | None) -> dict[str, Tally]:
         ]
     await area("database URLs", cases)
 
+    # ---------------------------------------------------------------- curation (search ...)
+    from datetime import datetime as _dt
+
+    await memory.add_memory(app_name=app, user_id="u10", memories=[entry("u10 likes tea")])
+    held = await memory.search(app_name=app, user_id="u10", query="tea", record_access=False)
+    mid = held.memories[0].id
+    bad_seqs: list[Any] = [123, 4.5, [1, 2], [None], {"a": 1}, b"fact", [LONG], "x" * 500]
+    cases = []
+    for bad in bad_seqs:
+        cases += [
+            (f"search types {type(bad).__name__}",
+             lambda b=bad: memory.search(app_name=app, user_id="u10", query="tea", types=b), None),
+            (f"search tags {type(bad).__name__}",
+             lambda b=bad: memory.search(app_name=app, user_id="u10", query="tea", tags=b), None),
+        ]  # fmt: skip
+    for bad in (
+        LONG,
+        "x" * 100_000,
+        "yesterday",
+        "2026-13-45",
+        123,
+        math.nan,
+        [],
+        "9" * 40,
+        _dt.max.isoformat() + "+14:00",
+    ):
+        cases.append(
+            (f"search as_of {type(bad).__name__}",
+             lambda b=bad: memory.search(app_name=app, user_id="u10", query="tea", as_of=b), None)
+        )  # fmt: skip
+    for bad in ("no", "yes", 0, 1, None, 2.0, [True]):
+        cases += [
+            (f"pin_memory pinned={bad!r}",
+             lambda b=bad: memory.pin_memory(app_name=app, user_id="u10", memory_id=mid,
+                                             reason="r", pinned=b), None),
+            (f"search record_access={bad!r}",
+             lambda b=bad: memory.search(app_name=app, user_id="u10", query="tea",
+                                         record_access=b), None),
+        ]  # fmt: skip
+    for bad in (
+        timedelta.max,
+        timedelta.min,
+        -timedelta(days=1),
+        timedelta(0),
+        30,
+        "30d",
+        None,
+        timedelta(days=10**6),
+    ):
+        cases.append(
+            (f"purge_stale older_than {bad!r:.20}",
+             lambda b=bad: memory.purge_stale(app, older_than=b, max_importance=0.1), None)
+        )  # fmt: skip
+    for bad in (math.nan, math.inf, -math.inf, 1.5, -0.1, "high", None, True):
+        cases.append(
+            (f"purge_stale max_importance {bad!r}",
+             lambda b=bad: memory.purge_stale(app, older_than=timedelta(days=1),
+                                              max_importance=b), None)
+        )  # fmt: skip
+    for kw in (
+        {"new_text": None},
+        {"new_text": 42},
+        {"new_text": "  "},
+        {"reason": LONG},
+        {"reason": None},
+        {"by": LONG},
+        {"by": 7},
+        {"memory_id": LONG},
+        {"memory_id": None, "query": None},
+        {"memory_id": 12},
+    ):
+        args = {"memory_id": mid, "new_text": "u10 likes green tea", "reason": "fix", **kw}
+        cases.append(
+            (f"correct_memory {sorted(kw)}",
+             lambda a=args: memory.correct_memory(app_name=app, user_id="u10", **a), None)
+        )  # fmt: skip
+    for bad in (LONG, 3, None, "not-a-uuid"):
+        cases.append(
+            ("pin_memory memory_id",
+             lambda b=bad: memory.pin_memory(app_name=app, user_id="u10", memory_id=b,
+                                             reason="r"), None)
+        )  # fmt: skip
+    cases.append(("flush_access", lambda: memory.flush_access(), lambda n: isinstance(n, int)))
+    await area("curation (search filters, pin, purge_stale, correct)", cases)
+
+    # ---------------------------------------------------------------- constructors
+    from adk_memory_kit import (
+        ContextBudget,
+        ContextBudgetPlugin,
+        EpisodicLog,
+        EpisodicLogPlugin,
+        MemoryToolset,
+    )
+    from adk_memory_kit.console import create_app
+
+    async def built(factory: Callable[[], Any]) -> Any:
+        made = factory()
+        close = getattr(made, "close", None)
+        if close is not None and asyncio.iscoroutinefunction(close):
+            if not inspect.signature(close).parameters:
+                await close()
+        return made
+
+    # zero is a valid value of these; every other value tried here must be refused
+    zero_ok = {"recall_max_tokens", "summary_max_tokens", "safety_margin"}
+
+    bad_numbers: list[Any] = [math.nan, math.inf, -math.inf, -1, 0, "5", None, True, 1e300,
+                              [5], 2**70]  # fmt: skip
+    ctor_cases: list[tuple[str, Callable[[], Any]]] = []
+    for bad in bad_numbers:
+        for name in ("batch_size", "flush_interval", "retention_days", "max_pending",
+                     "max_payload_bytes"):  # fmt: skip
+            if name == "retention_days" and bad is None:
+                continue  # None: keep forever (valid)
+            ctor_cases.append(
+                (f"EpisodicLog {name}={bad!r:.12}",
+                 lambda n=name, b=bad: EpisodicLog(engine=memory.engine, **{n: b}))
+            )  # fmt: skip
+        for name in ("max_tokens", "safety_margin", "target_ratio", "keep_recent_invocations",
+                     "recall_max_tokens", "summary_max_tokens"):  # fmt: skip
+            if name in ("recall_max_tokens", "summary_max_tokens") and bad is None:
+                continue
+            kw = {"max_tokens": 4000, name: bad}
+            ctor_cases.append(
+                (f"ContextBudget {name}={bad!r:.12}", lambda kw=kw: ContextBudget(**kw))
+            )
+        ctor_cases.append(
+            (f"MemoryToolset recall_limit={bad!r:.12}", lambda b=bad: MemoryToolset(recall_limit=b))
+        )
+    for bad in (5, 3.5, b"tool", object(), [1, 2]):
+        ctor_cases.append(
+            (f"ContextBudget prunable={bad!r:.12}",
+             lambda b=bad: ContextBudget(max_tokens=4000, prunable=b))
+        )  # fmt: skip
+    ctor_cases += [
+        ("ContextBudgetPlugin()", lambda: ContextBudgetPlugin()),
+        ("ContextBudgetPlugin budget=str", lambda: ContextBudgetPlugin(budget="big")),
+        ("ContextBudgetPlugin both", lambda: ContextBudgetPlugin(100, budget=ContextBudget(100))),
+        ("EpisodicLogPlugin log=str", lambda: EpisodicLogPlugin(log="nowhere")),
+        ("create_app allowed_hosts=str", lambda: create_app(url, allowed_hosts="x")),
+        ("create_app allowed_hosts=[1]", lambda: create_app(url, allowed_hosts=[1])),
+        ("SessionCloser attempts=nan",
+         lambda: SessionCloser(sessions, memory, attempts=math.nan)),
+        ("SessionCloser backoff=inf", lambda: SessionCloser(sessions, memory, backoff=math.inf)),
+        ("SessionCloser backoff=-1", lambda: SessionCloser(sessions, memory, backoff=-1)),
+        ("IdleIngestJob idle_after=max",
+         lambda: IdleIngestJob(sessions, memory, app_name=app, idle_after=timedelta.max)),
+        ("IdleIngestJob batch_size=nan",
+         lambda: IdleIngestJob(sessions, memory, app_name=app, batch_size=math.nan)),
+    ]  # fmt: skip
+
+    def refused_only(label: str) -> Check:
+        """A constructor that accepted a bad value is a raw error (a silent acceptance)."""
+        name = label.split(" ", 1)[-1].split("=", 1)[0]
+        return lambda _: name in zero_ok and label.endswith("=0")
+
+    await area(
+        "constructors (types, NaN, infinities, ranges)",
+        [(label, lambda f=factory: built(f), refused_only(label)) for label, factory in ctor_cases],
+    )
+
+    # ---------------------------------------------------------------- episodic log calls
+    import tempfile
+
+    log = EpisodicLog(engine=memory.engine)
+    folder = Path(tempfile.mkdtemp(prefix="bad_input_"))
+    cases = [
+        ("export_trajectories to a directory",
+         lambda: log.export_trajectories(app, folder), None),
+        ("export_trajectories missing folder",
+         lambda: log.export_trajectories(app, folder / "no" / "such" / "x.jsonl"), None),
+        ("export_trajectories path=123", lambda: log.export_trajectories(app, 123), None),
+        ("export_trajectories path=LONG", lambda: log.export_trajectories(app, LONG), None),
+        ("export_trajectories since=str",
+         lambda: log.export_trajectories(app, folder / "t.jsonl", since=LONG), None),
+        ("cost_summary since=nan", lambda: log.cost_summary(app, since=math.nan), None),
+        ("cost_summary user=LONG", lambda: log.cost_summary(app, user_id=LONG), None),
+        ("trace session=LONG", lambda: log.trace(app, "u1", LONG), None),
+        ("trace session=None", lambda: log.trace(app, "u1", None), None),
+        ("forget_user user=123", lambda: log.forget_user(app, 123), None),
+    ]  # fmt: skip
+    await area("episodic log calls", cases)
+    await log.close()
+
+    # ---------------------------------------------------------------- tools (ADK convention)
+    from google.adk.agents import LlmAgent
+    from google.adk.agents.invocation_context import InvocationContext
+    from google.adk.sessions import InMemorySessionService
+    from google.adk.tools.tool_context import ToolContext
+
+    from adk_memory_kit import WorkingMemoryToolset
+    from adk_memory_kit.lifecycle.checkpoint import end_session_tool
+    from adk_memory_kit.profile import DEFAULT_VOCABULARY
+    from adk_memory_kit.profile.tools import make_profile_tools
+    from adk_memory_kit.recall.load import FramedLoadMemoryTool
+
+    tool_sessions = InMemorySessionService()
+
+    async def tool_context() -> ToolContext:
+        session = await tool_sessions.create_session(app_name=app, user_id="u11")
+        invocation = InvocationContext(
+            session_service=tool_sessions,
+            memory_service=memory,
+            invocation_id=f"inv-{uuid.uuid4().hex[:8]}",
+            agent=LlmAgent(name="bench_agent"),
+            session=session,
+        )
+        return ToolContext(invocation, function_call_id=f"call-{uuid.uuid4().hex[:8]}")
+
+    tools = [
+        *await MemoryToolset(memory).get_tools(),
+        *await WorkingMemoryToolset().get_tools(),
+        *make_profile_tools(DEFAULT_VOCABULARY),
+        end_session_tool(),
+        FramedLoadMemoryTool(),
+    ]
+    bad_args: list[Any] = [None, 123, math.nan, LONG, ["list"], {"a": MARK}, True, "very"]
+    cases = []
+    for tool in tools:
+        declaration = tool._get_declaration()  # the parameters the model is told about
+        params = declaration.parameters
+        names = sorted(params.properties or {}) if params is not None else []
+        if not names and declaration.parameters_json_schema:
+            names = sorted(declaration.parameters_json_schema.get("properties", {}))
+        for name in names:
+            for bad in bad_args:
+
+                async def call_tool(tool=tool, name=name, bad=bad, names=names):
+                    args = {n: "tea" for n in names}
+                    args[name] = bad
+                    return await tool.run_async(args=args, tool_context=await tool_context())
+
+                cases.append((f"tool {tool.name}({name}={bad!r:.12})", call_tool,
+                              lambda r: isinstance(r, dict)))  # fmt: skip
+    cases += [
+        ("remember importance='very'",
+         lambda: _run_tool(tools, "remember", {"text": "I like tea", "importance": "very"},
+                           tool_context), None),
+        ("recall query=None",
+         lambda: _run_tool(tools, "recall", {"query": None}, tool_context), None),
+    ]  # fmt: skip
+    await area("tools (errors are tool results)", cases)
+
     await memory.close()
     await sessions.close()
     return tallies
+
+
+async def _run_tool(tools: list[Any], name: str, args: dict[str, Any], context: Any) -> Any:
+    tool = next(t for t in tools if t.name == name)
+    return await tool.run_async(args=args, tool_context=await context())
 
 
 def table(tallies: dict[str, Tally]) -> str:
@@ -722,16 +1012,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the counts here")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.ERROR)  # the kit's warnings about refused inputs
+    root = logging.getLogger()
+    root.addHandler(LOGS)
+    kit = logging.getLogger("adk_memory_kit")
+    kit.setLevel(logging.DEBUG)  # every kit record is checked for user text, DEBUG included
     started = time.perf_counter()
     tallies = asyncio.run(run(args.db_url))
     print(table(tallies))
-    print(f"\n({time.perf_counter() - started:.1f} s)")
+    print(f"\nlog records checked: {LOGS.records}; with user text: {len(LOGS.leaks)}")
+    print(f"({time.perf_counter() - started:.1f} s)")
+    for leak in LOGS.leaks[:20]:
+        print(f"log leak: {leak}", file=sys.stderr)
     for name, t in tallies.items():
         for example in t.raw_examples:
             print(f"raw: {name}: {example}", file=sys.stderr)
     if args.json:
         args.json.write_text(json.dumps({k: vars(v) for k, v in tallies.items()}, indent=2))
-    return 0 if all(t.raw == 0 for t in tallies.values()) else 1
+    clean = all(t.raw == 0 for t in tallies.values()) and not LOGS.leaks
+    return 0 if clean else 1
 
 
 if __name__ == "__main__":

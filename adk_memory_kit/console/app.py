@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import contextlib
 import getpass
+import logging
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+)
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
@@ -20,8 +27,10 @@ from adk_memory_kit.console.security import (
     CSRF_COOKIE,
     SECURITY_HEADERS,
     Guard,
+    HostRules,
     cookie_path,
 )
+from adk_memory_kit.core.db_errors import describe, translate
 from adk_memory_kit.errors import (
     DatabaseUnavailableError,
     InvalidInputError,
@@ -30,6 +39,7 @@ from adk_memory_kit.errors import (
 )
 
 STATIC_DIR = Path(__file__).parent / "static"
+logger = logging.getLogger(__name__)
 
 
 def create_app(
@@ -44,6 +54,7 @@ def create_app(
     review_queue: Any = None,
     episodic_log: Any = None,
     embedder: Any = None,
+    allowed_hosts: Sequence[str] = (),
 ) -> FastAPI:
     """The memory console as a FastAPI app.
 
@@ -59,6 +70,10 @@ def create_app(
             instead of opening new ones (e.g. when mounted in the agent's own server).
         embedder: the embedder for the memory service the console opens (default: MiniLM);
             it must be the one the memories were written with.
+        allowed_hosts: host names (besides the loopback names) a request's ``Host`` may
+            carry: the host the server is bound to and a proxy's public name. Any other
+            ``Host`` is refused (DNS rebinding); ``"*"`` turns the check off (only behind
+            a proxy that checks ``Host`` itself).
 
     Mount it with ``parent.mount("/console", create_app(...))``; call
     ``await app.state.console.close()`` at shutdown when mounted (a mounted app's lifespan
@@ -74,6 +89,9 @@ def create_app(
         embedder=embedder,
     )
     guard = Guard(token)
+    if isinstance(allowed_hosts, str) or not all(isinstance(h, str) for h in allowed_hosts):
+        raise InvalidInputError("allowed_hosts must be a list of host names (strings)")
+    hosts = HostRules(allowed_hosts)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -89,6 +107,7 @@ def create_app(
     )
     app.state.console = data
     app.state.guard = guard
+    app.state.hosts = hosts
     app.state.read_only = read_only
     app.state.operator = operator or _os_user()
     app.state.renderer = Renderer(read_only=read_only, token_required=guard.token is not None)
@@ -97,6 +116,13 @@ def create_app(
 
     @app.middleware("http")
     async def rules(request: Request, call_next: Any) -> Response:
+        if not hosts.host_ok(request):
+            # a rebound or unknown name: no page, no cookie, nothing echoed
+            return _plain_refusal(
+                400, "unknown Host: the console answers only its own names (see --allowed-host)"
+            )
+        if not hosts.origin_ok(request):
+            return _plain_refusal(403, "cross-origin request refused (Origin / Referer check)")
         path = _relative_path(request)
         request.state.csrf = guard.csrf_for(request)
         if not (path.startswith("/static/") or path == "/login" or guard.authenticated(request)):
@@ -110,7 +136,10 @@ def create_app(
                     f"{root}/login?next={_quote(root + target)}", status_code=303
                 )
         else:
-            response = await call_next(request)
+            try:
+                response = await call_next(request)
+            except Exception as exc:  # one translation at the console's door
+                response = _unexpected(request, exc)
         for name, value in SECURITY_HEADERS.items():
             response.headers[name] = value
         if request.cookies.get(CSRF_COOKIE) != request.state.csrf:
@@ -157,6 +186,26 @@ def _error(request: Request, status: int, message: str) -> Response:
     renderer: Renderer = request.app.state.renderer
     body = renderer.page(request, "error.html", status=status, message=message)
     return HTMLResponse(body, status_code=status)
+
+
+def _unexpected(request: Request, exc: Exception) -> Response:
+    """A database error as the documented 503 (500 for anything else), one log line with
+    the error's class and no request data."""
+    err = translate(exc, "the console request")
+    if isinstance(err, DatabaseUnavailableError):
+        logger.warning("console: %s", describe(exc))
+        return _error(request, 503, str(err))
+    if err is not None:
+        return _error(request, 400 if isinstance(err, InvalidInputError) else 500, str(err))
+    logger.error("console: unexpected %s", type(exc).__name__)
+    return _error(request, 500, "internal error: the console's log names its class")
+
+
+def _plain_refusal(status: int, message: str) -> Response:
+    response = PlainTextResponse(message, status_code=status)
+    for name, value in SECURITY_HEADERS.items():
+        response.headers[name] = value
+    return response
 
 
 def _relative_path(request: Request) -> str:

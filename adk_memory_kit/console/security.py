@@ -8,16 +8,29 @@
   and signed with this console's secret (signed double submit). Requests authenticated by an
   ``Authorization`` / ``X-Console-Token`` header are exempt: a browser never adds those to a
   cross-site request.
+* **Host allow-list (DNS rebinding).** Every request's ``Host`` must name the console: a
+  loopback name (``localhost``, ``127.0.0.1``, ``::1``), the host it is bound to, or a name
+  given with ``allowed_hosts`` / ``--allowed-host`` (a proxy's name). A page on a rebound
+  name (``evil.example`` resolving to 127.0.0.1) gets 400 and nothing else.
+* **Origin / Referer.** Every request that changes something (any method but GET, HEAD,
+  OPTIONS) whose ``Origin`` (else ``Referer``) is present must name an allowed host (with
+  ``"*"`` allowed: the request's own ``Host``); ``Origin: null`` and
+  ``Sec-Fetch-Site: cross-site`` are refused (403). Requests without either header
+  (scripts, curl) rely on the token / CSRF.
 * **Headers.** Every response is ``Cache-Control: no-store`` and carries a strict
   Content-Security-Policy (scripts and styles from the console only), ``nosniff``,
-  ``no-referrer`` and ``frame-ancestors 'none'``.
+  ``Referrer-Policy: same-origin`` (URLs never leave the console; same-origin posts carry
+  their ``Origin``) and ``frame-ancestors 'none'``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import secrets
+from collections.abc import Iterable
+from urllib.parse import urlsplit
 
 from starlette.requests import Request
 
@@ -31,7 +44,7 @@ SECURITY_HEADERS = {
     "Cache-Control": "no-store",
     "Pragma": "no-cache",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",
     "X-Frame-Options": "DENY",
     "Content-Security-Policy": (
         "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -39,6 +52,85 @@ SECURITY_HEADERS = {
         "object-src 'none'"
     ),
 }
+
+
+#: Names that always reach only this machine.
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def host_name(value: str | None) -> str | None:
+    """The lower-case host name of a ``Host`` header value (``None``: malformed / empty).
+
+    ``[::1]:8766`` -> ``::1``; ``Example.COM:80`` -> ``example.com``.
+    """
+    if not value or len(value) > 300:
+        return None
+    value = value.strip().lower()
+    if value.startswith("["):
+        end = value.find("]")
+        if end < 0:
+            return None
+        name, rest = value[1:end], value[end + 1 :]
+        if rest and not (rest.startswith(":") and rest[1:].isdigit()):
+            return None
+        return name or None
+    name, _, port = value.partition(":")
+    if port and not port.isdigit():
+        return None
+    return name.rstrip(".") or None
+
+
+def normalize_host(value: str) -> str:
+    """An allow-list entry in the form :func:`host_name` returns (bare name, no port)."""
+    value = value.strip().lower()
+    try:
+        return str(ipaddress.ip_address(value.strip("[]")))
+    except ValueError:
+        return host_name(value) or ""
+
+
+class HostRules:
+    """The allow-list of ``Host`` names and the ``Origin`` / ``Referer`` check."""
+
+    def __init__(self, allowed: Iterable[str] = ()) -> None:
+        extra = {normalize_host(h) for h in allowed if isinstance(h, str) and h.strip()}
+        self.any_host = "*" in extra
+        self.allowed = frozenset((LOOPBACK_HOSTS | extra) - {"", "*"})
+
+    def host_ok(self, request: Request) -> bool:
+        if self.any_host:
+            return True
+        name = host_name(request.headers.get("host"))
+        return name is not None and name in self.allowed
+
+    def origin_ok(self, request: Request) -> bool:
+        """Whether a state-changing request comes from this console (see the module doc)."""
+        if request.method.upper() in SAFE_METHODS:
+            return True
+        if request.headers.get("sec-fetch-site", "").lower() == "cross-site":
+            return False
+        source = request.headers.get("origin")
+        if source is None:
+            source = request.headers.get("referer")
+            if source is None:
+                return True
+        if source.strip().lower() == "null":
+            return False
+        try:
+            parts = urlsplit(source.strip())
+            netloc = parts.netloc
+        except ValueError:
+            return False
+        if parts.scheme not in ("http", "https") or not netloc:
+            return False
+        netloc = netloc.rpartition("@")[2].lower()
+        origin_host = host_name(netloc)
+        if origin_host is None:
+            return False
+        if origin_host in self.allowed:  # a name of this console (a proxy may rewrite Host)
+            return True
+        return self.any_host and netloc == (request.headers.get("host") or "").strip().lower()
 
 
 class Guard:

@@ -50,6 +50,7 @@ from adk_memory_kit.context.sections import (
     measure,
 )
 from adk_memory_kit.context.summarizer import DEFAULT_DISTILLED_TOOLS, FactPreservingSummarizer
+from adk_memory_kit.core.validation import check_number
 from adk_memory_kit.errors import ContextBudgetExceededError, InvalidInputError
 from adk_memory_kit.pruning.core import prune_contents
 from adk_memory_kit.pruning.tokens import (
@@ -69,6 +70,9 @@ CUT_KEY = STATE_PREFIX + "cut"
 """Fingerprint (a hash, no text) of the first invocation kept in the request."""
 PRUNE_KEY = STATE_PREFIX + "pruned_before"
 """Fingerprint of the invocation before which every prunable tool payload is a tombstone."""
+
+MAX_TOKENS = 100_000_000
+"""The largest token count a budget accepts (far above any model's window)."""
 
 _DEFAULT = object()
 
@@ -178,14 +182,32 @@ class ContextBudget:
         summarizer: FactPreservingSummarizer | None | object = _DEFAULT,
         summary_max_tokens: int | None = None,
     ) -> None:
-        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0:
-            raise InvalidInputError("max_tokens must be a positive int")
-        if not 0 <= safety_margin < 1:
-            raise InvalidInputError("safety_margin must be in [0, 1)")
-        if not 0 < target_ratio <= 1:
-            raise InvalidInputError("target_ratio must be in (0, 1]")
-        if keep_recent_invocations < 1:
-            raise InvalidInputError("keep_recent_invocations must be >= 1")
+        check_number("max_tokens", max_tokens, minimum=1, maximum=MAX_TOKENS, integer=True)
+        check_number("safety_margin", safety_margin, minimum=0, maximum=0.99)
+        check_number("target_ratio", target_ratio, minimum=0, maximum=1, exclusive_minimum=True)
+        check_number(
+            "keep_recent_invocations",
+            keep_recent_invocations,
+            minimum=1,
+            maximum=10_000,
+            integer=True,
+        )
+        check_number(
+            "recall_max_tokens",
+            recall_max_tokens,
+            minimum=0,
+            maximum=MAX_TOKENS,
+            integer=True,
+            allow_none=True,
+        )
+        check_number(
+            "summary_max_tokens",
+            summary_max_tokens,
+            minimum=0,
+            maximum=MAX_TOKENS,
+            integer=True,
+            allow_none=True,
+        )
         self.max_tokens = max_tokens
         self.safety_margin = safety_margin
         self.target_ratio = target_ratio
@@ -551,6 +573,8 @@ def _predicate(
         return {prunable}.__contains__
     if callable(prunable):
         return prunable
+    if not isinstance(prunable, (list, tuple, set, frozenset)):
+        raise InvalidInputError("prunable must be tool names or a predicate on a tool name")
     names = frozenset(prunable)
     if not all(isinstance(name, str) for name in names):
         raise InvalidInputError("prunable must be tool names or a predicate on a tool name")

@@ -10,8 +10,11 @@ from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
 
 from adk_memory_kit.context.budget import BudgetReport, ContextBudget
+from adk_memory_kit.core.db_errors import contained_doors
+from adk_memory_kit.errors import InvalidInputError
 
 
+@contained_doors
 class ContextBudgetPlugin(BasePlugin):
     """Keep every request of an app within ``max_tokens``; see :class:`ContextBudget`.
 
@@ -35,10 +38,15 @@ class ContextBudgetPlugin(BasePlugin):
         super().__init__(name)
         if budget is None:
             if max_tokens is None:
-                raise ValueError("pass max_tokens (and options) or a ready budget")
+                raise InvalidInputError(
+                    "ContextBudgetPlugin needs max_tokens (and options) or "
+                    "budget=ContextBudget(...)"
+                )
             budget = ContextBudget(max_tokens, **options)
         elif max_tokens is not None or options:
-            raise ValueError("pass either max_tokens/options or a budget, not both")
+            raise InvalidInputError("pass either max_tokens/options or a budget, not both")
+        if not isinstance(budget, ContextBudget):
+            raise InvalidInputError(f"budget must be a ContextBudget, got {type(budget).__name__}")
         self.budget = budget
 
     @property

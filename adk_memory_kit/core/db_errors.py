@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from adk_memory_kit.errors import (
     DatabaseUnavailableError,
@@ -36,6 +38,15 @@ from adk_memory_kit.errors import (
 
 P = ParamSpec("P")
 R = TypeVar("R")
+T = TypeVar("T")
+
+logger = logging.getLogger(__name__)
+
+#: The attribute naming how a public door handles database errors (checked by
+#: tests/architecture/test_doors.py): "translates" (raises kit errors only), "contained"
+#: (an ADK callback: logs one line, never breaks the turn), "tool" (returns the error as a
+#: tool result).
+DOOR_ATTR = "__kit_door__"
 
 # SQLSTATE classes: connection exception, insufficient resources, operator intervention
 # (admin shutdown, crash), system error.
@@ -177,9 +188,78 @@ def translates_db_errors(
             async with db_errors(what):
                 return await func(*args, **kwargs)
 
+        setattr(wrapper, DOOR_ATTR, "translates")
         return wrapper
 
     return wrap
+
+
+def _translating_asyncgen(func: Callable[..., Any], what: str) -> Callable[..., Any]:
+    @functools.wraps(func)
+    async def wrapper(*args: Any, **kwargs: Any) -> Any:
+        async with db_errors(what):
+            async for item in func(*args, **kwargs):
+                yield item
+
+    setattr(wrapper, DOOR_ATTR, "translates")
+    return wrapper
+
+
+def _contained(func: Callable[..., Awaitable[Any]], what: str) -> Callable[..., Awaitable[Any]]:
+    @functools.wraps(func)
+    async def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return await func(*args, **kwargs)
+        except Exception as exc:
+            err = translate(exc, what)
+            if err is None or (not isinstance(err, DatabaseUnavailableError) and err is exc):
+                raise  # not a database failure (e.g. the context budget's own error)
+            if not isinstance(err, DatabaseUnavailableError):
+                raise err from exc
+            logger.warning("%s skipped: %s", what, describe(exc))
+            return None
+
+    setattr(wrapper, DOOR_ATTR, "contained")
+    return wrapper
+
+
+def _public_coroutines(cls: type) -> dict[str, Any]:
+    """Public async methods ``cls`` has from the kit's own classes (not ADK's bases)."""
+    found: dict[str, Any] = {}
+    for klass in reversed(cls.__mro__):
+        if not klass.__module__.startswith("adk_memory_kit"):
+            continue
+        for name, value in vars(klass).items():
+            if name.startswith("_"):
+                continue
+            if inspect.iscoroutinefunction(value) or inspect.isasyncgenfunction(value):
+                found[name] = value
+    return found
+
+
+def db_doors(cls: type[T]) -> type[T]:
+    """Class decorator: every public async method (its own and inherited from kit classes)
+    raises kit errors only: a database error becomes one (see :func:`translate`)."""
+    for name, func in _public_coroutines(cls).items():
+        if getattr(func, DOOR_ATTR, None) == "translates":
+            continue
+        what = f"{cls.__name__}.{name}"
+        if inspect.isasyncgenfunction(func):
+            setattr(cls, name, _translating_asyncgen(func, what))
+        else:
+            setattr(cls, name, translates_db_errors(what)(func))
+    return cls
+
+
+def contained_doors(cls: type[T]) -> type[T]:
+    """Class decorator for ADK plugins: a public async callback that fails because the
+    database is unavailable logs one line (no user text) and returns ``None``, so the
+    agent's turn goes on; other kit errors are raised as kit errors."""
+    for name, func in _public_coroutines(cls).items():
+        if getattr(func, DOOR_ATTR, None) == "contained":
+            continue
+        setattr(cls, name, _contained(func, f"{cls.__name__}.{name}"))
+    return cls
 
 
 def describe(exc: BaseException) -> str:
@@ -192,4 +272,13 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__} (message withheld: it may quote user data)"
 
 
-__all__: list[str] = ["db_errors", "describe", "is_transient", "translate", "translates_db_errors"]
+__all__: list[str] = [
+    "DOOR_ATTR",
+    "contained_doors",
+    "db_doors",
+    "db_errors",
+    "describe",
+    "is_transient",
+    "translate",
+    "translates_db_errors",
+]

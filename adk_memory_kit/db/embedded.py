@@ -10,6 +10,11 @@ A server found dead (killed, crashed) is started again by the next :func:`embedd
 call in the same process, at most once every :data:`RESTART_INTERVAL_S` seconds per data
 folder; within that interval the call raises :class:`DatabaseUnavailableError` instead.
 
+Clean exits: the wheel stops the server from ``atexit`` in the last process using it; a
+process ended by ``SIGTERM`` / ``SIGINT`` (or killed) runs no ``atexit``, so a small watcher
+(:mod:`adk_memory_kit.db.reaper`) stops it once this process is gone, unless another live
+process (or a detached lease) still uses it.
+
 A *new* data folder gets ``shared_buffers`` sized for search (:func:`shared_buffers_setting`,
 ``ADK_MEMORY_KIT_PG_SHARED_BUFFERS``) with one restart right after its creation; an existing
 folder keeps whatever it has.
@@ -283,6 +288,9 @@ def embedded_db_url(home: str | os.PathLike[str] | None = None, *, detached: boo
                     f"Set {DB_URL_ENV} to use your own server, or remove a damaged {pgdata}."
                 ) from exc
             _servers[pgdata] = server
+            from adk_memory_kit.db.reaper import watch
+
+            watch(pgdata)  # stops it when this process ends by a signal (and no one else uses it)
     info = server.get_postmaster_info()  # type: ignore[attr-defined]
     if detached:
         _lease(server, info.pid)

@@ -27,8 +27,10 @@ from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
+from adk_memory_kit.core.db_errors import contained_doors
 from adk_memory_kit.episodic import entry as kinds
 from adk_memory_kit.episodic.store import EpisodicLog, PendingEntry
+from adk_memory_kit.errors import InvalidInputError
 
 logger = logging.getLogger(__name__)
 
@@ -75,6 +77,7 @@ def _response_parts(content: types.Content | None) -> tuple[str, list[dict[str, 
     return "".join(texts), calls
 
 
+@contained_doors
 class EpisodicLogPlugin(BasePlugin):
     """Writes every step of every invocation to an :class:`EpisodicLog`.
 
@@ -96,6 +99,8 @@ class EpisodicLogPlugin(BasePlugin):
         flush_after_run: bool = False,
     ) -> None:
         super().__init__(name=name)
+        if log is not None and not isinstance(log, EpisodicLog):
+            raise InvalidInputError(f"log must be an EpisodicLog or None, got {type(log).__name__}")
         self._owns_log = log is None
         self.log = log if log is not None else EpisodicLog()
         self.state_deltas = state_deltas

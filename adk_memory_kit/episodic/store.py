@@ -27,7 +27,10 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from adk_memory_kit.core.db_errors import db_doors
+from adk_memory_kit.core.validation import check_number
 from adk_memory_kit.db import make_engine
+from adk_memory_kit.db.fence import Fence, fences_of
 from adk_memory_kit.episodic.entry import FAILURE_KINDS, MODEL_CALL, LogEntry
 from adk_memory_kit.episodic.payload import DEFAULT_MAX_PAYLOAD_BYTES, prepare_payload
 from adk_memory_kit.episodic.pricing import ModelPrice, PriceTable
@@ -185,6 +188,21 @@ class PendingEntry:
     response_content: Any = None
 
 
+class _FencedMeanwhile(Exception):
+    """A forget started while a batch was being written: roll back, write ``kept``."""
+
+    def __init__(self, kept: list[PendingEntry]) -> None:
+        super().__init__("fenced meanwhile")
+        self.kept = kept
+
+
+def _fenced(fences: dict[tuple[str, str], Fence], entry: PendingEntry) -> bool:
+    fence = fences.get((entry.app_name, entry.user_id))
+    if fence is None:
+        return False
+    return fence.discards(datetime.fromtimestamp(entry.time, tz=timezone.utc))
+
+
 @dataclass(frozen=True)
 class CostLine:
     """Totals for one group. ``cost_usd`` sums priced calls only (``None`` if none priced);
@@ -234,6 +252,7 @@ def _entry(row: Mapping[str, Any]) -> LogEntry:
     return LogEntry(**dict(row))
 
 
+@db_doors
 class EpisodicLog:
     """The append-only episodic log in the kit's Postgres (embedded server by default).
 
@@ -261,14 +280,22 @@ class EpisodicLog:
         max_pending: int = 10_000,
         max_payload_bytes: int = DEFAULT_MAX_PAYLOAD_BYTES,
     ) -> None:
-        if batch_size < 1 or max_pending < batch_size:
-            raise InvalidInputError("batch_size must be >= 1 and max_pending >= batch_size")
-        if flush_interval <= 0:
-            raise InvalidInputError("flush_interval must be a positive number of seconds")
-        if retention_days is not None and retention_days <= 0:
-            raise InvalidInputError("retention_days must be a positive number of days")
-        if max_payload_bytes < 256:
-            raise InvalidInputError("max_payload_bytes must be at least 256")
+        check_number("batch_size", batch_size, minimum=1, maximum=100_000, integer=True)
+        check_number("max_pending", max_pending, minimum=batch_size, maximum=10**7, integer=True)
+        check_number(
+            "flush_interval", flush_interval, minimum=0, maximum=86_400, exclusive_minimum=True
+        )
+        check_number(
+            "retention_days",
+            retention_days,
+            minimum=0,
+            maximum=365_000,
+            exclusive_minimum=True,
+            allow_none=True,
+        )
+        check_number(
+            "max_payload_bytes", max_payload_bytes, minimum=256, maximum=2**30, integer=True
+        )
         self._engine = engine or make_engine(db_url)
         self._owns_engine = engine is None
         if prices is None:
@@ -286,6 +313,9 @@ class EpisodicLog:
         """Entries dropped because the queue was full."""
         self.failed_writes = 0
         """Entries lost because a write failed."""
+        self.discarded = 0
+        """Entries of a user being (or already) forgotten, created before the forget
+        completed: discarded, never written after it (the forget fence)."""
         self._queue: asyncio.Queue[PendingEntry] | None = None
         self._wake: asyncio.Event | None = None
         self._flusher: asyncio.Task | None = None
@@ -393,25 +423,13 @@ class EpisodicLog:
     async def _write(self, batch: list[PendingEntry]) -> None:
         """Insert ``batch``; on failure log the count and exception class, never raise."""
         try:
-            rows = [self._row(entry) for entry in batch]
             await self.ensure_schema()
-            async with self._engine.begin() as conn:
-                await conn.execute(_SQL["lock_timeout"])
-                sessions = sorted({(r["app_name"], r["user_id"], r["session_id"]) for r in rows})
-                next_seq = {}
-                for app_name, user_id, session_id in sessions:
-                    key = json.dumps([app_name, user_id, session_id])
-                    await conn.execute(_SQL["lock_session"], {"key": key})
-                    found = await conn.execute(
-                        _SQL["max_seq"],
-                        {"app_name": app_name, "user_id": user_id, "session_id": session_id},
-                    )
-                    next_seq[(app_name, user_id, session_id)] = found.scalar_one()
-                for row in rows:
-                    key = (row["app_name"], row["user_id"], row["session_id"])
-                    next_seq[key] += 1
-                    row["seq"] = next_seq[key]
-                await conn.execute(_SQL["insert"], rows)
+            for _ in range(3):  # a fence raised during the transaction: again without them
+                try:
+                    await self._insert(batch)
+                    return
+                except _FencedMeanwhile as fenced:
+                    batch = fenced.kept
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # never into the turn; no row content in the log line
@@ -421,6 +439,43 @@ class EpisodicLog:
                 len(batch),
                 type(exc).__name__,
             )
+
+    async def _insert(self, batch: list[PendingEntry]) -> None:
+        """One transaction: the fence check, sequence numbers, the insert, the fence check
+        again before commit (a forget that started meanwhile rolls the batch back)."""
+        async with self._engine.begin() as conn:
+            await conn.execute(_SQL["lock_timeout"])
+            fences = await fences_of(conn, {(e.app_name, e.user_id) for e in batch})
+            kept = [e for e in batch if not _fenced(fences, e)]
+            if len(kept) < len(batch):
+                self.discarded += len(batch) - len(kept)
+                logger.info(
+                    "episodic log: %d entries of users being forgotten discarded",
+                    len(batch) - len(kept),
+                )
+            if not kept:
+                return
+            rows = [self._row(entry) for entry in kept]
+            sessions = sorted({(r["app_name"], r["user_id"], r["session_id"]) for r in rows})
+            next_seq = {}
+            for app_name, user_id, session_id in sessions:
+                key = json.dumps([app_name, user_id, session_id])
+                await conn.execute(_SQL["lock_session"], {"key": key})
+                found = await conn.execute(
+                    _SQL["max_seq"],
+                    {"app_name": app_name, "user_id": user_id, "session_id": session_id},
+                )
+                next_seq[(app_name, user_id, session_id)] = found.scalar_one()
+            for row in rows:
+                key = (row["app_name"], row["user_id"], row["session_id"])
+                next_seq[key] += 1
+                row["seq"] = next_seq[key]
+            await conn.execute(_SQL["insert"], rows)
+            again = await fences_of(conn, {(e.app_name, e.user_id) for e in kept})
+            if any(_fenced(again, e) for e in kept):
+                still = [e for e in kept if not _fenced(again, e)]
+                self.discarded += len(kept) - len(still)
+                raise _FencedMeanwhile(still)
 
     def _row(self, entry: PendingEntry) -> dict[str, Any]:
         """Finish an entry off the hot path: estimates, cost, redaction, cap."""
@@ -624,6 +679,11 @@ class EpisodicLog:
 
         if not isinstance(path, (str, Path)) or not str(path):
             raise InvalidInputError("path must be a file path for the JSONL output")
+        target = Path(path)
+        if target.is_dir():
+            raise InvalidInputError("path names a directory; give a file path for the JSONL output")
+        if not target.parent.is_dir():
+            raise InvalidInputError("path's folder does not exist; create it first")
         entries = self.iter_entries(app_name, user_id=user_id, since=since, until=until)
         return await write_trajectories(entries, Path(path))
 

@@ -22,6 +22,7 @@ from adk_memory_kit.lifecycle.forget import (
     PendingForget,
     data_map,
     forget_user,
+    lift_forget_fence,
     pending_forgets,
 )
 from adk_memory_kit.lifecycle.idle_job import IdleIngestJob, IdleRunReport
@@ -51,5 +52,6 @@ __all__ = [
     "end_session_tool",
     "forget_user",
     "is_transient",
+    "lift_forget_fence",
     "pending_forgets",
 ]

@@ -21,7 +21,8 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_context import ToolContext
 
-from adk_memory_kit.core.db_errors import describe
+from adk_memory_kit.core.db_errors import contained_doors, describe
+from adk_memory_kit.core.tool_errors import tool_errors
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.lifecycle.closer import CloseResult, SessionCloser
 from adk_memory_kit.memory.service import PgVectorMemoryService
@@ -58,6 +59,7 @@ def _policy_name(memory_service: object) -> str | None:
     return None
 
 
+@contained_doors
 class MemoryCheckpointPlugin(BasePlugin):
     """Ingest the session into memory after every ``every_n_invocations``-th invocation.
 
@@ -160,17 +162,21 @@ class MemoryCheckpointPlugin(BasePlugin):
 
         The run is over, so no tool or callback context is left to write state: the plugin
         appends one content-free event of this invocation (it changes no invocation count and
-        is never ingested), which every session service persists with its state delta.
+        is never ingested), which every session service persists with its state delta. Its
+        author is the invocation's own agent, one ADK knows (a plugin's name would make ADK's
+        agent router warn "Event from an unknown agent" on the next turn), so the next turn
+        is routed exactly as before.
         """
         record = checkpoint_record(result, trigger, _policy_name(ctx.memory_service))
         event = Event(
             invocation_id=ctx.invocation_id,
-            author=self.name,
+            author=ctx.agent.name if ctx.agent is not None else "user",
             actions=EventActions(state_delta={CHECKPOINT_STATE_KEY: record}),
         )
         await ctx.session_service.append_event(ctx.session, event)
 
 
+@tool_errors
 async def end_session(tool_context: ToolContext) -> dict[str, Any]:
     """Save this conversation to long-term memory because it is finished.
 

@@ -17,9 +17,9 @@ from typing import Literal
 from google.adk.memory.base_memory_service import BaseMemoryService
 from google.adk.sessions.base_session_service import BaseSessionService
 
-from adk_memory_kit.core.db_errors import describe, translate
+from adk_memory_kit.core.db_errors import db_doors, describe, translate
 from adk_memory_kit.core.db_errors import is_transient as db_is_transient
-from adk_memory_kit.core.validation import check_identifier, check_scope
+from adk_memory_kit.core.validation import check_identifier, check_number, check_scope
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.memory.reports import SessionWrite
 
@@ -57,6 +57,7 @@ class CloseResult:
         return self.status == "ingested"
 
 
+@db_doors
 class SessionCloser:
     """Ingest a finished session into long-term memory.
 
@@ -86,8 +87,10 @@ class SessionCloser:
                 "SessionCloser needs a memory service; pass memory_service= to the Runner "
                 "(e.g. PgVectorMemoryService()) or to SessionCloser"
             )
-        if attempts < 1:
-            raise InvalidInputError(f"attempts must be at least 1, got {attempts}")
+        check_number("attempts", attempts, minimum=1, maximum=100, integer=True)
+        check_number("backoff", backoff, minimum=0, maximum=3600)
+        if not callable(retry_if) or not callable(sleep):
+            raise InvalidInputError("retry_if and sleep must be callables")
         self.session_service = session_service
         self.memory_service = memory_service
         self.attempts = attempts

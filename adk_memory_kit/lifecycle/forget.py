@@ -42,9 +42,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_memory_kit import _adk_compat as adk_compat
 from adk_memory_kit.core.contracts import UserMemoryEraser
-from adk_memory_kit.core.db_errors import db_errors, describe
+from adk_memory_kit.core.db_errors import db_errors, describe, translates_db_errors
 from adk_memory_kit.core.homes import DataHome
 from adk_memory_kit.core.scope import Scope
+from adk_memory_kit.db import fence
 from adk_memory_kit.db import homes as kit_homes
 from adk_memory_kit.db.homes import KitHome
 from adk_memory_kit.errors import InvalidInputError
@@ -212,6 +213,7 @@ async def _session_ids(session_service: BaseSessionService, scope: Scope) -> lis
     return [s.id for s in listed.sessions if s.user_id == scope.user_id]
 
 
+@translates_db_errors("forget_user")
 async def forget_user(
     app_name: str,
     user_id: str,
@@ -272,6 +274,14 @@ async def _forget(
     store = WatermarkStore(eng)
     await store.ready()
     report = ForgetReport(app_name, user_id)
+    # the fence first: every kit write of the user in flight commits before it (and is
+    # deleted below), every later one is refused until this forget completes
+    _, waited = await fence.raise_fence(eng, app_name, user_id)
+    if not waited:
+        report.notes.append(
+            "a write of the user was still in flight after "
+            f"{fence.WAIT_FOR_WRITERS_S:g} s; the verification below covers it"
+        )
     report.forget_id, report.requested_at = await _open_tombstone(eng, app_name, user_id)
     try:
         found, broken = await _discover(eng)
@@ -400,6 +410,7 @@ async def _open_tombstone(engine: AsyncEngine, app: str, user: str) -> tuple[int
 async def _close_tombstone(engine: AsyncEngine, report: ForgetReport) -> datetime:
     """Close this run's row and every older open run of the user (now finished too)."""
     async with engine.begin() as conn:
+        await fence.complete_fence(conn, report.app_name, report.user_id)
         report.completed_at = await forget_log.close_run(
             conn,
             app_name=report.app_name,
@@ -484,6 +495,7 @@ def _pending_detail(status: str, report: dict[str, Any] | None) -> str | None:
     return str(notes[-1]) if notes else None
 
 
+@translates_db_errors("pending_forgets")
 async def pending_forgets(
     app_name: str | None = None,
     *,
@@ -573,6 +585,7 @@ class DataMap:
         return "\n".join(lines)
 
 
+@translates_db_errors("data_map")
 async def data_map(
     app_name: str,
     user_id: str,
@@ -687,3 +700,31 @@ async def _data_map(
         "application logs, external logs and database backups",
     ]
     return result
+
+
+@translates_db_errors("lift_forget_fence")
+async def lift_forget_fence(
+    app_name: str,
+    user_id: str,
+    *,
+    db_url: str | None = None,
+    engine: AsyncEngine | None = None,
+    memory_service: BaseMemoryService | None = None,
+) -> bool:
+    """Lift the forget fence of (app, user) so the kit accepts the user's writes again
+    without finishing the forget (a failed or unverified forget keeps the fence raised;
+    re-running ``forget_user`` until it completes lifts it too). Entries queued before the
+    fence are discarded either way. Returns whether a fence was lifted.
+    """
+    Scope(app_name, user_id)
+    eng, owned = await resolve_engine(
+        engine=engine, db_url=db_url, memory_service=memory_service, session_service=None
+    )
+    try:
+        lifted = await fence.lift_fence(eng, app_name, user_id)
+    finally:
+        if owned:
+            await eng.dispose()
+    if lifted:
+        logger.info("forget fence lifted for one user of app %s", app_name)
+    return lifted

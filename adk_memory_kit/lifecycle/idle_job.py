@@ -39,7 +39,14 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_memory_kit._adk_compat import idle_sessions_source
 from adk_memory_kit.core.config import KitConfig
-from adk_memory_kit.core.db_errors import db_errors, describe, translate, translates_db_errors
+from adk_memory_kit.core.db_errors import (
+    db_doors,
+    db_errors,
+    describe,
+    translate,
+    translates_db_errors,
+)
+from adk_memory_kit.core.validation import MAX_DURATION
 from adk_memory_kit.errors import (
     DatabaseUnavailableError,
     InvalidInputError,
@@ -107,6 +114,8 @@ class IdleJobConfig(KitConfig):
     def _check_durations(self) -> IdleJobConfig:
         if self.idle_after < timedelta(0):
             raise ValueError(f"idle_after must not be negative, got {self.idle_after}")
+        if self.idle_after > MAX_DURATION:
+            raise ValueError(f"idle_after must be at most {MAX_DURATION.days} days")
         if self.retry_backoff < timedelta(0) or self.max_retry_backoff < self.retry_backoff:
             raise ValueError(
                 "need 0 <= retry_backoff <= max_retry_backoff, got "
@@ -136,6 +145,7 @@ class IdleRunReport:
         )
 
 
+@db_doors
 class IdleIngestJob:
     """Ingest idle, changed sessions of one app into long-term memory.
 

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from google.adk.memory.base_memory_service import BaseMemoryService
 from google.adk.memory.memory_entry import MemoryEntry
 
+from adk_memory_kit.core.db_errors import db_doors
 from adk_memory_kit.core.ids import normalize_fact_text
 from adk_memory_kit.memory.consolidation import Consolidator, RuleConsolidator
 from adk_memory_kit.memory.service import PgVectorMemoryService
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
+@db_doors
 class SleepTimeDistiller:
     """Distils sessions into deduplicated, dated long-term facts.
 

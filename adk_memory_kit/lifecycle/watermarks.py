@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from adk_memory_kit.core.db_errors import db_doors
 from adk_memory_kit.db.homes import home_comment_step
 from adk_memory_kit.db.migrations import Step
 from adk_memory_kit.lifecycle import forget_log
@@ -234,6 +235,7 @@ def _params(key: SessionKey) -> dict[str, Any]:
     return {"app": key.app_name, "user": key.user_id, "sid": key.session_id}
 
 
+@db_doors
 class WatermarkStore:
     """Owns the SQL of ``adk_memory_kit_ingest_watermarks``: reads, candidate selection,
     claims and advances of the idle job's watermarks.

@@ -25,6 +25,7 @@ import math
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from adk_memory_kit.core.db_errors import translates_db_errors
 from adk_memory_kit.core.validation import check_positive_int
 from adk_memory_kit.memory.schema import TABLE
 from adk_memory_kit.memory.term_stats import USER_STATS
@@ -115,6 +116,7 @@ def _built_m(options: list[str] | None) -> int:
     return HNSW_M
 
 
+@translates_db_errors("build_user_index")
 async def build_user_index(
     engine: AsyncEngine,
     app: str,
@@ -199,6 +201,7 @@ async def build_user_index(
     return name
 
 
+@translates_db_errors("index_heavy_users")
 async def index_heavy_users(
     engine: AsyncEngine,
     *,

@@ -22,7 +22,17 @@ from google.genai import types as genai_types
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from adk_memory_kit.core.ids import fact_key, memory_row_id
-from adk_memory_kit.core.validation import check_identifier, check_scope, clean_text
+from adk_memory_kit.core.validation import (
+    check_bool,
+    check_duration,
+    check_identifier,
+    check_number,
+    check_scope,
+    check_strings,
+    clean_text,
+    short,
+)
+from adk_memory_kit.db.fence import fences_of, guard_write
 from adk_memory_kit.errors import InvalidInputError, MemoryNotFoundError
 from adk_memory_kit.memory import store
 from adk_memory_kit.memory.consolidation import Consolidator, IncomingFact, Outcome
@@ -56,6 +66,10 @@ def _as_of(value: Any) -> datetime | None:
     if isinstance(value, datetime):
         return checked_utc(value, "as_of")
     if isinstance(value, str):
+        if len(value) > 64:
+            raise InvalidInputError(
+                "as_of must be an ISO-8601 date or time (at most 64 characters)"
+            )
         return parse_timestamp(value)
     raise InvalidInputError("as_of must be a datetime or an ISO-8601 string")
 
@@ -104,12 +118,12 @@ class CurationMixin:
         if limit is not None and (
             isinstance(limit, bool) or not isinstance(limit, numbers.Integral)
         ):
-            raise InvalidInputError(f"limit must be a whole number, got {limit!r}")
+            raise InvalidInputError(f"limit must be a whole number, got {short(limit)}")
         cap = self.search_options.limit if limit is None else int(limit)  # type: ignore[attr-defined]
         if not 0 < cap <= MAX_LIMIT:
             raise InvalidInputError(f"limit must be between 1 and {MAX_LIMIT}, got {cap}")
-        if isinstance(types, str):
-            types = [types]
+        types = check_strings("types", types)
+        check_bool("record_access", record_access)
         filters = SearchFilters(
             types=None if types is None else tuple(check_memory_type(t, "types") for t in types),
             tags=None if tags is None else tuple(check_tags(tags)),
@@ -135,6 +149,11 @@ class CurationMixin:
     ) -> None:
         engine = await self._ensure_ready()  # type: ignore[attr-defined]
         async with engine.begin() as conn:
+            fence = (await fences_of(conn, {(app, user)})).get((app, user))
+            if fence is not None:
+                rows = {k: v for k, v in rows.items() if not fence.discards(v[1])}
+                if not rows:
+                    return  # queued before or during a forget of the user: discarded
             await store.record_access(conn, app, user, rows)
 
     # ------------------------------------------------------------------ pins and decay
@@ -152,8 +171,10 @@ class CurationMixin:
         row_id = _row_id(memory_id)
         if reason is not None and (not isinstance(reason, str) or len(reason) > 500):
             raise InvalidInputError("reason must be a string of at most 500 characters")
+        check_bool("pinned", pinned)
         engine = await self._ensure_ready()  # type: ignore[attr-defined]
         async with engine.begin() as conn:
+            await guard_write(conn, app_name, user_id)
             found = await store.set_pinned(
                 conn, app_name, user_id, row_id, bool(pinned), clean_text(reason or "") or None
             )
@@ -173,12 +194,9 @@ class CurationMixin:
         0). Pinned memories and facts that feed ``user:`` state (``state_key`` metadata) never
         decay. ``dry_run`` reports what would go and deletes nothing. One statement per user."""
         check_identifier("app_name", app_name)
-        if not isinstance(older_than, timedelta) or older_than <= timedelta(0):
-            raise InvalidInputError("older_than must be a positive timedelta")
-        if isinstance(max_importance, bool) or not isinstance(max_importance, numbers.Real):
-            raise InvalidInputError("max_importance must be a number in [0, 1]")
-        if not 0.0 <= float(max_importance) <= 1.0:
-            raise InvalidInputError("max_importance must be in [0, 1]")
+        check_duration("older_than", older_than)
+        check_number("max_importance", max_importance, minimum=0.0, maximum=1.0)
+        check_bool("dry_run", dry_run)
         await self.flush_access()
         cutoff = datetime.now(timezone.utc) - older_than
         found: list[tuple[str, store.StaleRow]] = []

@@ -17,7 +17,7 @@ from pydantic import Field
 
 from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.core.ids import fact_key, memory_row_id
-from adk_memory_kit.core.validation import check_identifier, clean_text
+from adk_memory_kit.core.validation import check_identifier, clean_text, short
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.sensitive import redact_secrets
 
@@ -183,7 +183,7 @@ def checked_utc(value: datetime, what: str) -> datetime:
     try:
         value = value.astimezone(timezone.utc)
     except (OverflowError, ValueError) as exc:
-        raise InvalidInputError(f"{what} {value!r} is out of range") from exc
+        raise InvalidInputError(f"{what} {short(value)} is out of range") from exc
     if not _MIN_TIME <= value <= _MAX_TIME:
         raise InvalidInputError(f"{what} {value.isoformat()} is outside years 1-9999")
     return value
@@ -228,9 +228,10 @@ def event_time(event: Event) -> datetime:
         when = datetime.fromtimestamp(value, tz=timezone.utc)
     except (TypeError, ValueError, OverflowError, OSError) as exc:
         raise InvalidInputError(
-            f"event {event.id!r} has timestamp {seconds!r}; expected seconds since the epoch"
+            f"event {short(event.id)} has timestamp {short(seconds)}; expected seconds since "
+            "the epoch"
         ) from exc
-    return checked_utc(when, f"event {event.id!r} timestamp")
+    return checked_utc(when, f"event {short(event.id)} timestamp")
 
 
 def newest_event_time(events: Sequence[Event]) -> datetime | None:
@@ -247,7 +248,7 @@ def parse_timestamp(value: str | None) -> datetime:
         parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
     except ValueError as exc:
         raise InvalidInputError(
-            f"timestamp {value!r} is not ISO-8601 (e.g. 2026-09-28T12:00:00+00:00)"
+            f"timestamp {short(value)} is not ISO-8601 (e.g. 2026-09-28T12:00:00+00:00)"
         ) from exc
     return checked_utc(parsed, "timestamp")
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from adk_memory_kit.core.validation import short
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.memory.documents import checked_utc, clean_text, parse_timestamp
 
@@ -107,11 +108,11 @@ def pop_hygiene(metadata: dict[str, Any], now: datetime | None = None) -> Hygien
             ttl = ttl.total_seconds()
         seconds = _number(ttl)
         if seconds is None or not math.isfinite(seconds) or seconds <= 0:
-            raise InvalidInputError(f"ttl must be a positive number of seconds, got {ttl!r}")
+            raise InvalidInputError(f"ttl must be a positive number of seconds, got {short(ttl)}")
         try:
             expires_at = now + timedelta(seconds=seconds)
         except OverflowError as exc:
-            raise InvalidInputError(f"ttl {ttl!r} seconds is too large") from exc
+            raise InvalidInputError(f"ttl {short(ttl)} seconds is too large") from exc
         hygiene.expires_at = checked_utc(expires_at, "expiry (now + ttl)")
     expires = metadata.pop("expires_at", None)
     if expires is not None:
@@ -129,13 +130,15 @@ def pop_hygiene(metadata: dict[str, Any], now: datetime | None = None) -> Hygien
     if importance is not None:
         value = _number(importance)
         if value is None:
-            raise InvalidInputError(f"importance must be a number in [0, 1], got {importance!r}")
+            raise InvalidInputError(
+                f"importance must be a number in [0, 1], got {short(importance)}"
+            )
         if not 0.0 <= value <= 1.0:  # NaN fails this too
             raise InvalidInputError(f"importance must be in [0, 1], got {importance}")
         hygiene.importance = value
     subject = metadata.pop("subject", None)
     if subject is not None:
         if not isinstance(subject, str) or not subject.strip():
-            raise InvalidInputError(f"subject must be a non-empty string, got {subject!r}")
+            raise InvalidInputError(f"subject must be a non-empty string, got {short(subject)}")
         hygiene.subject = clean_text(subject.strip().lower())
     return hygiene

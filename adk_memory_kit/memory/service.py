@@ -20,7 +20,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from adk_memory_kit.core.db_errors import translates_db_errors
+from adk_memory_kit.core.db_errors import db_doors, translates_db_errors
 from adk_memory_kit.core.ids import legacy_text_fact_key, memory_row_id
 from adk_memory_kit.core.validation import (
     check_identifier,
@@ -60,6 +60,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
+@db_doors
 class PgVectorMemoryService(CurationMixin, BaseMemoryService):
     """Long-term memory on PostgreSQL + pgvector with ranked hybrid search.
 

@@ -20,6 +20,7 @@ from pgvector.sqlalchemy import VECTOR
 from sqlalchemy import bindparam, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from adk_memory_kit.db.fence import guard_write
 from adk_memory_kit.memory.documents import MemoryDocument, StoredKey
 from adk_memory_kit.memory.hygiene import Hygiene
 from adk_memory_kit.memory.schema import SNAPSHOTS, TABLE
@@ -277,7 +278,10 @@ async def upsert(conn: AsyncConnection, rows: Sequence[dict[str, Any]], *, sessi
 
 async def lock_user(conn: AsyncConnection, app: str, user: str, *, exclusive: bool) -> None:
     """Writers share a per-user lock; deleting the whole user takes it exclusively, so a
-    write racing a user delete lands either wholly before or wholly after it."""
+    write racing a user delete lands either wholly before or wholly after it. A writer
+    (``exclusive=False``) is refused while a forget of the user runs (the forget fence)."""
+    if not exclusive:
+        await guard_write(conn, app, user)
     await conn.execute(
         _XACT_LOCK if exclusive else _XACT_LOCK_SHARED,
         {"k": json.dumps([TABLE, "user", app, user])},

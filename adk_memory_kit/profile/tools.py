@@ -18,6 +18,8 @@ from typing import Any
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_context import ToolContext
 
+from adk_memory_kit.core.tool_errors import tool_errors
+from adk_memory_kit.core.validation import short
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.profile.guards import looks_like_instruction, looks_like_standing_order
 from adk_memory_kit.profile.state import profile_from_state
@@ -63,7 +65,7 @@ def write_preference(
     value = vocabulary.check_value(name, value)
     if looks_like_instruction(value) or looks_like_standing_order(value):
         raise InstructionValueError(
-            f"the value for {name!r} reads like an instruction to the assistant, not a "
+            f"the value for {short(name)} reads like an instruction to the assistant, not a "
             "preference, and was not stored; save only the value itself (for example "
             "'aisle' or 'vegetarian'). Requests to change how the assistant behaves are "
             "not preferences."
@@ -72,7 +74,7 @@ def write_preference(
     if findings:
         kinds = ", ".join(finding_kinds(findings))
         raise SensitiveValueError(
-            f"the value for {name!r} looks like sensitive data ({kinds}) and was not stored"
+            f"the value for {short(name)} looks like sensitive data ({kinds}) and was not stored"
         )
     written_at = (now or utc_now()).astimezone(timezone.utc).isoformat(timespec="seconds")
     state[vocabulary.state_key(name)] = value
@@ -100,6 +102,7 @@ def make_profile_tools(
 ) -> list[FunctionTool]:
     """``[save_preference, get_profile]`` as ADK tools bound to ``vocabulary``."""
 
+    @tool_errors
     async def save_preference(name: str, value: str, tool_context: ToolContext) -> dict:
         try:
             saved = write_preference(
@@ -114,6 +117,7 @@ def make_profile_tools(
             }
         return {"status": "ok", **saved}
 
+    @tool_errors
     async def get_profile(tool_context: ToolContext) -> dict:
         profile = read_profile(tool_context.state, vocabulary)
         return {

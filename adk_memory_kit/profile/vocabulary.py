@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from adk_memory_kit.core.validation import normalize_key
+from adk_memory_kit.core.validation import normalize_key, short
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.profile.presets import DEFAULT_KNOWN_VALUES, DEFAULT_PREFERENCES
 
@@ -42,7 +42,7 @@ class PreferenceVocabulary:
         for name, description in self.descriptions.items():
             norm = normalize_key(name)
             if norm is None or norm.endswith(WRITTEN_AT_SUFFIX):
-                raise InvalidInputError(f"preference name {name!r} is not usable")
+                raise InvalidInputError(f"preference name {short(name)} is not usable")
             clean[norm] = description
         if not clean:
             raise InvalidInputError("a PreferenceVocabulary needs at least one name")
@@ -75,7 +75,7 @@ class PreferenceVocabulary:
         norm = name.strip().lower() if isinstance(name, str) else None
         if not norm or norm not in self.descriptions:
             raise UnknownPreferenceError(
-                f"unknown preference {name!r}; allowed names: {', '.join(self.names)}. "
+                f"unknown preference {short(name)}; allowed names: {', '.join(self.names)}. "
                 "Add it to the PreferenceVocabulary to store it."
             )
         return norm
@@ -83,17 +83,17 @@ class PreferenceVocabulary:
     def check_value(self, name: str, value: object) -> str:
         """The cleaned value for ``name`` or :class:`InvalidInputError` saying why not."""
         if not isinstance(value, str) or not value.strip():
-            raise InvalidInputError(f"preference {name!r} needs a non-empty text value")
+            raise InvalidInputError(f"preference {short(name)} needs a non-empty text value")
         cleaned = " ".join(value.split())
         if len(cleaned) > self.max_value_chars:
             raise InvalidInputError(
-                f"preference {name!r} value is {len(cleaned)} characters; the limit is "
+                f"preference {short(name)} value is {len(cleaned)} characters; the limit is "
                 f"{self.max_value_chars} (user: state is loaded into every session)"
             )
         allowed = self.allowed_values.get(name)
         if allowed is not None and cleaned.lower() not in allowed:
             raise InvalidInputError(
-                f"preference {name!r} accepts only: {', '.join(sorted(allowed))}"
+                f"preference {short(name)} accepts only: {', '.join(sorted(allowed))}"
             )
         return cleaned
 

@@ -10,11 +10,13 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
 
+from adk_memory_kit.core.db_errors import contained_doors
 from adk_memory_kit.pruning.callback import PruneStaleToolPayloads
 from adk_memory_kit.pruning.report import PruningReport
 from adk_memory_kit.pruning.tombstones import TombstoneFactory
 
 
+@contained_doors
 class ToolPayloadPruningPlugin(BasePlugin):
     """Apply :class:`PruneStaleToolPayloads` to every model call of an ``App``/``Runner``.
 

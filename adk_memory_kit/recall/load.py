@@ -25,6 +25,8 @@ from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
+from adk_memory_kit.core.db_errors import db_doors
+from adk_memory_kit.core.tool_errors import tool_errors
 from adk_memory_kit.recall.framing import RECALL_TAG
 from adk_memory_kit.recall.preload import RecallBlock, RecallBudget, estimate_tokens
 
@@ -41,6 +43,7 @@ DESCRIPTION = (
 )
 
 
+@db_doors
 class FramedLoadMemoryTool(FunctionTool):
     """A ``load_memory(query)`` tool whose result is framed, dated, quoted and capped.
 
@@ -80,6 +83,7 @@ class FramedLoadMemoryTool(FunctionTool):
             subject_terms=subject_terms,
         )
 
+        @tool_errors
         async def load_memory(query: str, tool_context: ToolContext) -> dict[str, Any]:
             """Searches this user's long-term memory; returns a framed, dated block."""
             return await self.load(query, tool_context)

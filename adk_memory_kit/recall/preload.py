@@ -25,7 +25,7 @@ from pydantic import Field, field_validator
 
 from adk_memory_kit._adk_compat import insert_transient_user_content
 from adk_memory_kit.core.config import KitConfig
-from adk_memory_kit.core.db_errors import describe
+from adk_memory_kit.core.db_errors import contained_doors, describe
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.profile.state import ProfileValue, profile_from_state
 from adk_memory_kit.recall.conflicts import RecalledMemory, find_conflicts
@@ -201,6 +201,7 @@ class RecallBudget(KitConfig):
         )
 
 
+@contained_doors
 class BudgetedPreloadMemoryTool(BaseTool):
     """Preloads this user's memories into each request, framed as dated data, within a budget.
 

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
 
+from adk_memory_kit.core.db_errors import db_doors
 from adk_memory_kit.core.ids import fact_key, normalize_fact_text
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.profile.guards import looks_like_instruction
@@ -48,6 +49,24 @@ if TYPE_CHECKING:
     from adk_memory_kit.routing.review_queue import ReviewQueue
 
 logger = logging.getLogger(__name__)
+_warned_no_long_term = False
+
+
+def _no_long_term_once(reason: str) -> None:
+    """One line per process when the runner's memory service cannot store memories."""
+    global _warned_no_long_term
+    if _warned_no_long_term:
+        return
+    _warned_no_long_term = True
+    logger.warning(
+        "memory router: the runner's memory service cannot store long-term memories (%s: "
+        "ADK's default InMemoryMemoryService); configure PgVectorMemoryService "
+        "(Runner(memory_service=PgVectorMemoryService()) or adk web "
+        "--memory_service_uri=pgvector://). Long-term facts go to session state meanwhile; "
+        "the other homes are unaffected",
+        reason,
+    )
+
 
 SESSION_FACT_PREFIX = "fact_"
 NOTES_KEY = "memory_notes"
@@ -120,6 +139,7 @@ def long_term_entry(
     return entry, call_meta
 
 
+@db_doors
 class MemoryApplier:
     """Routes candidates and writes each to its home through an ADK context.
 
@@ -286,7 +306,12 @@ class MemoryApplier:
         entry, meta = long_term_entry(
             candidate, author=self.author, source="routing", session_id=context.session.id
         )
-        await context.add_memory(memories=[entry], custom_metadata=meta or None)
+        try:
+            await context.add_memory(memories=[entry], custom_metadata=meta or None)
+        except NotImplementedError as exc:  # ADK's default InMemoryMemoryService
+            _no_long_term_once(type(exc).__name__)
+            outcome = self._state(candidate, context, MemoryHome.SESSION_STATE)
+            return replace(outcome, detail="long-term memory is not configured; kept in session")
         return RoutingOutcome(MemoryHome.LONG_TERM, "stored", candidate.key, entry.id or "")
 
     def _state(self, candidate: Candidate, context: Context, home: MemoryHome) -> RoutingOutcome:

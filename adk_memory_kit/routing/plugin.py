@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from google.adk.plugins.base_plugin import BasePlugin
 
-from adk_memory_kit.core.db_errors import describe
+from adk_memory_kit.core.db_errors import contained_doors, describe, translates_db_errors
 from adk_memory_kit.routing.apply import MemoryApplier, RoutingOutcome
 from adk_memory_kit.routing.extractors import Extractor, RuleBasedExtractor, turn_events
 
@@ -36,6 +36,7 @@ logger = logging.getLogger(__name__)
 OutcomeHook = Callable[[list[RoutingOutcome]], None]
 
 
+@translates_db_errors("route_turn")
 async def route_turn(
     context: Context,
     extractor: Extractor,
@@ -98,6 +99,7 @@ class TurnRouter:
         return await route_turn(context, self.extractor, self.applier, fresh)
 
 
+@contained_doors
 class MemoryRoutingPlugin(BasePlugin):
     """Routes the facts of every turn at its end, as a Runner plugin.
 

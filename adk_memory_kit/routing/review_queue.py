@@ -21,10 +21,11 @@ from typing import Any
 from sqlalchemy import text as sql
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from adk_memory_kit.core.db_errors import translates_db_errors
+from adk_memory_kit.core.db_errors import db_doors, translates_db_errors
 from adk_memory_kit.core.homes import DataHome, FunctionDataHome
-from adk_memory_kit.core.validation import check_identifier, check_scope, clean_text
+from adk_memory_kit.core.validation import check_identifier, check_scope, clean_text, short
 from adk_memory_kit.db.engine import make_engine
+from adk_memory_kit.db.fence import guard_write
 from adk_memory_kit.db.homes import home_comment_step
 from adk_memory_kit.db.migrations import Step, migrate
 from adk_memory_kit.errors import InvalidInputError
@@ -101,6 +102,7 @@ def _text_hash(value: str) -> str:
     return hashlib.sha256(" ".join(value.lower().split()).encode()).hexdigest()
 
 
+@db_doors
 class ReviewQueue:
     """The review queue table in the same Postgres as memory and sessions.
 
@@ -170,6 +172,7 @@ class ReviewQueue:
             "source": source,
         }
         async with engine.begin() as conn:
+            await guard_write(conn, app_name, user_id)  # the forget fence
             row = await _first(
                 conn,
                 f"INSERT INTO {TABLE} (app_name, user_id, session_id, text, text_hash, source)"
@@ -198,9 +201,11 @@ class ReviewQueue:
     ) -> list[ReviewItem]:
         """Items, oldest first, filtered by app, user and status (``None``: any)."""
         if status is not None and status not in STATUSES:
-            raise InvalidInputError(f"status must be one of {', '.join(STATUSES)}, got {status!r}")
+            raise InvalidInputError(
+                f"status must be one of {', '.join(STATUSES)}, got {short(status)}"
+            )
         if isinstance(limit, bool) or not isinstance(limit, int) or not 0 < limit < 2**63:
-            raise InvalidInputError(f"limit must be positive (a whole number), got {limit!r}")
+            raise InvalidInputError(f"limit must be positive (a whole number), got {short(limit)}")
         where, params = ["TRUE"], {"lim": limit}
         for column, value in (("app_name", app_name), ("user_id", user_id), ("status", status)):
             if value is not None:
@@ -237,7 +242,7 @@ class ReviewQueue:
     ) -> ReviewItem:
         check_identifier("by", by)
         if isinstance(item_id, bool) or not isinstance(item_id, int):
-            raise InvalidInputError(f"item id must be an integer, got {item_id!r}")
+            raise InvalidInputError(f"item id must be an integer, got {short(item_id)}")
         scope = " AND app_name = :app" if app_name is not None else ""
         params = {"id": item_id, "status": status, "by": by, "note": note, "app": app_name}
         engine = await self._ensure_ready()

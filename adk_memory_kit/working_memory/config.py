@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import Field, field_validator
 
 from adk_memory_kit.core.config import KitConfig
+from adk_memory_kit.core.validation import short
 from adk_memory_kit.errors import InvalidInputError
 
 DEFAULT_KEY = "wm"
@@ -92,7 +93,7 @@ def check_state_key(key: str) -> str:
     """Return ``key`` if it can be used in a ``{key_view?}`` placeholder, else raise."""
     if not isinstance(key, str) or not key.isidentifier() or ":" in key:
         raise InvalidInputError(
-            f"working-memory key {key!r} must be a plain identifier such as 'wm' or "
+            f"working-memory key {short(key)} must be a plain identifier such as 'wm' or "
             "'wm_flights' (letters, digits, underscores; no 'temp:' or 'user:' prefix)"
         )
     return key

@@ -7,6 +7,8 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from adk_memory_kit.core.validation import short
+
 FACT_NAME_RE = re.compile(r"[a-z][a-z0-9_]{0,39}")
 USER_SOURCE = "user"
 REMOVED = "[removed]"
@@ -316,7 +318,7 @@ def check_source(
     if source in called_tools:
         return None
     return (
-        f"source {source!r} is not 'user' and not a tool that returned a result in this "
+        f"source {short(source)} is not 'user' and not a tool that returned a result in this "
         f"turn (tools with results: {called}). Call the tool first and record what it "
         "returned, or use source='user' only for what the user said."
     )

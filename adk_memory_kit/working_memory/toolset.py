@@ -14,6 +14,7 @@ from google.adk.tools.base_toolset import BaseToolset, ToolPredicate
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_context import ToolContext
 
+from adk_memory_kit.core.tool_errors import tool_errors
 from adk_memory_kit.errors import SchemaMismatchError
 from adk_memory_kit.working_memory import operations as ops
 from adk_memory_kit.working_memory.config import (
@@ -127,6 +128,7 @@ class _Tools:
             reply["not_in_view"] = view.hidden_facts
         return reply
 
+    @tool_errors
     async def set_goal(self, goal: str, tool_context: ToolContext) -> dict[str, Any]:
         """Set the goal of the current task (replaces an earlier goal).
 
@@ -135,6 +137,7 @@ class _Tools:
         """
         return self._apply(tool_context, lambda pad: ops.set_goal(pad, goal, self.config))
 
+    @tool_errors
     async def add_constraint(self, constraint: str, tool_context: ToolContext) -> dict[str, Any]:
         """Record a rule the user stated for this task, so it is not forgotten later.
 
@@ -145,6 +148,7 @@ class _Tools:
             tool_context, lambda pad: ops.add_constraint(pad, constraint, self.config)
         )
 
+    @tool_errors
     async def record_fact(
         self,
         name: str,
@@ -188,6 +192,7 @@ class _Tools:
             ),
         )
 
+    @tool_errors
     async def update_step(
         self,
         step: str,
@@ -211,6 +216,7 @@ class _Tools:
             ),
         )
 
+    @tool_errors
     async def add_open_question(self, question: str, tool_context: ToolContext) -> dict[str, Any]:
         """Note a question that must be answered before the task can finish.
 
@@ -221,6 +227,7 @@ class _Tools:
             tool_context, lambda pad: ops.add_open_question(pad, question, self.config)
         )
 
+    @tool_errors
     async def resolve_open_question(
         self, question: str, tool_context: ToolContext
     ) -> dict[str, Any]:
@@ -233,6 +240,7 @@ class _Tools:
             tool_context, lambda pad: ops.resolve_open_question(pad, question, self.config)
         )
 
+    @tool_errors
     async def complete_task(self, tool_context: ToolContext, summary: str = "") -> dict[str, Any]:
         """Clear working memory when the task is done or the user abandons it.
 

@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING
 from google.adk.events.event import Event
 from google.genai import types
 
+from adk_memory_kit.core.validation import short
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.routing.extractors import Extractor, RuleBasedExtractor, event_text
 from adk_memory_kit.routing.homes import MemoryHome
@@ -123,7 +124,7 @@ class RoutedOptions:
         for name in ("echo_threshold", "attributed_echo_threshold"):
             value = getattr(self, name)
             if not 0.0 < value <= 1.0:
-                raise InvalidInputError(f"{name} must be in (0, 1], got {value!r}")
+                raise InvalidInputError(f"{name} must be in (0, 1], got {short(value)}")
 
 
 #: Environment variable naming the policy when none is passed (``adk web``, the CLIs).
@@ -147,7 +148,7 @@ def resolve_policy(value: WritePolicy | str | None) -> WritePolicy:
                 return member
     raise InvalidInputError(
         f"write_policy must be one of {', '.join(m.value for m in WritePolicy)} "
-        f"(argument or ${POLICY_ENV}), got {value!r}"
+        f"(argument or ${POLICY_ENV}), got {short(value)}"
     )
 
 

@@ -50,7 +50,9 @@ def make_client(db_url, embedder):
 
     def build(**options) -> TestClient:
         options.setdefault("operator", "dana")
-        client = TestClient(create_app(db_url, embedder=embedder, **options))
+        client = TestClient(
+            create_app(db_url, embedder=embedder, **options), base_url="http://127.0.0.1"
+        )
         client.__enter__()
         opened.append(client)
         return client

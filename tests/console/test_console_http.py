@@ -41,7 +41,9 @@ def make_client(db_url, embedder):
 
     def build(**options) -> TestClient:
         options.setdefault("operator", "dana")
-        client = TestClient(create_app(db_url, embedder=embedder, **options))
+        client = TestClient(
+            create_app(db_url, embedder=embedder, **options), base_url="http://127.0.0.1"
+        )
         client.__enter__()
         opened.append(client)
         return client
@@ -505,7 +507,7 @@ def test_mounted_under_a_prefix(world, db_url, embedder):
     parent = FastAPI()
     console = create_app(db_url, embedder=embedder, apps=[world.app])
     parent.mount("/console", console)
-    with TestClient(parent) as client:
+    with TestClient(parent, base_url="http://localhost") as client:
         first = client.get("/console/")
         assert "Path=/console/" in first.headers["set-cookie"]
         assert 'href="/console/static/console.css"' in first.text

@@ -34,6 +34,9 @@ def _cli(home, *args):
 def test_a_killed_process_does_not_keep_the_server_running_forever(tmp_path):
     env = {**os.environ, "ADK_MEMORY_KIT_HOME": str(tmp_path)}
     env.pop("ADK_MEMORY_KIT_DB_URL", None)
+    # without its watcher (db/reaper.py, which would stop the server at once: see
+    # tests/db/test_clean_exit.py), as when the watcher dies with the process (a container)
+    env["ADK_MEMORY_KIT_NO_REAPER"] = "1"
     subprocess.run([sys.executable, "-c", START_AND_DIE], env=env, timeout=120)
     assert "running" in _cli(tmp_path, "db", "status").stdout
     # the next user of the server exits normally: the dead handle is forgotten and it stops
@@ -62,6 +65,7 @@ def test_db_stop_stops_a_server_left_running(kill_leftover_server):
     home = outer / "home"
     env = {**os.environ, "ADK_MEMORY_KIT_HOME": str(home)}
     env.pop("ADK_MEMORY_KIT_DB_URL", None)
+    env["ADK_MEMORY_KIT_NO_REAPER"] = "1"  # a server left running: no watcher stops it
     subprocess.run([sys.executable, "-c", START_AND_DIE], env=env, timeout=120)
     assert "running" in _cli(home, "db", "status").stdout
     # as pytest does to /tmp/pytest-of-root at each session start: a folder above the data

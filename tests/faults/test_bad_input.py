@@ -22,10 +22,23 @@ def _load():
 
 
 async def test_every_bad_input_gets_a_clear_kit_error_or_a_sane_result(db_url):
+    import logging
+
     bench = _load()
-    tallies = await bench.run(db_url)
+    root, kit = logging.getLogger(), logging.getLogger("adk_memory_kit")
+    level = kit.level
+    root.addHandler(bench.LOGS)
+    kit.setLevel(logging.DEBUG)
+    try:
+        tallies = await bench.run(db_url)
+    finally:
+        root.removeHandler(bench.LOGS)
+        kit.setLevel(level)
+    assert bench.LOGS.records > 0 and bench.LOGS.leaks == []  # no log record with user text
     total = sum(t.tried for t in tallies.values())
-    assert total >= 300
+    assert total >= 900
+    for area in ("curation", "constructors", "episodic log calls", "tools"):
+        assert any(name.startswith(area) for name in tallies), area
     raw = {name: t.raw_examples for name, t in tallies.items() if t.raw}
     assert raw == {}, raw
     assert all(t.clear + t.sane == t.tried for t in tallies.values())

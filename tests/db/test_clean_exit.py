@@ -1,0 +1,80 @@
+"""Clean exits: SIGTERM / SIGINT to a process that started the embedded server stops the
+server, unless another live process still uses it. Real subprocesses, real servers."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from adk_memory_kit.db import embedded
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[2]
+# The child starts (or joins) the embedded server in HOME, prints its postmaster pid, and
+# waits; SIGTERM keeps Python's default action (no atexit), SIGINT its KeyboardInterrupt.
+CHILD = """
+import sys, time
+from adk_memory_kit.db import embedded
+embedded.embedded_db_url(sys.argv[1])
+pid = embedded._lock_file_pid(embedded.Path(sys.argv[1]).resolve() / "pgdata" / "postmaster.pid")
+print(pid, flush=True)
+while True:
+    time.sleep(0.2)
+"""
+
+
+def start_child(home: Path) -> tuple[subprocess.Popen, int]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env.pop("ADK_MEMORY_KIT_NO_REAPER", None)
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(home)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
+    line = child.stdout.readline()
+    assert line.strip().isdigit(), "the child did not start the server"
+    return child, int(line)
+
+
+def wait_until(check, timeout: float = 30.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.2)
+    return check()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_stops_the_server_the_process_started(tmp_path, sig):
+    home = tmp_path / "home"
+    child, postmaster = start_child(home)
+    assert embedded._running(postmaster)
+    child.send_signal(sig)
+    child.wait(timeout=30)
+    assert wait_until(lambda: not embedded._running(postmaster)), "the server was left running"
+
+
+def test_a_server_another_live_process_uses_keeps_running(tmp_path):
+    home = tmp_path / "home"
+    first, postmaster = start_child(home)
+    second, same = start_child(home)
+    assert same == postmaster  # the second joined the running server
+    try:
+        first.send_signal(signal.SIGTERM)
+        first.wait(timeout=30)
+        time.sleep(3)  # the watcher polls twice a second
+        assert embedded._running(postmaster), "stopped while another process used it"
+    finally:
+        second.send_signal(signal.SIGTERM)
+        second.wait(timeout=30)
+    assert wait_until(lambda: not embedded._running(postmaster)), "the last user left it running"
