@@ -23,6 +23,8 @@ from adk_memory_kit.routing.review_queue import ReviewQueue
 
 pytestmark = pytest.mark.slow
 
+# The console answers only loopback names and its bound host (DNS-rebinding guard).
+LOOPBACK = "http://127.0.0.1"
 TEXTS = [f"Fact number {i:02d} about the user." for i in range(12)]
 
 
@@ -68,7 +70,7 @@ async def browse_world(memory, sessions):
 
 @pytest.fixture
 def client(db_url, embedder):
-    c = TestClient(create_app(db_url, embedder=embedder, operator="dana"))
+    c = TestClient(create_app(db_url, embedder=embedder, operator="dana"), base_url=LOOPBACK)
     with c:
         yield c
 
@@ -116,7 +118,7 @@ async def test_sort_by_last_use_puts_used_memories_first(browse_world, memory, d
     found = await memory.search(app_name=app, user_id="carol", query=TEXTS[4], limit=1)
     assert found.memories[0].content.parts[0].text == TEXTS[4]
     await memory.flush_access()
-    with TestClient(create_app(db_url, embedder=embedder)) as client:
+    with TestClient(create_app(db_url, embedder=embedder), base_url=LOOPBACK) as client:
         page = client.get(f"/apps/{app}/users/carol", params={"sort": "last_used", "limit": 50})
     assert listed(page.text)[0] == TEXTS[4]
     assert "never" in page.text  # the others were never used
@@ -195,7 +197,7 @@ def test_edit_type_tags_importance_keeps_the_old_version(browse_world, client):
 def test_changes_need_csrf_and_are_refused_read_only(browse_world, client, db_url, embedder):
     url = f"/apps/{browse_world['app']}/users/carol/memories"
     assert client.post(url, data={"text": "no token"}).status_code == 403
-    with TestClient(create_app(db_url, embedder=embedder, read_only=True)) as ro:
+    with TestClient(create_app(db_url, embedder=embedder, read_only=True), base_url=LOOPBACK) as ro:
         token = ro.get("/api/csrf").json()["csrf_token"]
         assert ro.post(url, data={"csrf_token": token, "text": "x"}).status_code == 403
         assert "Add a memory" not in ro.get(url.removesuffix("/memories")).text
@@ -218,7 +220,7 @@ async def test_export_holds_everything_about_the_user(browse_world, db_url, embe
     queue = ReviewQueue(db_url)
     try:
         await queue.submit(app_name=app, user_id="carol", text="Never call before noon.")
-        with TestClient(create_app(db_url, embedder=embedder)) as client:
+        with TestClient(create_app(db_url, embedder=embedder), base_url=LOOPBACK) as client:
             response = client.get(f"/apps/{app}/users/carol/export")
         other = await memory.count_memories(app_name=app, user_id="carol")
     finally:
