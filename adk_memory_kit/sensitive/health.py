@@ -1,0 +1,120 @@
+"""Health terms, counted only when they are about a person's condition.
+
+A term (a condition, a treatment, a medication word) is a finding when its sentence says it
+is someone's ("I have asthma", "my son was diagnosed with autism", "she takes insulin") and
+not a star sign, a book, an exhibition, a product or a research topic ("I'm a Cancer, born
+in July", "prescription sunglasses", "a novel about dementia"). Negated mentions ("no
+allergies") are not findings. Context is read from cue words in the same sentence only, so
+the cost is linear.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from adk_memory_kit.sensitive.base import HEALTH, Finding
+
+_TERMS = (
+    r"diagnos(?:is|es|ed)", r"cancer", r"tumou?rs?", r"chemo(?:therapy)?", r"diabet(?:es|ic)",
+    r"insulin", r"anxiety(?: disorder)?", r"panic attacks?", r"bipolar", r"schizophreni\w*",
+    r"adhd", r"autis(?:m|tic)", r"epilep(?:sy|tic)", r"asthma(?:tic)?", r"pregnan(?:t|cy)",
+    r"miscarriage", r"abortion", r"hiv(?:-positive)?", r"hepatitis", r"dementia",
+    r"alzheimer'?s", r"parkinson'?s", r"heart (?:attack|condition|failure)", r"stroke",
+    r"high blood pressure", r"hypertension", r"medications?", r"prescriptions?",
+    r"prescribed", r"antidepressants?", r"therapist", r"psychiatr\w*", r"rehab",
+    r"addiction", r"allerg(?:y|ies|ic)", r"surgery", r"disability", r"chronic \w+",
+    r"illness", r"medical condition", r"covid(?:-19)?", r"depression", r"depressed",
+    r"multiple sclerosis", r"crohn'?s", r"celiac|coeliac", r"migraines?", r"arthritis",
+    r"eating disorder", r"anorexia", r"bulimia", r"ptsd", r"ocd", r"lupus", r"leukemia|leukaemia",
+    r"lymphoma", r"kidney (?:disease|failure|stones?)", r"dialysis", r"sertraline|prozac|"
+    r"zoloft|xanax|lexapro|metformin|lithium|methadone|adderall|ritalin|chemo",
+    r"STDs?", r"STIs?", r"AIDS", r"IVF", r"Diabetes|Krebs|Depressionen|Asthma",
+)  # fmt: skip
+_TERM = re.compile(r"(?<![\w-])(?:" + "|".join(_TERMS) + r")(?![\w-]|::)", re.IGNORECASE)
+#: The acronyms count only in capitals ("aids", "std::vector", "sti" are not findings).
+_CAPS_ONLY = frozenset({"stds", "std", "stis", "sti", "aids", "ocd", "ivf", "ptsd", "adhd"})
+
+#: Someone's own condition: a person, then a verb of having, being or treating.
+_PERSONAL = re.compile(
+    r"(?<![\w'])(?:i|i'm|i've|i'd|im|me|my|mine|myself|we|our|he|she|his|her|him|they|their|"
+    r"mum|mom|dad|son|daughter|wife|husband|partner|brother|sister|grandma|grandpa|"
+    r"grandmother|grandfather|father|mother|kid|kids|child|friend|boss|aunt|uncle|patient|"
+    r"ich|mein|meine|je|j'ai|mon|ma|yo|mi)(?![\w'])",
+    re.IGNORECASE,
+)
+_CLINICAL = re.compile(
+    r"(?<![\w])(?:diagnos\w*|suffer\w*|living with|lives with|live with|battl\w*|treated|"
+    r"treatment|therapy|take|takes|taking|took|on (?:medication|insulin)|prescribed|"
+    r"allergic|pregnant|relapse|remission|recover\w*|flare|symptoms?|hospitali[sz]ed|"
+    r"have|has|had|got|get|gets|am|is|was|been|being|condition|struggl\w*|dealing with|"
+    r"coping|manage|managing|tested positive|positive for|doctor|gp|nurse|clinic|"
+    r"appointment|dose|mg)(?![\w])",
+    re.IGNORECASE,
+)
+#: Another sense: a star sign, a book, a museum, a product, research, weather, economics.
+_OTHER_SENSE = re.compile(
+    r"(?<![\w])(?:zodiac|horoscope|star ?sign|astrolog\w*|born in (?:june|july)|"
+    r"(?:i'm|im|i am|she's|he's|is|a|an?) (?:cancer|leo|virgo|gemini|libra)(?= ?(?:,|\.|;|$| born| sun| moon| rising| and| so| which| who))|"
+    r"rising|moon sign|sun sign|"
+    r"novel|book|books|memoir|film|movie|documentary|museum|exhibit\w*|gallery|article|"
+    r"podcast|essay|play|song|album|lecture|course|seminar|conference|research\w*|study|"
+    r"studies|paper|thesis|charity|fundraiser|fundraising|awareness|ribbon|marathon|"
+    r"foundation|institute|society|volunteer\w*|crab|tropic|economic|tropical|great depression|"
+    r"sunglasses|glasses|lenses|goggles|swim goggles|prescription (?:sunglasses|glasses|"
+    r"lenses|goggles|safety|eyewear|frames)|character|plot|episode|series|season|"
+    r"lab|startup|company|stock|shares|market|hackathon|dataset|model|benchmark|"
+    r"policy|insurance|coverage|course|class|exam|textbook|wikipedia|trivia|quiz|"
+    r"game|poster|statistics|rates|funding|awareness|simulation|crime|allergy-friendly|"
+    r"allergen|recipe|menu|restaurant|vending|product|shop|store|aisle|pharmacy opens|"
+    r"keyboard|plugin|library|bug|build|server|deploy\w*|surgery hours)(?![\w])",
+    re.IGNORECASE,
+)
+_NEGATED = re.compile(
+    r"(?:\b(?:no|not|without|never|none|nor|zero|free\s+of|kein\w*|pas|sin)|n't)"
+    r"(?:\s+(?:have|has|had|take|taking|need|needs|any|known|real|serious|major|"
+    r"significant|other|food|nut|drug|medical|health|special|particular|current|"
+    r"history\s+of|kind\s+of|sort\s+of|signs?\s+of|been|diagnosed\s+with|a))*\s+$",
+    re.IGNORECASE,
+)
+_SENTENCE = re.compile(r"[.!?;\n]")
+
+
+def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
+    lo = max(0, start - 200)
+    cut = lo
+    for m in _SENTENCE.finditer(text, lo, start):
+        cut = m.end()
+    stop = _SENTENCE.search(text, end, min(len(text), end + 200))
+    return cut, (stop.start() if stop else min(len(text), end + 200))
+
+
+@dataclass(frozen=True)
+class HealthDetector:
+    """Health terms about a person's condition (see the module docstring)."""
+
+    name: str = "health_terms"
+    kind: str = HEALTH
+
+    def find(self, text: str) -> list[Finding]:
+        found: list[Finding] = []
+        for m in _TERM.finditer(text):
+            term = m.group(0)
+            if term.lower() in _CAPS_ONLY and not term.isupper():
+                continue
+            lo, hi = _sentence(text, m.start(), m.end())
+            clause_before = text[max(lo, m.start() - 60) : m.start()]
+            if _NEGATED.search(clause_before):
+                continue
+            sentence = text[lo:hi]
+            if _OTHER_SENSE.search(sentence) and not re.search(
+                r"diagnosed|i have|i've got|my (?:doctor|gp)|prescribed me", sentence, re.I
+            ):
+                continue
+            if term.lower().startswith("diagnos") or term.lower() == "prescribed":
+                ok = _PERSONAL.search(sentence) is not None
+            else:
+                ok = _PERSONAL.search(sentence) is not None and _CLINICAL.search(sentence)
+            if ok:
+                found.append(Finding(HEALTH, self.name, m.start(), m.end()))
+        return found

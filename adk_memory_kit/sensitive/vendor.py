@@ -1,0 +1,220 @@
+"""Vendor tokens and private keys: ``detect-secrets`` plugins, run in process, line by line.
+
+The library's own plugins cover AWS access keys, GitHub, GitLab, Slack, Stripe, SendGrid,
+Twilio, Discord, Mailchimp, PyPI, Telegram, OpenAI, JWTs, Azure ``AccountKey=`` strings,
+npm ``_authToken`` lines, URL credentials and code-style ``password = "..."`` assignments
+(its keyword plugin). Formats it lacks are added here as plugins of the library's own
+:class:`~detect_secrets.plugins.base.RegexBasedDetector` (Hugging Face, Shopify,
+DigitalOcean, Mailgun, npm tokens in prose, Azure keys in prose, Google API keys, GitHub
+fine-grained tokens, current OpenAI/Anthropic keys). A PEM private key is redacted whole,
+``BEGIN`` line through ``END`` line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from detect_secrets.plugins.aws import AWSKeyDetector
+from detect_secrets.plugins.base import RegexBasedDetector
+from detect_secrets.plugins.basic_auth import BasicAuthDetector
+from detect_secrets.plugins.discord import DiscordBotTokenDetector
+from detect_secrets.plugins.github_token import GitHubTokenDetector
+from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
+from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
+from detect_secrets.plugins.jwt import JwtTokenDetector
+from detect_secrets.plugins.mailchimp import MailchimpDetector
+from detect_secrets.plugins.npm import NpmDetector
+from detect_secrets.plugins.openai import OpenAIDetector
+from detect_secrets.plugins.pypi_token import PypiTokenDetector
+from detect_secrets.plugins.sendgrid import SendGridDetector
+from detect_secrets.plugins.slack import SlackDetector
+from detect_secrets.plugins.stripe import StripeDetector
+from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
+from detect_secrets.plugins.twilio import TwilioKeyDetector
+
+from adk_memory_kit.sensitive.base import CREDENTIAL, Finding
+
+
+class HuggingFaceTokenDetector(RegexBasedDetector):  # type: ignore[misc]
+    """Hugging Face user access tokens."""
+
+    secret_type = "Hugging Face Token"
+    denylist = (re.compile(r"(?<![\w-])hf_[A-Za-z0-9]{30,40}(?![\w-])"),)
+
+
+class ShopifyTokenDetector(RegexBasedDetector):  # type: ignore[misc]
+    """Shopify admin, custom-app, private-app tokens and shared secrets."""
+
+    secret_type = "Shopify Token"
+    denylist = (re.compile(r"(?<![\w-])shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![\w-])"),)
+
+
+class DigitalOceanTokenDetector(RegexBasedDetector):  # type: ignore[misc]
+    """DigitalOcean personal, OAuth and refresh tokens."""
+
+    secret_type = "DigitalOcean Token"
+    denylist = (re.compile(r"(?<![\w-])do[opr]_v1_[a-f0-9]{64}(?![\w-])"),)
+
+
+class MailgunKeyDetector(RegexBasedDetector):  # type: ignore[misc]
+    """Mailgun private API keys, old (``key-``) and current (hex with two dashed parts)."""
+
+    secret_type = "Mailgun Key"
+    denylist = (
+        re.compile(r"(?<![\w-])key-[0-9a-f]{32}(?![\w-])"),
+        re.compile(r"(?<![\w-])[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}(?![\w-])"),
+    )
+
+
+class NpmTokenDetector(RegexBasedDetector):  # type: ignore[misc]
+    """npm access tokens written anywhere, not only in an ``.npmrc`` line."""
+
+    secret_type = "npm Token"
+    denylist = (re.compile(r"(?<![\w-])npm_[A-Za-z0-9]{36}(?![\w-])"),)
+
+
+class AzureKeyDetector(RegexBasedDetector):  # type: ignore[misc]
+    """Azure storage account keys: 86 base64 characters and ``==``, even without
+    ``AccountKey=``, and SAS signatures in a connection string."""
+
+    secret_type = "Azure Storage Key"
+    denylist = (
+        re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{86}==(?![A-Za-z0-9+/=])"),
+        re.compile(r"(?<![\w])sig=[A-Za-z0-9%+/]{30,}={0,2}"),
+    )
+
+
+class MoreApiKeyDetector(RegexBasedDetector):  # type: ignore[misc]
+    """Google API keys, GitHub fine-grained tokens, OpenAI/Anthropic keys, Stripe test keys,
+    AWS session/access ids the library's plugin bounds too tightly."""
+
+    secret_type = "API Key"
+    denylist = (
+        re.compile(r"(?<![\w-])AIza[0-9A-Za-z_-]{35}(?![\w-])"),
+        re.compile(r"(?<![\w-])github_pat_[A-Za-z0-9_]{22,90}(?![\w-])"),
+        re.compile(r"(?<![\w-])sk-(?:proj-|svcacct-|admin-|ant-(?:api|admin)\d\d-)?"
+                   r"[A-Za-z0-9_-]{20,160}(?![\w-])"),
+        re.compile(r"(?<![\w-])[rs]k_(?:test|live)_[0-9A-Za-z]{16,99}(?![\w-])"),
+        re.compile(r"(?<![\w-])xapp-\d-[A-Za-z0-9-]{20,}(?![\w-])"),
+        re.compile(r"(?<![\w-])glpat-[A-Za-z0-9_-]{20}(?![\w-])"),
+        # a whole JWT, signature included (the library's plugin stops after the payload)
+        re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_-]{8,2000}\.eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{8,2000}"),
+    )  # fmt: skip
+
+
+#: The library's plugins, then ours, each built once (they keep no state between lines).
+PLUGINS: tuple[RegexBasedDetector, ...] = (
+    AWSKeyDetector(),
+    GitHubTokenDetector(),
+    GitLabTokenDetector(),
+    SlackDetector(),
+    StripeDetector(),
+    SendGridDetector(),
+    TwilioKeyDetector(),
+    DiscordBotTokenDetector(),
+    MailchimpDetector(),
+    PypiTokenDetector(),
+    TelegramBotTokenDetector(),
+    OpenAIDetector(),
+    JwtTokenDetector(),
+    NpmDetector(),
+    BasicAuthDetector(),
+    HuggingFaceTokenDetector(),
+    ShopifyTokenDetector(),
+    DigitalOceanTokenDetector(),
+    MailgunKeyDetector(),
+    NpmTokenDetector(),
+    AzureKeyDetector(),
+    MoreApiKeyDetector(),
+)
+#: Lines longer than this are scanned in overlapping windows (no token is longer than the
+#: overlap), which keeps the library's patterns linear on one huge line.
+_CHUNK = 4096
+_OVERLAP = 1024
+_LINE = re.compile(r"[^\n]+")
+
+
+def _chunks(text: str) -> Iterator[tuple[int, str]]:
+    for line in _LINE.finditer(text):
+        start, end = line.start(), line.end()
+        if end - start <= _CHUNK:
+            yield start, line.group(0)
+            continue
+        pos = start
+        while pos < end:
+            yield pos, text[pos : min(end, pos + _CHUNK)]
+            if pos + _CHUNK >= end:
+                break
+            pos += _CHUNK - _OVERLAP
+
+
+def _spans_of(chunk: str, secret: str) -> Iterator[tuple[int, int]]:
+    pos = chunk.find(secret)
+    while pos >= 0:
+        yield pos, pos + len(secret)
+        pos = chunk.find(secret, pos + len(secret))
+
+
+@dataclass(frozen=True)
+class VendorTokenDetector:
+    """Every token a ``detect-secrets`` plugin (the library's or ours) finds; the span is the
+    token itself (for URL credentials, the password between ``:`` and ``@``)."""
+
+    name: str = "vendor_token"
+
+    def find(self, text: str) -> list[Finding]:
+        found: list[Finding] = []
+        for offset, chunk in _chunks(text):
+            for plugin in PLUGINS:
+                for secret in set(plugin.analyze_string(chunk)):
+                    if not secret or len(secret) < 6:
+                        continue
+                    for a, b in _spans_of(chunk, secret):
+                        found.append(Finding(CREDENTIAL, _name(plugin), offset + a, offset + b))
+        return found
+
+
+def _name(plugin: object) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", str(plugin.secret_type).lower()).strip("_")  # type: ignore[attr-defined]
+
+
+#: A PEM (or PGP / PuTTY) private key: from its BEGIN line to its END line, body included;
+#: with no END line, to the end of the text.
+_PEM_BEGIN = re.compile(
+    r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----|PuTTY-User-Key-File-\d:"
+)
+
+
+@dataclass(frozen=True)
+class PrivateKeyDetector:
+    """Private keys redacted whole: the ``BEGIN`` marker, the body and the ``END`` marker."""
+
+    name: str = "private_key"
+
+    def find(self, text: str) -> list[Finding]:
+        found: list[Finding] = []
+        pos = 0
+        while True:
+            begin = _PEM_BEGIN.search(text, pos)
+            if begin is None:
+                return found
+            if begin.group(1):
+                marker = f"-----END {begin.group(1)}-----"
+                end = text.find(marker, begin.end())
+                stop = len(text) if end < 0 else end + len(marker)
+            else:  # PuTTY: the key runs to the "Private-MAC:" line
+                mac = text.find("Private-MAC:", begin.end())
+                line_end = text.find("\n", mac) if mac >= 0 else -1
+                stop = len(text) if mac < 0 or line_end < 0 else line_end
+            found.append(Finding(CREDENTIAL, self.name, begin.start(), stop))
+            pos = stop
+
+
+_ENTROPY = Base64HighEntropyString()
+
+
+def shannon_entropy(value: str) -> float:
+    """Shannon entropy of ``value`` over the base64 alphabet (``detect-secrets``)."""
+    return float(_ENTROPY.calculate_shannon_entropy(value))
