@@ -58,14 +58,7 @@ _CONNECTORS = frozenset(
     "it's its it’s isch".split()
 )
 #: "to"-like connectors count only after a setting verb before the keyword.
-_TO#: "boarding pass", "bus pass", "day pass": a pass that is a ticket, not a password.
-_NOT_A_PASSWORD_PASS = re.compile(
-    r"(?:boarding|bus|day|season|ski|hall|gym|park|rail|travel|museum|train|metro|week|"
-    r"weekly|monthly|annual|festival|backstage|press|visitor|guest|free|first|second|"
-    r"hall|mountain|transit|ferry|car|parking|fast|vip)[ \t]*$"
-)
-
-_CONNECTORS = frozenset("to auf in en à a as zu".split())
+_TO_CONNECTORS = frozenset("to auf in en à a as zu".split())
 _SETTER = re.compile(
     r"(?<![a-z])(?:set|sets|setting|changed?|changing|reset|updated?|switched|made|"
     r"geändert|ändere|änderte|gesetzt|gestellt|changé|modifié|mis|cambié|cambiado|"
