@@ -47,7 +47,7 @@ _CLINICAL = re.compile(
     r"(?<![\w])(?:diagnos\w*|suffer\w*|living with|lives with|live with|battl\w*|treated|"
     r"treatment|therapy|take|takes|taking|took|on (?:medication|insulin)|prescribed|"
     r"allergic|pregnant|relapse|remission|recover\w*|flare|symptoms?|hospitali[sz]ed|"
-    r"have|has|had|got|get|gets|am|is|was|been|being|condition|struggl\w*|dealing with|"
+    r"have|has|had|got|get|gets|am|is|was|been|being|condition|i'm on|i am on|is on|was on|struggl\w*|dealing with|"
     r"coping|manage|managing|tested positive|positive for|doctor|gp|nurse|clinic|"
     r"appointment|dose|mg)(?![\w])",
     re.IGNORECASE,

@@ -140,6 +140,9 @@ _ID_RULES: tuple[tuple[str, object, int, re.Pattern[str], tuple[tuple[int, ...],
 )  # fmt: skip
 
 
+_CPF_LAYOUT = re.compile(r"\d{3}\.\d{3}\.\d{3}-\d{2}")
+
+
 @dataclass(frozen=True)
 class NumberDetector:
     """Cards, digit-only national ids, found in digit runs and validated with ``stdnum``.
@@ -158,6 +161,9 @@ class NumberDetector:
         found: list[Finding] = []
         for run in _DIGIT_RUN.finditer(text):
             if run.end() - run.start() < 9:
+                continue
+            if _CPF_LAYOUT.fullmatch(run.group(0)) and cpf.is_valid(run.group(0)):
+                found.append(Finding(GOVERNMENT_ID, "br_cpf", run.start(), run.end()))
                 continue
             for seg in _segments(text, run.start(), run.end()):
                 found.extend(self._segment(text, seg))
@@ -205,6 +211,7 @@ class NumberDetector:
                 continue
             if before is None:
                 before = window_before(text, start, self.window)
+                before += " " + text[end : end + self.window].lower()  # "... is the SIN"
             if cue.search(before) or (sizes in layouts and not NOT_A_CARD_LABEL.search(before)):
                 return Finding(GOVERNMENT_ID, name, start, end)
         return None
@@ -304,27 +311,36 @@ class AlnumIdDetector:
         return found
 
 
-#: A document number given by name ("passport number X1234567", "Reisepassnummer C01X00T47").
+#: A document's name ("passport number", "Reisepassnummer", "numéro de passeport").
 ID_DOCUMENT = re.compile(
-    r"(?<![A-Za-z])(?:passport|reisepass|passeport|pasaporte|national id(?:entity)?(?: card)?|"
-    r"identity card|id card|personalausweis|carte d'identité|driver'?s? licen[cs]e|"
-    r"driving licen[cs]e|führerschein|permis de conduire|licencia de conducir|tax id|"
-    r"taxpayer id|personnummer|codice fiscale)(?![A-Za-z])"
-    r"[ \t]{0,3}(?:-?(?:number|no\.?|num|#|nummer|numéro|número|nr\.?)[ \t]{0,3})?"
-    r"(?:(?:is|was|ist|est|es|lautet)[ \t]{1,3})?(?:[:=#][ \t]{0,3})?"
-    r"(?=[A-Za-z0-9-]{0,14}\d)([A-Za-z0-9](?:[A-Za-z0-9-]|[ ](?=\d)){5,16})(?![\w-])",
+    r"(?<![A-Za-z])(?:passport|reisepass\w*|passeport|pasaporte|national id(?:entity)?(?: card)?|"
+    r"identity card|id card|personalausweis\w*|carte d'identité|driver'?s? licen[cs]e|"
+    r"driving licen[cs]e|führerschein\w*|permis de conduire|licencia de conducir|"
+    r"personnummer)(?![A-Za-z])",
     re.IGNORECASE,
 )
+#: A document number: 6-12 capitals and digits, at least five digits, not inside a word.
+_DOC_NUMBER = re.compile(r"(?<![\w-])(?=[A-Z0-9]{0,7}\d(?:[A-Z]?\d){4})[A-Z0-9]{6,12}(?![\w-])")
 
 
 @dataclass(frozen=True)
 class IdDocumentDetector:
-    """A passport, licence or id-card number right after its name; the number is the span."""
+    """A passport, licence or id-card number near its name (within ``window`` characters
+    either side, same sentence); the number is the span."""
 
     name: str = "id_document"
+    window: int = 60
 
     def find(self, text: str) -> list[Finding]:
-        return [
-            Finding(GOVERNMENT_ID, "id_document", m.start(1), m.end(1))
-            for m in ID_DOCUMENT.finditer(text)
-        ]
+        found: list[Finding] = []
+        last = 0
+        for kw in ID_DOCUMENT.finditer(text):
+            lo = max(last, kw.start() - self.window)
+            hi = min(len(text), kw.end() + self.window)
+            for m in _DOC_NUMBER.finditer(text, lo, hi):
+                between = text[min(m.end(), kw.end()) : max(m.start(), kw.start())]
+                if re.search(r"[.!?;\n]\s", between):
+                    continue
+                found.append(Finding(GOVERNMENT_ID, "id_document", m.start(), m.end()))
+            last = hi
+        return found

@@ -150,13 +150,6 @@ def _chunks(text: str) -> Iterator[tuple[int, str]]:
             pos += _CHUNK - _OVERLAP
 
 
-def _spans_of(chunk: str, secret: str) -> Iterator[tuple[int, int]]:
-    pos = chunk.find(secret)
-    while pos >= 0:
-        yield pos, pos + len(secret)
-        pos = chunk.find(secret, pos + len(secret))
-
-
 @dataclass(frozen=True)
 class VendorTokenDetector:
     """Every token a ``detect-secrets`` plugin (the library's or ours) finds; the span is the
@@ -168,12 +161,39 @@ class VendorTokenDetector:
         found: list[Finding] = []
         for offset, chunk in _chunks(text):
             for plugin in PLUGINS:
-                for secret in set(plugin.analyze_string(chunk)):
-                    if not secret or len(secret) < 6:
-                        continue
-                    for a, b in _spans_of(chunk, secret):
-                        found.append(Finding(CREDENTIAL, _name(plugin), offset + a, offset + b))
+                name = _name(plugin)
+                for regex in plugin.denylist:
+                    for m in regex.finditer(chunk):
+                        a, b = _secret_span(m)
+                        if b - a >= 6:
+                            found.append(Finding(CREDENTIAL, name, offset + a, offset + b))
+            for m in _HIGH_ENTROPY.finditer(chunk):
+                if _random_token(m.group(0)):
+                    found.append(Finding(CREDENTIAL, "high_entropy", offset + m.start(), offset + m.end()))
         return found
+
+
+def _secret_span(m: re.Match[str]) -> tuple[int, int]:
+    """The plugin's secret group when it is inside the match (a URL's password, the quoted
+    AWS key), else the whole match (a token with its vendor prefix)."""
+    for g in range(1, (m.re.groups or 0) + 1):
+        if m.start(g) > m.start() and m.end(g) - m.start(g) >= 3:
+            return m.start(g), m.end(g)
+    return m.start(), m.end()
+
+
+#: A long run of base64 characters: a secret when it is random (every character class and
+#: ``detect-secrets``' Shannon entropy high), e.g. an AWS secret access key in prose.
+_HIGH_ENTROPY = re.compile(r"(?<![A-Za-z0-9/+_=-])[A-Za-z0-9/+_-]{32,200}={0,2}(?![A-Za-z0-9/+_=-])")
+
+
+def _random_token(token: str) -> bool:
+    return (
+        re.search(r"[a-z]", token) is not None
+        and re.search(r"[A-Z]", token) is not None
+        and re.search(r"\d", token) is not None
+        and shannon_entropy(token) >= 4.2
+    )
 
 
 def _name(plugin: object) -> str:
