@@ -182,20 +182,26 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---:|---:|---:|---:|")
     for c in sorted(table["tune"]["classes"]):
         t, h = table["tune"]["classes"][c], table["heldout"]["classes"].get(c)
-        print(f"| `{c}` | {t['recall']:.3f} | {t['precision']:.3f} | "
-              f"{h['recall']:.3f} | {h['precision']:.3f} |")
+        print(
+            f"| `{c}` | {t['recall']:.3f} | {t['precision']:.3f} | "
+            f"{h['recall']:.3f} | {h['precision']:.3f} |"
+        )
     for split in SPLITS:
         o = table[split]["overall"]
-        print(f"| **all ({split})** | recall {o['recall']:.3f} | precision {o['precision']:.3f} | "
-              f"{o['positives']} positives | {o['negatives']} negatives, "
-              f"{o['false_positive_negatives']} flagged |")
+        print(
+            f"| **all ({split})** | recall {o['recall']:.3f} | precision {o['precision']:.3f} | "
+            f"{o['positives']} positives | {o['negatives']} negatives, "
+            f"{o['false_positive_negatives']} flagged |"
+        )
     if not args.no_timing:
         t = timing(rows)
         table["timing"] = t
         worst = max(t["adversarial_1mb_s"].items(), key=lambda kv: kv[1])
-        print(f"\ntiming: 1 KB message p50 {t['p50_1kb_ms']:.2f} ms, p95 {t['p95_1kb_ms']:.2f} ms; "
-              f"1 MB adversarial: slowest {worst[0]} {worst[1]:.2f} s "
-              f"({len(t['adversarial_1mb_s'])} inputs)")
+        print(
+            f"\ntiming: 1 KB message p50 {t['p50_1kb_ms']:.2f} ms, p95 {t['p95_1kb_ms']:.2f} ms; "
+            f"1 MB adversarial: slowest {worst[0]} {worst[1]:.2f} s "
+            f"({len(t['adversarial_1mb_s'])} inputs)"
+        )
         for name, s in sorted(t["adversarial_1mb_s"].items(), key=lambda kv: -kv[1])[:5]:
             print(f"  {name}: {s:.3f} s")
     if args.json:

@@ -19,7 +19,7 @@ from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.core.ids import fact_key, memory_row_id
 from adk_memory_kit.core.validation import check_identifier, clean_text
 from adk_memory_kit.errors import InvalidInputError
-from adk_memory_kit.sensitive import redact_secrets
+from adk_memory_kit.sensitive import redact_for_store
 
 
 class IndexingOptions(KitConfig):
@@ -35,7 +35,7 @@ class IndexingOptions(KitConfig):
     """
 
     redactor: Callable[[str], str] | None = Field(
-        redact_secrets,
+        redact_for_store,
         description="Runs on every text before it is stored or indexed, and on every string "
         "value of the stored custom_metadata (recursively); the default replaces card numbers, "
         "IBANs, credentials and government ids with [REDACTED:<kind>] (health terms are left "

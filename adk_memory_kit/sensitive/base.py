@@ -40,8 +40,9 @@ class Detector(Protocol):
 class RegexDetector:
     """A regular expression, optionally confirmed by ``validate(matched_text)``.
 
-    For a caller's own identifiers (``RegexDetector("employee_id", "government_id", r"EMP-\\d{6}")``);
-    keep the pattern free of nested unbounded repeats so it stays linear.
+    For a caller's own identifiers, e.g.
+    ``RegexDetector("employee_id", "government_id", r"EMP-\\d{6}")``; keep the pattern free
+    of nested unbounded repeats so it stays linear.
     """
 
     name: str

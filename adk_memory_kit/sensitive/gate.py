@@ -8,12 +8,14 @@ write, so derived columns (term statistics, ``tsvector``) are computed from reda
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from adk_memory_kit.sensitive import SECRET_DETECTORS, detect_sensitive, redact
 
+_T = TypeVar("_T", str, None, str | None)
 
-def redact_for_store(text: str | None) -> str | None:
+
+def redact_for_store(text: _T) -> _T:
     """``text`` with every secret and identifier span replaced by ``[REDACTED:<kind>]``.
 
     ``None`` and clean text come back unchanged; only the spans are replaced, the sentence

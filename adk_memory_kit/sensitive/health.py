@@ -47,7 +47,8 @@ _CLINICAL = re.compile(
     r"(?<![\w])(?:diagnos\w*|suffer\w*|living with|lives with|live with|battl\w*|treated|"
     r"treatment|therapy|take|takes|taking|took|on (?:medication|insulin)|prescribed|"
     r"allergic|pregnant|relapse|remission|recover\w*|flare|symptoms?|hospitali[sz]ed|"
-    r"have|has|had|got|get|gets|am|is|was|been|being|condition|i'm on|i am on|is on|was on|struggl\w*|dealing with|"
+    r"have|has|had|got|get|gets|am|is|was|been|being|condition|i'm on|i am on|is on|was on|"
+    r"struggl\w*|dealing with|"
     r"coping|manage|managing|tested positive|positive for|doctor|gp|nurse|clinic|"
     r"appointment|dose|mg)(?![\w])",
     re.IGNORECASE,
@@ -55,7 +56,8 @@ _CLINICAL = re.compile(
 #: Another sense: a star sign, a book, a museum, a product, research, weather, economics.
 _OTHER_SENSE = re.compile(
     r"(?<![\w])(?:zodiac|horoscope|star ?sign|astrolog\w*|born in (?:june|july)|"
-    r"(?:i'm|im|i am|she's|he's|is|a|an?) (?:cancer|leo|virgo|gemini|libra)(?= ?(?:,|\.|;|$| born| sun| moon| rising| and| so| which| who))|"
+    r"(?:i'm|im|i am|she's|he's|is|a|an?) (?:cancer|leo|virgo|gemini|libra)"
+    r"(?= ?(?:,|\.|;|$| born| sun| moon| rising| and| so| which| who))|"
     r"rising|moon sign|sun sign|"
     r"novel|book|books|memoir|film|movie|documentary|museum|exhibit\w*|gallery|article|"
     r"podcast|essay|play|song|album|lecture|course|seminar|conference|research\w*|study|"

@@ -339,6 +339,7 @@ class IdDocumentDetector:
             hi = min(len(text), kw.end() + self.window)
             for m in _DOC_NUMBER.finditer(text, lo, hi):
                 between = text[min(m.end(), kw.end()) : max(m.start(), kw.start())]
+                between = re.sub(r"(?i)\b(?:no|nr|num)\.", "no", between)  # "passport no. X"
                 if re.search(r"[.!?;\n]\s", between):
                     continue
                 found.append(Finding(GOVERNMENT_ID, "id_document", m.start(), m.end()))

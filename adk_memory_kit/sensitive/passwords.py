@@ -35,8 +35,10 @@ _TOKEN_WORDS = (
     r"schlüssel|clé(?: d'api)?|llave"
 )
 #: PIN words (value: 3-8 digits).
-_PIN_WORDS = r"pin(?:[ -]?(?:code|number|nummer))?|cvv2?|cvc2?|csc|security code|geheimzahl|" \
+_PIN_WORDS = (
+    r"pin(?:[ -]?(?:code|number|nummer))?|cvv2?|cvc2?|csc|security code|geheimzahl|"
     r"code pin|code secret|nip|código pin|codigo pin|card verification (?:code|value)"
+)
 
 _KEYWORD = re.compile(
     rf"(?<![{_L}0-9])(?:(?P<pin>{_PIN_WORDS})|(?P<pw>{_PASSWORD_WORDS})|(?P<tok>{_TOKEN_WORDS}))"
@@ -310,8 +312,11 @@ class LoginPhraseDetector:
                     continue
                 if pattern is not _USE_TO_LOGIN and _SECRETISH.search(value) is None:
                     continue
-                if pattern is _LOGIN_WITH and ("@" in value or value.lower() in (
-                    "google", "apple", "facebook", "github", "microsoft", "sso", "okta")):
+                if pattern is _LOGIN_WITH and (
+                    "@" in value
+                    or value.lower()
+                    in ("google", "apple", "facebook", "github", "microsoft", "sso", "okta")
+                ):
                     continue
                 found.append(Finding(CREDENTIAL, self.name, start, end))
         return found

@@ -169,7 +169,9 @@ class VendorTokenDetector:
                             found.append(Finding(CREDENTIAL, name, offset + a, offset + b))
             for m in _HIGH_ENTROPY.finditer(chunk):
                 if _random_token(m.group(0)):
-                    found.append(Finding(CREDENTIAL, "high_entropy", offset + m.start(), offset + m.end()))
+                    found.append(
+                        Finding(CREDENTIAL, "high_entropy", offset + m.start(), offset + m.end())
+                    )
         return found
 
 
@@ -184,7 +186,9 @@ def _secret_span(m: re.Match[str]) -> tuple[int, int]:
 
 #: A long run of base64 characters: a secret when it is random (every character class and
 #: ``detect-secrets``' Shannon entropy high), e.g. an AWS secret access key in prose.
-_HIGH_ENTROPY = re.compile(r"(?<![A-Za-z0-9/+_=-])[A-Za-z0-9/+_-]{32,200}={0,2}(?![A-Za-z0-9/+_=-])")
+_HIGH_ENTROPY = re.compile(
+    r"(?<![A-Za-z0-9/+_=-])[A-Za-z0-9/+_-]{32,200}={0,2}(?![A-Za-z0-9/+_=-])"
+)
 
 
 def _random_token(token: str) -> bool:
