@@ -79,6 +79,13 @@ _NEGATED = re.compile(
     r"history\s+of|kind\s+of|sort\s+of|signs?\s+of|been|diagnosed\s+with|a))*\s+$",
     re.IGNORECASE,
 )
+#: Terms that are a person's condition whenever a person is named with them ("I need to carry
+#: insulin"): diagnoses, prescriptions, named medications.
+_STRONG = re.compile(
+    r"diagnos\w*|prescribed|insulin|chemo\w*|antidepressants?|pregnan\w*|hiv\S*|dialysis|"
+    r"sertraline|prozac|zoloft|xanax|lexapro|metformin|lithium|methadone|adderall|ritalin",
+    re.IGNORECASE,
+)
 _SENTENCE = re.compile(r"[.!?;\n]")
 
 
@@ -113,7 +120,7 @@ class HealthDetector:
                 r"diagnosed|i have|i've got|my (?:doctor|gp)|prescribed me", sentence, re.I
             ):
                 continue
-            if term.lower().startswith("diagnos") or term.lower() == "prescribed":
+            if _STRONG.fullmatch(term):
                 ok = _PERSONAL.search(sentence) is not None
             else:
                 ok = _PERSONAL.search(sentence) is not None and _CLINICAL.search(sentence)

@@ -123,8 +123,21 @@ def _segments(text: str, start: int, end: int) -> list[_Segment]:
 
 #: Ids that are digits: (detector name, validator, digit count, context cue or None when the
 #: grouped layout alone is enough, the layouts (group sizes) that count without a cue).
+class _SsnShape:
+    """US SSN: ``stdnum.us.ssn``'s area, group and serial rules, but the advertising numbers
+    it rejects (078-05-1120 ...) still count: they are what people type into forms."""
+
+    @staticmethod
+    def is_valid(digits: str) -> bool:
+        if ssn.is_valid(digits):
+            return True
+        area, group, serial = digits[:3], digits[3:5], digits[5:]
+        ok_area = area not in ("000", "666") and area[0] != "9"
+        return len(digits) == 9 and ok_area and group != "00" and serial != "0000"
+
+
 _ID_RULES: tuple[tuple[str, object, int, re.Pattern[str], tuple[tuple[int, ...], ...]], ...] = (
-    ("us_ssn", ssn, 9, re.compile(r"ssn|social security|soc\.? sec"), ((3, 2, 4),)),
+    ("us_ssn", _SsnShape, 9, re.compile(r"ssn|social security|soc\.? sec"), ((3, 2, 4),)),
     ("ca_sin", sin, 9, re.compile(r"(?<![a-z])(?:sin|nas)(?![a-z])|social insurance|"
                                   r"assurance sociale"), ()),
     ("aadhaar", aadhaar, 12, re.compile(r"aadhaa?r|uidai|(?<![a-z])uid(?![a-z])"), ((4, 4, 4),)),
@@ -319,8 +332,8 @@ ID_DOCUMENT = re.compile(
     r"personnummer)(?![A-Za-z])",
     re.IGNORECASE,
 )
-#: A document number: 6-12 capitals and digits, at least five digits, not inside a word.
-_DOC_NUMBER = re.compile(r"(?<![\w-])(?=[A-Z0-9]{0,7}\d(?:[A-Z]?\d){4})[A-Z0-9]{6,12}(?![\w-])")
+#: A document number: 6-18 capitals and digits, at least five digits, not inside a word.
+_DOC_NUMBER = re.compile(r"(?<![\w-])(?=(?:[A-Z]{0,18}\d){5})[A-Z0-9]{6,18}(?![\w-])")
 
 
 @dataclass(frozen=True)

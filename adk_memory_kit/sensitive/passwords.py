@@ -29,7 +29,7 @@ _PASSWORD_WORDS = (
 )
 #: Keyed-token words (value: must look like a token).
 _TOKEN_WORDS = (
-    r"api[ _-]?keys?|secret(?:[ _-]?key)?s?|(?:access|auth|refresh|bearer|session|api|bot|"
+    r"bearer|api[ _-]?keys?|secret(?:[ _-]?key)?s?|(?:access|auth|refresh|bearer|session|api|bot|"
     r"personal access|deploy|webhook)[ _-]?tokens?|tokens?|client[ _-]?secrets?|"
     r"access[ _-]?keys?|secret access key|private[ _-]?key|signing key|webhook secret|"
     r"schlüssel|clé(?: d'api)?|llave"
@@ -179,7 +179,7 @@ class PasswordDetector:
         if bare_pass and _NOT_A_PASSWORD_PASS.search(before):
             return None
         setter = _SETTER.search(before) is not None
-        pos, fillers, connected = kw.end(), 0, False
+        pos, fillers, connected, labelled = kw.end(), 0, False, False
         # closing quotes of a JSON key ("password": "x")
         while pos < line_end and text[pos] in "\"'`]":
             pos += 1
@@ -188,7 +188,10 @@ class PasswordDetector:
                 pos += 1
             if pos >= line_end:
                 return None
+            if text.startswith(("==", "!="), pos):
+                return None  # a comparison in code ("if password == expected")
             if text[pos] in ":=" or text.startswith(("->", "=>"), pos):
+                labelled = labelled or fillers == 0
                 connected = True
                 pos += 2 if text.startswith(("->", "=>", ":="), pos) else 1
                 continue
@@ -207,7 +210,7 @@ class PasswordDetector:
                 connected, pos = True, token.end()  # "for the portal: hunter2"
                 continue
             if connected or self._direct_ok(kw, word, bare_pass):
-                return self._accept(text, kw, pos, token.end(), line_end, connected)
+                return self._accept(text, kw, pos, token.end(), line_end, labelled)
             if word[-1] in ".!?;" or fillers >= _MAX_FILLERS or bare_pass:
                 return None
             fillers += 1
@@ -217,9 +220,11 @@ class PasswordDetector:
     @staticmethod
     def _direct_ok(kw: re.Match[str], word: str, bare_pass: bool) -> bool:
         """A value straight after the keyword ("pw hunter22") must look like a secret."""
-        if bare_pass or kw.group("pin"):
-            return False
         value = word.strip(_TRAIL)
+        if kw.group("pin"):  # "PIN 4821", "my cvv 123"
+            return 3 <= len(value) <= 8 and value.isdigit()
+        if bare_pass:
+            return False
         if len(value) < 4 or _is_prose(value):
             return False
         if kw.group("tok"):
@@ -233,14 +238,17 @@ class PasswordDetector:
         start: int,
         token_end: int,
         line_end: int,
-        connected: bool,
+        labelled: bool,
     ) -> tuple[int, int] | None:
+        """The value's span. ``labelled``: the keyword is a label (``password:``,
+        ``api_key=``), so the value is a secret by position: a keyed token needs no
+        randomness and a labelled line ("Password: My Dog Rex 2019") runs to its end."""
         quoted = _quoted(text, start, line_end)
         if quoted is not None:
             value = text[quoted[0] : quoted[1]]
             if kw.group("pin") and not value.strip().isdigit():
                 return None
-            if kw.group("tok") and not _looks_like_token(value.strip()):
+            if kw.group("tok") and not (labelled or _looks_like_token(value.strip())):
                 return None
             return quoted
         start, end = _trim(text, start, token_end)
@@ -253,15 +261,37 @@ class PasswordDetector:
             if not (3 <= len(value) <= 8 and value.isdigit()) or _UNITS.match(text, end):
                 return None
             return start, end
+        if labelled and _is_prose(value):
+            rest = _labelled_line(text, start, line_end)
+            if rest is not None:
+                return rest
         if _is_prose(value) or len(value) < 3:
             return None
         if kw.group("tok"):
+            if labelled and len(value) >= 6 and _SECRETISH.search(value):
+                return start, end
             return (start, end) if _looks_like_token(value) else None
         if re.fullmatch(r"[a-z]+", value) and "phrase" in kw.group(0).lower():
             return start, _phrase_end(text, start, line_end)
         if value.isdigit() and len(value) < 4:
             return None
         return start, end
+
+
+def _labelled_line(text: str, start: int, line_end: int) -> tuple[int, int] | None:
+    """After a label, a short rest of line with a digit and no further talk word is the value
+    ("Password: My Dog Rex 2019"); "password: changed on 2024-01-01" is not."""
+    stop = min(line_end, start + 80)
+    cut = re.compile(r"[.!?;](?:\s|$)").search(text, start, stop)
+    end = cut.start() if cut else stop
+    words = text[start:end].split()
+    if not 2 <= len(words) <= 6 or not any(c.isdigit() for c in text[start:end]):
+        return None
+    if any(_is_prose(w) for w in words[1:]):
+        return None
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
 
 
 def _phrase_end(text: str, start: int, line_end: int) -> int:
