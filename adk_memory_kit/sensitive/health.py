@@ -10,6 +10,7 @@ the cost is linear.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -31,7 +32,7 @@ _TERMS = (
     r"zoloft|xanax|lexapro|metformin|lithium|methadone|adderall|ritalin|chemo",
     r"STDs?", r"STIs?", r"AIDS", r"IVF", r"Diabetes|Krebs|Depressionen|Asthma",
 )  # fmt: skip
-_TERM = re.compile(r"(?<![\w-])(?:" + "|".join(_TERMS) + r")(?![\w-]|::)", re.IGNORECASE)
+_TERM = re.compile(r"(?:" + "|".join(_TERMS) + r")(?![\w-]|::)", re.IGNORECASE)
 #: The acronyms count only in capitals ("aids", "std::vector", "sti" are not findings).
 _CAPS_ONLY = frozenset({"stds", "std", "stis", "sti", "aids", "ocd", "ivf", "ptsd", "adhd"})
 
@@ -89,41 +90,71 @@ _STRONG = re.compile(
 _SENTENCE = re.compile(r"[.!?;\n]")
 
 
-def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
-    lo = max(0, start - 200)
-    cut = lo
-    for m in _SENTENCE.finditer(text, lo, start):
-        cut = m.end()
-    stop = _SENTENCE.search(text, end, min(len(text), end + 200))
-    return cut, (stop.start() if stop else min(len(text), end + 200))
+#: Where a term can start (lower-case heads of the terms): one cheap pass finds them, and
+#: only their sentences are read further.
+_HEAD = re.compile(
+    r"diag|canc|tumo|chem|diab|insu|anxi|pani|bipo|schi|adhd|auti|epil|asth|preg|misc|abor|"
+    r"hiv|hepa|deme|alzh|park|hear|stro|high|hype|medi|pres|anti|ther|psyc|reha|addi|alle|"
+    r"surg|disa|chro|illn|covi|depr|mult|croh|celi|coel|migr|arth|eati|anor|buli|ptsd|ocd|"
+    r"lupu|leuk|lymp|kidn|dial|sert|proz|zolo|xana|lexa|metf|lith|meth|adde|rita|std|sti|"
+    r"aids|ivf|kreb"
+)
+_WINDOW = 400
 
 
 @dataclass(frozen=True)
 class HealthDetector:
-    """Health terms about a person's condition (see the module docstring)."""
+    """Health terms about a person's condition (see the module docstring).
+
+    Linear: term heads are found in one pass over the lower-cased text; each sentence (or
+    400-character window of a long one) with a head is read for cues once.
+    """
 
     name: str = "health_terms"
     kind: str = HEALTH
 
     def find(self, text: str) -> list[Finding]:
+        lower = text.lower()
         found: list[Finding] = []
-        for m in _TERM.finditer(text):
+        verdicts: dict[tuple[int, int], bool] = {}
+        ends = [m.end() for m in _SENTENCE.finditer(text)]
+        last = -1
+
+        for head in _HEAD.finditer(lower):
+            pos = head.start()
+            if pos < last or (pos > 0 and (lower[pos - 1].isalnum() or lower[pos - 1] in "-_")):
+                continue
+            m = _TERM.match(text, pos)
+            if m is None:
+                continue
+            last = m.end()
             term = m.group(0)
             if term.lower() in _CAPS_ONLY and not term.isupper():
                 continue
-            lo, hi = _sentence(text, m.start(), m.end())
-            clause_before = text[max(lo, m.start() - 60) : m.start()]
-            if _NEGATED.search(clause_before):
+            i = bisect.bisect_right(ends, pos)
+            lo = ends[i - 1] if i else 0
+            hi = ends[i] if i < len(ends) else len(text)
+            if hi - lo > _WINDOW:  # a very long sentence: its window around the term
+                lo = max(lo, lo + ((pos - lo) // _WINDOW) * _WINDOW - _WINDOW // 2)
+                hi = min(hi, lo + 2 * _WINDOW)
+            strong = _STRONG.fullmatch(term) is not None
+            key = (lo, int(strong))
+            if key not in verdicts:
+                verdicts[key] = _about_a_person(text[lo:hi], strong)
+            if not verdicts[key]:
                 continue
-            sentence = text[lo:hi]
-            if _OTHER_SENSE.search(sentence) and not re.search(
-                r"diagnosed|i have|i've got|my (?:doctor|gp)|prescribed me", sentence, re.I
-            ):
+            if _NEGATED.search(text[max(lo, pos - 60) : pos]):
                 continue
-            if _STRONG.fullmatch(term):
-                ok = _PERSONAL.search(sentence) is not None
-            else:
-                ok = _PERSONAL.search(sentence) is not None and _CLINICAL.search(sentence)
-            if ok:
-                found.append(Finding(HEALTH, self.name, m.start(), m.end()))
+            found.append(Finding(HEALTH, self.name, pos, m.end()))
         return found
+
+
+def _about_a_person(sentence: str, strong: bool) -> bool:
+    if _OTHER_SENSE.search(sentence) and not _OWN_DESPITE.search(sentence):
+        return False
+    if _PERSONAL.search(sentence) is None:
+        return False
+    return strong or _CLINICAL.search(sentence) is not None
+
+
+_OWN_DESPITE = re.compile(r"diagnosed|i have|i've got|my (?:doctor|gp)|prescribed me", re.I)

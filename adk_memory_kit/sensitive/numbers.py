@@ -237,6 +237,21 @@ _IBAN_TAIL = re.compile(r"(?:[ \u00a0\u202f-]?[A-Za-z0-9]){10,40}")
 _ALNUM = re.compile(r"[A-Za-z0-9]+")
 
 
+def _iban_lengths() -> dict[str, int]:
+    """Each country's IBAN length, read from ``python-stdnum``'s registry file (``iban.dat``)."""
+    from importlib.resources import files
+
+    lengths: dict[str, int] = {}
+    for line in files("stdnum").joinpath("iban.dat").read_text(encoding="utf-8").splitlines():
+        m = re.match(r'([A-Z]{2}) .*bban="([^"]+)"', line)
+        if m:
+            lengths[m.group(1)] = 4 + sum(int(n) for n in re.findall(r"(\d+)!", m.group(2)))
+    return lengths
+
+
+_IBAN_LENGTHS = _iban_lengths()
+
+
 def _mod97(compact: str) -> bool:
     rearranged = compact[4:] + compact[:4]
     try:
@@ -263,16 +278,18 @@ class IbanDetector:
             head = _IBAN_START.search(text, pos)
             if head is None:
                 return found
-            tail = _IBAN_TAIL.match(text, head.end())
+            expected = _IBAN_LENGTHS.get(head.group(0)[:2].upper())
+            tail = _IBAN_TAIL.match(text, head.end()) if expected else None
             best = None
-            if tail is not None:
+            if tail is not None and expected is not None:
                 compact = head.group(0).upper()
                 for group in _ALNUM.finditer(text, head.end(), tail.end()):
                     compact += group.group(0).upper()
-                    if len(compact) > 34:
+                    if len(compact) >= expected:
+                        if len(compact) == expected and _mod97(compact):
+                            if stdnum_iban.is_valid(compact):
+                                best = group.end()
                         break
-                    if len(compact) >= 15 and _mod97(compact) and stdnum_iban.is_valid(compact):
-                        best = group.end()
             if best is not None:
                 found.append(Finding(self.kind, self.name, head.start(), best))
                 pos = best
