@@ -35,7 +35,7 @@ from adk_memory_kit.sensitive.base import (
 )
 
 #: A run of digits, single separators allowed between them. It cannot start inside a word.
-_DIGIT_RUN = re.compile(r"(?<![\w.,/-])\d(?:[ \u00a0\u202f\u2009./-]?\d)*")
+_DIGIT_RUN = re.compile(r"\d(?<![\w.,/-]\d)(?:[ \u00a0\u202f\u2009./-]?\d)*")
 _GROUP = re.compile(r"\d+")
 
 #: Words that make a nearby number a payment card whatever its prefix (several languages).
@@ -232,7 +232,7 @@ class NumberDetector:
 
 #: An IBAN's start: a country code and check digits, not inside a word; the tail is read by
 #: code, group by group, up to 34 characters.
-_IBAN_START = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}")
+_IBAN_START = re.compile(r"[A-Za-z](?<![A-Za-z0-9][A-Za-z])[A-Za-z]\d{2}")
 _IBAN_TAIL = re.compile(r"(?:[ \u00a0\u202f-]?[A-Za-z0-9]){10,40}")
 _ALNUM = re.compile(r"[A-Za-z0-9]+")
 
@@ -299,11 +299,12 @@ class IbanDetector:
 
 #: Alphanumeric ids: a shape that is cheap to test, then the library's checksum (PAN and the
 #: UK National Insurance number have none: their shape and a cue are what there is).
-_ALNUM_ID = re.compile(r"(?<![\w-])(?=[A-Za-z0-9]{8,16}(?![\w-]))(?=[A-Za-z]*\d)[A-Za-z0-9]+")
+_ALNUM_ID = re.compile(r"[A-Za-z0-9_-]{8,}")
 _NINO = re.compile(
     r"(?<![\w-])(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]"
     r"[ ]?\d{2}[ ]?\d{2}[ ]?\d{2}[ ]?[A-D](?![\w-])"
 )
+_NINO_HINT = re.compile(r"[A-Z]{2} ?\d\d")
 _PAN_SHAPE = re.compile(r"[A-Z]{3}[PCHFATBLJG][A-Z]\d{4}[A-Z]")
 _DNI_SHAPE = re.compile(r"\d{8}[A-Za-z]")
 _NIE_SHAPE = re.compile(r"[XYZxyz]\d{7}[A-Za-z]")
@@ -321,6 +322,10 @@ class AlnumIdDetector:
         found: list[Finding] = []
         for m in _ALNUM_ID.finditer(text):
             token = m.group(0)
+            if len(token) > 16 or not token.isalnum() or token.isalpha():
+                continue
+            if m.start() and text[m.start() - 1] in "-_":
+                continue
             name = None
             if len(token) == 10 and _PAN_SHAPE.fullmatch(token) and pan.is_valid(token):
                 name = "india_pan"
@@ -336,7 +341,7 @@ class AlnumIdDetector:
                     name = None
             if name is not None:
                 found.append(Finding(GOVERNMENT_ID, name, m.start(), m.end()))
-        for m in _NINO.finditer(text):
+        for m in _NINO.finditer(text) if _NINO_HINT.search(text) else ():
             found.append(Finding(GOVERNMENT_ID, "uk_nino", m.start(), m.end()))
         return found
 
@@ -349,6 +354,8 @@ ID_DOCUMENT = re.compile(
     r"personnummer)(?![A-Za-z])",
     re.IGNORECASE,
 )
+_DOC_NEEDLES = ("pass", "ausweis", "identit", "id card", "national id", "licen", "führerschein",
+                "permis", "personnummer")  # fmt: skip
 #: A document number: 6-18 capitals and digits, at least five digits, not inside a word.
 _DOC_NUMBER = re.compile(r"(?<![\w-])(?=(?:[A-Z]{0,18}\d){5})[A-Z0-9]{6,18}(?![\w-])")
 
@@ -364,6 +371,9 @@ class IdDocumentDetector:
     def find(self, text: str) -> list[Finding]:
         found: list[Finding] = []
         last = 0
+        lower = text.lower()
+        if not any(n in lower for n in _DOC_NEEDLES):
+            return found
         for kw in ID_DOCUMENT.finditer(text):
             lo = max(last, kw.start() - self.window)
             hi = min(len(text), kw.end() + self.window)

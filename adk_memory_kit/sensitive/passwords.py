@@ -45,6 +45,12 @@ _KEYWORD = re.compile(
     rf"(?P<suffix>(?:[_-][A-Za-z0-9]{{1,20}}){{0,4}})(?![{_L}0-9])",
     re.IGNORECASE,
 )
+#: Substrings one of which every keyword contains: text without any skips the pattern.
+_KEYWORD_NEEDLES = (
+    "pass", "pw", "kennw", "mot de", "mot-de", "mdp", "contrase", "clave", "code", "wifi",
+    "wlan", "pin", "cvv", "cvc", "csc", "geheim", "nip", "key", "secret", "token", "bearer",
+    "schlüssel", "clé", "llave", "zugang",
+)  # fmt: skip
 #: A bare "pass" counts only as "my pass is ...", "pass: ...", "pass=..." (not "boarding pass").
 _BARE_PASS = re.compile(r"pass|passe", re.IGNORECASE)
 
@@ -156,6 +162,9 @@ class PasswordDetector:
     def find(self, text: str) -> list[Finding]:
         found: list[Finding] = []
         covered = -1
+        lower = text.lower()
+        if not any(n in lower for n in _KEYWORD_NEEDLES):
+            return found
         for kw in _KEYWORD.finditer(text):
             if kw.start() < covered:
                 continue
@@ -325,6 +334,15 @@ _LOGIN_PAIR = re.compile(
 )
 
 
+_LOGIN_PATTERNS = (
+    (_USE_TO_LOGIN, ("log", "sign", "get", "anmelde", "einzuloggen", "connecter", "iniciar",
+                     "entrar", "access")),
+    (_LOGIN_WITH, ("log", "sign", "anmelden", "einloggen", "connect", "conectar", "entrar")),
+    (_LOGIN_PAIR, ("user", "usr", "login", "log-in", "account", "benutzer", "nutzer",
+                   "utilisateur", "identifiant", "usuario", "cred", "zugang")),
+)  # fmt: skip
+
+
 @dataclass(frozen=True)
 class LoginPhraseDetector:
     """A password given without its keyword: "use 'X' to log in", "log in with X",
@@ -334,7 +352,10 @@ class LoginPhraseDetector:
 
     def find(self, text: str) -> list[Finding]:
         found: list[Finding] = []
-        for pattern in (_USE_TO_LOGIN, _LOGIN_WITH, _LOGIN_PAIR):
+        lower = text.lower()
+        for pattern, needles in _LOGIN_PATTERNS:
+            if not any(n in lower for n in needles):
+                continue
             for m in pattern.finditer(text):
                 start, end = _trim(text, m.start("v"), m.end("v"))
                 value = text[start:end]
