@@ -112,6 +112,7 @@ def redact_secrets(text: str) -> str:
     return redact(text, detect_sensitive(text, SECRET_DETECTORS))
 
 
+from adk_memory_kit.sensitive.adk_plugin import UserMessageRedactionPlugin  # noqa: E402
 from adk_memory_kit.sensitive.gate import redact_for_store, redact_value  # noqa: E402
 
 __all__ = [
@@ -129,6 +130,7 @@ __all__ = [
     "Finding",
     "RegexDetector",
     "TermDetector",
+    "UserMessageRedactionPlugin",
     "card_network",
     "detect_sensitive",
     "finding_kinds",
