@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from sqlalchemy import text
 
 from adk_memory_kit.db.engine import make_engine
@@ -30,28 +32,44 @@ async def tables(db_url: str, *, include_adk: bool = False) -> list[tuple[str, s
     return [t for t in found if include_adk or t[1] not in ADK_TABLES]
 
 
-async def leaks(db_url: str, secrets: list[str], *, include_adk: bool = False) -> list[str]:
-    """``schema.table`` names (with the secret's index) whose any column holds a secret.
-
-    Every column is cast to text (a row's text form covers arrays, JSON, tsvector), so no
-    column is missed; a tsvector lexeme of a secret is caught by its lower-cased form.
-    """
+async def table_texts(
+    db_url: str, *, include_adk: bool = False, app: str | None = None
+) -> dict[str, str]:
+    """``schema.table`` -> every row's text form (all columns: arrays, JSON, tsvector
+    included), lower-cased and joined: one read per table. ``app``: only rows whose text
+    holds it (an app name is in every kit row)."""
+    found = await tables(db_url, include_adk=include_adk)
     engine = make_engine(db_url)
-    out: list[str] = []
+    out: dict[str, str] = {}
     try:
         async with engine.connect() as conn:
-            for schema, table in await tables(db_url, include_adk=include_adk):
-                name = f'"{schema}"."{table}"'
-                for i, secret in enumerate(secrets):
-                    hit = await conn.scalar(
-                        text(
-                            f"SELECT count(*) FROM {name} t"
-                            " WHERE strpos(lower(t::text), lower(:s)) > 0"
-                        ),
-                        {"s": secret},
-                    )
-                    if hit:
-                        out.append(f"{schema}.{table}#{i}")
+            for schema, table in found:
+                where = " WHERE strpos(t::text, :app) > 0" if app else ""
+                sql = f'SELECT t::text FROM "{schema}"."{table}" t{where}'
+                rows = await conn.execute(text(sql), {"app": app} if app else {})
+                out[f"{schema}.{table}"] = "\n".join(r[0] for r in rows).lower()
     finally:
         await engine.dispose()
     return out
+
+
+async def leaks(
+    db_url: str, secrets: list[str], *, include_adk: bool = False, app: str | None = None
+) -> list[str]:
+    """``schema.table#i`` for every table any of whose columns holds secret ``i`` verbatim
+    (compared lower-cased, so a ``tsvector`` lexeme of a secret counts too)."""
+    texts = await table_texts(db_url, include_adk=include_adk, app=app)
+    return [
+        f"{name}#{i}"
+        for name, blob in texts.items()
+        for i, secret in enumerate(secrets)
+        if _holds(blob, secret.lower())
+    ]
+
+
+def _holds(blob: str, secret: str) -> bool:
+    """A short secret (a PIN, a CVV) counts only as a whole token: "279" inside a float of an
+    embedding or a timestamp is not that CVV."""
+    if len(secret) >= 8:
+        return secret in blob
+    return re.search(rf"(?<![0-9a-z]){re.escape(secret)}(?![0-9a-z])", blob) is not None
