@@ -39,7 +39,8 @@ class IndexingOptions(KitConfig):
         description="Runs on every text before it is stored or indexed, and on every string "
         "value of the stored custom_metadata (recursively); the default replaces card numbers, "
         "IBANs, credentials and government ids with [REDACTED:<kind>] (health terms are left "
-        "to the routing layer). None stores text as it is.",
+        "to the routing layer). The store's own gate (sensitive.redact_for_store) still runs "
+        "at the write whatever this is; None only leaves the embedded text as it is.",
     )
     index_function_calls: bool = Field(
         False, description="Also index function calls and responses as text."
