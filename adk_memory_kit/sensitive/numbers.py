@@ -31,6 +31,7 @@ from adk_memory_kit.sensitive.base import (
     IBAN,
     PAYMENT_CARD,
     Finding,
+    matches_at_heads,
     window_before,
 )
 
@@ -252,6 +253,11 @@ def _iban_lengths() -> dict[str, int]:
 _IBAN_LENGTHS = _iban_lengths()
 
 
+#: The rest of an IBAN of a given length: that many characters, single separators between.
+_IBAN_BODY = {n: re.compile(rf"(?:[ \u00a0\u202f-]?[A-Za-z0-9]){{{n}}}") for n in range(11, 31)}
+_NO_SEPARATORS = str.maketrans("", "", " \u00a0\u202f-")
+
+
 def _mod97(compact: str) -> bool:
     rearranged = compact[4:] + compact[:4]
     try:
@@ -281,15 +287,13 @@ class IbanDetector:
             expected = _IBAN_LENGTHS.get(head.group(0)[:2].upper())
             tail = _IBAN_TAIL.match(text, head.end()) if expected else None
             best = None
-            if tail is not None and expected is not None:
-                compact = head.group(0).upper()
-                for group in _ALNUM.finditer(text, head.end(), tail.end()):
-                    compact += group.group(0).upper()
-                    if len(compact) >= expected:
-                        if len(compact) == expected and _mod97(compact):
-                            if stdnum_iban.is_valid(compact):
-                                best = group.end()
-                        break
+            if tail is not None and expected is not None and 15 <= expected <= 34:
+                # exactly the country's length, ending where a group ends
+                body = _IBAN_BODY[expected - 4].match(text, head.end(), tail.end())
+                if body is not None and not text[body.end() : body.end() + 1].isalnum():
+                    compact = (head.group(0) + body.group(0)).translate(_NO_SEPARATORS).upper()
+                    if _mod97(compact) and stdnum_iban.is_valid(compact):
+                        best = body.end()
             if best is not None:
                 found.append(Finding(self.kind, self.name, head.start(), best))
                 pos = best
@@ -354,6 +358,10 @@ ID_DOCUMENT = re.compile(
     r"personnummer)(?![A-Za-z])",
     re.IGNORECASE,
 )
+_DOC_HEADS = re.compile(
+    r"passport|reisepass|passeport|pasaporte|national|identity|id card|personalausweis|"
+    r"carte d|driv|führerschein|permis|licencia|personnummer"
+)
 _DOC_NEEDLES = ("pass", "ausweis", "identit", "id card", "national id", "licen", "führerschein",
                 "permis", "personnummer")  # fmt: skip
 #: A document number: 6-18 capitals and digits, at least five digits, not inside a word.
@@ -374,7 +382,7 @@ class IdDocumentDetector:
         lower = text.lower()
         if not any(n in lower for n in _DOC_NEEDLES):
             return found
-        for kw in ID_DOCUMENT.finditer(text):
+        for kw in matches_at_heads(ID_DOCUMENT, _DOC_HEADS, text):
             lo = max(last, kw.start() - self.window)
             hi = min(len(text), kw.end() + self.window)
             for m in _DOC_NUMBER.finditer(text, lo, hi):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from adk_memory_kit.sensitive.base import CREDENTIAL, Finding
+from adk_memory_kit.sensitive.base import CREDENTIAL, Finding, matches_at_heads
 from adk_memory_kit.sensitive.vendor import shannon_entropy
 
 _L = r"A-Za-z\u00c0-\u024f"  # letters, Latin scripts
@@ -51,6 +51,12 @@ _KEYWORD_NEEDLES = (
     "wlan", "pin", "cvv", "cvc", "csc", "geheim", "nip", "key", "secret", "token", "bearer",
     "schlüssel", "clé", "llave", "zugang",
 )  # fmt: skip
+#: Where a keyword can start (lower case): every alternative of ``_KEYWORD`` begins with one.
+_KEYWORD_HEADS = re.compile(
+    r"pin|cvv|cvc|csc|security|geheim|code|nip|c[oó]digo|card verif|pass|pw|kennw|zugang|"
+    r"mot|mdp|contrase|clave|wifi|wlan|app pass|master|bearer|api|secret|access|auth|"
+    r"refresh|session|bot|personal|deploy|webhook|token|client|private|signing|schl|clé|llave"
+)
 #: A bare "pass" counts only as "my pass is ...", "pass: ...", "pass=..." (not "boarding pass").
 _BARE_PASS = re.compile(r"pass|passe", re.IGNORECASE)
 
@@ -165,7 +171,7 @@ class PasswordDetector:
         lower = text.lower()
         if not any(n in lower for n in _KEYWORD_NEEDLES):
             return found
-        for kw in _KEYWORD.finditer(text):
+        for kw in matches_at_heads(_KEYWORD, _KEYWORD_HEADS, text):
             if kw.start() < covered:
                 continue
             span = self._value(text, kw)
