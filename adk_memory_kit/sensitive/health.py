@@ -117,6 +117,7 @@ class HealthDetector:
         lower = text.lower()
         found: list[Finding] = []
         verdicts: dict[tuple[int, int], bool] = {}
+        negated: dict[str, bool] = {}
         ends = [m.end() for m in _SENTENCE.finditer(text)]
         last = -1
 
@@ -143,18 +144,42 @@ class HealthDetector:
                 verdicts[key] = _about_a_person(text[lo:hi], strong)
             if not verdicts[key]:
                 continue
-            if _NEGATED.search(text[max(lo, pos - 60) : pos]):
+            before = text[max(lo, pos - 60) : pos]
+            if before not in negated:
+                negated[before] = _NEGATED.search(before) is not None
+            if negated[before]:
                 continue
             found.append(Finding(HEALTH, self.name, pos, m.end()))
         return found
 
 
 def _about_a_person(sentence: str, strong: bool) -> bool:
-    if _OTHER_SENSE.search(sentence) and not _OWN_DESPITE.search(sentence):
+    if _other_sense(sentence) and not _OWN_DESPITE.search(sentence):
         return False
     if _PERSONAL.search(sentence) is None:
         return False
     return strong or _CLINICAL.search(sentence) is not None
+
+
+#: Where an other-sense cue can start (lower case): ``_OTHER_SENSE`` is tried only there.
+_OTHER_HEADS = re.compile(
+    r"zodiac|horoscope|star|astrolog|born|i'm|im |i am|she's|he's|is |a |an |rising|moon|sun|"
+    r"novel|book|memoir|film|movie|documentar|museum|exhibit|galler|article|podcast|essay|"
+    r"play|song|album|lecture|course|seminar|conference|research|stud|paper|thesis|charit|"
+    r"fundrais|awareness|ribbon|marathon|foundation|institute|societ|volunteer|crab|tropic|"
+    r"economic|great|sunglasses|glasses|lenses|goggles|swim|prescription|character|plot|"
+    r"episode|series|season|lab|startup|company|stock|shares|market|hackathon|dataset|model|"
+    r"benchmark|policy|insurance|coverage|class|exam|textbook|wikipedia|trivia|quiz|game|"
+    r"poster|statistic|rates|funding|simulation|crime|allerg|recipe|menu|restaurant|vending|"
+    r"product|shop|store|aisle|pharmacy|keyboard|plugin|library|bug|build|server|deploy|surgery"
+)
+
+
+def _other_sense(sentence: str) -> bool:
+    lower = sentence.lower()
+    if len(lower) != len(sentence):
+        return _OTHER_SENSE.search(sentence) is not None
+    return any(_OTHER_SENSE.match(sentence, h.start()) for h in _OTHER_HEADS.finditer(lower))
 
 
 _OWN_DESPITE = re.compile(r"diagnosed|i have|i've got|my (?:doctor|gp)|prescribed me", re.I)

@@ -279,14 +279,21 @@ class IbanDetector:
 
     def find(self, text: str) -> list[Finding]:
         found: list[Finding] = []
+        memo: dict[str, int | None] = {}
         pos = 0
         while True:
             head = _IBAN_START.search(text, pos)
             if head is None:
                 return found
             expected = _IBAN_LENGTHS.get(head.group(0)[:2].upper())
-            tail = _IBAN_TAIL.match(text, head.end()) if expected else None
             best = None
+            # the outcome depends only on the next 90 characters: a flood is read once
+            key = text[head.start() : head.start() + 90]
+            if expected and key in memo:
+                rel = memo[key]
+                best = None if rel is None else head.start() + rel
+                expected = None
+            tail = _IBAN_TAIL.match(text, head.end()) if expected else None
             if tail is not None and expected is not None and 15 <= expected <= 34:
                 # exactly the country's length, ending where a group ends
                 body = _IBAN_BODY[expected - 4].match(text, head.end(), tail.end())
@@ -294,6 +301,8 @@ class IbanDetector:
                     compact = (head.group(0) + body.group(0)).translate(_NO_SEPARATORS).upper()
                     if _mod97(compact) and stdnum_iban.is_valid(compact):
                         best = body.end()
+            if expected and len(memo) < 4096:
+                memo[key] = None if best is None else best - head.start()
             if best is not None:
                 found.append(Finding(self.kind, self.name, head.start(), best))
                 pos = best

@@ -171,10 +171,23 @@ class PasswordDetector:
         lower = text.lower()
         if not any(n in lower for n in _KEYWORD_NEEDLES):
             return found
+        memo: dict[tuple[str, int, bool], tuple[int, int] | None] = {}
         for kw in matches_at_heads(_KEYWORD, _KEYWORD_HEADS, text):
             if kw.start() < covered:
                 continue
-            span = self._value(text, kw)
+            # the outcome depends only on the text around the keyword: a text that repeats
+            # one context many times (a flood) is read once per distinct context
+            lo, hi = max(0, kw.start() - 40), min(len(text), kw.end() + _WINDOW + 24)
+            key = (text[lo:hi], kw.start() - lo, hi == len(text))
+            if key in memo:
+                rel = memo[key]
+                span = None if rel is None else (rel[0] + kw.start(), rel[1] + kw.start())
+            else:
+                span = self._value(text, kw)
+                if len(memo) < 4096:
+                    memo[key] = (
+                        None if span is None else (span[0] - kw.start(), span[1] - kw.start())
+                    )
             if span is not None:
                 kind = "pin" if kw.group("pin") else "token" if kw.group("tok") else "password"
                 found.append(Finding(CREDENTIAL, kind, span[0], span[1]))

@@ -165,14 +165,19 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
     "HuggingFaceTokenDetector": ("hf_",),
     "ShopifyTokenDetector": ("shp",),
     "DigitalOceanTokenDetector": ("_v1_",),
-    "MailgunKeyDetector": ("-",),
+    "MailgunKeyDetector": ("key-", "-"),
     "NpmTokenDetector": ("npm_",),
     "AzureKeyDetector": ("==", "sig="),
     "MoreApiKeyDetector": ("AIza", "github_pat_", "sk-", "k_test", "k_live", "xapp-", "glpat-"),
 }
 _JWT = next(p for p in PLUGINS if isinstance(p, JwtDetector))
 _PLUGINS_WITH_NEEDLES = tuple(
-    (plugin, _name_of(plugin), _NEEDLES[type(plugin).__name__]) for plugin in PLUGINS
+    (
+        plugin,
+        _name_of(plugin),
+        re.compile("|".join(map(re.escape, _NEEDLES[type(plugin).__name__]))),
+    )
+    for plugin in PLUGINS
 )
 #: Where a token can be: a run of 16+ characters without spaces, quotes or brackets. Plugins
 #: run on these runs only; a run longer than ``_CHUNK`` is read in overlapping windows (no
@@ -209,7 +214,7 @@ class VendorTokenDetector:
         found: list[Finding] = []
         for offset, run in _runs(text):
             for plugin, name, needles in _PLUGINS_WITH_NEEDLES:
-                if not any(n in run for n in needles):
+                if needles.search(run) is None:
                     continue
                 for regex in plugin.denylist:
                     for m in regex.finditer(run):
