@@ -154,11 +154,11 @@ class HealthDetector:
 
 
 def _about_a_person(sentence: str, strong: bool) -> bool:
-    if _other_sense(sentence) and not _OWN_DESPITE.search(sentence):
-        return False
     if _PERSONAL.search(sentence) is None:
         return False
-    return strong or _CLINICAL.search(sentence) is not None
+    if not strong and _CLINICAL.search(sentence) is None:
+        return False
+    return not _other_sense(sentence) or _OWN_DESPITE.search(sentence) is not None
 
 
 #: Where an other-sense cue can start (lower case): ``_OTHER_SENSE`` is tried only there.
