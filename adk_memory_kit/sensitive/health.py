@@ -51,7 +51,7 @@ _CLINICAL = re.compile(
     r"have|has|had|got|get|gets|am|is|was|been|being|condition|i'm on|i am on|is on|was on|"
     r"struggl\w*|dealing with|"
     r"coping|manage|managing|tested positive|positive for|doctor|gp|nurse|clinic|"
-    r"appointment|dose|mg)(?![\w])",
+    r"appointment|dose|mg|inhaler|carry|carry-on|need|needs)(?![\w])",
     re.IGNORECASE,
 )
 #: Another sense: a star sign, a book, a museum, a product, research, weather, economics.
@@ -84,7 +84,8 @@ _NEGATED = re.compile(
 #: insulin"): diagnoses, prescriptions, named medications.
 _STRONG = re.compile(
     r"diagnos\w*|prescribed|insulin|chemo\w*|antidepressants?|pregnan\w*|hiv\S*|dialysis|"
-    r"sertraline|prozac|zoloft|xanax|lexapro|metformin|lithium|methadone|adderall|ritalin",
+    r"sertraline|prozac|zoloft|xanax|lexapro|metformin|lithium|methadone|adderall|ritalin|"
+    r"therapist|psychiatr\w*|disability|wheelchair|inhaler|asthma\w*|epilep\w*",
     re.IGNORECASE,
 )
 _SENTENCE = re.compile(r"[.!?;\n]")

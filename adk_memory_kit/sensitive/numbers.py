@@ -24,7 +24,7 @@ from stdnum.in_ import aadhaar, pan
 from stdnum.it import codicefiscale
 from stdnum.nl import bsn
 from stdnum.pl import pesel
-from stdnum.us import ssn
+from stdnum.us import ein, ssn
 
 from adk_memory_kit.sensitive.base import (
     GOVERNMENT_ID,
@@ -151,6 +151,8 @@ _ID_RULES: tuple[tuple[str, object, int, re.Pattern[str], tuple[tuple[int, ...],
     ("de_idnr", idnr, 11, re.compile(r"steuer-?id|steueridentifikation|idnr|"
                                      r"identifikationsnummer|tax id"), ()),
     ("pl_pesel", pesel, 11, re.compile(r"pesel"), ()),
+    ("us_ein", ein, 9, re.compile(r"(?<![a-z])(?:ein|tax id|employer id\w*|fein|tin)(?![a-z])"),
+     ()),
 )  # fmt: skip
 
 
@@ -218,6 +220,7 @@ class NumberDetector:
         self, text: str, start: int, end: int, digits: str, sizes: tuple[int, ...]
     ) -> Finding | None:
         before: str | None = None
+        around = ""
         for name, module, length, cue, layouts in _ID_RULES:
             if len(digits) != length:
                 continue
@@ -225,8 +228,8 @@ class NumberDetector:
                 continue
             if before is None:
                 before = window_before(text, start, self.window)
-                before += " " + text[end : end + self.window].lower()  # "... is the SIN"
-            if cue.search(before) or (sizes in layouts and not NOT_A_CARD_LABEL.search(before)):
+                around = before + " " + text[end : end + self.window].lower()  # "... is the SIN"
+            if cue.search(around) or (sizes in layouts and not NOT_A_CARD_LABEL.search(before)):
                 return Finding(GOVERNMENT_ID, name, start, end)
         return None
 
@@ -373,8 +376,10 @@ _DOC_HEADS = re.compile(
 )
 _DOC_NEEDLES = ("pass", "ausweis", "identit", "id card", "national id", "licen", "führerschein",
                 "permis", "personnummer")  # fmt: skip
-#: A document number: 6-18 capitals and digits, at least five digits, not inside a word.
-_DOC_NUMBER = re.compile(r"(?<![\w-])(?=(?:[A-Z]{0,18}\d){5})[A-Z0-9]{6,18}(?![\w-])")
+#: A document number: capitals and digits (one hyphen allowed), 5+ digits, not inside a word.
+_DOC_NUMBER = re.compile(
+    r"(?<![\w-])(?=(?:[A-Z-]{0,18}\d){5})[A-Z0-9]{4,18}(?:-[A-Z0-9]{2,8})?(?![\w-])"
+)
 
 
 @dataclass(frozen=True)

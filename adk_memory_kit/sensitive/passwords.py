@@ -67,6 +67,14 @@ _NOT_A_PASSWORD_PASS = re.compile(
     r"hall|mountain|transit|ferry|car|parking|fast|vip)[ \t]*$"
 )
 
+#: A noun right after the keyword makes it a modifier ("password field", "token limit").
+_COMPOUND_NOUNS = frozenset(
+    "field fields box page form prompt screen reset resets manager managers policy policies "
+    "hint hints rules rule requirements requirement length strength change changes expiry "
+    "expiration complexity history vault dialog link input entry protection hash hashes file "
+    "generator rotation limit limits lockout recovery budget count usage cost costs window "
+    "size type types format pad".split()
+)
 _CONNECTORS = frozenset(
     "is was are = : := -> => ist lautet war sind est c'est était es era será sería "
     "it's its it’s isch".split()
@@ -237,6 +245,8 @@ class PasswordDetector:
             if not connected and word.endswith(":") and len(word) > 1 and fillers < _MAX_FILLERS:
                 connected, pos = True, token.end()  # "for the portal: hunter2"
                 continue
+            if not connected and fillers == 0 and lower.strip(".,;:!?") in _COMPOUND_NOUNS:
+                return None  # "password field is ...", "API key rotation is ...": a noun
             if connected or self._direct_ok(kw, word, bare_pass):
                 return self._accept(text, kw, pos, token.end(), line_end, labelled)
             if word[-1] in ".!?;" or fillers >= _MAX_FILLERS or bare_pass:
@@ -293,6 +303,12 @@ class PasswordDetector:
             rest = _labelled_line(text, start, line_end)
             if rest is not None:
                 return rest
+        if "phrase" in kw.group(0).lower():
+            phrase = _PASSPHRASE.match(text, start, min(line_end, start + 160))
+            if phrase is not None and not any(
+                w in PROSE_WORDS for w in phrase.group(0).split()[1:]
+            ):
+                return start, phrase.end()  # "correct horse battery staple"
         if _is_prose(value) or len(value) < 3:
             return None
         if kw.group("tok"):
@@ -304,6 +320,10 @@ class PasswordDetector:
         if value.isdigit() and len(value) < 4:
             return None
         return start, end
+
+
+#: Four to eight lower-case words: the shape of an xkcd-style passphrase.
+_PASSPHRASE = re.compile(r"[a-z]+(?:[ \t]+[a-z]+){3,7}")
 
 
 def _labelled_line(text: str, start: int, line_end: int) -> tuple[int, int] | None:
@@ -348,6 +368,8 @@ _LOGIN_PAIR = re.compile(
     r"(?:name)?|nutzer|utilisateur|identifiant|usuario|creds|credentials|zugangsdaten|"
     r"identifiants|credenciales)[ \t]{0,3}(?:(?:is|are|ist|sind|est|es)[ \t]{1,3})?"
     r"(?:[:=][ \t]{0,3})?[^\s,;/|:]{2,64}[ \t]{0,3}(?:[/|][ \t]{0,3}|:(?=\S))"
+    r"(?:(?:pw|pwd|pass(?:word)?|passwort|kennwort|mdp|contrase(?:ñ|n)a|clave)[ \t]{0,3}"
+    r"(?:[:=][ \t]{0,3})?(?=\S{3}))?"
     r"(?P<v>[^\s,;|]{3,64})",
     re.IGNORECASE,
 )
