@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from adk_memory_kit.pruning.tokens import payload_json
-from adk_memory_kit.sensitive import redact_secrets
+from adk_memory_kit.sensitive import redact_for_store
 
 DEFAULT_MAX_PAYLOAD_BYTES = 16_384
 """Payloads whose redacted JSON is larger are stored truncated (with size and sha256)."""
@@ -20,10 +20,10 @@ _MAX_DEPTH = 32
 
 def _redact_pair(key: str, value: str) -> str:
     """``value`` redacted, counting its key: ``{"api_key": "x"}`` is a credential."""
-    if redact_secrets(f"{key}: {value}") != f"{key}: {value}":
-        if redact_secrets(value) == value:  # the key made it a secret: hide all of it
+    if redact_for_store(f"{key}: {value}") != f"{key}: {value}":
+        if redact_for_store(value) == value:  # the key made it a secret: hide all of it
             return "[REDACTED:credential]"
-    return redact_secrets(value)
+    return redact_for_store(value)
 
 
 def redact_value(value: Any, _depth: int = 0) -> Any:
@@ -33,15 +33,15 @@ def redact_value(value: Any, _depth: int = 0) -> Any:
     ``token`` ...) is redacted whole. Non-JSON objects become their JSON form first.
     """
     if isinstance(value, str):
-        return redact_secrets(value.replace("\x00", "")) if value else value
+        return redact_for_store(value.replace("\x00", "")) if value else value
     if value is None or isinstance(value, (bool, int, float)):
         return value
     if _depth >= _MAX_DEPTH:
-        return redact_secrets(payload_json(value))
+        return redact_for_store(payload_json(value))
     if isinstance(value, dict):
         out = {}
         for key, item in value.items():
-            key = (key if isinstance(key, str) else str(key)).replace("\x00", "")
+            key = redact_for_store((key if isinstance(key, str) else str(key)).replace("\x00", ""))
             if isinstance(item, str) and item:
                 out[key] = _redact_pair(key, item.replace("\x00", ""))
             else:
@@ -52,7 +52,7 @@ def redact_value(value: Any, _depth: int = 0) -> Any:
     try:
         return redact_value(json.loads(payload_json(value)), _depth + 1)
     except ValueError:
-        return redact_secrets(payload_json(value))
+        return redact_for_store(payload_json(value))
 
 
 def prepare_payload(value: Any, max_bytes: int = DEFAULT_MAX_PAYLOAD_BYTES) -> str:

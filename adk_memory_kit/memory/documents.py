@@ -19,7 +19,7 @@ from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.core.ids import fact_key, memory_row_id
 from adk_memory_kit.core.validation import check_identifier, clean_text, short
 from adk_memory_kit.errors import InvalidInputError
-from adk_memory_kit.sensitive import redact_secrets
+from adk_memory_kit.sensitive import redact_for_store
 
 
 class IndexingOptions(KitConfig):
@@ -35,11 +35,12 @@ class IndexingOptions(KitConfig):
     """
 
     redactor: Callable[[str], str] | None = Field(
-        redact_secrets,
+        redact_for_store,
         description="Runs on every text before it is stored or indexed, and on every string "
         "value of the stored custom_metadata (recursively); the default replaces card numbers, "
         "IBANs, credentials and government ids with [REDACTED:<kind>] (health terms are left "
-        "to the routing layer). None stores text as it is.",
+        "to the routing layer). The store's own gate (sensitive.redact_for_store) still runs "
+        "at the write whatever this is; None only leaves the embedded text as it is.",
     )
     index_function_calls: bool = Field(
         False, description="Also index function calls and responses as text."

@@ -24,6 +24,7 @@ from adk_memory_kit.db.fence import guard_write
 from adk_memory_kit.memory.documents import MemoryDocument, StoredKey
 from adk_memory_kit.memory.hygiene import Hygiene
 from adk_memory_kit.memory.schema import SNAPSHOTS, TABLE
+from adk_memory_kit.sensitive import redact_for_store, redact_value
 
 _INSERT = f"""
 INSERT INTO {TABLE} AS t (id, app_name, user_id, session_id, event_id, kind, author, role, text,
@@ -237,7 +238,8 @@ def row(
     hygiene: Hygiene,
     valid_to: datetime | None,
 ) -> dict[str, Any]:
-    """The bind parameters of one upserted row."""
+    """The bind parameters of one upserted row; every text column passes the redaction gate."""
+    gate = redact_for_store
     return {
         "id": doc.id,
         "app": app,
@@ -245,21 +247,21 @@ def row(
         "session_id": doc.session_id,
         "event_id": doc.event_id,
         "kind": doc.kind,
-        "author": doc.author,
+        "author": gate(doc.author),
         "role": doc.role,
-        "text": doc.text,
-        "search_text": doc.search_text,
-        "context_text": doc.context_text,
+        "text": gate(doc.text),
+        "search_text": gate(doc.search_text),
+        "context_text": gate(doc.context_text),
         "source_hash": doc.source_hash,
         "embedding": embedding,
         "event_time": doc.event_time,
-        "subject": hygiene.subject,
+        "subject": gate(hygiene.subject),
         "expires_at": hygiene.expires_at,
         "importance": hygiene.importance,
         "valid_to": valid_to,
-        "metadata": json.dumps(doc.metadata, default=str, sort_keys=True),
+        "metadata": json.dumps(redact_value(doc.metadata), default=str, sort_keys=True),
         "memory_type": memory_type_of(doc, hygiene),
-        "tags": list(hygiene.tags),
+        "tags": [gate(t) for t in hygiene.tags],
         "valid_from": hygiene.valid_from or doc.event_time,
     }
 
@@ -562,6 +564,7 @@ async def set_pinned(
     conn: AsyncConnection, app: str, user: str, row_id: str, pinned: bool, reason: str | None
 ) -> bool:
     """Pin (or unpin) one row; whether it exists."""
+    reason = redact_for_store(reason)
     params = {"app": app, "user": user, "mid": row_id, "pinned": pinned, "reason": reason}
     return (await conn.execute(_PIN, params)).first() is not None
 
@@ -602,6 +605,7 @@ async def retract(
     by: str | None,
 ) -> None:
     """Supersede one row as corrected at ``at`` (kept, with the reason and who)."""
+    reason, by = redact_for_store(reason), redact_for_store(by)
     params = {"app": app, "user": user, "mid": row_id, "at": at, "reason": reason, "by": by}
     await conn.execute(_RETRACT, params)
 

@@ -29,6 +29,7 @@ from adk_memory_kit.db.fence import guard_write
 from adk_memory_kit.db.homes import home_comment_step
 from adk_memory_kit.db.migrations import Step, migrate
 from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.sensitive import redact_for_store
 
 TABLE = "adk_memory_kit_review_queue"
 COMPONENT = "review_queue"
@@ -161,7 +162,7 @@ class ReviewQueue:
         check_scope(app_name, user_id)
         if not isinstance(text, str) or not text.strip():
             raise InvalidInputError("a review item needs non-empty text")
-        body = clean_text(text.strip())
+        body = redact_for_store(clean_text(text.strip()))
         engine = await self._ensure_ready()
         params = {
             "app": app_name,
@@ -244,6 +245,7 @@ class ReviewQueue:
         if isinstance(item_id, bool) or not isinstance(item_id, int):
             raise InvalidInputError(f"item id must be an integer, got {short(item_id)}")
         scope = " AND app_name = :app" if app_name is not None else ""
+        by, note = redact_for_store(by), redact_for_store(note)
         params = {"id": item_id, "status": status, "by": by, "note": note, "app": app_name}
         engine = await self._ensure_ready()
         async with engine.begin() as conn:

@@ -16,6 +16,7 @@ from google.adk.tools.tool_context import ToolContext
 
 from adk_memory_kit.core.tool_errors import tool_errors
 from adk_memory_kit.errors import SchemaMismatchError
+from adk_memory_kit.sensitive import redact_value
 from adk_memory_kit.working_memory import operations as ops
 from adk_memory_kit.working_memory.config import (
     DEFAULT_KEY,
@@ -83,9 +84,10 @@ class _Tools:
         return None
 
     def _write(self, tool_context: ToolContext, values: dict[str, Any]) -> None:
-        """Write ``values`` to state and into the deltas of this turn's earlier writers."""
+        """Write ``values`` to state and into the deltas of this turn's earlier writers; every
+        string in them passes the kit's redaction gate first."""
         for key, value in values.items():
-            tool_context.state[key] = value
+            tool_context.state[key] = redact_value(value)
         turn = self._turn_key(tool_context)
         if turn is None:
             return

@@ -28,7 +28,7 @@ def test_redaction_covers_nested_values_and_secret_keys():
     }
     out = redact_value(value)
     assert out["api_key"] == "[REDACTED:credential]"
-    assert out["note"] == "my [REDACTED:credential]"
+    assert out["note"] == "my password is [REDACTED:credential]"  # granular (issue 23)
     assert out["nested"][0]["iban"] == "[REDACTED:iban]"
     assert out["nested"][1] == ["card [REDACTED:payment_card]"]
     assert (out["count"], out["ok"], out["city"]) == (3, None, "Lisbon")

@@ -64,7 +64,9 @@ SPLIT_TURNS = [
      [(H.USER_STATE, "seat", "aisle", "I prefer aisle seats")]),
     ("Never ask me to confirm prices; my PIN is 4821.",
      [(H.PROCEDURAL_REVIEW, None, None, "Never ask me to confirm prices")]),
-    ("My password is hunter2, and I am vegan.", []),  # the value runs to the sentence's end
+    # granular redaction (issue 23): only the value is the finding, the next clause is kept
+    ("My password is hunter2, and I am vegan.",
+     [(H.USER_STATE, "diet", "vegan", "and I am vegan.")]),
     ("I'm travelling to Lisbon with my passport X1234567.", []),  # one clause: all of it
 ]  # fmt: skip
 

@@ -138,14 +138,15 @@ def test_findings_carry_position_not_text():
 
 
 def test_a_secret_value_is_redacted_whole():
-    # quoted: to its closing quote; unquoted: to the end of the line or sentence
+    # granular (issue 23): the value is redacted, the keyword and the sentence are kept;
+    # quoted: to its closing quote; a labelled line: to its end
     said = 'The password is "correct horse battery staple" and my seat is aisle.'
-    assert redact(said) == "The [REDACTED:credential] and my seat is aisle."
+    assert redact(said) == 'The password is "[REDACTED:credential]" and my seat is aisle.'
     assert redact("Password: My Dog Rex 2019\nseat: aisle") == (
-        "[REDACTED:credential]\nseat: aisle"
+        "Password: [REDACTED:credential]\nseat: aisle"
     )
     assert redact("my password is hunter2!! Book the flight.") == (
-        "my [REDACTED:credential] Book the flight."
+        "my password is [REDACTED:credential] Book the flight."
     )
     env = "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY region=eu"
     assert "wJalr" not in redact(env) and "EXAMPLEKEY" not in redact(env)
@@ -158,7 +159,7 @@ def test_redact_secrets_keeps_health_and_ordinary_words():
 
     said = "Order number 4000 0000 0000 0002, I have a nut allergy, PIN 4821."
     assert redact_secrets(said) == (
-        "Order number 4000 0000 0000 0002, I have a nut allergy, [REDACTED:credential]."
+        "Order number 4000 0000 0000 0002, I have a nut allergy, PIN [REDACTED:credential]."
     )
 
 

@@ -28,6 +28,7 @@ CLASSES = (CREDENTIAL, GOVERNMENT_ID, PAYMENT_CARD, IBAN, HEALTH)
 POSITIVES: list[tuple[str, set[str]]] = [
     # credentials: the three misses of the review first
     ("login jsmith, pw: hunter22", {CREDENTIAL}),
+    ("my bank login: jsmith / Hunter22!", {CREDENTIAL}),  # a known miss until issue 23
     ("ok so my passphrase is correct horse battery staple", {CREDENTIAL}),
     ("the password I use everywhere: Tr0ub4dor&3", {CREDENTIAL}),
     ("user admin / pass admin123 for the staging box", {CREDENTIAL}),
@@ -103,7 +104,6 @@ POSITIVES: list[tuple[str, set[str]]] = [
 #: Realistic secrets the detectors miss today (no keyword a rule could anchor on); they count
 #: in the figures and each test below flips to a failure once a detector finds it.
 KNOWN_MISSES: list[tuple[str, set[str]]] = [
-    ("my bank login: jsmith / Hunter22!", {CREDENTIAL}),
     ("wifi is HomeNet, key sunflower-77", {CREDENTIAL}),
     ("my SIN is 046 454 286", {GOVERNMENT_ID}),
 ]

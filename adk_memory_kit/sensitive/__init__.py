@@ -1,0 +1,144 @@
+"""Sensitive-data detection that needs no model: run it before anything is stored.
+
+``detect_sensitive(text)`` returns one :class:`Finding` per hit (empty when the text is clean):
+its kind (``payment_card``, ``iban``, ``credential``, ``government_id``, ``health``), the
+detector and the position, never the matched text, so findings are safe to log.
+
+Which library covers what (see ``docs/privacy.md``):
+
+- ``detect-secrets`` plugins, run in process: vendor tokens and keys
+  (:mod:`~adk_memory_kit.sensitive.vendor`), plus plugins of its own base class for the
+  formats it lacks; its Shannon entropy for keyed tokens in prose.
+- ``python-stdnum``: Luhn for cards, IBANs, SSN, SIN, Aadhaar, PAN, NHS, NIR, BSN, CPF,
+  Steuer-ID, PESEL, DNI/NIE, codice fiscale (:mod:`~adk_memory_kit.sensitive.numbers`).
+- The kit's own rules where no library reads prose: passwords and PINs after their keyword
+  in four languages (:mod:`~adk_memory_kit.sensitive.passwords`), whole PEM blocks, health
+  terms about a person (:mod:`~adk_memory_kit.sensitive.health`).
+
+:func:`redact_for_store` is the one gate every text the kit stores passes through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from adk_memory_kit.sensitive.base import (
+    CREDENTIAL,
+    GOVERNMENT_ID,
+    HEALTH,
+    IBAN,
+    PAYMENT_CARD,
+    Detector,
+    Finding,
+    RegexDetector,
+    TermDetector,
+)
+from adk_memory_kit.sensitive.health import HealthDetector
+from adk_memory_kit.sensitive.numbers import (
+    AlnumIdDetector,
+    IbanDetector,
+    IdDocumentDetector,
+    NumberDetector,
+    card_network,
+    iban_valid,
+    luhn_valid,
+)
+from adk_memory_kit.sensitive.passwords import LoginPhraseDetector, PasswordDetector
+from adk_memory_kit.sensitive.vendor import PrivateKeyDetector, VendorTokenDetector
+
+NUMBER_DETECTOR = NumberDetector()
+IBAN_DETECTOR = IbanDetector()
+HEALTH_DETECTOR = HealthDetector()
+
+#: Secrets and identifiers that must never reach a store.
+SECRET_DETECTORS: tuple[Detector, ...] = (
+    PrivateKeyDetector(),
+    VendorTokenDetector(),
+    PasswordDetector(),
+    LoginPhraseDetector(),
+    NUMBER_DETECTOR,
+    IBAN_DETECTOR,
+    AlnumIdDetector(),
+    IdDocumentDetector(),
+)
+#: Everything: the secrets and health terms (the routing layer drops health *facts*; health
+#: words are topics, not tokens, so the store gate does not rewrite them).
+DEFAULT_DETECTORS: tuple[Detector, ...] = (*SECRET_DETECTORS, HEALTH_DETECTOR)
+
+
+def detect_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> list[Finding]:
+    """Every sensitive span in ``text`` (sorted by position); empty when the text is clean."""
+    if not text:
+        return []
+    findings: set[Finding] = set()
+    for detector in DEFAULT_DETECTORS if detectors is None else detectors:
+        findings.update(detector.find(text))
+    return sorted(findings, key=lambda f: (f.start, f.end, f.kind, f.detector))
+
+
+def is_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> bool:
+    """Whether ``text`` holds anything a detector flags."""
+    return bool(detect_sensitive(text, detectors))
+
+
+def finding_kinds(findings: Iterable[Finding]) -> list[str]:
+    """The distinct kinds of ``findings``, sorted (what is safe to log)."""
+    return sorted({f.kind for f in findings})
+
+
+def redact(text: str, findings: Sequence[Finding] | None = None) -> str:
+    """``text`` with each finding's span replaced by ``[REDACTED:<kind>]``; the rest is kept.
+
+    Overlapping findings are merged into one marker.
+    """
+    findings = detect_sensitive(text) if findings is None else findings
+    out, pos = [], 0
+    merged: list[list] = []
+    for f in sorted(findings, key=lambda f: (f.start, -f.end)):
+        if merged and f.start < merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], f.end)
+            continue
+        merged.append([f.start, f.end, f.kind])
+    for start, end, kind in merged:
+        out.append(text[pos:start])
+        out.append(f"[REDACTED:{kind}]")
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def redact_secrets(text: str) -> str:
+    """``text`` with card numbers, IBANs, credentials and government ids redacted."""
+    return redact(text, detect_sensitive(text, SECRET_DETECTORS))
+
+
+from adk_memory_kit.sensitive.adk_plugin import UserMessageRedactionPlugin  # noqa: E402
+from adk_memory_kit.sensitive.gate import redact_for_store, redact_value  # noqa: E402
+
+__all__ = [
+    "CREDENTIAL",
+    "DEFAULT_DETECTORS",
+    "GOVERNMENT_ID",
+    "HEALTH",
+    "HEALTH_DETECTOR",
+    "IBAN",
+    "IBAN_DETECTOR",
+    "NUMBER_DETECTOR",
+    "PAYMENT_CARD",
+    "SECRET_DETECTORS",
+    "Detector",
+    "Finding",
+    "RegexDetector",
+    "TermDetector",
+    "UserMessageRedactionPlugin",
+    "card_network",
+    "detect_sensitive",
+    "finding_kinds",
+    "iban_valid",
+    "is_sensitive",
+    "luhn_valid",
+    "redact",
+    "redact_for_store",
+    "redact_secrets",
+    "redact_value",
+]

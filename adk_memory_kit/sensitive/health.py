@@ -1,0 +1,187 @@
+"""Health terms, counted only when they are about a person's condition.
+
+A term (a condition, a treatment, a medication word) is a finding when its sentence says it
+is someone's ("I have asthma", "my son was diagnosed with autism", "she takes insulin") and
+not a star sign, a book, an exhibition, a product or a research topic ("I'm a Cancer, born
+in July", "prescription sunglasses", "a novel about dementia"). Negated mentions ("no
+allergies") are not findings. Context is read from cue words in the same sentence only, so
+the cost is linear.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from adk_memory_kit.sensitive.base import HEALTH, Finding
+
+_TERMS = (
+    r"diagnos(?:is|es|ed)", r"cancer", r"tumou?rs?", r"chemo(?:therapy)?", r"diabet(?:es|ic)",
+    r"insulin", r"anxiety(?: disorder)?", r"panic attacks?", r"bipolar", r"schizophreni\w*",
+    r"adhd", r"autis(?:m|tic)", r"epilep(?:sy|tic)", r"asthma(?:tic)?", r"pregnan(?:t|cy)",
+    r"miscarriage", r"abortion", r"hiv(?:-positive)?", r"hepatitis", r"dementia",
+    r"alzheimer'?s", r"parkinson'?s", r"heart (?:attack|condition|failure)", r"stroke",
+    r"high blood pressure", r"hypertension", r"medications?", r"prescriptions?",
+    r"prescribed", r"antidepressants?", r"therapist", r"psychiatr\w*", r"rehab",
+    r"addiction", r"allerg(?:y|ies|ic)", r"surgery", r"disability", r"chronic \w+",
+    r"illness", r"medical condition", r"covid(?:-19)?", r"depression", r"depressed",
+    r"multiple sclerosis", r"crohn'?s", r"celiac|coeliac", r"migraines?", r"arthritis",
+    r"eating disorder", r"anorexia", r"bulimia", r"ptsd", r"ocd", r"lupus", r"leukemia|leukaemia",
+    r"lymphoma", r"kidney (?:disease|failure|stones?)", r"dialysis", r"sertraline|prozac|"
+    r"zoloft|xanax|lexapro|metformin|lithium|methadone|adderall|ritalin|chemo",
+    r"STDs?", r"STIs?", r"AIDS", r"IVF", r"Diabetes|Krebs|Depressionen|Asthma",
+)  # fmt: skip
+_TERM = re.compile(r"(?:" + "|".join(_TERMS) + r")(?![\w-]|::)", re.IGNORECASE)
+#: The acronyms count only in capitals ("aids", "std::vector", "sti" are not findings).
+_CAPS_ONLY = frozenset({"stds", "std", "stis", "sti", "aids", "ocd", "ivf", "ptsd", "adhd"})
+
+#: Someone's own condition: a person, then a verb of having, being or treating.
+_PERSONAL = re.compile(
+    r"(?<![\w'])(?:i|i'm|i've|i'd|im|me|my|mine|myself|we|our|he|she|his|her|him|they|their|"
+    r"mum|mom|dad|son|daughter|wife|husband|partner|brother|sister|grandma|grandpa|"
+    r"grandmother|grandfather|father|mother|kid|kids|child|friend|boss|aunt|uncle|patient|"
+    r"someone|somebody|"
+    r"ich|mein|meine|je|j'ai|mon|ma|yo|mi)(?![\w'])",
+    re.IGNORECASE,
+)
+_CLINICAL = re.compile(
+    r"(?<![\w])(?:diagnos\w*|suffer\w*|living with|lives with|live with|battl\w*|treated|"
+    r"treatment|therapy|take|takes|taking|took|on (?:medication|insulin)|prescribed|"
+    r"allergic|pregnant|relapse|remission|recover\w*|flare|symptoms?|hospitali[sz]ed|"
+    r"have|has|had|got|get|gets|am|is|was|been|being|condition|i'm on|i am on|is on|was on|"
+    r"struggl\w*|dealing with|"
+    r"coping|manage|managing|tested positive|positive for|doctor|gp|nurse|clinic|"
+    r"appointment|dose|mg|inhaler|carry|carry-on|need|needs)(?![\w])",
+    re.IGNORECASE,
+)
+#: Another sense: a star sign, a book, a museum, a product, research, weather, economics.
+_OTHER_SENSE = re.compile(
+    r"(?<![\w])(?:zodiac|horoscope|star ?sign|astrolog\w*|born in (?:june|july)|"
+    r"(?:i'm|im|i am|she's|he's|is|a|an?) (?:cancer|leo|virgo|gemini|libra)"
+    r"(?= ?(?:,|\.|;|$| born| sun| moon| rising| and| so| which| who))|"
+    r"rising|moon sign|sun sign|"
+    r"novel|book|books|memoir|film|movie|documentary|museum|exhibit\w*|gallery|article|"
+    r"podcast|essay|play|song|album|lecture|course|seminar|conference|research\w*|study|"
+    r"studies|paper|thesis|charity|fundraiser|fundraising|awareness|ribbon|marathon|"
+    r"foundation|institute|society|volunteer\w*|crab|tropic|economic|tropical|great depression|"
+    r"sunglasses|glasses|lenses|goggles|swim goggles|prescription (?:sunglasses|glasses|"
+    r"lenses|goggles|safety|eyewear|frames)|character|plot|episode|series|season|"
+    r"lab|startup|company|stock|shares|market|hackathon|dataset|model|benchmark|"
+    r"policy|insurance|coverage|course|class|exam|textbook|wikipedia|trivia|quiz|"
+    r"game|poster|statistics|rates|funding|awareness|simulation|crime|allergy-friendly|"
+    r"allergen|recipe|menu|restaurant|vending|product|shop|store|aisle|pharmacy opens|"
+    r"keyboard|plugin|library|bug|build|server|deploy\w*|surgery hours)(?![\w])",
+    re.IGNORECASE,
+)
+_NEGATED = re.compile(
+    r"(?:\b(?:no|not|without|never|none|nor|zero|free\s+of|kein\w*|pas|sin)|n't)"
+    r"(?:\s+(?:have|has|had|take|taking|need|needs|any|known|real|serious|major|"
+    r"significant|other|food|nut|drug|medical|health|special|particular|current|"
+    r"history\s+of|kind\s+of|sort\s+of|signs?\s+of|been|diagnosed\s+with|a))*\s+$",
+    re.IGNORECASE,
+)
+#: Terms that are a person's condition whenever a person is named with them ("I need to carry
+#: insulin"): diagnoses, prescriptions, named medications.
+_STRONG = re.compile(
+    r"diagnos\w*|prescribed|insulin|chemo\w*|antidepressants?|pregnan\w*|hiv\S*|dialysis|"
+    r"sertraline|prozac|zoloft|xanax|lexapro|metformin|lithium|methadone|adderall|ritalin|"
+    r"therapist|psychiatr\w*|disability|wheelchair|inhaler|asthma\w*|epilep\w*",
+    re.IGNORECASE,
+)
+_SENTENCE = re.compile(r"[.!?;\n]")
+
+
+#: Where a term can start (lower-case heads of the terms): one cheap pass finds them, and
+#: only their sentences are read further.
+_HEAD = re.compile(
+    r"diag|canc|tumo|chem|diab|insu|anxi|pani|bipo|schi|adhd|auti|epil|asth|preg|misc|abor|"
+    r"hiv|hepa|deme|alzh|park|hear|stro|high|hype|medi|pres|anti|ther|psyc|reha|addi|alle|"
+    r"surg|disa|chro|illn|covi|depr|mult|croh|celi|coel|migr|arth|eati|anor|buli|ptsd|ocd|"
+    r"lupu|leuk|lymp|kidn|dial|sert|proz|zolo|xana|lexa|metf|lith|meth|adde|rita|std|sti|"
+    r"aids|ivf|kreb"
+)
+_WINDOW = 400
+
+
+@dataclass(frozen=True)
+class HealthDetector:
+    """Health terms about a person's condition (see the module docstring).
+
+    Linear: term heads are found in one pass over the lower-cased text; each sentence (or
+    400-character window of a long one) with a head is read for cues once.
+    """
+
+    name: str = "health_terms"
+    kind: str = HEALTH
+
+    def find(self, text: str) -> list[Finding]:
+        lower = text.lower()
+        found: list[Finding] = []
+        verdicts: dict[tuple[int, int], bool] = {}
+        negated: dict[str, bool] = {}
+        ends = [m.end() for m in _SENTENCE.finditer(text)]
+        last = -1
+
+        for head in _HEAD.finditer(lower):
+            pos = head.start()
+            if pos < last or (pos > 0 and (lower[pos - 1].isalnum() or lower[pos - 1] in "-_")):
+                continue
+            m = _TERM.match(text, pos)
+            if m is None:
+                continue
+            last = m.end()
+            term = m.group(0)
+            if term.lower() in _CAPS_ONLY and not term.isupper():
+                continue
+            i = bisect.bisect_right(ends, pos)
+            lo = ends[i - 1] if i else 0
+            hi = ends[i] if i < len(ends) else len(text)
+            if hi - lo > _WINDOW:  # a very long sentence: its window around the term
+                lo = max(lo, lo + ((pos - lo) // _WINDOW) * _WINDOW - _WINDOW // 2)
+                hi = min(hi, lo + 2 * _WINDOW)
+            strong = _STRONG.fullmatch(term) is not None
+            key = (lo, int(strong))
+            if key not in verdicts:
+                verdicts[key] = _about_a_person(text[lo:hi], strong)
+            if not verdicts[key]:
+                continue
+            before = text[max(lo, pos - 60) : pos]
+            if before not in negated:
+                negated[before] = _NEGATED.search(before) is not None
+            if negated[before]:
+                continue
+            found.append(Finding(HEALTH, self.name, pos, m.end()))
+        return found
+
+
+def _about_a_person(sentence: str, strong: bool) -> bool:
+    if _PERSONAL.search(sentence) is None:
+        return False
+    if not strong and _CLINICAL.search(sentence) is None:
+        return False
+    return not _other_sense(sentence) or _OWN_DESPITE.search(sentence) is not None
+
+
+#: Where an other-sense cue can start (lower case): ``_OTHER_SENSE`` is tried only there.
+_OTHER_HEADS = re.compile(
+    r"zodiac|horoscope|star|astrolog|born|i'm|im |i am|she's|he's|is |a |an |rising|moon|sun|"
+    r"novel|book|memoir|film|movie|documentar|museum|exhibit|galler|article|podcast|essay|"
+    r"play|song|album|lecture|course|seminar|conference|research|stud|paper|thesis|charit|"
+    r"fundrais|awareness|ribbon|marathon|foundation|institute|societ|volunteer|crab|tropic|"
+    r"economic|great|sunglasses|glasses|lenses|goggles|swim|prescription|character|plot|"
+    r"episode|series|season|lab|startup|company|stock|shares|market|hackathon|dataset|model|"
+    r"benchmark|policy|insurance|coverage|class|exam|textbook|wikipedia|trivia|quiz|game|"
+    r"poster|statistic|rates|funding|simulation|crime|allerg|recipe|menu|restaurant|vending|"
+    r"product|shop|store|aisle|pharmacy|keyboard|plugin|library|bug|build|server|deploy|surgery"
+)
+
+
+def _other_sense(sentence: str) -> bool:
+    lower = sentence.lower()
+    if len(lower) != len(sentence):
+        return _OTHER_SENSE.search(sentence) is not None
+    return any(_OTHER_SENSE.match(sentence, h.start()) for h in _OTHER_HEADS.finditer(lower))
+
+
+_OWN_DESPITE = re.compile(r"diagnosed|i have|i've got|my (?:doctor|gp)|prescribed me", re.I)
