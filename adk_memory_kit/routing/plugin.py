@@ -22,6 +22,7 @@ from google.adk.plugins.base_plugin import BasePlugin
 from adk_memory_kit.core.db_errors import describe
 from adk_memory_kit.routing.apply import MemoryApplier, RoutingOutcome
 from adk_memory_kit.routing.extractors import Extractor, RuleBasedExtractor, turn_events
+from adk_memory_kit.routing.side_calls import ROUTING_CONTEXT
 
 if TYPE_CHECKING:
     from google.adk.agents.base_agent import BaseAgent
@@ -47,11 +48,14 @@ async def route_turn(
         events = turn_events(context.session, context.invocation_id)
     if not events:
         return []
+    token = ROUTING_CONTEXT.set(context)  # the extractor's own model call is logged with it
     try:
         candidates = await extractor.extract(events)
     except Exception as exc:
         logger.warning("memory routing: extraction failed (%s)", describe(exc))
         return []
+    finally:
+        ROUTING_CONTEXT.reset(token)
     outcomes = await applier.apply(candidates, context)
     _record_decisions(context, events, candidates, applier)
     return outcomes
