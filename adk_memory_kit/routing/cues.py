@@ -13,14 +13,15 @@ import numpy as np
 
 _CUES = (
     r"\?\s*$",
-    r"\b(?:this|that) (?:time|trip|booking|order|one|stay|flight|ticket|weekend|week|evening|"
-    r"afternoon|morning|meeting|dinner|rental|reservation|purchase|leg)\b|\btoday\b|\btonight\b|"
-    r"\bright now\b|\bfor now\b|\bjust this once\b|\bcurrently\b",
+    r"\b(?:for|on|during|with|in) this \w+|\bthis (?:time|one|once)\b|\btoday\b|\btonight\b|"
+    r"\bright now\b|\bfor now\b|\bjust this once\b|\bcurrently\b|\bthis (?:week|weekend|"
+    r"evening|afternoon|morning)\b",
     r"\b(?:now|anymore|any more|no longer|any longer|instead|these days|used to|changed|new|"
     r"moved|switched|since|stopped|sold|left|quit|died|passed|finished|gone|correction|update)\b",
     r"\b(?:forget|delete|erase|remove|wipe|purge|scrub)\b",
-    r"\b(?:you|your)\b|^(?:don'?t|do not|never|stop|quit|skip|always|no more|no need|cut|"
-    r"leave out|drop|bypass|override|ignore|disregard|act|answer|change)\b",
+    r"\b(?:you|your)\b|^(?:(?:in future|in the future|from now on|going forward|next time),? )?"
+    r"(?:don'?t|do not|never|stop|quit|skip|always|no more|no need|cut|leave out|drop|bypass|"
+    r"override|ignore|disregard|act|answer|change)\b|\bdon'?t bother\b",
     r"\b(?:i|i'm|i've|my|we|our|we're|me)\b",
     r"\b(?:always|every|whenever|by default|all my|in general|from here on|going forward|"
     r"usually|normally)\b",

@@ -36,6 +36,12 @@ CACHE_FILE = "data/bank_embeddings.npy"
 CACHE_META = "data/bank_embeddings.json"
 HEAD_FILE = "data/bank_head.npz"
 
+#: Labels that keep a sentence out of every store the agent reads.
+SAFE_LABELS = frozenset({"drop", "review", "forget", "forget_vague"})
+
+#: A guarded label wins when its probability reaches this floor, whatever scored highest.
+DEFAULT_GUARDS = {"drop": 0.25, "review": 0.3}
+
 #: At least this many phrasings for each preference name an application adds.
 MIN_PHRASINGS = 3
 
@@ -138,6 +144,9 @@ class LearnedRouter:
             :data:`MIN_PHRASINGS` example phrasings; learned at start-up as
             ``user_state:<name>``.
         cue_weight, l2: the head's hyper-parameters (cross-validated on the tune split).
+        guards: ``{label: floor}``: a label that keeps text out of retrieval (``drop``,
+            ``review``) wins when its probability reaches the floor (default
+            :data:`DEFAULT_GUARDS`): the cheap mistake is the safe one.
     """
 
     def __init__(
@@ -148,7 +157,9 @@ class LearnedRouter:
         extra_preferences: Mapping[str, Sequence[str]] | None = None,
         cue_weight: float = 0.3,
         l2: float = 0.01,
+        guards: Mapping[str, float] | None = None,
     ) -> None:
+        self.guards = dict(DEFAULT_GUARDS if guards is None else guards)
         if embedder is None:
             from adk_memory_kit.embedders import LocalMiniLMEmbedder
 
@@ -225,10 +236,20 @@ class LearnedRouter:
         if not self._fitted:
             self.fit_sync()
         probs = self.head.predict_proba(self.features(texts, vectors))
-        best = probs.argmax(axis=1)
-        return [
-            Decision(self.head.labels[i], float(p[i])) for i, p in zip(best, probs, strict=True)
-        ]
+        return [self._pick(row) for row in probs]
+
+    def _pick(self, row: np.ndarray) -> Decision:
+        """The most likely label, unless a guarded label reaches its floor: the cheap mistake
+        is the safe one (a likely secret is dropped, a likely order to the assistant is
+        reviewed, rather than stored where the agent reads it back)."""
+        labels = self.head.labels
+        best = int(row.argmax())
+        if labels[best] not in SAFE_LABELS:
+            for guarded, floor in self.guards.items():
+                if guarded in labels and float(row[labels.index(guarded)]) >= floor:
+                    best = labels.index(guarded)
+                    break
+        return Decision(labels[best], float(row[best]))
 
     def classify_sync(self, texts: Sequence[str]) -> list[Decision]:
         """One embedding call for all ``texts``, then the head."""
