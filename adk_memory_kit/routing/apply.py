@@ -58,6 +58,10 @@ ForgetHandler = Callable[["Candidate", "Context"], Awaitable["RoutingOutcome"]]
 """Acts on a request to forget (``MemoryHome.FORGET``) and says what it did (a count, never
 the text)."""
 
+UpdateHandler = Callable[["Candidate", "Context"], Awaitable["RoutingOutcome | None"]]
+"""Writes a fact that replaces an earlier one (``replaces_earlier``) by superseding it;
+``None``: nothing to supersede, the fact is stored as usual."""
+
 REVIEW_STATE_KEY = "adk_memory_kit:review:last"
 """Session state key (persisted): the newest review-queue item this session queued (id,
 status, ISO-8601 time, the command that shows it); the item's text stays in the queue."""
@@ -133,6 +137,8 @@ class MemoryApplier:
             (and still never stored anywhere the agent reads).
         forget_handler: acts on a request to forget (``FORGET``); without one such a request
             is only kept out of every store.
+        update_handler: writes a fact flagged ``replaces_earlier`` by superseding the earlier
+            one; without one (or when it finds none) the fact is stored as usual.
         detectors: sensitive-data detectors (default: ``DEFAULT_DETECTORS``).
         max_notes: how many key-less notes a session/scratch list keeps (newest last).
         health_keys: preference names that may hold a health fact the user states for the
@@ -150,8 +156,10 @@ class MemoryApplier:
         author: str = "memory_router",
         health_keys: Collection[str] = ("allergies",),
         forget_handler: ForgetHandler | None = None,
+        update_handler: UpdateHandler | None = None,
     ) -> None:
         self.forget_handler = forget_handler
+        self.update_handler = update_handler
         self.vocabulary = vocabulary
         self.health_keys = frozenset(health_keys)
         self.review_queue = review_queue
@@ -302,6 +310,10 @@ class MemoryApplier:
         return ""
 
     async def _long_term(self, candidate: Candidate, context: Context) -> RoutingOutcome:
+        if candidate.replaces_earlier and self.update_handler is not None:
+            replaced = await self.update_handler(candidate, context)
+            if replaced is not None:
+                return replaced
         entry, meta = long_term_entry(
             candidate, author=self.author, source="routing", session_id=context.session.id
         )
