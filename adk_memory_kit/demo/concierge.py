@@ -25,6 +25,7 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types
 
 from adk_memory_kit.lifecycle import MemoryCheckpointPlugin, end_session_tool
+from adk_memory_kit.lifecycle.conversation_edits import conversation_edit_handlers
 from adk_memory_kit.model_choice import choose_model
 from adk_memory_kit.recall import BudgetedPreloadMemoryTool, FramedLoadMemoryTool
 from adk_memory_kit.routing import (
@@ -154,7 +155,9 @@ def concierge_plugins(
     return [
         MemoryRoutingPlugin(
             routing_extractor(routing_model),
-            MemoryApplier(review_queue=review_queue or ReviewQueue()),
+            MemoryApplier(
+                review_queue=review_queue or ReviewQueue(), **conversation_edit_handlers()
+            ),
             on_outcomes=on_outcomes,
         ),
         MemoryCheckpointPlugin(every_n_invocations=checkpoint_every),

@@ -37,6 +37,7 @@ from adk_memory_kit import (
     working_memory_guide,
     working_memory_instruction,
 )
+from adk_memory_kit.lifecycle.conversation_edits import conversation_edit_handlers
 from adk_memory_kit.recall import FramedLoadMemoryTool
 from adk_memory_kit.routing import ReviewQueue, routing_extractor
 from adk_memory_kit.testing import Responder, ScriptedLlm
@@ -94,7 +95,8 @@ app = App(
         # gate, the offline router as fallback); offline, the learned router alone
         MemoryRoutingPlugin(
             routing_extractor(None if isinstance(MODEL, ScriptedLlm) else MODEL),
-            MemoryApplier(review_queue=ReviewQueue()),
+            # "please forget ..." deletes; a changed fact supersedes the old one
+            MemoryApplier(review_queue=ReviewQueue(), **conversation_edit_handlers()),
         ),
         MemoryCheckpointPlugin(every_n_invocations=CHECKPOINT_EVERY),
     ],
