@@ -73,7 +73,7 @@ def _dense(entry: Any) -> float:
 class ConversationEdits:
     """The handlers (see the module docstring); thresholds are cosine similarities."""
 
-    update_min_similarity: float = 0.35
+    update_min_similarity: float = 0.3
     forget_min_similarity: float = 0.3
     forget_margin: float = 0.1
     max_forget: int = 50

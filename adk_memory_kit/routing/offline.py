@@ -18,6 +18,7 @@ All sentences of a turn are embedded in one batched call. Empty, oversized (over
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -39,6 +40,12 @@ from adk_memory_kit.routing.text_signals import is_factless_question, is_filler
 from adk_memory_kit.routing.values import DEFAULT_FINDERS, Finder, allowed_value_finder
 from adk_memory_kit.sensitive import HEALTH, Detector, detect_sensitive
 
+_ASKS_TO_FORGET = re.compile(
+    r"^\s*(?:(?:please|kindly|can you|could you|would you|just)\s+)*"
+    r"(?:forget|delete|erase|remove|wipe|purge|scrub|clear)\b"
+    r"(?! (?:your|the) (?:instructions|rules))",
+    re.IGNORECASE,
+)
 _FORGET_VERBS = ("forget", "delete", "erase", "remove", "wipe", "purge", "scrub")
 
 
@@ -163,6 +170,9 @@ class LearnedExtractor:
         if decision is None:
             return SentenceRoute(sentence, (), None, True)
         label = decision.label
+        if _ASKS_TO_FORGET.match(sentence) and label not in ("forget", "forget_vague"):
+            # a sentence that opens with a deletion verb never saves or stores what it names
+            label = "forget" if decision.preference or label != "review" else label
         if label == "forget":  # acted on, never stored: safe even with sensitive words in it
             return SentenceRoute(sentence, (self._make(sentence, when, label),), decision, False)
         findings = detect_sensitive(sentence, self.detectors)
