@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -160,6 +161,8 @@ class LearnedRouter:
         guards: Mapping[str, float] | None = None,
     ) -> None:
         self.guards = dict(DEFAULT_GUARDS if guards is None else guards)
+        self.cache_size = 4096
+        self._cache: OrderedDict[str, Decision] = OrderedDict()
         if embedder is None:
             from adk_memory_kit.embedders import LocalMiniLMEmbedder
 
@@ -258,11 +261,22 @@ class LearnedRouter:
         return self.decide(texts, self._embed_sync(texts))
 
     async def classify(self, texts: Sequence[str]) -> list[Decision]:
+        """One embedding call for the texts not decided recently, then the head. Decisions
+        are remembered (up to ``cache_size`` texts), so ingestion asking about a sentence the
+        routing plugin classified in this process costs no second embedding."""
         if not texts:
             return []
         await self.fit()
-        vectors = np.asarray(await self.embedder.embed(list(texts)), dtype=np.float32)
-        return self.decide(texts, vectors)
+        missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        if missing:
+            vectors = np.asarray(await self.embedder.embed(missing), dtype=np.float32)
+            for text, decision in zip(missing, self.decide(missing, vectors), strict=True):
+                self._cache[text] = decision
+                if len(self._cache) > self.cache_size:
+                    self._cache.popitem(last=False)
+        for text in texts:
+            self._cache.move_to_end(text)
+        return [self._cache[t] for t in texts]
 
 
 def write_embedding_cache(embedder=None) -> str:
