@@ -32,12 +32,12 @@ from adk_memory_kit import (
     MemoryCheckpointPlugin,
     MemoryRoutingPlugin,
     WorkingMemoryToolset,
+    conversation_edit_handlers,
     end_session_tool,
     make_profile_tools,
     working_memory_guide,
     working_memory_instruction,
 )
-from adk_memory_kit.lifecycle.conversation_edits import conversation_edit_handlers
 from adk_memory_kit.recall import FramedLoadMemoryTool
 from adk_memory_kit.routing import ReviewQueue, routing_extractor
 from adk_memory_kit.testing import Responder, ScriptedLlm
