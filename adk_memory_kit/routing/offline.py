@@ -7,7 +7,7 @@ For each sentence of what the user said in the turn:
    told apart (it is acted on, never stored);
 2. a certain rule hit (a preference, standing fact or behaviour rule matched) -> the rules'
    candidates; the router only adds the "replaces an earlier fact" flag;
-3. filler or a question that states nothing -> nothing to keep;
+3. filler or a question that states nothing -> nothing to keep (beyond a rule's scratch note);
 4. otherwise the learned router decides the home (and the preference name); value finders
    (:mod:`.values`) read the value. A preference whose value is not found is kept as a
    long-term fact under that subject.
@@ -167,8 +167,9 @@ class LearnedExtractor:
     def _route(
         self, sentence: str, when: datetime | None, decision: Decision | None
     ) -> SentenceRoute:
-        if decision is None:
-            return SentenceRoute(sentence, (), None, True)
+        if decision is None:  # filler or a fact-less question: only what a rule says of it
+            ruled = self.rules.extract_text(sentence, observed_at=when)
+            return SentenceRoute(sentence, tuple(ruled), None, True)
         label = decision.label
         if _ASKS_TO_FORGET.match(sentence) and label not in ("forget", "forget_vague"):
             # a sentence that opens with a deletion verb never saves or stores what it names
