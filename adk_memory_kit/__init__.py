@@ -31,6 +31,7 @@ from adk_memory_kit.lifecycle import (
     end_session_tool,
     forget_user,
 )
+from adk_memory_kit.lifecycle.conversation_edits import conversation_edit_handlers
 from adk_memory_kit.memory import (
     IndexingOptions,
     LlmConsolidator,
@@ -63,6 +64,8 @@ from adk_memory_kit.write_policy import RoutedOptions, WritePolicy
 __version__ = "0.1.0"
 
 __all__ = [
+    # updates and "please forget", said in the conversation (routing applier handlers)
+    "conversation_edit_handlers",
     # long-term memory
     "PgVectorMemoryService",
     "WritePolicy",

@@ -176,3 +176,14 @@ def context_memory_service(context: Any) -> Any:
     service itself (needed to delete or correct one memory): read the invocation context."""
     invocation = getattr(context, "_invocation_context", None)
     return getattr(invocation, "memory_service", None)
+
+
+def context_plugins(context: Any) -> list[Any]:
+    """The Runner's plugins for the run a callback ``Context`` belongs to (``[]`` when none).
+
+    ADK gives callbacks no public handle on the plugin manager; the routing plugin needs it
+    to report its own model call (the extraction) to plugins that log model calls.
+    """
+    invocation = getattr(context, "_invocation_context", None)
+    manager = getattr(invocation, "plugin_manager", None)
+    return list(getattr(manager, "plugins", None) or [])

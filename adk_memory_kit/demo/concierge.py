@@ -25,17 +25,18 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types
 
 from adk_memory_kit.lifecycle import MemoryCheckpointPlugin, end_session_tool
+from adk_memory_kit.lifecycle.conversation_edits import conversation_edit_handlers
 from adk_memory_kit.model_choice import choose_model
 from adk_memory_kit.recall import BudgetedPreloadMemoryTool, FramedLoadMemoryTool
 from adk_memory_kit.routing import (
     MemoryApplier,
     MemoryRoutingPlugin,
     ReviewQueue,
-    RuleBasedExtractor,
     make_profile_tools,
+    routing_extractor,
 )
 from adk_memory_kit.routing.plugin import OutcomeHook
-from adk_memory_kit.testing import call, last_function_responses, last_user_text
+from adk_memory_kit.testing import ScriptedLlm, call, last_function_responses, last_user_text
 from adk_memory_kit.working_memory import (
     WorkingMemoryToolset,
     working_memory_guide,
@@ -147,12 +148,16 @@ def concierge_plugins(
     review_queue: ReviewQueue | None = None,
     on_outcomes: OutcomeHook | None = None,
     checkpoint_every: int = 3,
+    routing_model: str | BaseLlm | None = None,
 ) -> list[BasePlugin]:
-    """The routing extractor and the checkpoint plugin, ready for an ``App``."""
+    """The routing plugin (the model behind the rule gate when ``routing_model`` is given,
+    else the offline learned router) and the checkpoint plugin, ready for an ``App``."""
     return [
         MemoryRoutingPlugin(
-            RuleBasedExtractor(),
-            MemoryApplier(review_queue=review_queue or ReviewQueue()),
+            routing_extractor(routing_model),
+            MemoryApplier(
+                review_queue=review_queue or ReviewQueue(), **conversation_edit_handlers()
+            ),
             on_outcomes=on_outcomes,
         ),
         MemoryCheckpointPlugin(every_n_invocations=checkpoint_every),
@@ -165,9 +170,14 @@ def build_concierge_app(
     review_queue: ReviewQueue | None = None,
     on_outcomes: OutcomeHook | None = None,
 ) -> App:
-    """The concierge as an ``App`` with its plugins (what ``adk web`` and the demo run)."""
+    """The concierge as an ``App`` with its plugins (what ``adk web`` and the demo run).
+    Routing uses the agent's model when it is a real one, else the offline router."""
+    agent = build_concierge_agent(model)
+    real = None if isinstance(agent.model, ScriptedLlm) else agent.model
     return App(
         name=APP_NAME,
-        root_agent=build_concierge_agent(model),
-        plugins=concierge_plugins(review_queue=review_queue, on_outcomes=on_outcomes),
+        root_agent=agent,
+        plugins=concierge_plugins(
+            review_queue=review_queue, on_outcomes=on_outcomes, routing_model=real
+        ),
     )

@@ -88,7 +88,12 @@ class EpisodicLogPlugin(BasePlugin):
       state_deltas: log state changes (``state_delta`` entries).
       flush_after_run: write the queue at the end of every run (adds one database round
         trip to the end of the run; off by default, the writer flushes on its own).
+
+    ``records_model_calls``: the memory router reports its own extraction call to this
+    plugin too, so its tokens and latency show beside the agent's model calls.
     """
+
+    records_model_calls = True
 
     def __init__(
         self,

@@ -19,6 +19,7 @@ from adk_memory_kit.routing.apply import (
     RoutingOutcome,
     long_term_entry,
 )
+from adk_memory_kit.routing.choice import ROUTING_MODEL_ENV, routing_extractor
 from adk_memory_kit.routing.dates import resolve_relative_dates
 from adk_memory_kit.routing.extractors import (
     DEFAULT_RULES,
@@ -32,7 +33,10 @@ from adk_memory_kit.routing.extractors import (
     looks_like_behaviour_change,
     turn_events,
 )
+from adk_memory_kit.routing.gated import GatedLlmExtractor
 from adk_memory_kit.routing.homes import Candidate, MemoryHome, route
+from adk_memory_kit.routing.learned import Decision, LearnedRouter
+from adk_memory_kit.routing.offline import LearnedExtractor, shared_learned_extractor
 from adk_memory_kit.routing.plugin import (
     MemoryRoutingPlugin,
     TurnRouter,
@@ -53,6 +57,13 @@ from adk_memory_kit.sensitive import (
 
 __all__ = [
     "REVIEW_STATE_KEY",
+    "ROUTING_MODEL_ENV",
+    "Decision",
+    "GatedLlmExtractor",
+    "LearnedExtractor",
+    "LearnedRouter",
+    "routing_extractor",
+    "shared_learned_extractor",
     "DEFAULT_DETECTORS",
     "DEFAULT_RULES",
     "DEFAULT_VOCABULARY",

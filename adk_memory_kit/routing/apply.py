@@ -22,7 +22,7 @@ context's ``state`` (recorded in the event's state delta); long-term writes go t
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -72,6 +72,14 @@ SESSION_FACT_PREFIX = "fact_"
 NOTES_KEY = "memory_notes"
 FACT_KIND = "fact"
 
+
+ForgetHandler = Callable[["Candidate", "Context"], Awaitable["RoutingOutcome"]]
+"""Acts on a request to forget (``MemoryHome.FORGET``) and says what it did (a count, never
+the text)."""
+
+UpdateHandler = Callable[["Candidate", "Context"], Awaitable["RoutingOutcome | None"]]
+"""Writes a fact that replaces an earlier one (``replaces_earlier``) by superseding it;
+``None``: nothing to supersede, the fact is stored as usual."""
 
 REVIEW_STATE_KEY = "adk_memory_kit:review:last"
 """Session state key (persisted): the newest review-queue item this session queued (id,
@@ -147,6 +155,10 @@ class MemoryApplier:
         vocabulary: the preference names allowed in ``user:`` state.
         review_queue: where ``PROCEDURAL_REVIEW`` candidates go; without one they are skipped
             (and still never stored anywhere the agent reads).
+        forget_handler: acts on a request to forget (``FORGET``); without one such a request
+            is only kept out of every store.
+        update_handler: writes a fact flagged ``replaces_earlier`` by superseding the earlier
+            one; without one (or when it finds none) the fact is stored as usual.
         detectors: sensitive-data detectors (default: ``DEFAULT_DETECTORS``).
         max_notes: how many key-less notes a session/scratch list keeps (newest last).
         health_keys: preference names that may hold a health fact the user states for the
@@ -163,7 +175,11 @@ class MemoryApplier:
         max_notes: int = 20,
         author: str = "memory_router",
         health_keys: Collection[str] = ("allergies",),
+        forget_handler: ForgetHandler | None = None,
+        update_handler: UpdateHandler | None = None,
     ) -> None:
+        self.forget_handler = forget_handler
+        self.update_handler = update_handler
         self.vocabulary = vocabulary
         self.health_keys = frozenset(health_keys)
         self.review_queue = review_queue
@@ -224,6 +240,8 @@ class MemoryApplier:
                 return RoutingOutcome(
                     home, "dropped", None, "sensitive: " + (", ".join(kinds) or "flagged")
                 )
+            if home is MemoryHome.FORGET:
+                return await self._forget(candidate, context)
             if home is MemoryHome.PROCEDURAL_REVIEW:
                 return await self._review(candidate, context)
             if home is MemoryHome.USER_STATE:
@@ -236,6 +254,15 @@ class MemoryApplier:
                 "memory router could not write to %s: %s", home.value, type(exc).__name__
             )
             return RoutingOutcome(home, "failed", candidate.key, f"{type(exc).__name__}: {exc}")
+
+    async def _forget(self, candidate: Candidate, context: Context) -> RoutingOutcome:
+        """A request to forget: handed to ``forget_handler``; the request itself is never
+        stored anywhere."""
+        if self.forget_handler is None:
+            return RoutingOutcome(
+                MemoryHome.FORGET, "skipped", None, "not acted on: no forget handler is configured"
+            )
+        return await self.forget_handler(candidate, context)
 
     async def _review(self, candidate: Candidate, context: Context) -> RoutingOutcome:
         home = MemoryHome.PROCEDURAL_REVIEW
@@ -303,6 +330,10 @@ class MemoryApplier:
         return ""
 
     async def _long_term(self, candidate: Candidate, context: Context) -> RoutingOutcome:
+        if candidate.replaces_earlier and self.update_handler is not None:
+            replaced = await self.update_handler(candidate, context)
+            if replaced is not None:
+                return replaced
         entry, meta = long_term_entry(
             candidate, author=self.author, source="routing", session_id=context.session.id
         )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 from google.adk.events.event import Event
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -32,6 +34,7 @@ from adk_memory_kit.profile.guards import (
 from adk_memory_kit.profile.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
 from adk_memory_kit.routing.dates import resolve_relative_dates
 from adk_memory_kit.routing.homes import Candidate
+from adk_memory_kit.routing.side_calls import record_side_call
 from adk_memory_kit.sensitive import HEALTH, Detector, detect_sensitive
 
 if TYPE_CHECKING:
@@ -462,6 +465,13 @@ class ExtractedFact(BaseModel):
         description="asks the assistant to behave differently from now on"
     )
     sensitive: bool = Field(description="credentials, payment, health or government id data")
+    replaces_earlier: bool = Field(
+        default=False,
+        description="replaces an earlier fact on the same subject (moved, changed, no longer)",
+    )
+    forget_request: bool = Field(
+        default=False, description="the user asks to forget/delete/remove something"
+    )
 
 
 class ExtractionOutput(BaseModel):
@@ -487,6 +497,10 @@ def _instruction(vocabulary: PreferenceVocabulary, max_facts: int) -> str:
         "- exact_value + about_user + key + value: a single current value about the user. Use "
         "only these keys for user preferences (never invent one):\n"
         f"{vocabulary.describe()}\n"
+        "- replaces_earlier: the fact replaces an earlier one on the same subject (a new job, "
+        "a new address, a pet that died, a thing no longer true).\n"
+        "- forget_request: the user asks you to forget, delete or remove something they said; "
+        "text names what to forget (never store anything else from that sentence).\n"
         "Write each text as a standalone sentence about the user (e.g. 'The user is "
         'vegetarian\'). Return {"facts": []} when nothing is worth remembering.'
     )
@@ -565,9 +579,18 @@ class LlmExtractor:
         transcript = self.transcript(events)
         if not transcript:
             return []
-        raw = await self._generate(self.build_request(transcript))
-        output = self.parse(raw)
         observed = max((event_time(e) for e in events if e.timestamp), default=None)
+        return await self.extract_transcript(transcript, observed)
+
+    async def extract_transcript(
+        self, transcript: str, observed: datetime | None = None
+    ) -> list[Candidate]:
+        """One model call over ``transcript`` (already framed as ``[time] author: text`` lines)."""
+        request = self.build_request(transcript[-self.max_transcript_chars :])
+        started = time.perf_counter()
+        response = await self._generate(request)
+        await record_side_call(request, response, (time.perf_counter() - started) * 1000)
+        output = self.parse(_response_text(response))
         candidates = []
         for fact in output.facts:
             findings = detect_sensitive(fact.text, self.detectors)
@@ -595,6 +618,8 @@ class LlmExtractor:
                     changes_agent_behaviour=fact.changes_agent_behaviour,
                     sensitive=flagged,
                     observed_at=observed,
+                    replaces_earlier=fact.replaces_earlier,
+                    forget_request=fact.forget_request,
                 )
             )
         return [dated(c) for c in candidates]
@@ -616,7 +641,7 @@ class LlmExtractor:
             )
         return output
 
-    async def _generate(self, request: LlmRequest) -> str:
+    async def _generate(self, request: LlmRequest) -> LlmResponse:
         final = None
         async for response in self.model.generate_content_async(request, stream=False):
             if response.error_code:
@@ -628,5 +653,9 @@ class LlmExtractor:
                 final = response
         if final is None or final.content is None:
             raise ExtractionError("the extraction model returned no content")
-        parts = final.content.parts or []
-        return "".join(p.text for p in parts if p.text and not p.thought)
+        return final
+
+
+def _response_text(response: LlmResponse) -> str:
+    parts = (response.content.parts or []) if response.content else []
+    return "".join(p.text for p in parts if p.text and not p.thought)

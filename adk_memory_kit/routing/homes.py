@@ -2,6 +2,7 @@
 
 The rule asks its questions in a fixed order because earlier answers override later ones:
 
+0. a request to forget -> ``FORGET`` (acted on; the request itself is never stored)
 1. sensitive -> ``DROP`` (never persisted; only the fact that something was dropped is logged)
 2. changes how the agent behaves -> ``PROCEDURAL_REVIEW`` (a human edits instructions or code)
 3. needed in future sessions -> ``USER_STATE`` when it is an exact single-valued fact about the
@@ -31,6 +32,8 @@ class MemoryHome(str, Enum):
     USER_STATE = "user_state"
     LONG_TERM = "long_term"
     PROCEDURAL_REVIEW = "procedural_review"
+    FORGET = "forget"
+    """A request to delete memories: acted on, never stored itself."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,8 @@ class Candidate:
     ``observed_at`` is when it was said (the date stored with it); ``ttl_seconds`` and
     ``importance`` are passed to long-term memory as hygiene metadata, with ``valid_from``
     (when it became true, e.g. a resolved "last Tuesday") and ``memory_type``.
+    ``replaces_earlier``: the fact replaces an earlier one on the same subject (an update);
+    ``forget_request``: the sentence asks to delete memories (routed to ``FORGET``).
     """
 
     text: str
@@ -57,6 +62,8 @@ class Candidate:
     importance: float | None = None
     valid_from: datetime | None = None
     memory_type: str | None = None
+    replaces_earlier: bool = False
+    forget_request: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.text, str) or not self.text.strip():
@@ -77,6 +84,8 @@ class Candidate:
 
 def route(candidate: Candidate) -> MemoryHome:
     """Decide where ``candidate`` belongs (pure: looks only at its flags)."""
+    if candidate.forget_request:
+        return MemoryHome.FORGET
     if candidate.sensitive:
         return MemoryHome.DROP
     if candidate.changes_agent_behaviour:

@@ -21,7 +21,8 @@ from google.adk.plugins.base_plugin import BasePlugin
 
 from adk_memory_kit.core.db_errors import contained_doors, describe, translates_db_errors
 from adk_memory_kit.routing.apply import MemoryApplier, RoutingOutcome
-from adk_memory_kit.routing.extractors import Extractor, RuleBasedExtractor, turn_events
+from adk_memory_kit.routing.extractors import Extractor, turn_events
+from adk_memory_kit.routing.side_calls import ROUTING_CONTEXT
 
 if TYPE_CHECKING:
     from google.adk.agents.base_agent import BaseAgent
@@ -48,11 +49,14 @@ async def route_turn(
         events = turn_events(context.session, context.invocation_id)
     if not events:
         return []
+    token = ROUTING_CONTEXT.set(context)  # the extractor's own model call is logged with it
     try:
         candidates = await extractor.extract(events)
     except Exception as exc:
         logger.warning("memory routing: extraction failed (%s)", describe(exc))
         return []
+    finally:
+        ROUTING_CONTEXT.reset(token)
     outcomes = await applier.apply(candidates, context)
     _record_decisions(context, events, candidates, applier)
     return outcomes
@@ -69,6 +73,12 @@ def _record_decisions(
         write_routing_record(context, events, decided)
     except Exception as exc:  # the record is best effort; ingestion then re-classifies
         logger.warning("memory routing: could not record decisions (%s)", type(exc).__name__)
+
+
+def _default_extractor() -> Extractor:
+    from adk_memory_kit.routing.offline import shared_learned_extractor
+
+    return shared_learned_extractor()
 
 
 class TurnRouter:
@@ -104,7 +114,8 @@ class MemoryRoutingPlugin(BasePlugin):
     """Routes the facts of every turn at its end, as a Runner plugin.
 
     Args:
-        extractor: defaults to :class:`RuleBasedExtractor`.
+        extractor: defaults to the offline learned router (:class:`~.offline.LearnedExtractor`,
+            rules as its gate); see :func:`~.choice.routing_extractor` for a model.
         applier: defaults to a :class:`MemoryApplier` with the default vocabulary and no
             review queue.
         agent_names: only route after these agents end (``None``: after any agent; each event
@@ -123,7 +134,7 @@ class MemoryRoutingPlugin(BasePlugin):
         on_outcomes: OutcomeHook | None = None,
     ) -> None:
         super().__init__(name=name)
-        self.router = TurnRouter(extractor or RuleBasedExtractor(), applier or MemoryApplier())
+        self.router = TurnRouter(extractor or _default_extractor(), applier or MemoryApplier())
         self.agent_names = set(agent_names) if agent_names is not None else None
         self.on_outcomes = on_outcomes
 
@@ -157,7 +168,7 @@ def memory_routing_callback(
     on_outcomes: OutcomeHook | None = None,
 ) -> Callable[..., Awaitable[None]]:
     """An ``after_agent_callback`` doing what :class:`MemoryRoutingPlugin` does, for one agent."""
-    router = TurnRouter(extractor or RuleBasedExtractor(), applier or MemoryApplier())
+    router = TurnRouter(extractor or _default_extractor(), applier or MemoryApplier())
 
     async def after_agent_callback(callback_context: Context) -> None:
         outcomes = await router(callback_context)

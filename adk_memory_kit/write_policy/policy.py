@@ -53,7 +53,8 @@ from google.genai import types
 from adk_memory_kit.core.validation import short
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.routing.extractors import Extractor, RuleBasedExtractor, event_text
-from adk_memory_kit.routing.homes import MemoryHome
+from adk_memory_kit.routing.homes import MemoryHome, route
+from adk_memory_kit.routing.offline import LearnedExtractor, shared_learned_extractor
 from adk_memory_kit.routing.records import RoutingDecisions, session_recall_stems
 from adk_memory_kit.routing.text_signals import (
     content_stems,
@@ -88,6 +89,7 @@ NEVER_STORED = frozenset(
         MemoryHome.PROCEDURAL_REVIEW,
         MemoryHome.SESSION_STATE,
         MemoryHome.TURN_SCRATCH,
+        MemoryHome.FORGET,
     }
 )
 
@@ -112,6 +114,11 @@ class RoutedOptions:
             you asked for ...").
         keep_agent_turns: store agent sentences with their own substance.
         detectors: sensitive-data detectors (default: the kit's).
+        sentence_router: the classifier the routing plugin uses offline
+            (:class:`~adk_memory_kit.routing.offline.LearnedExtractor`), asked about every user
+            sentence no router gave a home: one it calls a behaviour change, session-only,
+            sensitive or a request to forget is not stored, even with no candidate extracted
+            from it. ``None``: not asked. Default: the process-wide shared one.
     """
 
     fallback_extractor: Extractor | None = field(default_factory=RuleBasedExtractor)
@@ -119,6 +126,7 @@ class RoutedOptions:
     attributed_echo_threshold: float = 0.2
     keep_agent_turns: bool = True
     detectors: Sequence[Detector] | None = None
+    sentence_router: LearnedExtractor | None = field(default_factory=shared_learned_extractor)
 
     def __post_init__(self) -> None:
         for name in ("echo_threshold", "attributed_echo_threshold"):
@@ -180,6 +188,7 @@ async def select_events(
     options = options or RoutedOptions()
     decisions = RoutingDecisions(events)
     fallback = await _fallback_homes(events, decisions, options)
+    fallback.update(await _classified_homes(events, decisions, fallback, options))
     recalled = session_recall_stems(events)
     reported = memory_report_stems(events)
     plan: list[tuple[Event, list[tuple[int, str, str | None]]]] = []
@@ -243,6 +252,44 @@ async def _fallback_homes(
         where = locate(candidate, unrecorded)
         if where is not None:
             homes.setdefault(where, set()).add(applier.classify(candidate)[1])
+    return homes
+
+
+async def _classified_homes(
+    events: Sequence[Event],
+    decisions: RoutingDecisions,
+    known: dict[tuple[str, int], set[MemoryHome]],
+    options: RoutedOptions,
+) -> dict[tuple[str, int], set[MemoryHome]]:
+    """Homes the offline router gives the user sentences nothing else gave a home (one
+    batched call); only homes that keep a sentence out of retrieval matter here."""
+    router = options.sentence_router
+    if router is None:
+        return {}
+    where: list[tuple[str, int]] = []
+    asked: list[tuple[str, None]] = []
+    for event in events:
+        if event.author != USER_AUTHOR or event.partial or not event.content or not event.id:
+            continue
+        text = event_text(event)
+        if not router.usable(text):
+            continue
+        for index, sentence in enumerate(split_sentences(text)[: router.max_sentences]):
+            if decisions.homes(event.id, index) or known.get((event.id, index)):
+                continue
+            where.append((event.id, index))
+            asked.append((sentence, None))
+    if not asked:
+        return {}
+    try:
+        routes = await router.route_sentences(asked)
+    except Exception:  # the filters below still apply
+        return {}
+    homes: dict[tuple[str, int], set[MemoryHome]] = {}
+    for slot, routed in zip(where, routes, strict=True):
+        found = {route(c) for c in routed.candidates} & NEVER_STORED
+        if found:
+            homes[slot] = found
     return homes
 
 

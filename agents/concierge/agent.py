@@ -6,7 +6,8 @@
 * ``load_memory`` (the kit's framed version of ADK's tool) searches long-term memory on demand,
   and ``BudgetedPreloadMemoryTool`` adds a capped, quoted and dated recall block to each call;
 * ``WorkingMemoryToolset`` keeps the current order's goal and facts in ``wm`` / ``wm_view``;
-* ``MemoryRoutingPlugin`` routes what the user said at the end of every turn (``user:`` state,
+* ``MemoryRoutingPlugin`` routes what the user said at the end of every turn, with the model
+  when one is configured, else with the offline learned router (``user:`` state,
   session state, long-term memory, the review queue for behaviour changes, or dropped);
 * ``MemoryCheckpointPlugin`` ingests the session every 3 turns, and ``end_session`` closes it
   into long-term memory when the user says goodbye.
@@ -31,15 +32,15 @@ from adk_memory_kit import (
     MemoryApplier,
     MemoryCheckpointPlugin,
     MemoryRoutingPlugin,
-    RuleBasedExtractor,
     WorkingMemoryToolset,
+    conversation_edit_handlers,
     end_session_tool,
     make_profile_tools,
     working_memory_guide,
     working_memory_instruction,
 )
 from adk_memory_kit.recall import FramedLoadMemoryTool
-from adk_memory_kit.routing import ReviewQueue
+from adk_memory_kit.routing import ReviewQueue, routing_extractor
 from adk_memory_kit.testing import Responder, ScriptedLlm
 
 from .offline import offline_concierge_responder
@@ -70,9 +71,11 @@ def choose_model(offline: Responder) -> str | BaseLlm:
     return ScriptedLlm(responder=offline)
 
 
+MODEL = choose_model(offline_concierge_responder)
+
 root_agent = LlmAgent(
     name="concierge",
-    model=choose_model(offline_concierge_responder),
+    model=MODEL,
     static_instruction=STATIC_INSTRUCTION,
     instruction=working_memory_instruction(),  # contains {wm_view?}
     tools=[
@@ -89,7 +92,13 @@ app = App(
     root_agent=root_agent,
     plugins=[
         # the review queue lives in the kit's database (ADK_MEMORY_KIT_DB_URL, else embedded)
-        MemoryRoutingPlugin(RuleBasedExtractor(), MemoryApplier(review_queue=ReviewQueue())),
+        # with a model configured, routing asks it once per turn after the reply (rules as a
+        # gate, the offline router as fallback); offline, the learned router alone
+        MemoryRoutingPlugin(
+            routing_extractor(None if isinstance(MODEL, ScriptedLlm) else MODEL),
+            # "please forget ..." deletes; a changed fact supersedes the old one
+            MemoryApplier(review_queue=ReviewQueue(), **conversation_edit_handlers()),
+        ),
         MemoryCheckpointPlugin(every_n_invocations=CHECKPOINT_EVERY),
         # every model and tool call, for the console's traces and costs
         EpisodicLogPlugin(),

@@ -62,11 +62,13 @@ def test_samples_run_as_the_readme_shows_on_each_others_data():
         stored = re.search(r"^checkpoint: ingested, .*traveller-1: (\d+) ", out, re.MULTILINE)
         assert stored and int(stored.group(1)) >= 1
         # rows stored for the session (the routed policy's selection), never an event count;
-        # the user has this one session, and the router put the seat in user state
+        # the user has this one session; the router put the seat in user state and may keep a
+        # lasting fact as its own dated row (the learned router does), so the user has at
+        # least the session's rows
         session_rows = re.search(
             r"^checkpoint: .*: (\d+) memory rows stored for the session;", out, re.M
         )
-        assert session_rows and session_rows.group(1) == stored.group(1)
+        assert session_rows and int(session_rows.group(1)) <= int(stored.group(1))
         assert "events" not in session_rows.group(0)
         found = re.search(r"^memory search 'Lisbon hotels': (\d+) memories$", out, re.MULTILINE)
         assert found and int(found.group(1)) >= 1

@@ -137,11 +137,15 @@ async def test_a_turn_without_record_is_classified_at_ingestion():
     ]
     # no router stored the diet elsewhere, so the user's own words keep it
     assert await kept(events) == ["I'm vegetarian."]
-    bare = RoutedOptions(fallback_extractor=None)
+    bare = RoutedOptions(fallback_extractor=None, sentence_router=None)
     # without the fallback: the sensitive sentence still goes, the rest is the user's content
     assert await kept(events, options=bare) == [
         "I'm vegetarian. Stop asking me to confirm prices. Our budget is 15 euros today."
     ]
+    # the offline classifier alone (no rules fallback) still keeps the behaviour change and
+    # the session-only budget out of retrieval
+    classifier_only = RoutedOptions(fallback_extractor=None)
+    assert await kept(events, options=classifier_only) == ["I'm vegetarian."]
 
 
 async def test_full_transcript_keeps_every_event_untouched():

@@ -1,0 +1,305 @@
+"""The offline learned router: a small linear head over MiniLM embeddings (numpy only).
+
+It learns from the shipped example bank (:mod:`.bank`) plus any preference names an
+application adds with a few phrasings each, at start-up; then one batched embedding call
+classifies all the sentences of a turn. The input of the head is the sentence embedding and
+a few lexical cues (:mod:`.cues`). The bank's embeddings ship with the package (valid for the
+bank's digest and the embedder's model id); anything else is embedded once at start-up.
+
+Hyper-parameters (``cue_weight``, ``l2``) were chosen by 5-fold cross-validation on the tune
+split only; ``benchmarks/routing.py`` reports the held-out split beside it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+
+import numpy as np
+
+from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.routing.bank import (
+    USER_STATE_PREFIX,
+    Example,
+    bank_digest,
+    is_preference,
+    label_home,
+    load_bank,
+)
+from adk_memory_kit.routing.cues import N_CUES, cue_vector
+from adk_memory_kit.routing.homes import MemoryHome
+
+CACHE_FILE = "data/bank_embeddings.npy"
+CACHE_META = "data/bank_embeddings.json"
+HEAD_FILE = "data/bank_head.npz"
+
+#: Labels that keep a sentence out of every store the agent reads.
+SAFE_LABELS = frozenset({"drop", "review", "forget", "forget_vague"})
+
+#: A guarded label wins when its probability reaches this floor, whatever scored highest.
+DEFAULT_GUARDS = {"drop": 0.25, "review": 0.3}
+
+#: At least this many phrasings for each preference name an application adds.
+MIN_PHRASINGS = 3
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The router's answer for one sentence."""
+
+    label: str
+    confidence: float
+
+    @property
+    def home(self) -> MemoryHome | None:
+        return label_home(self.label)
+
+    @property
+    def preference(self) -> str | None:
+        return self.label.removeprefix(USER_STATE_PREFIX) if is_preference(self.label) else None
+
+
+class LinearHead:
+    """Multinomial logistic regression trained by full-batch gradient descent (numpy)."""
+
+    def __init__(self, *, l2: float = 0.01, temperature: float = 10.0, steps: int = 500):
+        self.l2, self.temperature, self.steps = l2, temperature, steps
+        self.labels: tuple[str, ...] = ()
+        self.weights = np.zeros((0, 0), dtype=np.float32)
+        self.bias = np.zeros(0, dtype=np.float32)
+
+    def fit(self, features: np.ndarray, labels: Sequence[str]) -> LinearHead:
+        self.labels = tuple(sorted(set(labels)))
+        index = {label: i for i, label in enumerate(self.labels)}
+        target = np.zeros((len(labels), len(self.labels)), dtype=np.float32)
+        target[np.arange(len(labels)), [index[label] for label in labels]] = 1.0
+        weights = np.zeros((features.shape[1], len(self.labels)), dtype=np.float32)
+        bias = np.zeros(len(self.labels), dtype=np.float32)
+        t = self.temperature
+        for _ in range(self.steps):
+            probs = _softmax(features @ weights * t + bias)
+            grad = (probs - target) / len(features)
+            weights -= t * features.T @ grad + self.l2 * weights
+            bias -= grad.sum(axis=0)
+        self.weights, self.bias = weights, bias
+        return self
+
+    def predict_proba(self, features: np.ndarray) -> np.ndarray:
+        return _softmax(features @ self.weights * self.temperature + self.bias)
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _cached_bank_embeddings(model_id: str, count: int) -> np.ndarray | None:
+    """The shipped embeddings of the bank, if they match its text and the embedder."""
+    base = resources.files("adk_memory_kit.routing")
+    try:
+        meta = json.loads(base.joinpath(CACHE_META).read_text("utf-8"))
+        if meta.get("digest") != bank_digest() or meta.get("model_id") != model_id:
+            return None
+        with resources.as_file(base.joinpath(CACHE_FILE)) as path:
+            vectors = np.load(path).astype(np.float32)
+    except (FileNotFoundError, ValueError, OSError):
+        return None
+    return vectors if vectors.shape[0] == count else None
+
+
+def _cached_head(model_id: str, params: dict) -> LinearHead | None:
+    """The shipped head trained on the whole bank, if it matches the bank, embedder and
+    hyper-parameters (training takes seconds on a busy CPU; loading it, milliseconds)."""
+    base = resources.files("adk_memory_kit.routing")
+    try:
+        meta = json.loads(base.joinpath(CACHE_META).read_text("utf-8"))
+        if meta.get("digest") != bank_digest() or meta.get("model_id") != model_id:
+            return None
+        if meta.get("head_params") != params:
+            return None
+        with resources.as_file(base.joinpath(HEAD_FILE)) as path:
+            data = np.load(path)
+            head = LinearHead(l2=params["l2"])
+            head.weights = data["weights"].astype(np.float32)
+            head.bias = data["bias"].astype(np.float32)
+            head.labels = tuple(str(x) for x in data["labels"])
+    except (FileNotFoundError, ValueError, OSError, KeyError):
+        return None
+    return head
+
+
+class LearnedRouter:
+    """Decides each sentence's home (and preference name) from its embedding.
+
+    Args:
+        embedder: anything with ``embed_sync(texts)`` / ``embed(texts)`` and ``model_id``
+            (default: the shipped :class:`~adk_memory_kit.embedders.LocalMiniLMEmbedder`).
+        examples: the labelled examples (default: the shipped bank's ``tune`` and ``heldout``
+            rows; pass ``split="tune"`` to :meth:`from_bank` to evaluate honestly).
+        extra_preferences: an application's own preference names, each with at least
+            :data:`MIN_PHRASINGS` example phrasings; learned at start-up as
+            ``user_state:<name>``.
+        cue_weight, l2: the head's hyper-parameters (cross-validated on the tune split).
+        guards: ``{label: floor}``: a label that keeps text out of retrieval (``drop``,
+            ``review``) wins when its probability reaches the floor (default
+            :data:`DEFAULT_GUARDS`): the cheap mistake is the safe one.
+    """
+
+    def __init__(
+        self,
+        embedder=None,
+        *,
+        examples: Iterable[Example] | None = None,
+        extra_preferences: Mapping[str, Sequence[str]] | None = None,
+        cue_weight: float = 0.3,
+        l2: float = 0.01,
+        guards: Mapping[str, float] | None = None,
+    ) -> None:
+        self.guards = dict(DEFAULT_GUARDS if guards is None else guards)
+        self.cache_size = 4096
+        self._cache: OrderedDict[str, Decision] = OrderedDict()
+        if embedder is None:
+            from adk_memory_kit.embedders import LocalMiniLMEmbedder
+
+            embedder = LocalMiniLMEmbedder()
+        self.embedder = embedder
+        self._use_cache = examples is None
+        self.examples = tuple(examples if examples is not None else load_bank())
+        extra = []
+        for name, phrasings in (extra_preferences or {}).items():
+            phrasings = [p for p in phrasings if isinstance(p, str) and p.strip()]
+            if len(phrasings) < MIN_PHRASINGS:
+                raise InvalidInputError(
+                    f"extra_preferences[{name!r}] needs at least {MIN_PHRASINGS} example "
+                    f"phrasings, got {len(phrasings)}"
+                )
+            extra.extend(Example(p, USER_STATE_PREFIX + name) for p in phrasings)
+        self.extra = tuple(extra)
+        self.cue_weight = cue_weight
+        self.head = LinearHead(l2=l2)
+        self._fitted = False
+        self._lock = asyncio.Lock()
+
+    @classmethod
+    def from_bank(cls, embedder=None, *, split: str = "tune", **kw) -> LearnedRouter:
+        """A router trained on one split of the shipped bank."""
+        return cls(embedder, examples=[e for e in load_bank() if e.split == split], **kw)
+
+    @property
+    def preference_names(self) -> set[str]:
+        return {e.preference for e in (*self.examples, *self.extra) if e.preference}
+
+    def features(self, texts: Sequence[str], vectors: np.ndarray) -> np.ndarray:
+        cues = np.stack([cue_vector(t) for t in texts]) if texts else np.zeros((0, N_CUES))
+        return np.hstack([vectors, cues * self.cue_weight]).astype(np.float32)
+
+    def _embed_sync(self, texts: Sequence[str]) -> np.ndarray:
+        return np.asarray(self.embedder.embed_sync(list(texts)), dtype=np.float32)
+
+    @property
+    def head_params(self) -> dict:
+        return {"cue_weight": self.cue_weight, "l2": self.head.l2}
+
+    def fit_sync(self) -> LearnedRouter:
+        """Embed the examples (the bank from the shipped cache when valid) and train (the
+        shipped head when nothing was added to the bank)."""
+        if self._use_cache and not self.extra:
+            head = _cached_head(self.embedder.model_id, self.head_params)
+            if head is not None:
+                self.head, self._fitted = head, True
+                return self
+        texts = [e.text for e in self.examples]
+        cached = (
+            _cached_bank_embeddings(self.embedder.model_id, len(texts)) if self._use_cache else None
+        )
+        vectors = cached if cached is not None else self._embed_sync(texts)
+        if self.extra:
+            vectors = np.vstack([vectors, self._embed_sync([e.text for e in self.extra])])
+        every = (*self.examples, *self.extra)
+        self.head.fit(self.features([e.text for e in every], vectors), [e.label for e in every])
+        self._fitted = True
+        return self
+
+    async def fit(self) -> LearnedRouter:
+        """:meth:`fit_sync` in a worker thread, once (concurrent callers wait for it)."""
+        async with self._lock:
+            if not self._fitted:
+                await asyncio.to_thread(self.fit_sync)
+        return self
+
+    def decide(self, texts: Sequence[str], vectors: np.ndarray) -> list[Decision]:
+        """Decisions for ``texts`` given their embeddings (no embedding call)."""
+        if not texts:
+            return []
+        if not self._fitted:
+            self.fit_sync()
+        probs = self.head.predict_proba(self.features(texts, vectors))
+        return [self._pick(row) for row in probs]
+
+    def _pick(self, row: np.ndarray) -> Decision:
+        """The most likely label, unless a guarded label reaches its floor: the cheap mistake
+        is the safe one (a likely secret is dropped, a likely order to the assistant is
+        reviewed, rather than stored where the agent reads it back)."""
+        labels = self.head.labels
+        best = int(row.argmax())
+        if labels[best] not in SAFE_LABELS:
+            for guarded, floor in self.guards.items():
+                if guarded in labels and float(row[labels.index(guarded)]) >= floor:
+                    best = labels.index(guarded)
+                    break
+        return Decision(labels[best], float(row[best]))
+
+    def classify_sync(self, texts: Sequence[str]) -> list[Decision]:
+        """One embedding call for all ``texts``, then the head."""
+        if not texts:
+            return []
+        return self.decide(texts, self._embed_sync(texts))
+
+    async def classify(self, texts: Sequence[str]) -> list[Decision]:
+        """One embedding call for the texts not decided recently, then the head. Decisions
+        are remembered (up to ``cache_size`` texts), so ingestion asking about a sentence the
+        routing plugin classified in this process costs no second embedding."""
+        if not texts:
+            return []
+        await self.fit()
+        missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        if missing:
+            vectors = np.asarray(await self.embedder.embed(missing), dtype=np.float32)
+            for text, decision in zip(missing, self.decide(missing, vectors), strict=True):
+                self._cache[text] = decision
+                if len(self._cache) > self.cache_size:
+                    self._cache.popitem(last=False)
+        for text in texts:
+            self._cache.move_to_end(text)
+        return [self._cache[t] for t in texts]
+
+
+def write_embedding_cache(embedder=None) -> str:
+    """Embed the bank and write the cache shipped with the package; returns its path."""
+    from pathlib import Path
+
+    router = LearnedRouter(embedder)
+    texts = [e.text for e in router.examples]
+    vectors = router._embed_sync(texts)
+    base = Path(__file__).parent
+    np.save(base / CACHE_FILE, vectors.astype(np.float16))
+    stored = vectors.astype(np.float16).astype(np.float32)  # train on what ships
+    router.head.fit(router.features(texts, stored), [e.label for e in router.examples])
+    np.savez(
+        base / HEAD_FILE,
+        weights=router.head.weights,
+        bias=router.head.bias,
+        labels=np.array(router.head.labels),
+    )
+    meta = {
+        "digest": bank_digest(),
+        "model_id": router.embedder.model_id,
+        "head_params": router.head_params,
+    }
+    (base / CACHE_META).write_text(json.dumps(meta) + "\n", encoding="utf-8")
+    return str(base / CACHE_FILE)

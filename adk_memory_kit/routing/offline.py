@@ -1,0 +1,245 @@
+"""The default offline extractor: rules as a gate, then the learned router, per sentence.
+
+For each sentence of what the user said in the turn:
+
+1. sensitive data (any detector) -> the rules' answer: one dropped candidate plus what the
+   clean clauses give, or a stated allergy kept as its value; only a request to forget is
+   told apart (it is acted on, never stored);
+2. a certain rule hit (a preference, standing fact or behaviour rule matched) -> the rules'
+   candidates; the router only adds the "replaces an earlier fact" flag;
+3. filler or a question that states nothing -> nothing to keep (beyond a rule's scratch note);
+4. otherwise the learned router decides the home (and the preference name); value finders
+   (:mod:`.values`) read the value. A preference whose value is not found is kept as a
+   long-term fact under that subject.
+
+All sentences of a turn are embedded in one batched call. Empty, oversized (over
+``max_message_chars``) and binary-looking messages route to nothing, in bounded time.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from google.adk.events.event import Event
+
+from adk_memory_kit.profile.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
+from adk_memory_kit.routing.extractors import (
+    RuleBasedExtractor,
+    dated,
+    event_text,
+    event_time,
+    split_sentences,
+)
+from adk_memory_kit.routing.homes import Candidate
+from adk_memory_kit.routing.learned import Decision, LearnedRouter
+from adk_memory_kit.routing.text_signals import is_factless_question, is_filler
+from adk_memory_kit.routing.values import DEFAULT_FINDERS, Finder, allowed_value_finder
+from adk_memory_kit.sensitive import HEALTH, Detector, detect_sensitive
+
+_ASKS_TO_FORGET = re.compile(
+    r"^\s*(?:(?:please|kindly|can you|could you|would you|just)\s+)*"
+    r"(?:forget|delete|erase|remove|wipe|purge|scrub|clear)\b"
+    r"(?! (?:your|the) (?:instructions|rules))",
+    re.IGNORECASE,
+)
+_FORGET_VERBS = ("forget", "delete", "erase", "remove", "wipe", "purge", "scrub")
+
+
+def looks_binary(text: str) -> bool:
+    """Mostly control, private-use or replacement characters: not something a person typed."""
+    if not text:
+        return False
+    sample = text[:4096]
+    odd = sum(
+        1
+        for ch in sample
+        if ch == "\ufffd"
+        or (unicodedata.category(ch) in ("Cc", "Co", "Cs", "Cn") and ch not in "\n\r\t")
+    )
+    return odd / len(sample) > 0.1
+
+
+def usable(text: str, max_chars: int) -> bool:
+    """Whether a message is routed at all (not empty, oversized or binary-looking)."""
+    return bool(text.strip()) and len(text) <= max_chars and not looks_binary(text)
+
+
+def user_sentences(
+    events: Sequence[Event], authors: Collection[str], max_chars: int, max_sentences: int
+) -> list[tuple[str, datetime | None]]:
+    """The sentences of ``authors``' usable messages, with the time each was said."""
+    out: list[tuple[str, datetime | None]] = []
+    for event in events:
+        if event.author not in authors or event.partial:
+            continue
+        text = event_text(event)
+        if usable(text, max_chars):
+            when = event_time(event)
+            out.extend((s, when) for s in split_sentences(text)[:max_sentences])
+    return out
+
+
+def is_trivial(sentence: str) -> bool:
+    """Filler, or a question stating nothing (and asking to delete nothing)."""
+    lowered = sentence.lower()
+    if any(v in lowered for v in _FORGET_VERBS):
+        return False
+    return is_filler(sentence) or is_factless_question(sentence)
+
+
+@dataclass(frozen=True)
+class SentenceRoute:
+    """How one sentence was routed: its candidates, the router's decision and whether a
+    rule settled it (``by_rule``)."""
+
+    sentence: str
+    candidates: tuple[Candidate, ...]
+    decision: Decision | None
+    by_rule: bool
+
+
+class LearnedExtractor:
+    """Candidates from what the user said: rules as a gate, the learned router for the rest.
+
+    Args:
+        router: the classifier (default: :class:`LearnedRouter` on the shipped bank).
+        vocabulary: the preference names ``user:`` state accepts (the router's names outside
+            it become long-term facts under that subject).
+        finders: value finders for preference names (default ones for the kit's names; a
+            name with ``allowed_values`` gets one that looks for those values).
+        rules: the rule-based gate.
+    """
+
+    def __init__(
+        self,
+        router: LearnedRouter | None = None,
+        *,
+        vocabulary: PreferenceVocabulary = DEFAULT_VOCABULARY,
+        finders: Mapping[str, Finder] | None = None,
+        rules: RuleBasedExtractor | None = None,
+        authors: Collection[str] = ("user",),
+        detectors: Sequence[Detector] | None = None,
+        max_message_chars: int = 8_000,
+        max_sentences: int = 40,
+    ) -> None:
+        self.router = router or LearnedRouter()
+        self.vocabulary = vocabulary
+        self.rules = rules or RuleBasedExtractor(detectors=detectors)
+        self.authors = set(authors)
+        self.detectors = detectors
+        self.max_message_chars = max_message_chars
+        self.max_sentences = max_sentences
+        self.finders: dict[str, Finder] = dict(DEFAULT_FINDERS)
+        for name, values in vocabulary.allowed_values.items():
+            if name not in self.finders:
+                self.finders[name] = allowed_value_finder(values)
+        self.finders.update(finders or {})
+
+    def usable(self, text: str) -> bool:
+        """Whether a message is routed at all (not empty, oversized or binary-looking)."""
+        return usable(text, self.max_message_chars)
+
+    def sentences(self, events: Sequence[Event]) -> list[tuple[str, datetime | None]]:
+        """The user's sentences of ``events`` that are routed, with the time each was said."""
+        return user_sentences(events, self.authors, self.max_message_chars, self.max_sentences)
+
+    async def extract(self, events: Sequence[Event]) -> list[Candidate]:
+        routes = await self.route_sentences(self.sentences(events))
+        return [dated(c) for r in routes for c in r.candidates]
+
+    async def route_sentences(
+        self, sentences: Sequence[tuple[str, datetime | None]]
+    ) -> list[SentenceRoute]:
+        """Route each sentence (one batched embedding call for those that need the router)."""
+        trivial = [is_trivial(s) for s, _ in sentences]
+        ask = [s for (s, _), t in zip(sentences, trivial, strict=True) if not t]
+        decisions = iter(await self.router.classify(ask) if ask else [])
+        routes = []
+        for (sentence, when), skip in zip(sentences, trivial, strict=True):
+            decision = None if skip else next(decisions)
+            routes.append(self._route(sentence, when, decision))
+        return routes
+
+    def _route(
+        self, sentence: str, when: datetime | None, decision: Decision | None
+    ) -> SentenceRoute:
+        if decision is None:  # filler or a fact-less question: only what a rule says of it
+            ruled = self.rules.extract_text(sentence, observed_at=when)
+            return SentenceRoute(sentence, tuple(ruled), None, True)
+        label = decision.label
+        if _ASKS_TO_FORGET.match(sentence) and label not in ("forget", "forget_vague"):
+            # a sentence that opens with a deletion verb never saves or stores what it names
+            label = "forget" if decision.preference or label != "review" else label
+        if label == "forget":  # acted on, never stored: safe even with sensitive words in it
+            return SentenceRoute(sentence, (self._make(sentence, when, label),), decision, False)
+        findings = detect_sensitive(sentence, self.detectors)
+        ruled = self.rules.extract_text(sentence, observed_at=when)
+        if findings:
+            health_only = all(f.kind == HEALTH for f in findings)
+            stated = [c for c in ruled if not c.sensitive and c.key == "allergies"]
+            if health_only and not stated and decision.preference == "allergies":
+                value = self.finders["allergies"](sentence)
+                if value:
+                    ruled = [self._preference(sentence, when, "allergies", value)]
+            return SentenceRoute(sentence, tuple(ruled), decision, True)
+        if ruled:
+            if label == "update":
+                ruled = [
+                    replace(c, replaces_earlier=True) if c.needed_in_future_sessions else c
+                    for c in ruled
+                ]
+            return SentenceRoute(sentence, tuple(ruled), decision, True)
+        made = self._make(sentence, when, label)
+        return SentenceRoute(sentence, (made,) if made else (), decision, False)
+
+    def _preference(self, sentence: str, when: datetime | None, name: str, value: str):
+        return Candidate(
+            text=sentence,
+            key=name,
+            value=value,
+            exact_value=True,
+            about_user=True,
+            needed_in_future_sessions=True,
+            observed_at=when,
+        )
+
+    def _make(self, sentence: str, when: datetime | None, label: str) -> Candidate | None:
+        """The candidate a label gives (``None``: nothing to keep)."""
+        lasting = dict(about_user=True, needed_in_future_sessions=True, observed_at=when)
+        if label.startswith("user_state:"):
+            name = label.split(":", 1)[1]
+            finder = self.finders.get(name)
+            value = finder(sentence) if finder else None
+            if value and name in self.vocabulary:
+                return self._preference(sentence, when, name, value)
+            return Candidate(text=sentence, key=name, **lasting)
+        if label == "long_term":
+            return Candidate(text=sentence, **lasting)
+        if label == "update":
+            return Candidate(text=sentence, replaces_earlier=True, **lasting)
+        if label == "session_state":
+            return Candidate(
+                text=sentence, about_user=True, needed_later_this_session=True, observed_at=when
+            )
+        if label in ("review", "forget_vague"):
+            return Candidate(text=sentence, changes_agent_behaviour=True, observed_at=when)
+        if label == "drop":
+            return Candidate(text=sentence, sensitive=True, observed_at=when)
+        if label == "forget":
+            return Candidate(text=sentence, forget_request=True, observed_at=when)
+        return None
+
+
+_SHARED: list[LearnedExtractor] = []
+
+
+def shared_learned_extractor() -> LearnedExtractor:
+    """One :class:`LearnedExtractor` on the shipped bank per process (trained on first use),
+    shared by the write policy and anything else that wants the default offline router."""
+    if not _SHARED:
+        _SHARED.append(LearnedExtractor())
+    return _SHARED[0]

@@ -1,0 +1,110 @@
+"""Value extraction for the offline router: the classifier names the preference, these find
+its value in the sentence. Deliberately lenient (the name was already decided); a preference
+whose value cannot be found is kept as a long-term fact under that subject instead.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+
+Finder = Callable[[str], str | None]
+
+
+def _first(table: Mapping[str, str]) -> Finder:
+    """A finder returning the canonical value of the earliest phrase of ``table`` found."""
+    pattern = re.compile(
+        r"\b(" + "|".join(sorted(map(re.escape, table), key=len, reverse=True)) + r")\b",
+        re.IGNORECASE,
+    )
+
+    def find(text: str) -> str | None:
+        match = pattern.search(text)
+        return table[match.group(1).lower()] if match else None
+
+    return find
+
+
+_DIET = {
+    "vegetarian": "vegetarian", "veggie": "vegetarian", "meat-free": "vegetarian",
+    "meat free": "vegetarian", "no meat": "vegetarian", "don't eat meat": "vegetarian",
+    "gave up meat": "vegetarian", "vegan": "vegan", "vegans": "vegan", "plant-based": "vegan",
+    "plant based": "vegan", "pescatarian": "pescatarian", "pescetarian": "pescatarian",
+    "fish but no other meat": "pescatarian", "halal": "halal", "kosher": "kosher",
+    "gluten free": "gluten-free", "gluten-free": "gluten-free", "coeliac": "gluten-free",
+    "celiac": "gluten-free", "lactose-free": "lactose-free", "lactose free": "lactose-free",
+}  # fmt: skip
+_SEAT = {"aisle": "aisle", "window": "window", "middle": "middle"}
+_CABIN = {
+    "premium economy": "premium economy", "economy": "economy", "business": "business",
+    "first class": "first", "first": "first",
+}  # fmt: skip
+_LANGUAGES = {
+    w: w.capitalize()
+    for w in (
+        "english german french spanish portuguese italian dutch hindi japanese chinese polish "
+        "swedish danish norwegian finnish greek turkish arabic korean russian czech"
+    ).split()
+}
+_CURRENCY = {
+    "euro": "EUR", "euros": "EUR", "eur": "EUR", "dollar": "USD", "dollars": "USD",
+    "us dollars": "USD", "usd": "USD", "pound": "GBP", "pounds": "GBP", "sterling": "GBP",
+    "gbp": "GBP", "rupee": "INR", "rupees": "INR", "inr": "INR", "yen": "JPY", "jpy": "JPY",
+    "franc": "CHF", "francs": "CHF", "swiss francs": "CHF", "chf": "CHF",
+}  # fmt: skip
+_ALLERGENS = {
+    w: w
+    for w in (
+        "peanuts peanut tree nuts nuts walnuts walnut cashews cashew almonds hazelnuts "
+        "shellfish crab lobster shrimp prawns fish sesame egg eggs soy soya milk dairy "
+        "wheat gluten mustard celery lupin kiwi kiwi fruit strawberries strawberry"
+    ).split()
+}
+_ALLERGENS.update({"tree nuts": "tree nuts", "kiwi fruit": "kiwi", "crab and lobster": "shellfish"})
+
+_AIRPORT = re.compile(r"\b(?-i:[A-Z]{3})\b")
+_NOT_AIRPORTS = {"USD", "EUR", "GBP", "INR", "JPY", "CHF", "THE", "AND", "YES", "PIN", "CVV"}
+
+_TITLE = r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|Professor)\.?\s+)?"
+_CAP = r"[A-Z][a-zA-Z\u00c0-\u017f'-]+"
+_NAME_CUE = re.compile(
+    r"\b(?i:prefer|call me|calls me|call me by my nickname,?|go by|know me as|knows me as|"
+    r"address me as|refer to me as|addressing me|called|name is|name's|use the name|"
+    r"say|I'm|I am|use|but|use my first name,?|address me as)\s+(?P<name>" + _TITLE + _CAP + r")",
+)
+_NON_NAMES = {"I", "Please", "Just", "The", "My", "Hi", "Hello", "Use", "Call", "Say"}
+
+
+def _airport(text: str) -> str | None:
+    for match in _AIRPORT.finditer(text):
+        if match.group(0) not in _NOT_AIRPORTS:
+            return match.group(0)
+    return None
+
+
+def _name(text: str) -> str | None:
+    names = [m.group("name") for m in _NAME_CUE.finditer(text)]
+    names = [n for n in names if n.split()[-1] not in _NON_NAMES]
+    if names:
+        return names[-1].rstrip(".,")
+    later = [w.strip(".,!") for w in text.split()[1:] if re.fullmatch(_CAP + r"[.,!]?", w)]
+    later = [w for w in later if w not in _NON_NAMES]
+    return later[-1] if later else None
+
+
+#: The value finder of each default preference name.
+DEFAULT_FINDERS: dict[str, Finder] = {
+    "diet": _first(_DIET),
+    "seat": _first(_SEAT),
+    "cabin_class": _first(_CABIN),
+    "language": _first(_LANGUAGES),
+    "currency": _first(_CURRENCY),
+    "allergies": _first(_ALLERGENS),
+    "home_airport": _airport,
+    "preferred_name": _name,
+}
+
+
+def allowed_value_finder(values: frozenset[str]) -> Finder:
+    """A finder for a preference restricted to ``values`` (the first one named)."""
+    return _first({v: v for v in values}) if values else (lambda _text: None)

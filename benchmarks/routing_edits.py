@@ -1,0 +1,158 @@
+"""Updates and forget requests said in the conversation: the corpus figures of issue #29.
+
+Usage::
+
+    python benchmarks/routing_edits.py [--split heldout|tune|all]
+
+Corpus: ``tests/routing/data/edits.jsonl`` (60 update scenarios: an old fact, the statement
+that replaces it, a present-tense question; 40 forget requests, precise / broad / vague, each
+with the memory it names and a neighbouring memory that must survive). A quarter is held out
+by hash of the text. Each case runs for a fresh user on the embedded PostgreSQL with the real
+MiniLM embedder: the old fact (or target and neighbour, plus unrelated memories) is stored,
+the new sentence is routed by the offline router and applied by ``MemoryApplier`` with the
+conversation-edit handlers, then the question is searched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import uuid
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from google.adk.memory.memory_entry import MemoryEntry  # noqa: E402
+from google.genai import types  # noqa: E402
+
+from adk_memory_kit import PgVectorMemoryService  # noqa: E402
+from adk_memory_kit.db import embedded_db_url  # noqa: E402
+from adk_memory_kit.lifecycle.conversation_edits import conversation_edit_handlers  # noqa: E402
+from adk_memory_kit.routing import MemoryApplier, MemoryHome  # noqa: E402
+from adk_memory_kit.routing.offline import LearnedExtractor  # noqa: E402
+from tests.support.routing import make_context  # noqa: E402
+
+CORPUS = ROOT / "tests" / "routing" / "data" / "edits.jsonl"
+FILLER = [
+    "I collect old film cameras.",
+    "My brother lives in Toronto.",
+    "We have a vegetable patch behind the house.",
+]
+
+
+def load(split: str) -> list[dict]:
+    rows = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line]
+    return [r for r in rows if split == "all" or r["split"] == split]
+
+
+async def seed(memory, app: str, user: str, texts: list[str], when: datetime) -> None:
+    entries = [
+        MemoryEntry(
+            author="user",
+            timestamp=when.isoformat(),
+            content=types.Content(role="user", parts=[types.Part(text=t)]),
+            custom_metadata={"kind": "fact", "source": "routing"},
+        )
+        for t in texts
+    ]
+    await memory.add_memory(app_name=app, user_id=user, memories=entries)
+
+
+def texts_of(found) -> list[str]:
+    return [" ".join(p.text or "" for p in m.content.parts) for m in found.memories]
+
+
+async def run_update(row, memory, router, applier) -> dict:
+    app, user = "edits", f"u-{uuid.uuid4().hex[:8]}"
+    long_ago = datetime.now(timezone.utc) - timedelta(days=40)
+    await seed(memory, app, user, [row["old"], *FILLER], long_ago)
+    context = make_context(app=app, user=user, memory=memory)
+    routes = await router.route_sentences([(row["new"], datetime.now(timezone.utc))])
+    flagged = any(c.replaces_earlier for r in routes for c in r.candidates)
+    for r in routes:
+        for c in r.candidates:
+            await applier.apply_one(c, context)
+    found = await memory.search_memory(app_name=app, user_id=user, query=row["question"])
+    texts = texts_of(found)
+    past = await memory.search(
+        app_name=app, user_id=user, query=row["question"], as_of=long_ago + timedelta(days=1)
+    )
+    rank = {t: i for i, t in reversed(list(enumerate(texts)))}
+    return {
+        "flagged": flagged,
+        "current_first": row["new"] in rank and rank[row["new"]] < rank.get(row["old"], len(texts)),
+        "top1": bool(texts) and texts[0] == row["new"],
+        "as_of_old": row["old"] in texts_of(past),
+    }
+
+
+async def run_forget(row, memory, router, applier) -> dict:
+    app, user = "edits", f"u-{uuid.uuid4().hex[:8]}"
+    await seed(
+        memory, app, user, [row["target"], row["neighbour"], *FILLER], datetime.now(timezone.utc)
+    )
+    context = make_context(app=app, user=user, memory=memory)
+    routes = await router.route_sentences([(row["request"], None)])
+    homes = {MemoryApplier().classify(c)[1] for r in routes for c in r.candidates}
+    for r in routes:
+        for c in r.candidates:
+            if MemoryApplier().classify(c)[1] is MemoryHome.FORGET:
+                await applier.apply_one(c, context)
+    left = set()
+    for query in (row["target"], row["neighbour"], *FILLER):
+        left.update(texts_of(await memory.search_memory(app_name=app, user_id=user, query=query)))
+    return {
+        "routed_forget": MemoryHome.FORGET in homes,
+        "routed_review": MemoryHome.PROCEDURAL_REVIEW in homes,
+        "target_gone": row["target"] not in left,
+        "neighbour_kept": row["neighbour"] in left and all(f in left for f in FILLER),
+        "stored_request": row["request"] in left,
+    }
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--split", default="heldout", choices=("heldout", "tune", "all"))
+    args = parser.parse_args()
+    memory = PgVectorMemoryService(embedded_db_url())
+    router = LearnedExtractor()
+    applier = MemoryApplier(**conversation_edit_handlers())
+    rows = load(args.split)
+    updates = [await run_update(r, memory, router, applier) for r in rows if r["kind"] == "update"]
+    forgets: dict[str, list] = {}
+    for r in rows:
+        if r["kind"].startswith("forget_"):
+            out = await run_forget(r, memory, router, applier)
+            forgets.setdefault(r["kind"].removeprefix("forget_"), []).append(out)
+    await memory.close()
+
+    def rate(xs, key):
+        return f"{sum(x[key] for x in xs)} / {len(xs)}"
+
+    print(f"split: {args.split}")
+    print(
+        "| updates | flagged as update | current fact above the old | current fact top-1 | "
+        "as_of reaches the old |"
+    )
+    print("|---|---|---|---|---|")
+    print(
+        f"| {len(updates)} | {rate(updates, 'flagged')} | {rate(updates, 'current_first')} | "
+        f"{rate(updates, 'top1')} | {rate(updates, 'as_of_old')} |"
+    )
+    print("\n| forget requests | routed to forget | routed to review | target gone | "
+          "neighbours kept | request stored |")  # fmt: skip
+    print("|---|---|---|---|---|---|")
+    for kind, xs in forgets.items():
+        print(
+            f"| {kind} ({len(xs)}) | {rate(xs, 'routed_forget')} | {rate(xs, 'routed_review')} | "
+            f"{rate(xs, 'target_gone')} | {rate(xs, 'neighbour_kept')} | "
+            f"{rate(xs, 'stored_request')} |"
+        )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,120 @@
+"""Issue #29 on the default stack: the concierge (offline learned router, conversation-edit
+handlers) through the real Runner, DatabaseSessionService and PgVectorMemoryService."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from datetime import datetime, timezone
+
+import pytest
+from google.adk.runners import Runner
+from google.adk.sessions.database_session_service import DatabaseSessionService
+from google.genai import types
+
+from adk_memory_kit import PgVectorMemoryService
+from adk_memory_kit.demo.concierge import build_concierge_app
+from adk_memory_kit.lifecycle.conversation_edits import FORGET_STATE_KEY
+from adk_memory_kit.routing import ReviewQueue
+
+pytestmark = pytest.mark.slow
+
+OLD = {
+    "job": "I work at Bosch as a software engineer.",
+    "car": "I drive a grey Volkswagen Golf.",
+    "band": "My favourite band is Coldplay.",
+}
+NEW = {
+    "job": "I left Bosch; these days I'm at Zeiss.",
+    "car": "We sold the Golf and drive a Tesla Model 3 now.",
+    "band": "My favourite band these days is Khruangbin.",
+}
+QUESTION = {
+    "job": "Where does the user work now?",
+    "car": "Which car does the user drive these days?",
+    "band": "What band does the user like currently?",
+}
+
+
+def texts(found) -> list[str]:
+    return [" ".join(p.text or "" for p in m.content.parts) for m in found.memories]
+
+
+@pytest.fixture
+async def stack(db_url, embedder):
+    sessions = DatabaseSessionService(db_url=db_url)
+    memory = PgVectorMemoryService(db_url, embedder=embedder)
+    queue = ReviewQueue(db_url)
+    app = build_concierge_app(review_queue=queue)
+    runner = Runner(app=app, session_service=sessions, memory_service=memory)
+    user = f"u-{uuid.uuid4().hex[:8]}"
+
+    async def say(session_id: str, text: str) -> None:
+        message = types.Content(role="user", parts=[types.Part(text=text)])
+        async for _ in runner.run_async(user_id=user, session_id=session_id, new_message=message):
+            pass
+
+    yield app, sessions, memory, user, say
+    await queue.close()
+    await memory.close()
+    await sessions.close()
+
+
+async def test_updates_on_three_subjects_are_answered_current_first_and_as_of_reaches_the_old(
+    stack,
+):
+    app, sessions, memory, user, say = stack
+    first = await sessions.create_session(app_name=app.name, user_id=user)
+    for sentence in OLD.values():
+        await say(first.id, sentence)
+    await asyncio.sleep(1.0)
+    between = datetime.now(timezone.utc)
+    await asyncio.sleep(1.0)
+    for sentence in NEW.values():
+        await say(first.id, sentence)
+    done = await sessions.get_session(app_name=app.name, user_id=user, session_id=first.id)
+    await memory.add_session_to_memory(done)  # the default write policy
+
+    await sessions.create_session(app_name=app.name, user_id=user)  # a new session
+    for subject, question in QUESTION.items():
+        result = await memory.search_memory(app_name=app.name, user_id=user, query=question)
+        found = texts(result)
+        assert NEW[subject] in found, subject
+        if OLD[subject] in found:  # superseded: kept for as_of, ranked below the current fact
+            assert found.index(NEW[subject]) < found.index(OLD[subject]), subject
+        past = texts(
+            await memory.search(app_name=app.name, user_id=user, query=question, as_of=between)
+        )
+        assert OLD[subject] in past and NEW[subject] not in past, subject
+
+
+async def test_forget_requests_delete_what_they_name_and_are_never_stored(stack):
+    app, sessions, memory, user, say = stack
+    session = await sessions.create_session(app_name=app.name, user_id=user)
+    target = "My old flat in Clapham had a damp problem."
+    neighbour = "My sister lives in Brixton."
+    for sentence in (target, neighbour, "I'd rather sit by the window whenever I fly."):
+        await say(session.id, sentence)
+    state = (
+        await sessions.get_session(app_name=app.name, user_id=user, session_id=session.id)
+    ).state
+    assert state["user:pref_seat"] == "window"
+
+    precise = "Scrub the information about my old flat in Clapham."
+    await say(session.id, precise)
+    about_a_preference = "Please forget my window seat preference."
+    await say(session.id, about_a_preference)
+
+    done = await sessions.get_session(app_name=app.name, user_id=user, session_id=session.id)
+    assert done.state[FORGET_STATE_KEY]["deleted"] >= 1  # the count, never the text
+    assert "Clapham" not in str(done.state[FORGET_STATE_KEY])
+    assert done.state.get("user:pref_seat") is None  # the profile home is reached too
+    await memory.add_session_to_memory(done)
+    everything = set()
+    for query in (target, neighbour, precise, about_a_preference, "Clapham flat damp"):
+        everything.update(
+            texts(await memory.search_memory(app_name=app.name, user_id=user, query=query))
+        )
+    assert target not in everything
+    assert neighbour in everything
+    assert not any("Scrub" in t or "forget" in t.lower() for t in everything)
