@@ -204,6 +204,11 @@ def ndcg(ranked: list[str], evidence: list[str], k: int) -> float:
     return dcg / ideal
 
 
+def scores_of(entry: Any) -> dict[str, Any]:
+    """The score parts a returned entry carries (PgVector only; others: empty)."""
+    return dict((entry.custom_metadata or {}).get("scores") or {})
+
+
 def dia_of(entry: Any, conv: Conversation) -> str | None:
     meta = entry.custom_metadata or {}
     for key in (meta.get("event_id"), entry.id):
@@ -233,6 +238,7 @@ async def run_queries(
     convs: list[Conversation],
     questions: list[Question],
     label: str,
+    dump: list[list[dict[str, Any]]] | None = None,
 ) -> tuple[list[list[str]], list[float]]:
     ranked_all: list[list[str]] = []
     latencies: list[float] = []
@@ -249,6 +255,10 @@ async def run_queries(
             if dia and dia not in ranked:
                 ranked.append(dia)
         ranked_all.append(ranked[:K])
+        if dump is not None:
+            dump.append(
+                [{"dia": dia_of(e, convs[q.conv]), **scores_of(e)} for e in response.memories]
+            )
         if (i + 1) % 200 == 0 or i + 1 == len(questions):
             log(f"  [{label}] {i + 1}/{len(questions)} questions")
     return ranked_all, latencies
@@ -368,6 +378,12 @@ async def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--limit-conversations", type=int, default=None)
     parser.add_argument("--json", dest="json_out", default=None, help="write results here")
     parser.add_argument(
+        "--dump",
+        default=None,
+        help="write every question's returned entries (turn id, score parts) here, for "
+        "calibrating the relevance floor (the last service run)",
+    )
+    parser.add_argument(
         "--no-reingest", action="store_true", help="skip the PgVector re-ingestion check"
     )
     parser.add_argument(
@@ -419,7 +435,17 @@ async def main(argv: Sequence[str] | None = None) -> int:
         if key.startswith("pgvector"):
             await service.search_memory(app_name=APP, user_id="warmup", query="warm up")
         ingest_s = await ingest(service, convs, key)
-        ranked, lat = await run_queries(service, spec, convs, questions, key)
+        dump: list[list[dict[str, Any]]] | None = [] if args.dump else None
+        ranked, lat = await run_queries(service, spec, convs, questions, key, dump)
+        if dump is not None:
+            Path(args.dump).write_text(
+                json.dumps(
+                    [
+                        {"conv": q.conv, "category": q.category, "evidence": q.evidence, "got": d}
+                        for q, d in zip(questions, dump, strict=True)
+                    ]
+                )
+            )
         res: dict[str, Any] = {
             "ingest_s": ingest_s,
             "latency_ms": {"p50": pct(lat, 50), "p95": pct(lat, 95)},

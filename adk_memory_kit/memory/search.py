@@ -42,6 +42,9 @@ from adk_memory_kit.memory.schema import TABLE
 from adk_memory_kit.memory.term_stats import TERM_STATS, USER_STATS
 
 MAX_LIMIT = 2**31 - 1
+# The relevance floor's similarity for rows without a full-text match (SearchOptions): set on
+# the LoCoMo tuning split (docs/locomo.md).
+MIN_SIMILARITY = 0.3
 
 
 class SearchOptions(KitConfig):
@@ -111,6 +114,20 @@ class SearchOptions(KitConfig):
         ge=1,
         le=1_000,
         description="Heavy path: HNSW ef_search on the user's partial index (memory/ann.py).",
+    )
+    relevance_floor: bool = Field(
+        True,
+        description="Return only relevant rows: a full-text match of the query (the turn or "
+        "its indexed context), or a cosine similarity of at least min_similarity. A query "
+        "of stop words only returns nothing. False: every ranked row, as before.",
+    )
+    min_similarity: float = Field(
+        MIN_SIMILARITY,
+        ge=-1,
+        le=1,
+        allow_inf_nan=False,
+        description="The relevance floor's cosine similarity for a row without a full-text "
+        "match (calibrated on the LoCoMo tuning split, docs/locomo.md).",
     )
 
 
@@ -188,22 +205,31 @@ _ITEM_COLUMNS = """t.id, t.session_id, t.event_id, t.kind, t.author, t.role, t.t
        t.access_count, t.last_confirmed_at, t.pinned, t.superseded_reason, t.superseded_by"""
 
 
+# The relevance floor: a row in the BM25 or exact list matched the query's words; a row only
+# in the dense list must be similar enough (:floor NULL: no floor).
+_RELEVANT = """(CAST(:floor AS float8) IS NULL OR f.bm25 IS NOT NULL OR f.exact IS NOT NULL
+           OR f.sim >= CAST(:floor AS float8))"""
+
+
 # Fusion of ``vec``, ``bm25`` and ``exact`` by weighted RRF, ranked with the user's ordering
 # keys, and the top :lim rows fetched.
 _FUSE_AND_FETCH = f"""fused AS (
-    SELECT id, sum(rrf) AS score, max(bm25) AS bm25, max(exact) AS exact FROM (
-        SELECT id, :wv / (:rrf_k + rank) AS rrf, NULL::float8 AS bm25, NULL::float8 AS exact
+    SELECT id, sum(rrf) AS score, max(bm25) AS bm25, max(exact) AS exact, max(sim) AS sim
+    FROM (
+        SELECT id, :wv / (:rrf_k + rank) AS rrf, NULL::float8 AS bm25, NULL::float8 AS exact,
+               sim
         FROM vec
         UNION ALL
-        SELECT id, :wt / (:rrf_k + rank), score, NULL FROM bm25
+        SELECT id, :wt / (:rrf_k + rank), score, NULL, NULL FROM bm25
         UNION ALL
-        SELECT id, :we / (:rrf_k + rank), NULL, score FROM exact
+        SELECT id, :we / (:rrf_k + rank), NULL, score, NULL FROM exact
     ) u GROUP BY id
 ), top AS (
     SELECT f.id, f.score + o.bonus AS score, f.bm25, f.exact,
            row_number() OVER (ORDER BY o.cur DESC, f.score + o.bonus DESC, o.imp DESC,
                               o.et DESC, f.id) AS pos
     FROM fused f JOIN {_TABLE_ORDER_KEYS} o ON o.id = f.id
+    WHERE {_RELEVANT}
     ORDER BY pos
     LIMIT :lim
 )
@@ -220,7 +246,8 @@ ORDER BY p.pos"""
 HYBRID_SQL = text(
     f"""
 WITH {_Q}, vec AS (
-    SELECT t.id, row_number() OVER (ORDER BY t.embedding <=> {_QVEC}, t.id) AS rank
+    SELECT t.id, row_number() OVER (ORDER BY t.embedding <=> {_QVEC}, t.id) AS rank,
+           1 - (t.embedding <=> {_QVEC}) AS sim
     FROM {TABLE} t
     WHERE {_SCOPE}
     ORDER BY t.embedding <=> {_QVEC}, t.id
@@ -272,7 +299,7 @@ def _heavy_vec(literal_scope: str) -> str:
     the planner can use the user's partial HNSW index (memory/ann.py); without one the list
     is an exact scan of the user's rows."""
     return f"""vec AS MATERIALIZED (
-    SELECT v.id, row_number() OVER (ORDER BY v.dist, v.id) AS rank FROM (
+    SELECT v.id, row_number() OVER (ORDER BY v.dist, v.id) AS rank, 1 - v.dist AS sim FROM (
         SELECT t.id, t.embedding <=> {_QVEC} AS dist
         FROM {TABLE} t
         WHERE {_SCOPE} AND {literal_scope}
@@ -467,7 +494,7 @@ WITH {_Q}, {_HEAVY_STATS}, {_heavy_vec(literal_scope)}, drows AS MATERIALIZED (
     FROM vec v JOIN {TABLE} t ON t.id = v.id
     WHERE {_SCOPE}
 ), {_hits("drows", "true")}, dbm25 AS ({_BM25_OF_HITS}), dexact AS ({_exact_of("drows")})
-SELECT v.id, b.score AS bm25, e.score AS exact, d.cur, d.bonus, d.imp, d.et
+SELECT v.id, b.score AS bm25, e.score AS exact, v.sim, d.cur, d.bonus, d.imp, d.et
 FROM vec v JOIN drows d ON d.id = v.id
     LEFT JOIN dbm25 b ON b.id = v.id LEFT JOIN dexact e ON e.id = v.id
 ORDER BY v.rank
@@ -561,6 +588,7 @@ def search_params(
         "lim": limit,
         "cand": max(options.candidates, limit),
         "budget": max(options.lexical_budget, 1),
+        "floor": options.min_similarity if options.relevance_floor else None,
         **(filters or SearchFilters()).params(),
     }
     if terms:
@@ -611,6 +639,7 @@ async def _fuse(
         ),
         cand=params["cand"],
         limit=params["lim"],
+        min_similarity=params["floor"],
     )
     if not top:
         return []
@@ -644,6 +673,8 @@ async def search_rows(
     was not in that list). :func:`search_on_engine` returns the same rows faster for heavy
     users; this runs every statement on the one connection.
     """
+    if not terms and options.relevance_floor:
+        return []  # stop words only: nothing is relevant
     plan = plan or await plan_search(conn, app, user, options)
     params = {**search_params(app, user, terms, limit, options, filters), "qvec": qvec}
     if not plan.heavy:
@@ -695,6 +726,8 @@ async def search_on_engine(
     is reconnected by the pool. If either side fails, the other is cancelled and awaited
     before the error propagates; no connection is left busy.
     """
+    if not terms and options.relevance_floor:
+        return []  # stop words only: nothing is relevant (and nothing to embed)
     embedding = asyncio.ensure_future(embed_query())
     lexical_task: asyncio.Future[list[Any]] | None = None
     try:

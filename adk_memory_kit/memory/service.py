@@ -38,6 +38,7 @@ from adk_memory_kit.memory.curation import CurationMixin, Verifier
 from adk_memory_kit.memory.documents import (
     IndexingOptions,
     MemoryDocument,
+    as_events,
     documents_from_entries,
     documents_from_events,
     newest_event_time,
@@ -237,7 +238,7 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
         """
         check_scope(session.app_name, session.user_id)
         check_identifier("session.id", session.id)
-        events = list(session.events)
+        events = as_events(session.events)  # duck-typed events as ADK's services take them
         # write-policy hook: only what the policy selects is stored (newest stays the session's)
         selected = await select_events(session, events, self.write_policy, self.routed_options)
         docs, newest = await asyncio.to_thread(self._session_documents, session, events, selected)
@@ -284,7 +285,7 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
         snapshot older than the stored one changes nothing (0)."""
         check_scope(session.app_name, session.user_id)
         check_identifier("session.id", session.id)
-        events = list(session.events)
+        events = as_events(session.events)  # duck-typed events as ADK's services take them
         selected = await select_events(session, events, self.write_policy, self.routed_options)
         docs, newest = await asyncio.to_thread(self._session_documents, session, events, selected)
         if newest is None:
@@ -339,7 +340,7 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
             app_name,
             user_id,
             session_id or "",
-            list(events),
+            as_events(events),
             self.indexing,
             metadata,
         )
