@@ -133,6 +133,18 @@ class SearchOptions(KitConfig):
 
 _LIVE = "(t.expires_at IS NULL OR t.expires_at > now())"
 _AS_OF = "CAST(:as_of AS timestamptz)"
+# Of a subject's facts valid at ``as_of``, only the newest (valid_from, then id) is: facts
+# written out of order may leave an older one's window open (its valid_to is the newest fact
+# current when it was written), and a fact that was valid then is the newest one that had
+# started. One probe of the subject index per candidate holding a subject.
+_NEWER_VALID = f"""SELECT 1 FROM {TABLE} n
+        WHERE n.app_name = t.app_name AND n.user_id = t.user_id AND n.subject = t.subject
+            AND n.id <> t.id AND n.review_state IS NULL
+            AND (n.expires_at IS NULL OR n.expires_at > now())
+            AND coalesce(n.valid_from, n.event_time) <= {_AS_OF}
+            AND (n.valid_to IS NULL OR n.valid_to > {_AS_OF})
+            AND (coalesce(n.valid_from, n.event_time), n.id)
+                > (coalesce(t.valid_from, t.event_time), t.id)"""
 # The caller's filters, inside every ranked list (issue 16): types (procedures only when asked
 # for by type), tags (any of), the validity window at ``as_of``; conflicts left for review
 # are never recalled.
@@ -142,7 +154,8 @@ _FILTERS = f"""(CASE WHEN CAST(:types AS text[]) IS NULL
     AND (CAST(:tags AS text[]) IS NULL OR t.tags && CAST(:tags AS text[]))
     AND t.review_state IS NULL
     AND ({_AS_OF} IS NULL OR (coalesce(t.valid_from, t.event_time) <= {_AS_OF}
-        AND (t.valid_to IS NULL OR t.valid_to > {_AS_OF})))"""
+        AND (t.valid_to IS NULL OR t.valid_to > {_AS_OF})
+        AND (t.subject IS NULL OR NOT EXISTS ({_NEWER_VALID}))))"""
 _SCOPE = f"t.app_name = :app AND t.user_id = :user AND {_LIVE} AND {_FILTERS}"
 # current first: not superseded (at ``as_of`` when given)
 _CURRENT = f"coalesce(t.valid_to IS NULL OR t.valid_to > {_AS_OF}, false)"
