@@ -115,6 +115,12 @@ class SearchOptions(KitConfig):
         le=1_000,
         description="Heavy path: HNSW ef_search on the user's partial index (memory/ann.py).",
     )
+    ann_auto_build: bool = Field(
+        True,
+        description="Build a heavy user's partial HNSW index in the background when a "
+        "search finds it missing (memory/ann.py IndexBuilder); False: only maintenance "
+        "jobs build indexes (index_heavy_users).",
+    )
     relevance_floor: bool = Field(
         True,
         description="Return only relevant rows: a full-text match of the query (the turn or "
@@ -729,8 +735,12 @@ async def search_on_engine(
     limit: int,
     options: SearchOptions,
     filters: SearchFilters | None = None,
+    on_plan: Callable[[SearchPlan], None] | None = None,
 ) -> list[Mapping[str, Any]]:
     """The rows :func:`search_rows` returns, with ``embed_query`` called for the query vector.
+
+    ``on_plan`` is called with the user's plan as soon as it is read (the service starts a
+    missing index's background build from it).
 
     The query is embedded while the user's plan is read; for a heavy user with query terms
     the lexical lists also run then, on a second pooled connection, so the search takes about
@@ -745,6 +755,8 @@ async def search_on_engine(
     lexical_task: asyncio.Future[list[Any]] | None = None
     try:
         plan = await _read_plan(engine, app, user, options)
+        if on_plan is not None:
+            on_plan(plan)
         params = search_params(app, user, terms, limit, options, filters)
         if plan.heavy and terms:
             lexical_task = asyncio.ensure_future(_lexical_on_own_connection(engine, params))
