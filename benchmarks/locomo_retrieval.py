@@ -42,6 +42,7 @@ APP = "locomo-bench"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 TUNE_CONVERSATIONS = 4  # conversations 0-3 tune, 4+ are held out
 K = 10
+DEPTH = K  # --depth: rows asked for (and dumped); metrics use the first K
 _DIA = re.compile(r"D:?(\d+):0*(\d+)")
 
 
@@ -232,8 +233,13 @@ def ndcg(ranked: list[str], evidence: list[str], k: int) -> float:
 
 
 def scores_of(entry: Any) -> dict[str, Any]:
-    """The score parts a returned entry carries (PgVector only; others: empty)."""
-    return dict((entry.custom_metadata or {}).get("scores") or {})
+    """The score parts a returned entry carries, its session and event (PgVector only)."""
+    meta = entry.custom_metadata or {}
+    return {
+        **dict(meta.get("scores") or {}),
+        "sid": meta.get("session_id"),
+        "eid": meta.get("event_id"),
+    }
 
 
 def dia_of(entry: Any, conv: Conversation) -> str | None:
@@ -272,7 +278,7 @@ async def run_queries(
     for i, q in enumerate(questions):
         kwargs: dict[str, Any] = {"app_name": APP, "user_id": q.user_id, "query": q.text}
         if spec.limit_kw:
-            kwargs["limit"] = K
+            kwargs["limit"] = max(K, DEPTH)
         start = time.perf_counter()
         response = await service.search_memory(**kwargs)
         latencies.append((time.perf_counter() - start) * 1000)
@@ -448,7 +454,15 @@ async def main(argv: Sequence[str] | None = None) -> int:
         metavar="KEY=JSON",
         help="override an IndexingOptions field of PgVectorMemoryService (repeatable)",
     )
+    parser.add_argument(
+        "--depth",
+        type=int,
+        default=K,
+        help="ask search_memory for this many rows (the dump holds them; metrics use the top 10)",
+    )
     args = parser.parse_args(argv)
+    global DEPTH
+    DEPTH = max(K, args.depth)
 
     convs, questions, dropped = load(args.data, args.limit_conversations)
     turns = sum(len(c.event_to_dia) for c in convs)

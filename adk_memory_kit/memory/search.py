@@ -38,13 +38,17 @@ from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.memory.ann import index_name, scope_literals
 from adk_memory_kit.memory.fusion import FusionWeights, fuse
 from adk_memory_kit.memory.query import websearch_or_query
+from adk_memory_kit.memory.rerank import rerank
 from adk_memory_kit.memory.schema import TABLE
 from adk_memory_kit.memory.term_stats import TERM_STATS, USER_STATS
 
 MAX_LIMIT = 2**31 - 1
 # The relevance floor's similarity for rows without a full-text match (SearchOptions): set on
 # the LoCoMo tuning split (docs/locomo.md).
-MIN_SIMILARITY = 0.3
+MIN_SIMILARITY = 0.25
+# Read-time re-ordering weights (memory/rerank.py), tuned on the LoCoMo tuning split.
+SESSION_WEIGHT = 0.0
+NEIGHBOUR_WEIGHT = 0.0
 
 
 class SearchOptions(KitConfig):
@@ -120,6 +124,26 @@ class SearchOptions(KitConfig):
         description="Build a heavy user's partial HNSW index in the background when a "
         "search finds it missing (memory/ann.py IndexBuilder); False: only maintenance "
         "jobs build indexes (index_heavy_users).",
+    )
+    session_weight: float = Field(
+        SESSION_WEIGHT,
+        ge=0,
+        allow_inf_nan=False,
+        description="Read-time session prior: a row gains this times the summed fused score "
+        "of the other top rows of its session (memory/rerank.py; 0: off).",
+    )
+    neighbour_weight: float = Field(
+        NEIGHBOUR_WEIGHT,
+        ge=0,
+        allow_inf_nan=False,
+        description="Read-time neighbour propagation: a row gains this times the best fused "
+        "score of its neighbouring turns among the top rows (memory/rerank.py; 0: off).",
+    )
+    rerank_depth: int = Field(
+        50,
+        ge=1,
+        le=MAX_LIMIT,
+        description="How many fused rows the read-time re-orderings consider.",
     )
     relevance_floor: bool = Field(
         True,
@@ -221,7 +245,8 @@ _TABLE_ORDER_KEYS = f"""(SELECT t.id, {_ORDER_KEYS} FROM {TABLE} t
 _ITEM_COLUMNS = """t.id, t.session_id, t.event_id, t.kind, t.author, t.role, t.text, t.event_time,
        t.ingested_at, t.subject, t.valid_to, t.expires_at, t.importance, t.metadata,
        t.memory_type, t.tags, t.valid_from, t.recorded_at, t.last_accessed_at,
-       t.access_count, t.last_confirmed_at, t.pinned, t.superseded_reason, t.superseded_by"""
+       t.access_count, t.last_confirmed_at, t.pinned, t.superseded_reason, t.superseded_by,
+       t.search_text, t.context_text"""
 
 
 # The relevance floor: a row in the BM25 or exact list matched the query's words; a row only
@@ -740,7 +765,8 @@ async def search_on_engine(
     """The rows :func:`search_rows` returns, with ``embed_query`` called for the query vector.
 
     ``on_plan`` is called with the user's plan as soon as it is read (the service starts a
-    missing index's background build from it).
+    missing index's background build from it). With a session or neighbour weight, the top
+    ``rerank_depth`` fused rows are re-ordered (memory/rerank.py) before the cut to ``limit``.
 
     The query is embedded while the user's plan is read; for a heavy user with query terms
     the lexical lists also run then, on a second pooled connection, so the search takes about
@@ -751,6 +777,51 @@ async def search_on_engine(
     """
     if not terms and options.relevance_floor:
         return []  # stop words only: nothing is relevant (and nothing to embed)
+    reorder = options.session_weight > 0 or options.neighbour_weight > 0
+    if reorder:
+        rows = await _search_on_engine(
+            engine,
+            app=app,
+            user=user,
+            embed_query=embed_query,
+            terms=terms,
+            limit=max(limit, options.rerank_depth),
+            options=options,
+            filters=filters,
+            on_plan=on_plan,
+        )
+        return rerank(
+            rows,
+            session_weight=options.session_weight,
+            neighbour_weight=options.neighbour_weight,
+            limit=limit,
+            as_of=filters.as_of if filters else None,
+        )
+    return await _search_on_engine(
+        engine,
+        app=app,
+        user=user,
+        embed_query=embed_query,
+        terms=terms,
+        limit=limit,
+        options=options,
+        filters=filters,
+        on_plan=on_plan,
+    )
+
+
+async def _search_on_engine(
+    engine: AsyncEngine,
+    *,
+    app: str,
+    user: str,
+    embed_query: Callable[[], Awaitable[list[float]]],
+    terms: list[str],
+    limit: int,
+    options: SearchOptions,
+    filters: SearchFilters | None,
+    on_plan: Callable[[SearchPlan], None] | None,
+) -> list[Mapping[str, Any]]:
     embedding = asyncio.ensure_future(embed_query())
     lexical_task: asyncio.Future[list[Any]] | None = None
     try:
