@@ -168,7 +168,7 @@ _AS_OF = "CAST(:as_of AS timestamptz)"
 # current when it was written), and a fact that was valid then is the newest one that had
 # started. One probe of the subject index per candidate holding a subject.
 _NEWER_VALID = f"""SELECT 1 FROM {TABLE} n
-        WHERE n.app_name = t.app_name AND n.user_id = t.user_id AND n.subject = t.subject
+        WHERE n.app_name = :app AND n.user_id = :user AND n.subject = t.subject
             AND n.id <> t.id AND n.review_state IS NULL
             AND (n.expires_at IS NULL OR n.expires_at > now())
             AND coalesce(n.valid_from, n.event_time) <= {_AS_OF}
