@@ -27,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from locomo_retrieval import TUNE_CONVERSATIONS, load, recall  # noqa: E402
+from locomo_retrieval import TUNE_CONVERSATIONS, Conversation, load, recall  # noqa: E402
 
 from adk_memory_kit.memory.rerank import rerank  # noqa: E402
 
@@ -59,6 +59,8 @@ def main() -> int:
     parser.add_argument("--neighbour-weights", default="0,0.1,0.2,0.3,0.5")
     args = parser.parse_args()
     if args.sessions:
+        # the cache was pickled by locomo_retrieval.py run as a script (__main__)
+        sys.modules["__main__"].Conversation = Conversation  # type: ignore[attr-defined]
         with open(args.sessions, "rb") as fh:
             convs = pickle.load(fh)
     else:

@@ -47,8 +47,8 @@ MAX_LIMIT = 2**31 - 1
 # the LoCoMo tuning split (docs/locomo.md).
 MIN_SIMILARITY = 0.25
 # Read-time re-ordering weights (memory/rerank.py), tuned on the LoCoMo tuning split.
-SESSION_WEIGHT = 0.0
-NEIGHBOUR_WEIGHT = 0.0
+SESSION_WEIGHT = 0.05
+NEIGHBOUR_WEIGHT = 0.1
 
 
 class SearchOptions(KitConfig):
