@@ -715,8 +715,35 @@ async def search_rows(
     Every row carries ``score`` (the fused score, in ranking order) and its parts
     ``dense_score`` (cosine similarity), ``bm25_score`` and ``exact_score`` (``None``: the row
     was not in that list). :func:`search_on_engine` returns the same rows faster for heavy
-    users; this runs every statement on the one connection.
+    users; this runs every statement on the one connection. The read-time re-orderings
+    apply as there (memory/rerank.py).
     """
+    if not (options.session_weight > 0 or options.neighbour_weight > 0):
+        return await _fused_rows(conn, app, user, qvec, terms, limit, options, plan, filters)
+    rows = await _fused_rows(
+        conn, app, user, qvec, terms, max(limit, options.rerank_depth), options, plan, filters
+    )
+    return rerank(
+        rows,
+        session_weight=options.session_weight,
+        neighbour_weight=options.neighbour_weight,
+        limit=limit,
+        as_of=filters.as_of if filters else None,
+    )
+
+
+async def _fused_rows(
+    conn: AsyncConnection,
+    app: str,
+    user: str,
+    qvec: list[float],
+    terms: list[str],
+    limit: int,
+    options: SearchOptions,
+    plan: SearchPlan | None,
+    filters: SearchFilters | None,
+) -> list[Mapping[str, Any]]:
+    """The fused rows of :func:`search_rows`, before any re-ordering."""
     if not terms and options.relevance_floor:
         return []  # stop words only: nothing is relevant
     plan = plan or await plan_search(conn, app, user, options)
@@ -834,16 +861,8 @@ async def _search_on_engine(
         params["qvec"] = await embedding
         async with engine.connect() as conn:
             if lexical_task is None:
-                return await search_rows(
-                    conn,
-                    app=app,
-                    user=user,
-                    qvec=params["qvec"],
-                    terms=terms,
-                    limit=limit,
-                    options=options,
-                    plan=plan,
-                    filters=filters,
+                return await _fused_rows(
+                    conn, app, user, params["qvec"], terms, limit, options, plan, filters
                 )
             dense = await _dense_list(conn, plan, params, options)
             lexical = await lexical_task
