@@ -43,9 +43,9 @@ from adk_memory_kit.memory.schema import TABLE
 from adk_memory_kit.memory.term_stats import TERM_STATS, USER_STATS
 
 MAX_LIMIT = 2**31 - 1
-# The relevance floor's similarity for rows without a full-text match (SearchOptions): set on
-# the LoCoMo tuning split (docs/locomo.md).
-MIN_SIMILARITY = 0.25
+# The relevance floor's similarity for rows without a full-text match (SearchOptions): the 5th
+# percentile of the evidence turns' similarity on the LoCoMo tuning split (docs/memory.md).
+MIN_SIMILARITY = 0.33
 # Read-time re-ordering weights (memory/rerank.py), tuned on the LoCoMo tuning split.
 SESSION_WEIGHT = 0.05
 NEIGHBOUR_WEIGHT = 0.1
