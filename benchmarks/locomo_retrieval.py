@@ -42,6 +42,7 @@ APP = "locomo-bench"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 TUNE_CONVERSATIONS = 4  # conversations 0-3 tune, 4+ are held out
 K = 10
+DEPTH = K  # --depth: rows asked for (and dumped); metrics use the first K
 _DIA = re.compile(r"D:?(\d+):0*(\d+)")
 
 
@@ -192,6 +193,33 @@ def service_specs(args: argparse.Namespace, tmp: str) -> dict[str, ServiceSpec]:
     }
 
 
+async def routed_sessions(convs: list[Conversation], cache: str | None) -> list[Conversation]:
+    """The conversations as the default (routed) write policy stores them: each session's
+    events reduced by ``select_events`` (what ``add_session_to_memory`` does under ROUTED
+    before indexing). Ingesting these under FULL_TRANSCRIPT writes the same rows, so index-time
+    variants need not re-run the policy; ``cache`` keeps them between runs (pickle)."""
+    import pickle
+
+    from adk_memory_kit.write_policy import RoutedOptions, WritePolicy, select_events
+
+    if cache and os.path.exists(cache):
+        with open(cache, "rb") as fh:
+            return pickle.load(fh)
+    out: list[Conversation] = []
+    for conv in convs:
+        sessions = []
+        for session in conv.sessions:
+            events = list(session.events)
+            kept = await select_events(session, events, WritePolicy.ROUTED, RoutedOptions())
+            sessions.append(session.model_copy(update={"events": kept}))
+        out.append(Conversation(conv.index, conv.user_id, sessions, conv.event_to_dia))
+        log(f"  routed selection of {conv.user_id} done")
+    if cache:
+        with open(cache, "wb") as fh:
+            pickle.dump(out, fh)
+    return out
+
+
 # ---------------------------------------------------------------------------- scoring
 def recall(ranked: list[str], evidence: list[str], k: int) -> float:
     return len(set(ranked[:k]) & set(evidence)) / len(evidence)
@@ -202,6 +230,16 @@ def ndcg(ranked: list[str], evidence: list[str], k: int) -> float:
     dcg = sum(1 / math.log2(i + 2) for i, d in enumerate(ranked[:k]) if d in rel)
     ideal = sum(1 / math.log2(i + 2) for i in range(min(len(rel), k)))
     return dcg / ideal
+
+
+def scores_of(entry: Any) -> dict[str, Any]:
+    """The score parts a returned entry carries, its session and event (PgVector only)."""
+    meta = entry.custom_metadata or {}
+    return {
+        **dict(meta.get("scores") or {}),
+        "sid": meta.get("session_id"),
+        "eid": meta.get("event_id"),
+    }
 
 
 def dia_of(entry: Any, conv: Conversation) -> str | None:
@@ -233,13 +271,14 @@ async def run_queries(
     convs: list[Conversation],
     questions: list[Question],
     label: str,
+    dump: list[list[dict[str, Any]]] | None = None,
 ) -> tuple[list[list[str]], list[float]]:
     ranked_all: list[list[str]] = []
     latencies: list[float] = []
     for i, q in enumerate(questions):
         kwargs: dict[str, Any] = {"app_name": APP, "user_id": q.user_id, "query": q.text}
         if spec.limit_kw:
-            kwargs["limit"] = K
+            kwargs["limit"] = max(K, DEPTH)
         start = time.perf_counter()
         response = await service.search_memory(**kwargs)
         latencies.append((time.perf_counter() - start) * 1000)
@@ -249,6 +288,10 @@ async def run_queries(
             if dia and dia not in ranked:
                 ranked.append(dia)
         ranked_all.append(ranked[:K])
+        if dump is not None:
+            dump.append(
+                [{"dia": dia_of(e, convs[q.conv]), **scores_of(e)} for e in response.memories]
+            )
         if (i + 1) % 200 == 0 or i + 1 == len(questions):
             log(f"  [{label}] {i + 1}/{len(questions)} questions")
     return ranked_all, latencies
@@ -368,6 +411,28 @@ async def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--limit-conversations", type=int, default=None)
     parser.add_argument("--json", dest="json_out", default=None, help="write results here")
     parser.add_argument(
+        "--routed-cache",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="PATH",
+        help="pgvector_routed: run the routed policy's selection once (kept in PATH if "
+        "given) and ingest its events, instead of running the policy on every ingestion",
+    )
+    parser.add_argument(
+        "--read-variants",
+        default=None,
+        metavar="JSON",
+        help="after the run, ask every question again with these SearchOptions overrides, "
+        'e.g. \'{"floor off": {"relevance_floor": false}}\' (same ingestion)',
+    )
+    parser.add_argument(
+        "--dump",
+        default=None,
+        help="write every question's returned entries (turn id, score parts) here, for "
+        "calibrating the relevance floor (the last service run)",
+    )
+    parser.add_argument(
         "--no-reingest", action="store_true", help="skip the PgVector re-ingestion check"
     )
     parser.add_argument(
@@ -389,7 +454,15 @@ async def main(argv: Sequence[str] | None = None) -> int:
         metavar="KEY=JSON",
         help="override an IndexingOptions field of PgVectorMemoryService (repeatable)",
     )
+    parser.add_argument(
+        "--depth",
+        type=int,
+        default=K,
+        help="ask search_memory for this many rows (the dump holds them; metrics use the top 10)",
+    )
     args = parser.parse_args(argv)
+    global DEPTH
+    DEPTH = max(K, args.depth)
 
     convs, questions, dropped = load(args.data, args.limit_conversations)
     turns = sum(len(c.event_to_dia) for c in convs)
@@ -409,29 +482,58 @@ async def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unknown services {sorted(unknown)}; choose from {sorted(specs)}")
 
     results: dict[str, Any] = {}
+    read_variants: dict[str, dict[str, Any]] = json.loads(args.read_variants or "{}")
     for key in wanted:
         spec = specs[key]
         log(f"== {spec.name}")
         service = spec.make()
+        ingest_convs = convs
+        if key == "pgvector_routed" and args.routed_cache is not None:
+            # the routed policy's selection, computed once (see routed_sessions)
+            from adk_memory_kit.write_policy import WritePolicy
+
+            ingest_convs = await routed_sessions(convs, args.routed_cache or None)
+            service.write_policy = WritePolicy.FULL_TRANSCRIPT
         if key.startswith("pgvector") and not args.reuse:
             for conv in convs:  # a clean slate, so ingestion time means something
                 await service.delete_user_memories(app_name=APP, user_id=conv.user_id)
         if key.startswith("pgvector"):
             await service.search_memory(app_name=APP, user_id="warmup", query="warm up")
-        ingest_s = await ingest(service, convs, key)
-        ranked, lat = await run_queries(service, spec, convs, questions, key)
+        ingest_s = await ingest(service, ingest_convs, key)
+        dump: list[list[dict[str, Any]]] | None = [] if args.dump else None
+        ranked, lat = await run_queries(service, spec, convs, questions, key, dump)
+        if dump is not None:
+            Path(args.dump).write_text(
+                json.dumps(
+                    [
+                        {"conv": q.conv, "category": q.category, "evidence": q.evidence, "got": d}
+                        for q, d in zip(questions, dump, strict=True)
+                    ]
+                )
+            )
         res: dict[str, Any] = {
             "ingest_s": ingest_s,
             "latency_ms": {"p50": pct(lat, 50), "p95": pct(lat, 95)},
             "metrics": summarize(questions, ranked),
         }
+        results[spec.name] = res  # first in the report, before its read-time variants
         if key.startswith("pgvector"):
+            base = service.search_options
+            for vname, overrides in read_variants.items():
+                service.search_options = base.model_copy(update=overrides)
+                vranked, vlat = await run_queries(service, spec, convs, questions, vname)
+                results[f"{spec.name} [{vname}]"] = {
+                    "ingest_s": 0.0,
+                    "latency_ms": {"p50": pct(vlat, 50), "p95": pct(vlat, 95)},
+                    "metrics": summarize(questions, vranked),
+                }
+            service.search_options = base
             res["rows"] = await count_rows(service, convs)
             res["sentences"] = await policy_reasons(service, convs)
         if key.startswith("pgvector") and not args.no_reingest:
             rows = await count_rows(service, convs)
             log("== PgVectorMemoryService: ingest everything again")
-            again_s = await ingest(service, convs, "pgvector re-ingest")
+            again_s = await ingest(service, ingest_convs, "pgvector re-ingest")
             rows_again = await count_rows(service, convs)
             ranked_again, _ = await run_queries(
                 service, spec, convs, questions, "pgvector re-ingest"
@@ -445,7 +547,6 @@ async def main(argv: Sequence[str] | None = None) -> int:
             }
         if hasattr(service, "close"):
             await service.close()
-        results[spec.name] = res
         m = res["metrics"]["all"]
         log(
             f"   R@5 {m['recall@5']:.3f}  R@10 {m['recall@10']:.3f}  NDCG@10 {m['ndcg@10']:.3f}"

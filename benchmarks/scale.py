@@ -16,7 +16,9 @@ Caches are warm: each path runs the query set once, untimed, before it is timed.
 For each user it reports p50/p95 of the database part and of ``search_memory``, before (the
 exact query every user took until now: ``SearchOptions(heavy_user_rows=∞)``) and after (the
 bounded path above ``heavy_user_rows``, with the user's partial HNSW index), the overlap of
-the two top-10s, and the recall of the HNSW dense list against the exact scan. Then write
+the two top-10s, and the recall of the HNSW dense list against the exact scan. No index is
+built by hand: a heavy user's first search starts the background build of their partial
+HNSW index (memory/ann.py), and the run waits for it before timing. Then write
 throughput of ``add_events_to_memory`` (rows/s) with the real MiniLM embedder and with the
 stand-in, the cost-curve table, and a PNG plot (matplotlib: the ``dev`` extra).
 
@@ -374,7 +376,7 @@ async def main() -> None:
 
     from adk_memory_kit import PgVectorMemoryService
     from adk_memory_kit.embedders import LocalMiniLMEmbedder
-    from adk_memory_kit.memory.ann import ANN_MIN_ROWS, build_user_index
+    from adk_memory_kit.memory.ann import ANN_MIN_ROWS
     from adk_memory_kit.memory.search import SearchOptions
 
     minilm = LocalMiniLMEmbedder()
@@ -399,10 +401,19 @@ async def main() -> None:
         rate = await load_user(engine, stand_in, user, make_rows(turns, size, seed=size))
         if rate:
             loads[size] = rate
-        if size >= ANN_MIN_ROWS:
+        if size >= after_opts.heavy_user_rows:
+            # no index step: the user's first search finds them heavy without an index and
+            # the service builds it in the background (memory/ann.py IndexBuilder); the
+            # benchmark only waits for it before timing
             t0 = time.perf_counter()
-            await build_user_index(engine, APP, user)
-            print(f"  {user}: HNSW index in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+            await after.search_memory(app_name=APP, user_id=user, query="first search")
+            first_ms = (time.perf_counter() - t0) * 1000
+            await after.wait_for_index_builds()
+            print(
+                f"  {user}: first search {first_ms:.0f} ms (exact, build started);"
+                f" HNSW index ready after {time.perf_counter() - t0:.1f} s in the background",
+                file=sys.stderr,
+            )
 
     await vacuum(engine)
     queries = make_queries(questions, args.queries, seed=7)

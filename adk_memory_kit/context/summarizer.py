@@ -9,6 +9,7 @@ A summary is one model-role text with up to four parts, in this order::
     - agent: Booked Hotel Lumen, ref QX7T2L.
     Tools used: search_hotels, fetch_page
     Kept exactly (verbatim):      <- identifiers, URLs, money, dates, ... (bounded)
+    - constraint: Never book a flight that lands after 22:00.
     - id: QX7T2L
     From tool results: HX-4410; https://example.com/h/77
 
@@ -16,6 +17,10 @@ Guarantees:
 
 * **Exact values survive** a lossy prose summary: they are carried verbatim in the
   "Kept exactly" block, which is built from the events, not from the model's output.
+* **The user's constraints survive**: every sentence of the user's that states a constraint
+  or standing instruction (a negation, a limit, a deadline, an always/never rule;
+  :func:`~adk_memory_kit.context.values.is_constraint`) is kept verbatim in that block as a
+  ``constraint`` line, carried from summary to summary (``max_constraints``, newest kept).
 * **Nothing distilled twice**: pruned tool payloads (tombstones), results of the
   ``distilled_tools`` (``save_finding``-style tools, working memory) are not summarised.
 * **Hierarchical**: when ADK passes the previous summary back (token-threshold compaction
@@ -44,6 +49,7 @@ from google.genai import types
 from adk_memory_kit.context.values import (
     ExactValue,
     clean_segments,
+    find_constraints,
     find_exact_values,
     salient_sentences,
     sentence_score,
@@ -61,6 +67,8 @@ _RECENT = "Recent:"
 _TOOLS = "Tools used: "
 _KEPT = "Kept exactly (verbatim):"
 _FROM_TOOLS = "From tool results: "
+CONSTRAINT = "constraint"
+"""Kind of a "Kept exactly" line holding one of the user's constraint sentences verbatim."""
 
 DEFAULT_DISTILLED_TOOLS: frozenset[str] = frozenset(
     {"save_finding", "save_findings", "get_findings", "record_finding"}
@@ -197,6 +205,8 @@ class FactPreservingSummarizer(BaseEventsSummarizer):
         max_values: Cap on verbatim values stated in the dialogue (and carried from
             earlier summaries); the oldest go first.
         max_tool_values: Cap on verbatim values found only in tool results.
+        max_constraints: Cap on the user's verbatim constraint sentences (carried from
+            earlier summaries; a constraint stated again counts as new; the oldest go first).
         distilled_tools: Tools whose results are already distilled (never summarised);
             working-memory tools are always included.
         detectors: Sensitive-data detectors (``None``: the kit's defaults).
@@ -210,6 +220,7 @@ class FactPreservingSummarizer(BaseEventsSummarizer):
         max_older_tokens: int = 250,
         max_values: int = 40,
         max_tool_values: int = 12,
+        max_constraints: int = 24,
         distilled_tools: Iterable[str] = DEFAULT_DISTILLED_TOOLS,
         detectors: Sequence[Detector] | None = None,
     ) -> None:
@@ -218,6 +229,7 @@ class FactPreservingSummarizer(BaseEventsSummarizer):
             ("max_older_tokens", max_older_tokens),
             ("max_values", max_values),
             ("max_tool_values", max_tool_values),
+            ("max_constraints", max_constraints),
         ):
             if not isinstance(number, int) or number < 0:
                 raise InvalidInputError(f"{name} must be a non-negative int")
@@ -226,6 +238,7 @@ class FactPreservingSummarizer(BaseEventsSummarizer):
         self.max_older_tokens = max_older_tokens
         self.max_values = max_values
         self.max_tool_values = max_tool_values
+        self.max_constraints = max_constraints
         self.distilled_tools = frozenset(distilled_tools) | _working_memory_tools()
         self.detectors = detectors
 
@@ -273,6 +286,11 @@ class FactPreservingSummarizer(BaseEventsSummarizer):
                     found_any = True
                     for score, sentence in salient_sentences(part.text, self.detectors):
                         sentences.append((score, f"{speaker}: {sentence}"))
+                    if speaker == "user":  # the user's own rules, verbatim
+                        digest.values.extend(
+                            ExactValue(CONSTRAINT, rule)
+                            for rule in find_constraints(part.text, self.detectors)
+                        )
                     digest.values.extend(find_exact_values(part.text, self.detectors))
                     clean = " [redacted] ".join(clean_segments(part.text, self.detectors))
                     transcript.append(f"{speaker}: {clean}")
@@ -345,13 +363,17 @@ class FactPreservingSummarizer(BaseEventsSummarizer):
         ranked = sorted(range(len(unique)), key=lambda i: (-scores[unique[i]], -i))
         chosen = set(_fit_indexes(ranked, unique, self.max_recent_tokens))
         digest.recent = [line for i, line in enumerate(unique) if i in chosen]
-        # Values: earlier ones first, then new ones; the oldest go when over the cap.
+        # Values: earlier ones first, then new ones; the oldest go when over the cap. The
+        # user's constraints come first in the block, under their own cap.
         values: dict[str, ExactValue] = {}
+        rules: dict[str, ExactValue] = {}
         for value in [*prior_values, *digest.values]:
-            values.pop(value.text, None)  # a value seen again moves to the newest end
-            values[value.text] = value
+            into = rules if value.kind == CONSTRAINT else values
+            into.pop(value.text, None)  # a value seen again moves to the newest end
+            into[value.text] = value
         kept = list(values.values())[-self.max_values :] if self.max_values else []
-        digest.values = kept
+        kept_rules = list(rules.values())[-self.max_constraints :] if self.max_constraints else []
+        digest.values = kept_rules + kept
         in_block = {value.text for value in kept}
         pool = _dedupe(v for v in [*prior_tool_values, *tool_values] if v not in in_block)
         digest.tool_values = pool[-self.max_tool_values :] if self.max_tool_values else []

@@ -91,6 +91,34 @@ _CONSTRAINT = re.compile(
     r"|min(?:imum)?|under|before|after|without|should)\b",
     re.IGNORECASE,
 )
+# A user's constraint or standing instruction: a negation, a limit, a deadline, an always/never
+# rule. One cue suffices; questions and the idioms below are not constraints.
+_WHEN = (
+    r"(?:\d+|noon|midnight|monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow"
+    r"|tonight|the end|end of|next|this (?:week|month|year))"
+)
+_AMOUNT = (
+    r"(?:[$€£¥]\s?\d+|\d+|an? |one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty"
+    r"|hundred|thousand)"
+)
+_RULE = re.compile(
+    r"\b(?:never|always|must|mustn't|shouldn't|should not|can't|cannot|can not|won't"
+    r"|will not|don't|do not|doesn't|does not|avoid\w*|only|at most|at least"
+    r"|no (?:more|later|earlier|sooner|fewer|less) than|not (?:more|later|earlier|before|after"
+    r"|over|under|above|below|exceed)\w*|no\s+(?!one\b|idea\b|problem\b|worries\b)[a-z-]+"
+    rf"|(?:under|over|above|below|within|up to|max(?:imum)?|min(?:imum)?)\s+{_AMOUNT}"
+    r"|limit\w*|capped|budget|deadline|due|has to|have to|required|requirement"
+    rf"|(?:by|before|after|until|till|no later than)\s+{_WHEN}"
+    r"|without|except|make sure|be sure|refuse|rather not|exceed\w*|every time|whenever"
+    r"|no matter)\b",
+    re.IGNORECASE,
+)
+_NOT_RULES = re.compile(
+    r"\b(?:don't worry|never mind|no problem|no worries|can't wait|no idea|don't know"
+    r"|not sure|can't believe|no thanks|no thank you|always happy|only just|after all"
+    r"|over there|over here|before you go|no rush)\b",
+    re.IGNORECASE,
+)
 _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+(?=\s|$)|$)")
 _TRAILING = ".,;:!?)]}'\""
 
@@ -199,3 +227,21 @@ def salient_sentences(
         if score >= min_score:
             kept.append((score, sentence))
     return kept
+
+
+def is_constraint(sentence: str) -> bool:
+    """Whether ``sentence`` states a constraint or standing instruction (a negation, a limit,
+    a deadline, an always/never rule), not a question or a pleasantry."""
+    words = sentence.split()
+    if len(words) < 3 or sentence.rstrip().endswith("?"):
+        return False
+    if _NOT_RULES.search(sentence) and len(_RULE.findall(sentence)) < 2:
+        return False
+    return bool(_RULE.search(sentence))
+
+
+def find_constraints(text: str, detectors: Sequence[Detector] | None = None) -> list[str]:
+    """The sentences of ``text`` that state constraints or instructions (:func:`is_constraint`),
+    verbatim (whitespace normalised), in order; a sentence touching a sensitive span is left
+    out whole."""
+    return [s for _, s in salient_sentences(text, detectors, min_score=0) if is_constraint(s)]

@@ -11,19 +11,26 @@ heavy-user search (memory/search.py) puts the app and user into its SQL text as 
 literals (besides the bound parameters). Index names are derived from a hash of the app and
 user, so the search finds out whether a user has one with ``to_regclass`` (no registry).
 
-Indexes are built by :func:`build_user_index` / :func:`index_heavy_users` (run them from a
-maintenance job, e.g. after the idle ingest job): building is ``CONCURRENTLY`` (writes go on),
-on the user's own partition when the table is partitioned.
+Indexes are built automatically: a search that finds a heavy user without one (or a user who
+has grown past ``LARGE_GRAPH_ROWS`` since) hands the build to :class:`IndexBuilder`, which runs
+it in the background while searches go on exactly. :func:`build_user_index` /
+:func:`index_heavy_users` remain for maintenance jobs. Building is ``CONCURRENTLY`` (writes go
+on), on the user's own partition when the table is partitioned, and under a Postgres advisory
+lock per index: a second process (or task) that asks while a build runs skips it, so the same
+index is never built twice.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import math
+import time
+from dataclasses import dataclass
 
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from adk_memory_kit.core.db_errors import translates_db_errors
 from adk_memory_kit.core.validation import check_positive_int
@@ -127,6 +134,9 @@ async def build_user_index(
 ) -> str:
     """Build (if missing) the user's partial HNSW index; returns its name.
 
+    Returns at once (building nothing) when another session holds the index's build lock
+    (:func:`try_build_user_index` says which happened).
+
     Runs ``CREATE INDEX CONCURRENTLY`` on an autocommit connection, on the user's partition
     when the memory table is partitioned (an index on a partitioned parent cannot be built
     concurrently). An interrupted build leaves an invalid index, which is dropped and rebuilt.
@@ -139,66 +149,111 @@ async def build_user_index(
     enough to hold the user's graph (:func:`estimate_build_memory_mb`, at most
     BUILD_MEMORY_CAP_MB); never below the server's own setting.
     """
+    await try_build_user_index(
+        engine, app, user, build_memory_mb=build_memory_mb, large_graph_rows=large_graph_rows
+    )
+    return index_name(app, user)
+
+
+def _lock_key(name: str) -> int:
+    """The advisory-lock key of one index's build (a signed 63-bit int from its name)."""
+    return int(hashlib.sha256(f"adk_mem_ann_build:{name}".encode()).hexdigest()[:15], 16)
+
+
+async def try_build_user_index(
+    engine: AsyncEngine,
+    app: str,
+    user: str,
+    *,
+    build_memory_mb: int | None = None,
+    large_graph_rows: int = LARGE_GRAPH_ROWS,
+) -> bool:
+    """:func:`build_user_index`; ``True`` if this call built (or densified) the index,
+    ``False`` if there was nothing to do or another session was building it."""
     _checked_options(build_memory_mb, large_graph_rows)
-    memory_mb = build_memory_mb
     name = index_name(app, user)
     async with engine.connect() as conn:
         conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
-        found = (
-            await conn.execute(
-                text(
-                    f"SELECT tableoid::regclass::text AS target, vector_dims(embedding) AS dims,"
-                    f" (SELECT n FROM {USER_STATS} WHERE app_name = :app AND user_id = :user) AS n"
-                    f" FROM {TABLE} WHERE app_name = :app AND user_id = :user LIMIT 1"
-                ),
-                {"app": app, "user": user},
-            )
-        ).first()
-        if found is None:
-            return name  # no rows: nothing to index
-        m, ef_construction = graph_parameters(found.n or 0, large_graph_rows=large_graph_rows)
-        state = (await conn.execute(_INDEX_STATE_SQL, {"n": name})).first()
-        if state is not None and state.valid and _built_m(state.options) >= m:
-            return name
-        if state is not None and not state.valid:
-            await conn.execute(text(f"DROP INDEX CONCURRENTLY IF EXISTS {name}"))
-            state = None
-        building = name if state is None else f"{name}_next"
-        # a replacement left behind by an interrupted rebuild
-        await conn.execute(text(f"DROP INDEX CONCURRENTLY IF EXISTS {name}_next"))
-        if memory_mb is None:
-            memory_mb = estimate_build_memory_mb(found.n or 0, found.dims, m=m)
+        key = {"k": _lock_key(name)}
+        if not await conn.scalar(text("SELECT pg_try_advisory_lock(:k)"), key):
+            logger.info("the HNSW index %s is being built by another session", name)
+            return False
+        try:
+            built = await _build_locked(conn, app, user, name, build_memory_mb, large_graph_rows)
+        except BaseException:
+            # a cancelled or failed build: the session's advisory lock must not stay on a
+            # pooled connection, so the connection is discarded (the server frees the lock)
+            await conn.invalidate()
+            raise
+        await conn.execute(text("SELECT pg_advisory_unlock(:k)"), key)
+        return built
+
+
+async def _build_locked(
+    conn: AsyncConnection,
+    app: str,
+    user: str,
+    name: str,
+    build_memory_mb: int | None,
+    large_graph_rows: int,
+) -> bool:
+    """The build itself, under the index's advisory lock (see :func:`build_user_index`)."""
+    memory_mb = build_memory_mb
+    found = (
         await conn.execute(
             text(
-                "SELECT set_config('maintenance_work_mem', greatest("
-                " pg_size_bytes(current_setting('maintenance_work_mem')) / 1024,"
-                " CAST(:kb AS bigint))::text || 'kB', false)"
+                f"SELECT tableoid::regclass::text AS target, vector_dims(embedding) AS dims,"
+                f" (SELECT n FROM {USER_STATS} WHERE app_name = :app AND user_id = :user) AS n"
+                f" FROM {TABLE} WHERE app_name = :app AND user_id = :user LIMIT 1"
             ),
-            {"kb": memory_mb * 1024},
+            {"app": app, "user": user},
         )
-        try:
-            await conn.execute(
-                text(
-                    f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {building} ON {found.target}"
-                    f" USING hnsw (embedding vector_cosine_ops)"
-                    f" WITH (m = {m}, ef_construction = {ef_construction})"
-                    f" WHERE {' AND '.join(scope_literals(app, user))}"
-                )
+    ).first()
+    if found is None:
+        return False  # no rows: nothing to index
+    m, ef_construction = graph_parameters(found.n or 0, large_graph_rows=large_graph_rows)
+    state = (await conn.execute(_INDEX_STATE_SQL, {"n": name})).first()
+    if state is not None and state.valid and _built_m(state.options) >= m:
+        return False
+    if state is not None and not state.valid:
+        await conn.execute(text(f"DROP INDEX CONCURRENTLY IF EXISTS {name}"))
+        state = None
+    building = name if state is None else f"{name}_next"
+    # a replacement left behind by an interrupted rebuild
+    await conn.execute(text(f"DROP INDEX CONCURRENTLY IF EXISTS {name}_next"))
+    if memory_mb is None:
+        memory_mb = estimate_build_memory_mb(found.n or 0, found.dims, m=m)
+    await conn.execute(
+        text(
+            "SELECT set_config('maintenance_work_mem', greatest("
+            " pg_size_bytes(current_setting('maintenance_work_mem')) / 1024,"
+            " CAST(:kb AS bigint))::text || 'kB', false)"
+        ),
+        {"kb": memory_mb * 1024},
+    )
+    try:
+        await conn.execute(
+            text(
+                f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {building} ON {found.target}"
+                f" USING hnsw (embedding vector_cosine_ops)"
+                f" WITH (m = {m}, ef_construction = {ef_construction})"
+                f" WHERE {' AND '.join(scope_literals(app, user))}"
             )
-        finally:
-            # the pooled connection goes back with the server's own setting
-            await conn.execute(text("RESET maintenance_work_mem"))
-        if building != name:
-            await conn.execute(text(f"DROP INDEX CONCURRENTLY IF EXISTS {name}"))
-            await conn.execute(text(f"ALTER INDEX {building} RENAME TO {name}"))
-        logger.info(
-            "built the partial HNSW index %s (m %d, ef_construction %d, %d MB of build memory)",
-            name,
-            m,
-            ef_construction,
-            memory_mb,
         )
-    return name
+    finally:
+        # the pooled connection goes back with the server's own setting
+        await conn.execute(text("RESET maintenance_work_mem"))
+    if building != name:
+        await conn.execute(text(f"DROP INDEX CONCURRENTLY IF EXISTS {name}"))
+        await conn.execute(text(f"ALTER INDEX {building} RENAME TO {name}"))
+    logger.info(
+        "built the partial HNSW index %s (m %d, ef_construction %d, %d MB of build memory)",
+        name,
+        m,
+        ef_construction,
+        memory_mb,
+    )
+    return True
 
 
 @translates_db_errors("index_heavy_users")
@@ -233,3 +288,77 @@ async def index_heavy_users(
         )
         for app, user in heavy
     ]
+
+
+@dataclass
+class IndexBuilder:
+    """Builds heavy users' partial indexes in the background, as searches find them missing.
+
+    :meth:`consider` is called with what a search's plan read anyway (the user's row count
+    and whether their index exists); it costs nothing when there is nothing to build. At most
+    one build per user runs in this process; across processes the advisory lock of
+    :func:`try_build_user_index` keeps a second build of the same index from starting. A
+    failed build is retried no sooner than ``retry_after`` seconds later. Searches never wait
+    for a build: until the index is valid they scan the user's rows exactly.
+    """
+
+    min_rows: int = ANN_MIN_ROWS
+    large_graph_rows: int = LARGE_GRAPH_ROWS
+    retry_after: float = 600.0
+
+    def __post_init__(self) -> None:
+        self._tasks: dict[tuple[str, str], asyncio.Task[bool]] = {}
+        self._densify_checked: set[tuple[str, str]] = set()
+        self._failed: dict[tuple[str, str], float] = {}
+
+    def consider(
+        self, engine: AsyncEngine, app: str, user: str, rows: int, has_index: bool
+    ) -> None:
+        """Start a background build if the user needs one (none yet, or a sparser graph
+        than their size calls for, checked once per process) and none is running."""
+        key = (app, user)
+        if rows < self.min_rows or key in self._tasks:
+            return
+        if has_index and (rows < self.large_graph_rows or key in self._densify_checked):
+            return
+        failed = self._failed.get(key)
+        if failed is not None and time.monotonic() - failed < self.retry_after:
+            return
+        if has_index:
+            self._densify_checked.add(key)
+        task = asyncio.get_running_loop().create_task(self._build(engine, app, user))
+        self._tasks[key] = task
+
+    async def _build(self, engine: AsyncEngine, app: str, user: str) -> bool:
+        key = (app, user)
+        try:
+            built = await try_build_user_index(
+                engine, app, user, large_graph_rows=self.large_graph_rows
+            )
+            self._failed.pop(key, None)
+            return built
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # logged, retried later; searches go on exactly
+            self._failed[key] = time.monotonic()
+            logger.warning("background HNSW build failed: %s", type(exc).__name__)
+            return False
+        finally:
+            self._tasks.pop(key, None)
+
+    @property
+    def running(self) -> int:
+        """How many builds this process is running now."""
+        return len(self._tasks)
+
+    async def wait(self) -> None:
+        """Wait for the builds running now (benchmarks, tests, a graceful shutdown)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
+
+    async def close(self) -> None:
+        """Cancel running builds (an interrupted build is dropped and redone next time)."""
+        tasks = list(self._tasks.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

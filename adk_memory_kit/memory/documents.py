@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from google.adk.events.event import Event
+from google.adk.events.event_actions import EventActions
 from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
 from pydantic import Field
@@ -62,6 +63,15 @@ class IndexingOptions(KitConfig):
     )
     max_index_chars: int = Field(
         20_000, ge=1, description="At most this many characters of a turn are indexed."
+    )
+    index_date: bool = Field(
+        True,
+        description="Index the event's date (e.g. '8 May 2023') with the turn at the context "
+        "weight, so a question naming a month or year finds it; the stored text stays as it "
+        "is, so routed memories get it too.",
+    )
+    embed_date: bool = Field(
+        False, description="Also prefix the embedded text with the event's date."
     )
 
 
@@ -235,6 +245,58 @@ def event_time(event: Event) -> datetime:
     return checked_utc(when, f"event {short(event.id)} timestamp")
 
 
+def as_event(value: Any) -> Event:
+    """``value`` as an ADK :class:`Event`: an ``Event`` as it is; any other object (a
+    ``Mock(spec=Event)``, a dataclass) by its ``id``, ``author``, ``invocation_id``,
+    ``timestamp``, ``content``, ``partial`` and ``actions`` attributes, the way ADK's own memory
+    services read events. An attribute missing or of the wrong type (``actions`` None, a
+    ``Mock`` where a string belongs) takes the Event default."""
+    if issubclass(type(value), Event):  # not isinstance: a Mock(spec=Event) passes that
+        return value
+    if not hasattr(value, "content") or isinstance(value, (str, bytes, Mapping)):
+        raise InvalidInputError(
+            f"events must be google.adk Event objects or have their attributes, got "
+            f"{type(value).__name__}"
+        )
+    fields: dict[str, Any] = {}
+    for name, kinds in _EVENT_FIELDS.items():
+        attr = getattr(value, name, None)
+        if isinstance(attr, kinds) and (name == "partial" or not isinstance(attr, bool)):
+            fields[name] = attr
+    if not isinstance(fields.get("author"), str):
+        fields["author"] = "user"
+    try:
+        return Event(**fields)
+    except ValueError as exc:
+        raise InvalidInputError(
+            f"events must be google.adk Event objects or have their attributes, got "
+            f"{type(value).__name__}"
+        ) from exc
+
+
+_EVENT_FIELDS: dict[str, Any] = {
+    "id": str,
+    "author": str,
+    "invocation_id": str,
+    "timestamp": (int, float),
+    "content": types.Content,
+    "partial": bool,
+    "actions": EventActions,
+}
+
+
+def as_events(values: Any) -> list[Event]:
+    """Every item of ``values`` (a session's ``events``: any iterable; ``None``: none) as an
+    :class:`Event` (:func:`as_event`)."""
+    if values is None:
+        return []
+    try:
+        items = list(values)
+    except TypeError as exc:
+        raise InvalidInputError("events must be a sequence of ADK events") from exc
+    return [as_event(v) for v in items]
+
+
 def newest_event_time(events: Sequence[Event]) -> datetime | None:
     """The newest timestamp among ``events`` (all of them, text or not); ``None`` if empty."""
     times = [event_time(e) for e in events if isinstance(e, Event) and e.timestamp is not None]
@@ -260,6 +322,29 @@ def _author(value: str | None) -> str | None:
 
 def _labelled(author: str | None, text: str, options: IndexingOptions) -> str:
     return f"{author}: {text}" if options.include_author and author else text
+
+
+def date_key(when: datetime) -> str:
+    """The words a date is indexed under: ``8 May 2023`` (UTC, English month names)."""
+    return f"{when.day} {_MONTHS[when.month - 1]} {when.year}"
+
+
+_MONTHS = (
+    "January February March April May June July August September October November December"
+).split()
+
+
+def _index_keys(
+    when: datetime, own: str, context: str, options: IndexingOptions
+) -> tuple[str, str]:
+    """``(context_text, embed_text)`` with the date added where ``options`` asks for it.
+
+    The date is an index key only: it goes into the low-weight full-text context and
+    (``embed_date``) before the embedded text, never into the stored text."""
+    date = date_key(when)
+    if options.index_date:
+        context = "\n".join(x for x in (context, date) if x)
+    return context, (f"{date}: {own}" if options.embed_date else own)
 
 
 def documents_from_events(
@@ -295,6 +380,8 @@ def documents_from_events(
             embed_text = "\n".join([*before, own, *after])
         else:
             embed_text = own
+        when = event_time(event)
+        context, embed_text = _index_keys(when, embed_text, context, options)
         docs.append(
             MemoryDocument(
                 id=memory_row_id(app_name, user_id, session_id, event.id),
@@ -307,7 +394,7 @@ def documents_from_events(
                 search_text=own,
                 context_text=context,
                 embed_text=embed_text,
-                event_time=event_time(event),
+                event_time=when,
                 metadata={
                     **extra,
                     "invocation_id": clean_metadata(event.invocation_id, options.redactor),
@@ -383,6 +470,14 @@ def documents_from_entries(
             doc_id = memory_row_id(app_name, user_id, session_id, key)
         author = _author(entry.author)
         indexed = _labelled(author, text, options)[: options.max_index_chars]
+        when = parse_timestamp(entry.timestamp)
+        # only a date the caller gave is an index key (no timestamp: stored as now)
+        dated = (
+            options
+            if entry.timestamp
+            else options.model_copy(update={"index_date": False, "embed_date": False})
+        )
+        context, embed_text = _index_keys(when, indexed, "", dated)
         docs.append(
             MemoryDocument(
                 id=doc_id,
@@ -393,8 +488,9 @@ def documents_from_entries(
                 role=_author(entry.content.role),
                 text=text,
                 search_text=indexed,
-                embed_text=indexed,
-                event_time=parse_timestamp(entry.timestamp),
+                context_text=context,
+                embed_text=embed_text,
+                event_time=when,
                 metadata=clean_metadata(metadata, options.redactor),
             )
         )

@@ -72,6 +72,7 @@ def fuse(
     weights: FusionWeights,
     cand: int,
     limit: int,
+    min_similarity: float | None = None,
 ) -> list[FusedRow]:
     """The top ``limit`` rows of the fused lists.
 
@@ -79,6 +80,8 @@ def fuse(
     scores; ``None``: no match) and the ordering keys ``cur``, ``bonus``, ``imp``, ``et``.
     ``lexical``: rows with ``list`` (``'bm25'`` or ``'exact'``), ``id``, ``score`` and the
     same ordering keys. A row in both carries the same scores (one scoring expression).
+    ``min_similarity``: the relevance floor (``None``: none); a row in neither cut lexical
+    list is returned only if its dense row's ``sim`` (cosine similarity) reaches it.
     """
     keys: dict[uuid.UUID, Mapping[str, Any]] = {r["id"]: r for r in lexical}
     keys.update({r["id"]: r for r in dense})
@@ -121,6 +124,15 @@ def fuse(
             et if et is not None else _NO_TIME,
         )
 
+    if min_similarity is not None:
+        sims = {r["id"]: r.get("sim") for r in dense}
+        fused = {
+            row_id: score
+            for row_id, score in fused.items()
+            if row_id in bm25_of
+            or row_id in exact_of
+            or (sims.get(row_id) is not None and sims[row_id] >= min_similarity)
+        }
     ranked = sorted(fused)  # id order, kept among equal keys by the stable sort below
     ranked.sort(key=order, reverse=True)
     return [

@@ -38,10 +38,17 @@ from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.memory.ann import index_name, scope_literals
 from adk_memory_kit.memory.fusion import FusionWeights, fuse
 from adk_memory_kit.memory.query import websearch_or_query
+from adk_memory_kit.memory.rerank import rerank
 from adk_memory_kit.memory.schema import TABLE
 from adk_memory_kit.memory.term_stats import TERM_STATS, USER_STATS
 
 MAX_LIMIT = 2**31 - 1
+# The relevance floor's similarity for rows without a full-text match (SearchOptions): the 5th
+# percentile of the evidence turns' similarity on the LoCoMo tuning split (docs/memory.md).
+MIN_SIMILARITY = 0.33
+# Read-time re-ordering weights (memory/rerank.py), tuned on the LoCoMo tuning split.
+SESSION_WEIGHT = 0.05
+NEIGHBOUR_WEIGHT = 0.1
 
 
 class SearchOptions(KitConfig):
@@ -112,10 +119,62 @@ class SearchOptions(KitConfig):
         le=1_000,
         description="Heavy path: HNSW ef_search on the user's partial index (memory/ann.py).",
     )
+    ann_auto_build: bool = Field(
+        True,
+        description="Build a heavy user's partial HNSW index in the background when a "
+        "search finds it missing (memory/ann.py IndexBuilder); False: only maintenance "
+        "jobs build indexes (index_heavy_users).",
+    )
+    session_weight: float = Field(
+        SESSION_WEIGHT,
+        ge=0,
+        allow_inf_nan=False,
+        description="Read-time session prior: a row gains this times the summed fused score "
+        "of the other top rows of its session (memory/rerank.py; 0: off).",
+    )
+    neighbour_weight: float = Field(
+        NEIGHBOUR_WEIGHT,
+        ge=0,
+        allow_inf_nan=False,
+        description="Read-time neighbour propagation: a row gains this times the best fused "
+        "score of its neighbouring turns among the top rows (memory/rerank.py; 0: off).",
+    )
+    rerank_depth: int = Field(
+        50,
+        ge=1,
+        le=MAX_LIMIT,
+        description="How many fused rows the read-time re-orderings consider.",
+    )
+    relevance_floor: bool = Field(
+        True,
+        description="Return only relevant rows: a full-text match of the query (the turn or "
+        "its indexed context), or a cosine similarity of at least min_similarity. A query "
+        "of stop words only returns nothing. False: every ranked row, as before.",
+    )
+    min_similarity: float = Field(
+        MIN_SIMILARITY,
+        ge=-1,
+        le=1,
+        allow_inf_nan=False,
+        description="The relevance floor's cosine similarity for a row without a full-text "
+        "match (calibrated on the LoCoMo tuning split, docs/locomo.md).",
+    )
 
 
 _LIVE = "(t.expires_at IS NULL OR t.expires_at > now())"
 _AS_OF = "CAST(:as_of AS timestamptz)"
+# Of a subject's facts valid at ``as_of``, only the newest (valid_from, then id) is: facts
+# written out of order may leave an older one's window open (its valid_to is the newest fact
+# current when it was written), and a fact that was valid then is the newest one that had
+# started. One probe of the subject index per candidate holding a subject.
+_NEWER_VALID = f"""SELECT 1 FROM {TABLE} n
+        WHERE n.app_name = :app AND n.user_id = :user AND n.subject = t.subject
+            AND n.id <> t.id AND n.review_state IS NULL
+            AND (n.expires_at IS NULL OR n.expires_at > now())
+            AND coalesce(n.valid_from, n.event_time) <= {_AS_OF}
+            AND (n.valid_to IS NULL OR n.valid_to > {_AS_OF})
+            AND (coalesce(n.valid_from, n.event_time), n.id)
+                > (coalesce(t.valid_from, t.event_time), t.id)"""
 # The caller's filters, inside every ranked list (issue 16): types (procedures only when asked
 # for by type), tags (any of), the validity window at ``as_of``; conflicts left for review
 # are never recalled.
@@ -125,7 +184,8 @@ _FILTERS = f"""(CASE WHEN CAST(:types AS text[]) IS NULL
     AND (CAST(:tags AS text[]) IS NULL OR t.tags && CAST(:tags AS text[]))
     AND t.review_state IS NULL
     AND ({_AS_OF} IS NULL OR (coalesce(t.valid_from, t.event_time) <= {_AS_OF}
-        AND (t.valid_to IS NULL OR t.valid_to > {_AS_OF})))"""
+        AND (t.valid_to IS NULL OR t.valid_to > {_AS_OF})
+        AND (t.subject IS NULL OR NOT EXISTS ({_NEWER_VALID}))))"""
 _SCOPE = f"t.app_name = :app AND t.user_id = :user AND {_LIVE} AND {_FILTERS}"
 # current first: not superseded (at ``as_of`` when given)
 _CURRENT = f"coalesce(t.valid_to IS NULL OR t.valid_to > {_AS_OF}, false)"
@@ -185,25 +245,35 @@ _TABLE_ORDER_KEYS = f"""(SELECT t.id, {_ORDER_KEYS} FROM {TABLE} t
 _ITEM_COLUMNS = """t.id, t.session_id, t.event_id, t.kind, t.author, t.role, t.text, t.event_time,
        t.ingested_at, t.subject, t.valid_to, t.expires_at, t.importance, t.metadata,
        t.memory_type, t.tags, t.valid_from, t.recorded_at, t.last_accessed_at,
-       t.access_count, t.last_confirmed_at, t.pinned, t.superseded_reason, t.superseded_by"""
+       t.access_count, t.last_confirmed_at, t.pinned, t.superseded_reason, t.superseded_by,
+       t.search_text, t.context_text"""
+
+
+# The relevance floor: a row in the BM25 or exact list matched the query's words; a row only
+# in the dense list must be similar enough (:floor NULL: no floor).
+_RELEVANT = """(CAST(:floor AS float8) IS NULL OR f.bm25 IS NOT NULL OR f.exact IS NOT NULL
+           OR f.sim >= CAST(:floor AS float8))"""
 
 
 # Fusion of ``vec``, ``bm25`` and ``exact`` by weighted RRF, ranked with the user's ordering
 # keys, and the top :lim rows fetched.
 _FUSE_AND_FETCH = f"""fused AS (
-    SELECT id, sum(rrf) AS score, max(bm25) AS bm25, max(exact) AS exact FROM (
-        SELECT id, :wv / (:rrf_k + rank) AS rrf, NULL::float8 AS bm25, NULL::float8 AS exact
+    SELECT id, sum(rrf) AS score, max(bm25) AS bm25, max(exact) AS exact, max(sim) AS sim
+    FROM (
+        SELECT id, :wv / (:rrf_k + rank) AS rrf, NULL::float8 AS bm25, NULL::float8 AS exact,
+               sim
         FROM vec
         UNION ALL
-        SELECT id, :wt / (:rrf_k + rank), score, NULL FROM bm25
+        SELECT id, :wt / (:rrf_k + rank), score, NULL, NULL FROM bm25
         UNION ALL
-        SELECT id, :we / (:rrf_k + rank), NULL, score FROM exact
+        SELECT id, :we / (:rrf_k + rank), NULL, score, NULL FROM exact
     ) u GROUP BY id
 ), top AS (
     SELECT f.id, f.score + o.bonus AS score, f.bm25, f.exact,
            row_number() OVER (ORDER BY o.cur DESC, f.score + o.bonus DESC, o.imp DESC,
                               o.et DESC, f.id) AS pos
     FROM fused f JOIN {_TABLE_ORDER_KEYS} o ON o.id = f.id
+    WHERE {_RELEVANT}
     ORDER BY pos
     LIMIT :lim
 )
@@ -220,7 +290,8 @@ ORDER BY p.pos"""
 HYBRID_SQL = text(
     f"""
 WITH {_Q}, vec AS (
-    SELECT t.id, row_number() OVER (ORDER BY t.embedding <=> {_QVEC}, t.id) AS rank
+    SELECT t.id, row_number() OVER (ORDER BY t.embedding <=> {_QVEC}, t.id) AS rank,
+           1 - (t.embedding <=> {_QVEC}) AS sim
     FROM {TABLE} t
     WHERE {_SCOPE}
     ORDER BY t.embedding <=> {_QVEC}, t.id
@@ -272,7 +343,7 @@ def _heavy_vec(literal_scope: str) -> str:
     the planner can use the user's partial HNSW index (memory/ann.py); without one the list
     is an exact scan of the user's rows."""
     return f"""vec AS MATERIALIZED (
-    SELECT v.id, row_number() OVER (ORDER BY v.dist, v.id) AS rank FROM (
+    SELECT v.id, row_number() OVER (ORDER BY v.dist, v.id) AS rank, 1 - v.dist AS sim FROM (
         SELECT t.id, t.embedding <=> {_QVEC} AS dist
         FROM {TABLE} t
         WHERE {_SCOPE} AND {literal_scope}
@@ -467,7 +538,7 @@ WITH {_Q}, {_HEAVY_STATS}, {_heavy_vec(literal_scope)}, drows AS MATERIALIZED (
     FROM vec v JOIN {TABLE} t ON t.id = v.id
     WHERE {_SCOPE}
 ), {_hits("drows", "true")}, dbm25 AS ({_BM25_OF_HITS}), dexact AS ({_exact_of("drows")})
-SELECT v.id, b.score AS bm25, e.score AS exact, d.cur, d.bonus, d.imp, d.et
+SELECT v.id, b.score AS bm25, e.score AS exact, v.sim, d.cur, d.bonus, d.imp, d.et
 FROM vec v JOIN drows d ON d.id = v.id
     LEFT JOIN dbm25 b ON b.id = v.id LEFT JOIN dexact e ON e.id = v.id
 ORDER BY v.rank
@@ -561,6 +632,7 @@ def search_params(
         "lim": limit,
         "cand": max(options.candidates, limit),
         "budget": max(options.lexical_budget, 1),
+        "floor": options.min_similarity if options.relevance_floor else None,
         **(filters or SearchFilters()).params(),
     }
     if terms:
@@ -611,6 +683,7 @@ async def _fuse(
         ),
         cand=params["cand"],
         limit=params["lim"],
+        min_similarity=params["floor"],
     )
     if not top:
         return []
@@ -642,8 +715,37 @@ async def search_rows(
     Every row carries ``score`` (the fused score, in ranking order) and its parts
     ``dense_score`` (cosine similarity), ``bm25_score`` and ``exact_score`` (``None``: the row
     was not in that list). :func:`search_on_engine` returns the same rows faster for heavy
-    users; this runs every statement on the one connection.
+    users; this runs every statement on the one connection. The read-time re-orderings
+    apply as there (memory/rerank.py).
     """
+    if not (options.session_weight > 0 or options.neighbour_weight > 0):
+        return await _fused_rows(conn, app, user, qvec, terms, limit, options, plan, filters)
+    rows = await _fused_rows(
+        conn, app, user, qvec, terms, max(limit, options.rerank_depth), options, plan, filters
+    )
+    return rerank(
+        rows,
+        session_weight=options.session_weight,
+        neighbour_weight=options.neighbour_weight,
+        limit=limit,
+        as_of=filters.as_of if filters else None,
+    )
+
+
+async def _fused_rows(
+    conn: AsyncConnection,
+    app: str,
+    user: str,
+    qvec: list[float],
+    terms: list[str],
+    limit: int,
+    options: SearchOptions,
+    plan: SearchPlan | None,
+    filters: SearchFilters | None,
+) -> list[Mapping[str, Any]]:
+    """The fused rows of :func:`search_rows`, before any re-ordering."""
+    if not terms and options.relevance_floor:
+        return []  # stop words only: nothing is relevant
     plan = plan or await plan_search(conn, app, user, options)
     params = {**search_params(app, user, terms, limit, options, filters), "qvec": qvec}
     if not plan.heavy:
@@ -685,8 +787,13 @@ async def search_on_engine(
     limit: int,
     options: SearchOptions,
     filters: SearchFilters | None = None,
+    on_plan: Callable[[SearchPlan], None] | None = None,
 ) -> list[Mapping[str, Any]]:
     """The rows :func:`search_rows` returns, with ``embed_query`` called for the query vector.
+
+    ``on_plan`` is called with the user's plan as soon as it is read (the service starts a
+    missing index's background build from it). With a session or neighbour weight, the top
+    ``rerank_depth`` fused rows are re-ordered (memory/rerank.py) before the cut to ``limit``.
 
     The query is embedded while the user's plan is read; for a heavy user with query terms
     the lexical lists also run then, on a second pooled connection, so the search takes about
@@ -695,26 +802,67 @@ async def search_on_engine(
     is reconnected by the pool. If either side fails, the other is cancelled and awaited
     before the error propagates; no connection is left busy.
     """
+    if not terms and options.relevance_floor:
+        return []  # stop words only: nothing is relevant (and nothing to embed)
+    reorder = options.session_weight > 0 or options.neighbour_weight > 0
+    if reorder:
+        rows = await _search_on_engine(
+            engine,
+            app=app,
+            user=user,
+            embed_query=embed_query,
+            terms=terms,
+            limit=max(limit, options.rerank_depth),
+            options=options,
+            filters=filters,
+            on_plan=on_plan,
+        )
+        return rerank(
+            rows,
+            session_weight=options.session_weight,
+            neighbour_weight=options.neighbour_weight,
+            limit=limit,
+            as_of=filters.as_of if filters else None,
+        )
+    return await _search_on_engine(
+        engine,
+        app=app,
+        user=user,
+        embed_query=embed_query,
+        terms=terms,
+        limit=limit,
+        options=options,
+        filters=filters,
+        on_plan=on_plan,
+    )
+
+
+async def _search_on_engine(
+    engine: AsyncEngine,
+    *,
+    app: str,
+    user: str,
+    embed_query: Callable[[], Awaitable[list[float]]],
+    terms: list[str],
+    limit: int,
+    options: SearchOptions,
+    filters: SearchFilters | None,
+    on_plan: Callable[[SearchPlan], None] | None,
+) -> list[Mapping[str, Any]]:
     embedding = asyncio.ensure_future(embed_query())
     lexical_task: asyncio.Future[list[Any]] | None = None
     try:
         plan = await _read_plan(engine, app, user, options)
+        if on_plan is not None:
+            on_plan(plan)
         params = search_params(app, user, terms, limit, options, filters)
         if plan.heavy and terms:
             lexical_task = asyncio.ensure_future(_lexical_on_own_connection(engine, params))
         params["qvec"] = await embedding
         async with engine.connect() as conn:
             if lexical_task is None:
-                return await search_rows(
-                    conn,
-                    app=app,
-                    user=user,
-                    qvec=params["qvec"],
-                    terms=terms,
-                    limit=limit,
-                    options=options,
-                    plan=plan,
-                    filters=filters,
+                return await _fused_rows(
+                    conn, app, user, params["qvec"], terms, limit, options, plan, filters
                 )
             dense = await _dense_list(conn, plan, params, options)
             lexical = await lexical_task

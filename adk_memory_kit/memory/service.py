@@ -33,11 +33,13 @@ from adk_memory_kit.embedders.base import Embedder, checked_embed
 from adk_memory_kit.errors import DatabaseUnavailableError, InvalidInputError
 from adk_memory_kit.memory import store
 from adk_memory_kit.memory.access import AccessRecorder
+from adk_memory_kit.memory.ann import IndexBuilder
 from adk_memory_kit.memory.consolidation import Consolidator
 from adk_memory_kit.memory.curation import CurationMixin, Verifier
 from adk_memory_kit.memory.documents import (
     IndexingOptions,
     MemoryDocument,
+    as_events,
     documents_from_entries,
     documents_from_events,
     newest_event_time,
@@ -46,7 +48,12 @@ from adk_memory_kit.memory.hygiene import Hygiene, pop_hygiene
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.reports import EntryOutcome, MemoryMetrics, SessionWrite, WriteReport
 from adk_memory_kit.memory.schema import StorageOptions, ensure_schema
-from adk_memory_kit.memory.search import SearchFilters, SearchOptions, search_on_engine
+from adk_memory_kit.memory.search import (
+    SearchFilters,
+    SearchOptions,
+    SearchPlan,
+    search_on_engine,
+)
 from adk_memory_kit.write_policy.policy import (
     RoutedOptions,
     WritePolicy,
@@ -143,6 +150,7 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
         self.min_importance = None if min_importance is None else float(min_importance)
         self.metrics = MemoryMetrics()
         self._access = AccessRecorder(self._write_access, flush_delay=access_flush_delay)
+        self._index_builder = IndexBuilder(min_rows=self.search_options.heavy_user_rows)
 
     # ------------------------------------------------------------------ plumbing
     @property
@@ -192,6 +200,7 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
 
     async def close(self) -> None:
         """Write pending recall accesses; dispose of the pool (only if this service made it)."""
+        await self._index_builder.close()
         if self._ready:
             try:
                 await self._access.close()
@@ -238,7 +247,7 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
         """
         check_scope(session.app_name, session.user_id)
         check_identifier("session.id", session.id)
-        events = list(session.events)
+        events = as_events(session.events)  # duck-typed events as ADK's services take them
         # write-policy hook: only what the policy selects is stored (newest stays the session's)
         selected = await select_events(session, events, self.write_policy, self.routed_options)
         docs, newest = await asyncio.to_thread(self._session_documents, session, events, selected)
@@ -285,7 +294,7 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
         snapshot older than the stored one changes nothing (0)."""
         check_scope(session.app_name, session.user_id)
         check_identifier("session.id", session.id)
-        events = list(session.events)
+        events = as_events(session.events)  # duck-typed events as ADK's services take them
         selected = await select_events(session, events, self.write_policy, self.routed_options)
         docs, newest = await asyncio.to_thread(self._session_documents, session, events, selected)
         if newest is None:
@@ -340,7 +349,7 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
             app_name,
             user_id,
             session_id or "",
-            list(events),
+            as_events(events),
             self.indexing,
             metadata,
         )
@@ -605,6 +614,10 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
             (qvec,) = await checked_embed(self.embedder, [query], queries=True)
             return qvec
 
+        def on_plan(plan: SearchPlan) -> None:
+            if self.search_options.ann_auto_build:  # a heavy user's missing index
+                self._index_builder.consider(engine, app, user, plan.rows, plan.ann)
+
         return await search_on_engine(
             engine,
             app=app,
@@ -614,7 +627,12 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
             limit=limit,
             options=self.search_options,
             filters=filters,
+            on_plan=on_plan,
         )
+
+    async def wait_for_index_builds(self) -> None:
+        """Wait for the background index builds this service started (memory/ann.py)."""
+        await self._index_builder.wait()
 
     # ------------------------------------------------------------------ deletes
     @translates_db_errors("PgVectorMemoryService.delete_memory")

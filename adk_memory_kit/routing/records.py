@@ -106,7 +106,7 @@ class RoutingDecisions:
         self.sentences: dict[str, dict[int, set[MemoryHome]]] = {}
         self.routed: set[str] = set()
         for event in events:
-            record = (event.actions.state_delta or {}).get(ROUTING_RECORD_KEY)
+            record = _state_delta(event).get(ROUTING_RECORD_KEY)
             if not isinstance(record, Mapping):
                 continue
             self.routed.update(str(e) for e in record.get("routed_events") or [])
@@ -124,6 +124,13 @@ class RoutingDecisions:
 
 
 _HOMES = {h.value for h in MemoryHome}
+
+
+def _state_delta(event: Any) -> Mapping[str, Any]:
+    """The event's ``actions.state_delta``; empty for a duck-typed event without one
+    (``actions`` None or missing, as ADK's tests build events with ``Mock(spec=Event)``)."""
+    delta = getattr(getattr(event, "actions", None), "state_delta", None)
+    return delta if isinstance(delta, Mapping) else {}
 
 
 # ------------------------------------------------------------------ recall provenance
@@ -177,7 +184,7 @@ def session_recall_stems(events: Sequence[Event]) -> set[str]:
     results (``load_memory``...) and any function result holding a framed recall block."""
     found: set[str] = set()
     for event in events:
-        record = (event.actions.state_delta or {}).get(RECALL_RECORD_KEY)
+        record = _state_delta(event).get(RECALL_RECORD_KEY)
         if isinstance(record, Mapping):
             found.update(str(s) for s in record.get("stems") or [])
         for part in (event.content.parts or []) if event.content else []:

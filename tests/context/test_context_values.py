@@ -65,13 +65,16 @@ async def test_summaries_never_contain_flagged_text(prefix, card, suffix):
 
 
 async def test_summary_is_bounded_by_its_caps():
-    summarizer = FactPreservingSummarizer(max_recent_tokens=60, max_older_tokens=30, max_values=5)
+    summarizer = FactPreservingSummarizer(
+        max_recent_tokens=60, max_older_tokens=30, max_values=5, max_constraints=2
+    )
     lines = [f"We decided to keep order ORD-{i:04d} and must pay $1{i}.00." for i in range(200)]
     content = await summarizer.summarize_contents(
         [("user", types.Content(role="user", parts=[types.Part(text=" ".join(lines))]))]
     )
     text = content.parts[0].text
-    assert len(text) // 4 <= 60 + 30 + 5 * 10 + 20
+    # every line states a constraint ("must pay"), kept verbatim: 2 sentences of ~15 tokens
+    assert len(text) // 4 <= 60 + 30 + 5 * 10 + 2 * 15 + 20
     assert "ORD-0199" in text and "ORD-0000" not in text  # the newest values win
 
 

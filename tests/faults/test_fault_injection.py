@@ -155,8 +155,14 @@ async def services(fault_server, embedder):
 
 
 async def session_rows(memory, app: str, user: str) -> dict[str, int]:
-    """The user's stored rows per session (read through the public search)."""
-    found = await memory.search_memory(app_name=app, user_id=user, query="anything", limit=1000)
+    """The user's stored rows per session (read through the public search, every row: the
+    relevance floor off for this read)."""
+    floor = memory.search_options
+    memory.search_options = floor.model_copy(update={"relevance_floor": False})
+    try:
+        found = await memory.search_memory(app_name=app, user_id=user, query="anything", limit=1000)
+    finally:
+        memory.search_options = floor
     rows: dict[str, int] = {}
     for m in found.memories:
         sid = m.custom_metadata["session_id"]

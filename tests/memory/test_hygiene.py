@@ -71,9 +71,17 @@ async def test_types_and_tags_filter_inside_the_sql_and_procedures_stay_out(plai
     tagged = await plain.search(app_name=app, user_id=user, query="train", tags=["work"])
     assert said(tagged) == ["The user visited Lisbon for a train conference"]
     assert tagged.memories[0].custom_metadata["tags"] == ["travel", "work"]
-    # the filter is inside every list: a small limit still finds the only match
-    one = await plain.search(app_name=app, user_id=user, query="seats", types=["procedure"])
+    # the filter is inside every list: a small limit still finds the only match, though the
+    # preference ranks above it unfiltered (the query must match it: the relevance floor)
+    top = await plain.search(app_name=app, user_id=user, query="train seats", limit=1)
+    assert said(top) == ["The user prefers window seats on trains"]
+    one = await plain.search(
+        app_name=app, user_id=user, query="train seats", types=["procedure"], limit=1
+    )
     assert said(one) == ["To rebook a train, first cancel the old ticket"]
+    # a query unrelated to the only procedure finds nothing (relevance floor)
+    none = await plain.search(app_name=app, user_id=user, query="seats", types=["procedure"])
+    assert said(none) == []
 
 
 async def test_heavy_path_applies_the_same_filters(db_url, embedder, test_partitions):

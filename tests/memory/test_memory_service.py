@@ -264,11 +264,17 @@ async def test_empty_and_whitespace_queries_return_nothing(memory):
         assert (await memory.search_memory(app_name=app, user_id=user, query=q)).memories == []
 
 
-async def test_stopword_only_query_still_uses_the_vector_half(memory):
+async def test_stopword_only_query_returns_nothing_unless_the_floor_is_off(memory):
     app, user = unique("app"), unique("u")
     await memory.add_session_to_memory(session_with(app, user, [("user", "it was what it was")]))
     found = await memory.search_memory(app_name=app, user_id=user, query="what was it")
-    assert texts(found) == ["it was what it was"]
+    assert texts(found) == []  # ADK's contract: nothing is relevant to stop words
+    memory.search_options = memory.search_options.model_copy(update={"relevance_floor": False})
+    try:
+        found = await memory.search_memory(app_name=app, user_id=user, query="what was it")
+    finally:
+        memory.search_options = memory.search_options.model_copy(update={"relevance_floor": True})
+    assert texts(found) == ["it was what it was"]  # the vector half, as before
 
 
 async def test_bad_input_gets_clear_errors_and_loses_nothing(memory):

@@ -223,7 +223,15 @@ async def test_score_parts_on_every_result(services):
         assert -1.0 <= meta["scores"]["dense"] <= 1.0
         assert {"session_id", "event_id", "kind", "ingested_at"} <= set(meta)
     assert "Lisbon" in texts(found)[0] and found.memories[0].custom_metadata["scores"]["bm25"] > 0
-    vector_only = await light.search_memory(app_name=app, user_id=user, query="the of and ?")
+    # stop words only: nothing is relevant (the floor); without the floor, the vector half
+    assert not (
+        await light.search_memory(app_name=app, user_id=user, query="the of and ?")
+    ).memories
+    light.search_options = light.search_options.model_copy(update={"relevance_floor": False})
+    try:
+        vector_only = await light.search_memory(app_name=app, user_id=user, query="the of and ?")
+    finally:
+        light.search_options = light.search_options.model_copy(update={"relevance_floor": True})
     assert vector_only.memories[0].custom_metadata["scores"]["bm25"] is None
 
 
@@ -358,6 +366,8 @@ async def test_a_failed_query_embedding_stops_the_heavy_search_cleanly(db_url, e
     try:
         with pytest.raises(EmbedderError):
             await memory.search_memory(app_name=app, user_id=user, query="explode the lamp order")
+        # the background index build the first search started holds a connection of its own
+        await memory.wait_for_index_builds()
         assert memory.engine.pool.checkedout() == 0  # the lexical side was cancelled and closed
         found = await memory.search_memory(app_name=app, user_id=user, query="blue lamp order")
         assert "lamp" in texts(found)[0]

@@ -54,7 +54,9 @@ async def remember(memory, h: Harness) -> None:
 
 async def test_load_memory_returns_a_framed_dated_block_with_the_conflict_rule(services):
     sessions, memory = services
-    model = ScriptedLlm(turns=[[call("load_memory", query="Lisbon flight seat")], "Aisle it is."])
+    # the query names the meal too: the relevance floor returns only memories it matches
+    query = "Lisbon flight seat and meal: am I vegetarian"
+    model = ScriptedLlm(turns=[[call("load_memory", query=query)], "Aisle it is."])
     agent = LlmAgent(
         name="travel",
         model=model,

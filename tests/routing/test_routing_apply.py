@@ -182,7 +182,10 @@ async def test_ttl_and_importance_pass_through_and_expired_facts_are_never_retur
         ctx,
     )
     await asyncio.sleep(0.05)  # let the 1 ms time-to-live pass
-    found = await memory.search_memory(app_name=app, user_id="u1", query="gate change TP1357")
+    # the query matches both facts; the expired one is never returned
+    found = await memory.search_memory(
+        app_name=app, user_id="u1", query="gate change TP1357 or airline amenity kits"
+    )
     assert texts(found) == ["The user collects airline amenity kits."]
     assert found.memories[0].custom_metadata["importance"] == 0.9
     assert await memory.count_memories(app_name=app, user_id="u1") == {"fact": 2}

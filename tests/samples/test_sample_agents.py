@@ -325,7 +325,7 @@ CONCIERGE_SESSIONS = (
         "Stop asking me to confirm prices.",
     ),
     (  # Thursday: a brand-new session
-        "Can you order lunch for me?",
+        "Can you order lunch to the office for me?",  # preload: what memory says of it
         "Thanks, that's all, bye!",
     ),
 )
@@ -371,7 +371,8 @@ async def check_concierge(convo: Conversation) -> None:
         app_name="concierge", user_id=convo.user_id, query="Thanks, that's all, bye"
     )
     texts = [m.content.parts[0].text.lower() for m in found.memories]
-    assert texts and not any("bye" in t or "confirm prices" in t for t in texts)
+    # (nothing stored is relevant to a goodbye: the relevance floor returns nothing)
+    assert not any("bye" in t or "confirm prices" in t for t in texts)
     top = await convo.memory_service.search_memory(
         app_name="concierge", user_id=convo.user_id, query="delivery address"
     )

@@ -1,0 +1,97 @@
+"""Read-time re-ordering of a search's top rows by their conversation: a session prior and
+neighbour propagation (``SearchOptions.session_weight`` / ``neighbour_weight``).
+
+Evidence for a question tends to cluster: the turns around the answer, and the session it
+was said in. Both re-orderings only move rows the fused ranking already returned (its top
+``rerank_depth``); they add nothing it did not find.
+
+* **Session prior**: a row gains ``session_weight`` times the summed fused score of the other
+  returned rows of its session (rows with no session get none).
+* **Neighbour propagation**: a row gains ``neighbour_weight`` times the best fused score of
+  its returned neighbours: rows of the same session whose text the row was indexed with as
+  context (ingestion indexes each turn with its neighbouring turns, memory/documents.py), or
+  which were indexed with its text.
+
+Rows stay current-first (as the fused ranking orders them); among equal scores the fused order
+is kept. Guarantee: with both weights 0 the order is the fused one, unchanged.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+# How much of a turn's text its neighbour's context holds (IndexingOptions.context_chars):
+# a shorter probe still identifies the turn and survives a changed setting.
+_PROBE_CHARS = 120
+
+
+def _probes(row: Mapping[str, Any]) -> tuple[str, str]:
+    """The head and tail of a row's indexed text, as a neighbour's context holds them."""
+    own = str(row.get("search_text") or "")
+    return own[:_PROBE_CHARS], own[-_PROBE_CHARS:]
+
+
+def neighbours(rows: Sequence[Mapping[str, Any]]) -> list[set[int]]:
+    """For each row, the indexes of the rows of its session it is a neighbour of (either
+    was indexed with the other's text as context)."""
+    by_session: dict[str, list[int]] = defaultdict(list)
+    for i, row in enumerate(rows):
+        if row.get("session_id"):
+            by_session[str(row["session_id"])].append(i)
+    out: list[set[int]] = [set() for _ in rows]
+    for members in by_session.values():
+        for i in members:
+            context = str(rows[i].get("context_text") or "")
+            if not context:
+                continue
+            for j in members:
+                if j == i:
+                    continue
+                head, tail = _probes(rows[j])
+                if head and (head in context or tail in context):
+                    out[i].add(j)
+                    out[j].add(i)
+    return out
+
+
+def _current(row: Mapping[str, Any], as_of: datetime | None) -> bool:
+    valid_to = row.get("valid_to")
+    if valid_to is None:
+        return True
+    return valid_to > (as_of or datetime.now(timezone.utc))
+
+
+def rerank(
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    session_weight: float,
+    neighbour_weight: float,
+    limit: int,
+    as_of: datetime | None = None,
+) -> list[Mapping[str, Any]]:
+    """``rows`` (fused order, each with ``score``) re-ordered, cut to ``limit``; each returned
+    row's ``score`` is its re-ordered score."""
+    if not rows or (session_weight <= 0 and neighbour_weight <= 0):
+        return list(rows)[:limit]
+    scores = [float(r["score"]) for r in rows]
+    mass: dict[str, float] = defaultdict(float)
+    for row, score in zip(rows, scores, strict=True):
+        if row.get("session_id"):
+            mass[str(row["session_id"])] += score
+    links = neighbours(rows) if neighbour_weight > 0 else [set() for _ in rows]
+    final: list[float] = []
+    for i, row in enumerate(rows):
+        score = scores[i]
+        if session_weight > 0 and row.get("session_id"):
+            score += session_weight * (mass[str(row["session_id"])] - scores[i])
+        if links[i]:
+            score += neighbour_weight * max(scores[j] for j in links[i])
+        final.append(score)
+    order = sorted(
+        range(len(rows)), key=lambda i: (_current(rows[i], as_of), final[i]), reverse=True
+    )
+    # sorted() is stable but reverse=True keeps equal keys in their original order too
+    return [{**rows[i], "score": final[i]} for i in order[:limit]]

@@ -1,0 +1,95 @@
+"""Read-time re-ordering (memory/rerank.py): session prior and neighbour propagation."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from adk_memory_kit import PgVectorMemoryService
+from adk_memory_kit.memory import SearchOptions
+from adk_memory_kit.memory.rerank import neighbours, rerank
+from tests.support.memory import session_with, unique
+
+
+def _row(rid: str, score: float, sid: str, own: str, context: str = "", **kw):
+    return {
+        "id": rid,
+        "score": score,
+        "session_id": sid,
+        "search_text": own,
+        "context_text": context,
+        "valid_to": None,
+        **kw,
+    }
+
+
+ROWS = [
+    _row("a", 0.30, "s1", "Lena: we met at the harbour"),
+    _row("b", 0.25, "s2", "Omar: the ferry was late again", "Omar: tickets were cheap"),
+    _row("c", 0.24, "s1", "Lena: it rained all week", "Lena: we met at the harbour"),
+    _row("d", 0.20, "s1", "Lena: the hotel had a pool"),
+]
+
+
+def test_zero_weights_keep_the_fused_order():
+    out = rerank(ROWS, session_weight=0, neighbour_weight=0, limit=3)
+    assert [r["id"] for r in out] == ["a", "b", "c"]
+
+
+def test_neighbours_are_found_through_the_indexed_context():
+    assert neighbours(ROWS) == [{2}, set(), {0}, set()]
+
+
+def test_session_prior_lifts_rows_of_a_session_that_holds_more_of_the_top():
+    out = rerank(ROWS, session_weight=0.2, neighbour_weight=0, limit=4)
+    assert [r["id"] for r in out] == ["a", "c", "d", "b"]
+
+
+def test_neighbour_propagation_lifts_a_neighbour_of_a_strong_row():
+    out = rerank(ROWS, session_weight=0, neighbour_weight=0.3, limit=4)
+    assert [r["id"] for r in out][:2] == ["a", "c"]
+    assert out[1]["score"] == pytest.approx(0.24 + 0.3 * 0.30)
+
+
+def test_superseded_rows_stay_after_current_ones():
+    old = dict(ROWS[2], valid_to=datetime.now(timezone.utc) - timedelta(days=1))
+    out = rerank([ROWS[0], ROWS[1], old], session_weight=1.0, neighbour_weight=1.0, limit=3)
+    assert [r["id"] for r in out] == ["a", "b", "c"]
+
+
+@pytest.mark.slow
+async def test_the_service_applies_the_reordering_options(db_url, embedder):
+    """The reply "yes, on the ninth" says nothing by itself; its neighbour names the trip."""
+    app, user = unique("rerank"), unique("u")
+    turns = [
+        ("user", "Did you ever book the glacier hike in Iceland?"),
+        ("model", "Yes, on the ninth, with the small group tour."),
+        ("user", "Separately, the dentist moved my appointment."),
+        ("model", "I noted the new dentist time."),
+    ]
+    plain = PgVectorMemoryService(
+        db_url,
+        embedder=embedder,
+        search=SearchOptions(session_weight=0.0, neighbour_weight=0.0),
+        write_policy="full_transcript",
+    )
+    lifted = PgVectorMemoryService(
+        db_url,
+        embedder=embedder,
+        search=SearchOptions(session_weight=0.0, neighbour_weight=1.0),
+        write_policy="full_transcript",
+    )
+    try:
+        await plain.add_session_to_memory(session_with(app, user, turns))
+        query = "glacier hike Iceland group tour dentist"
+        base = await plain.search_memory(app_name=app, user_id=user, query=query)
+        after = await lifted.search_memory(app_name=app, user_id=user, query=query)
+        assert {m.id for m in base.memories} == {m.id for m in after.memories}
+        base_scores = [m.custom_metadata["score"] for m in base.memories]
+        after_scores = [m.custom_metadata["score"] for m in after.memories]
+        assert sum(after_scores) > sum(base_scores)  # neighbours lent each other score
+        assert after_scores == sorted(after_scores, reverse=True)
+    finally:
+        await plain.close()
+        await lifted.close()
