@@ -16,9 +16,11 @@ from google.adk.agents.invocation_context import InvocationContext
 from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types
 
+from adk_memory_kit.core.db_errors import contained_doors
 from adk_memory_kit.sensitive.gate import redact_for_store
 
 
+@contained_doors
 class UserMessageRedactionPlugin(BasePlugin):  # type: ignore[misc]
     """Replaces every secret in the user message's text parts with ``[REDACTED:<kind>]``
     before ADK stores the turn; messages without a secret pass unchanged (``None``)."""
