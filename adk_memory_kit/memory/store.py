@@ -240,6 +240,10 @@ def row(
 ) -> dict[str, Any]:
     """The bind parameters of one upserted row; every text column passes the redaction gate."""
     gate = redact_for_store
+    # The subject and tags are index keys: full-text matched at the context's low weight
+    # (a query "diet" finds the facts filed under that subject), never part of the text.
+    keys = " ".join(x for x in (hygiene.subject or "", *hygiene.tags) if x)
+    context = "\n".join(x for x in (doc.context_text, keys) if x)
     return {
         "id": doc.id,
         "app": app,
@@ -251,7 +255,7 @@ def row(
         "role": doc.role,
         "text": gate(doc.text),
         "search_text": gate(doc.search_text),
-        "context_text": gate(doc.context_text),
+        "context_text": gate(context),
         "source_hash": doc.source_hash,
         "embedding": embedding,
         "event_time": doc.event_time,
