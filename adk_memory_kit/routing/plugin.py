@@ -8,6 +8,10 @@ Use it as a Runner plugin (every agent of the app) or as one agent's ``after_age
 State writes made here are recorded in the event the callback produces, so the session service
 persists ``user:`` and session keys as usual (``temp:`` keys are never persisted). A failing
 extractor or store never breaks the turn: it is logged and the turn completes.
+
+The kit's own bookkeeping (the routing and recall records the write policy reads) goes into the
+events' ``custom_metadata`` when the plugin is used, never into the session state; the
+agent-callback form writes one documented key instead (see :mod:`.records`).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from adk_memory_kit.routing.side_calls import ROUTING_CONTEXT
 if TYPE_CHECKING:
     from google.adk.agents.base_agent import BaseAgent
     from google.adk.agents.context import Context
+    from google.adk.agents.invocation_context import InvocationContext
     from google.adk.events.event import Event
     from google.adk.models.llm_request import LlmRequest
     from google.adk.models.llm_response import LlmResponse
@@ -43,8 +48,15 @@ async def route_turn(
     extractor: Extractor,
     applier: MemoryApplier,
     events: Sequence[Event] | None = None,
+    *,
+    pending_record: bool = False,
 ) -> list[RoutingOutcome]:
-    """Extract from this invocation's events (or ``events``) and apply; never raises."""
+    """Extract from this invocation's events (or ``events``) and apply; never raises.
+
+    ``pending_record``: leave the routing record for :class:`MemoryRoutingPlugin`'s event hook
+    to move into the event's metadata (only with the plugin installed); otherwise it is written
+    under the session key ``ROUTING_STATE_KEY``.
+    """
     if events is None:
         events = turn_events(context.session, context.invocation_id)
     if not events:
@@ -58,19 +70,23 @@ async def route_turn(
     finally:
         ROUTING_CONTEXT.reset(token)
     outcomes = await applier.apply(candidates, context)
-    _record_decisions(context, events, candidates, applier)
+    _record_decisions(context, events, candidates, applier, pending_record)
     return outcomes
 
 
 def _record_decisions(
-    context: Context, events: Sequence[Event], candidates: Sequence, applier: MemoryApplier
+    context: Context,
+    events: Sequence[Event],
+    candidates: Sequence,
+    applier: MemoryApplier,
+    pending: bool,
 ) -> None:
     """Write-policy hook: record where each sentence went, on the turn's own events."""
     from adk_memory_kit.routing.records import write_routing_record
 
     try:
         decided = [(c, applier.classify(c)[1]) for c in candidates]
-        write_routing_record(context, events, decided)
+        write_routing_record(context, events, decided, pending=pending)
     except Exception as exc:  # the record is best effort; ingestion then re-classifies
         logger.warning("memory routing: could not record decisions (%s)", type(exc).__name__)
 
@@ -89,9 +105,17 @@ class TurnRouter:
     and takes only the events of this invocation it has not routed yet.
     """
 
-    def __init__(self, extractor: Extractor, applier: MemoryApplier, *, remember: int = 512):
+    def __init__(
+        self,
+        extractor: Extractor,
+        applier: MemoryApplier,
+        *,
+        remember: int = 512,
+        pending_record: bool = False,
+    ):
         self.extractor = extractor
         self.applier = applier
+        self.pending_record = pending_record
         self._routed: OrderedDict[str, set[str]] = OrderedDict()
         self._remember = remember
 
@@ -106,7 +130,9 @@ class TurnRouter:
             if e.id not in routed and not e.partial
         ]
         routed.update(e.id for e in fresh)
-        return await route_turn(context, self.extractor, self.applier, fresh)
+        return await route_turn(
+            context, self.extractor, self.applier, fresh, pending_record=self.pending_record
+        )
 
 
 @contained_doors
@@ -134,7 +160,9 @@ class MemoryRoutingPlugin(BasePlugin):
         on_outcomes: OutcomeHook | None = None,
     ) -> None:
         super().__init__(name=name)
-        self.router = TurnRouter(extractor or _default_extractor(), applier or MemoryApplier())
+        self.router = TurnRouter(
+            extractor or _default_extractor(), applier or MemoryApplier(), pending_record=True
+        )
         self.agent_names = set(agent_names) if agent_names is not None else None
         self.on_outcomes = on_outcomes
 
@@ -158,6 +186,19 @@ class MemoryRoutingPlugin(BasePlugin):
             write_recall_record(callback_context, llm_request)
         except Exception as exc:
             logger.warning("memory routing: could not record recall (%s)", type(exc).__name__)
+        return None
+
+    async def on_event_callback(
+        self, *, invocation_context: InvocationContext, event: Event
+    ) -> Event | None:
+        """Move the kit's pending records into the event's ``custom_metadata`` before ADK
+        appends and yields it, so they never show in the session state."""
+        from adk_memory_kit.routing.records import attach_pending_records
+
+        try:
+            attach_pending_records(event)
+        except Exception as exc:  # best effort, as the records themselves
+            logger.warning("memory routing: could not attach records (%s)", type(exc).__name__)
         return None
 
 

@@ -1,21 +1,33 @@
 """Durable records the write policy reads at ingestion: routing decisions and recall provenance.
 
-Both ride on the session's own events, as a key of an event's ``actions.state_delta``:
+Both ride on the session's own events, in the event's ``custom_metadata`` (never in the
+session state, so the dev UI's State tab and the events' state chips stay free of them):
 
-* ``ROUTING_RECORD_KEY``: written by the routing plugin at the end of a turn (the state delta of
-  its after-agent event). It says, per event id and sentence index, which homes the router
-  sent that sentence's candidates to. It never holds the text, only positions and homes.
-* ``RECALL_RECORD_KEY``: written before each model call that got a preloaded recall block
-  (the state delta of the model's response event): one-way hashes of the recalled content
-  stems, so an agent reply restating them is recognised later.
+* ``ROUTING_RECORD_KEY`` (``"adk_memory_kit.routing"``): written by the routing plugin at the
+  end of a turn (on its after-agent event). It says, per event id and sentence index, which
+  homes the router sent that sentence's candidates to. It never holds the text, only
+  positions and homes.
+* ``RECALL_RECORD_KEY`` (``"adk_memory_kit.recall"``): written for each model call that got a
+  preloaded recall block (on the model's response event): one-way hashes of the recalled
+  content stems, so an agent reply restating them is recognised later.
 
-Why events and not a side table: the session service persists every event's state delta with
-the event (``DatabaseSessionService`` does, in the same transaction as the event), so the
-record survives a restart, reaches the idle job in another process through the ordinary
+How it gets there: a callback cannot reach the event it contributes to, only its state delta.
+So the writer puts the record under a ``temp:`` key (``PENDING_PREFIX`` + name), and the
+plugin's ``on_event_callback``, which sees the event before the session service appends it,
+moves it into ``custom_metadata``. ADK never persists ``temp:`` keys and strips them from the
+event before it is stored or yielded, so nothing reaches the State tab.
+
+The agent-callback form (:func:`~.plugin.memory_routing_callback`) has no event hook; it
+writes the routing record under the one documented session key ``ROUTING_STATE_KEY``
+(``"adk_memory_kit:routing"``), only on turns where something was routed.
+
+Why events and not a side table: the session service persists every event's metadata with the
+event (``DatabaseSessionService`` does, in the same transaction as the event), so the record
+survives a restart, reaches the idle job in another process through the ordinary
 ``get_session``, is deleted with the session, and needs no new table, migration or forget
-hook. The session-state value itself is overwritten each turn; the per-turn history lives in
-the events, which is where ingestion reads it. ``load_memory`` needs no record: its result is
-already in the function-response event.
+hook. Readers also accept the keys older kit versions left in ``actions.state_delta``
+(``LEGACY_ROUTING_KEY``, ``LEGACY_RECALL_KEY``), so sessions stored before still ingest the same.
+``load_memory`` needs no record: its result is already in the function-response event.
 """
 
 from __future__ import annotations
@@ -34,8 +46,17 @@ if TYPE_CHECKING:
     from google.adk.events.event import Event
     from google.adk.models.llm_request import LlmRequest
 
-ROUTING_RECORD_KEY = "_adk_memory_kit_routing"
-RECALL_RECORD_KEY = "_adk_memory_kit_recall"
+ROUTING_RECORD_KEY = "adk_memory_kit.routing"
+"""Key of the routing record in an event's ``custom_metadata``."""
+RECALL_RECORD_KEY = "adk_memory_kit.recall"
+"""Key of the recall record in an event's ``custom_metadata``."""
+PENDING_PREFIX = "temp:"
+"""A record waits under ``PENDING_PREFIX + key`` in the state delta until the plugin moves it."""
+ROUTING_STATE_KEY = "adk_memory_kit:routing"
+"""The one session key the agent-callback form writes (it has no event hook)."""
+LEGACY_ROUTING_KEY = "_adk_memory_kit_routing"
+LEGACY_RECALL_KEY = "_adk_memory_kit_recall"
+_RECORD_KEYS = (ROUTING_RECORD_KEY, RECALL_RECORD_KEY)
 RECORD_VERSION = 1
 
 #: Function names whose results are recalled memory (the kit's and ADK's).
@@ -91,12 +112,59 @@ def routing_record(
 
 
 def write_routing_record(
-    context: Context, events: Sequence[Event], decided: Sequence[tuple[Candidate, MemoryHome]]
+    context: Context,
+    events: Sequence[Event],
+    decided: Sequence[tuple[Candidate, MemoryHome]],
+    *,
+    pending: bool = True,
 ) -> None:
-    """Record the decisions on the turn (a state delta of the router's event); never raises."""
+    """Record the decisions on the turn's after-agent event.
+
+    ``pending`` (the plugin): under the ``temp:`` key that :func:`attach_pending_records`
+    moves into the event's metadata. Otherwise under the session key ``ROUTING_STATE_KEY``.
+    Nothing is written when nothing was decided.
+    """
     if not decided:
         return
-    context.state[ROUTING_RECORD_KEY] = routing_record(context.invocation_id, events, decided)
+    key = PENDING_PREFIX + ROUTING_RECORD_KEY if pending else ROUTING_STATE_KEY
+    context.state[key] = routing_record(context.invocation_id, events, decided)
+
+
+def attach_pending_records(event: Event) -> bool:
+    """Move the kit's pending records from ``event``'s state delta into its ``custom_metadata``.
+
+    Called before the event is appended or yielded (a plugin's ``on_event_callback``); updates
+    ``event`` in place and returns whether anything was moved. Other state keys are left alone.
+    The event gets its own copy of ``actions``: ADK shares one ``EventActions`` between the
+    streamed chunks of a model response, and later chunks still need the pending record.
+    """
+    delta = _state_delta(event)
+    pending = {PENDING_PREFIX + k: k for k in _RECORD_KEYS}
+    found = {name: delta[key] for key, name in pending.items() if key in delta}
+    if not found:
+        return False
+    event.custom_metadata = {**(event.custom_metadata or {}), **found}
+    kept = {k: v for k, v in delta.items() if k not in pending}
+    event.actions = event.actions.model_copy(update={"state_delta": kept})
+    return True
+
+
+def event_record(event: Any, key: str) -> Mapping[str, Any] | None:
+    """The kit record ``key`` carried by ``event``: its metadata, else (older sessions, the
+    agent-callback form) its state delta; ``None`` when it has none."""
+    metadata = getattr(event, "custom_metadata", None)
+    if isinstance(metadata, Mapping) and isinstance(metadata.get(key), Mapping):
+        return metadata[key]
+    delta = _state_delta(event)
+    fallbacks = (
+        (ROUTING_STATE_KEY, LEGACY_ROUTING_KEY)
+        if key == ROUTING_RECORD_KEY
+        else (LEGACY_RECALL_KEY,)
+    )
+    for name in fallbacks:
+        if isinstance(delta.get(name), Mapping):
+            return delta[name]
+    return None
 
 
 class RoutingDecisions:
@@ -106,8 +174,8 @@ class RoutingDecisions:
         self.sentences: dict[str, dict[int, set[MemoryHome]]] = {}
         self.routed: set[str] = set()
         for event in events:
-            record = _state_delta(event).get(ROUTING_RECORD_KEY)
-            if not isinstance(record, Mapping):
+            record = event_record(event, ROUTING_RECORD_KEY)
+            if record is None:
                 continue
             self.routed.update(str(e) for e in record.get("routed_events") or [])
             for event_id, by_index in (record.get("sentences") or {}).items():
@@ -169,10 +237,11 @@ def request_recall_stems(llm_request: LlmRequest) -> set[str]:
 
 
 def write_recall_record(context: Context, llm_request: LlmRequest) -> None:
-    """Record what the preload put into this request (state delta of the model's event)."""
+    """Record what the preload put into this request, pending on the model's response event
+    (see :func:`attach_pending_records`)."""
     stems = request_recall_stems(llm_request)
     if stems:
-        context.state[RECALL_RECORD_KEY] = {
+        context.state[PENDING_PREFIX + RECALL_RECORD_KEY] = {
             "v": RECORD_VERSION,
             "invocation_id": context.invocation_id,
             "stems": sorted(stems),
@@ -184,8 +253,8 @@ def session_recall_stems(events: Sequence[Event]) -> set[str]:
     results (``load_memory``...) and any function result holding a framed recall block."""
     found: set[str] = set()
     for event in events:
-        record = _state_delta(event).get(RECALL_RECORD_KEY)
-        if isinstance(record, Mapping):
+        record = event_record(event, RECALL_RECORD_KEY)
+        if record is not None:
             found.update(str(s) for s in record.get("stems") or [])
         for part in (event.content.parts or []) if event.content else []:
             response = part.function_response

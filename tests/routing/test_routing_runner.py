@@ -24,6 +24,7 @@ from adk_memory_kit.routing import (
     memory_routing_callback,
 )
 from adk_memory_kit.testing import ScriptedLlm
+from adk_memory_kit.write_policy import ROUTING_RECORD_KEY, ROUTING_STATE_KEY, RoutingDecisions
 from tests.support.routing import Harness, call, request_contents_text
 
 pytestmark = pytest.mark.slow  # Postgres- or Runner-heavy: `pytest -m 'not slow'` skips it
@@ -113,6 +114,14 @@ async def test_after_agent_callback_variant_and_root_only_default(services):
     await h.turn("I always take an aisle seat.")
     assert [(o.home, o.key) for o in outcomes[0]] == [(H.USER_STATE, "seat")]
     assert (await h.state())["user:pref_seat"] == "aisle"
+    # the callback form has no event hook: its record is the one documented session key
+    stored = await sessions.get_session(app_name=h.app, user_id=h.user, session_id=h.session_id)
+    (said,) = [e for e in stored.events if e.author == "user"]
+    assert RoutingDecisions(stored.events).homes(said.id, 0) == {H.USER_STATE}
+    assert [e.author for e in stored.events if ROUTING_STATE_KEY in e.actions.state_delta] == [
+        "travel"
+    ]
+    assert not [e for e in stored.events if e.custom_metadata]
 
     # a turn may end in a sub-agent (after a transfer, later turns start there) or in a
     # workflow's children: the plugin routes after any agent, each event exactly once
@@ -131,6 +140,15 @@ async def test_after_agent_callback_variant_and_root_only_default(services):
     assert routed == [(H.USER_STATE, "diet"), (H.USER_STATE, "seat")]
     state = await h2.state()
     assert (state["user:pref_diet"], state["user:pref_seat"]) == ("vegan", "window")
+    # the plugin's records are event metadata, one per routed turn, never session state
+    stored = await sessions.get_session(app_name=h2.app, user_id=h2.user, session_id=h2.session_id)
+    assert not [k for k in state if "adk_memory_kit" in k]
+    assert not [e for e in stored.events if "adk_memory_kit" in str(e.actions.state_delta)]
+    records = [e for e in stored.events if ROUTING_RECORD_KEY in (e.custom_metadata or {})]
+    assert len({e.invocation_id for e in records}) == len(records) == 2  # one per turn
+    decisions = RoutingDecisions(stored.events)
+    for event in [e for e in stored.events if e.author == "user"]:
+        assert decisions.homes(event.id, 0) == {H.USER_STATE}
 
     pipeline_outcomes: list = []
     pipeline = SequentialAgent(

@@ -45,6 +45,13 @@ from adk_memory_kit.pruning import LAST_STATE_KEY
 from adk_memory_kit.routing import ReviewQueue
 from adk_memory_kit.testing import ScriptedLlm
 from adk_memory_kit.working_memory import WORKING_MEMORY_TOOL_NAMES, Scratchpad, repeated_tool_calls
+from adk_memory_kit.write_policy import (
+    RECALL_RECORD_KEY,
+    ROUTING_RECORD_KEY,
+    ROUTING_STATE_KEY,
+    RoutingDecisions,
+    session_recall_stems,
+)
 
 pytestmark = pytest.mark.slow  # Postgres- or Runner-heavy: `pytest -m 'not slow'` skips it
 
@@ -106,6 +113,7 @@ class Conversation:
     replies: list[list[str]] = field(default_factory=list)  # per session, per turn
     states: list[list[dict[str, Any]]] = field(default_factory=list)  # stored, after each turn
     sessions: list[Session] = field(default_factory=list)  # stored, after the last turn
+    yielded: list[Event] = field(default_factory=list)  # as the Runner streamed them (adk web)
 
     @property
     def agent(self) -> BaseAgent:
@@ -151,6 +159,7 @@ async def converse(case: AgentCase, loaded: BaseAgent | App, db_url: str) -> Con
                 async for event in runner.run_async(
                     user_id=convo.user_id, session_id=session.id, new_message=message
                 ):
+                    convo.yielded.append(event)
                     if event.author != "user" and not event.partial and event.content:
                         texts += [p.text for p in event.content.parts or [] if p.text]
                 replies.append("\n".join(texts))
@@ -405,6 +414,62 @@ async def check_concierge(convo: Conversation) -> None:
     assert convo.states[0][-1][CHECKPOINT_STATE_KEY]["rows_stored"] == 0
 
 
+#: State keys the kit's write-policy bookkeeping used or could use (current, pending, legacy).
+BOOKKEEPING_KEYS = {
+    ROUTING_STATE_KEY,
+    f"temp:{ROUTING_RECORD_KEY}",
+    f"temp:{RECALL_RECORD_KEY}",
+    "_adk_memory_kit_routing",
+    "_adk_memory_kit_recall",
+}
+
+
+def bookkeeping_in_state(event: Event) -> set[str]:
+    delta = event.actions.state_delta if event.actions else {}
+    return {k for k in delta or {} if k in BOOKKEEPING_KEYS or k.startswith("_adk_memory_kit")}
+
+
+async def check_concierge_and_its_bookkeeping(convo: Conversation) -> None:
+    """The concierge's behaviour (:func:`check_concierge`), with the routing and recall records
+    in event metadata: no streamed or stored event carries them as a state chip, and the
+    stored state (the dev UI's State tab) never holds them."""
+    await check_concierge(convo)
+    cluttered = [e.id for e in convo.yielded if bookkeeping_in_state(e)]
+    cluttered += [e.id for s in convo.sessions for e in s.events if bookkeeping_in_state(e)]
+    assert cluttered == []
+    for states in convo.states:
+        for state in states:
+            assert not [k for k in state if k in BOOKKEEPING_KEYS or "_adk_memory_kit" in k]
+
+    monday, thursday = convo.sessions  # as stored: read back from the database
+    routed = [e for e in monday.events if ROUTING_RECORD_KEY in (e.custom_metadata or {})]
+    assert len(routed) == len(CONCIERGE_SESSIONS[0])  # one record per Monday turn
+    decisions = RoutingDecisions(monday.events)
+    user_turns = [e for e in monday.events if e.author == "user"]
+    assert all(decisions.has_record(e.id) for e in user_turns)
+    # the standing order's sentence went to the review queue, by the record
+    stop = user_turns[2]
+    assert {h.value for h in decisions.homes(stop.id, 0)} == {"procedural_review"}
+
+    # every model call that got a preloaded recall block left one recall record
+    with_block = [
+        r
+        for r in convo.requests
+        if any("<RECALLED_MEMORY>" in (p.text or "") for c in r.contents for p in c.parts)
+    ]
+    recalled = [
+        e
+        for s in convo.sessions
+        for e in s.events
+        if RECALL_RECORD_KEY in (e.custom_metadata or {})
+    ]
+    assert with_block and len(recalled) == len(with_block)
+    assert all(e.author == "concierge" and e.invocation_id for e in recalled)
+    assert session_recall_stems(thursday.events) >= set(
+        recalled[0].custom_metadata[RECALL_RECORD_KEY]["stems"]
+    )
+
+
 async def session_rows(convo: Conversation, session_id: str) -> int:
     """Memory rows holding the session's events (what the checkpoint record must report)."""
     async with convo.memory_service.engine.connect() as conn:
@@ -428,7 +493,7 @@ def check_concierge_without_memory(convo: Conversation) -> None:
 CASES = [
     AgentCase("research_assistant", (RESEARCH_TURNS,), check_research),
     AgentCase("rebooker", (REBOOKER_TURNS,), check_rebooker),
-    AgentCase("concierge", CONCIERGE_SESSIONS, check_concierge),
+    AgentCase("concierge", CONCIERGE_SESSIONS, check_concierge_and_its_bookkeeping),
     AgentCase("concierge", (CONCIERGE_SESSIONS[1][:1],), check_concierge_without_memory),
 ]
 

@@ -13,6 +13,7 @@ from adk_memory_kit.routing.text_signals import content_stems, fingerprint
 from adk_memory_kit.write_policy import (
     RECALL_RECORD_KEY,
     ROUTING_RECORD_KEY,
+    ROUTING_STATE_KEY,
     RoutedOptions,
     SentenceVerdict,
     WritePolicy,
@@ -27,8 +28,9 @@ RECALL_BLOCK = (
 )
 
 
-def ev(author: str, said: str, n: int, **actions) -> Event:
+def ev(author: str, said: str, n: int, metadata: dict | None = None, **actions) -> Event:
     return Event(
+        custom_metadata=metadata,
         id=f"e{n}",
         invocation_id=f"i{n}",
         author=author,
@@ -86,7 +88,16 @@ async def test_agent_substance_is_kept_and_filler_questions_and_echoes_are_not()
     assert reasons == {"filler", "question without a fact", "restates recalled memory"}
 
 
-async def test_preload_record_marks_a_restatement_as_echo():
+def carried(where: str, key: str, record: dict) -> dict:
+    """Event kwargs carrying a kit record: in metadata (current) or a state delta (older
+    sessions: the pre-metadata keys; the agent-callback form: its one session key)."""
+    if where == "metadata":
+        return {"metadata": {key: record}}
+    return {"state_delta": {where: record}}
+
+
+@pytest.mark.parametrize("where", ["metadata", "_adk_memory_kit_recall"])
+async def test_preload_record_marks_a_restatement_as_echo(where):
     stems = fingerprint(content_stems("Your usual order is the paneer thali with extra raita."))
     events = [
         ev("user", "What do I usually get?", 1),
@@ -94,7 +105,7 @@ async def test_preload_record_marks_a_restatement_as_echo():
             "agent",
             "You usually get the paneer thali with extra raita.",
             2,
-            state_delta={RECALL_RECORD_KEY: {"v": 1, "stems": stems}},
+            **carried(where, RECALL_RECORD_KEY, {"v": 1, "stems": stems}),
         ),
     ]
     assert await kept(events) == []
@@ -103,7 +114,8 @@ async def test_preload_record_marks_a_restatement_as_echo():
     ]
 
 
-async def test_recorded_decisions_exclude_sentences_and_agent_restatements_of_them():
+@pytest.mark.parametrize("where", ["metadata", ROUTING_STATE_KEY, "_adk_memory_kit_routing"])
+async def test_recorded_decisions_exclude_sentences_and_agent_restatements_of_them(where):
     record = {
         "v": 1,
         "routed_events": ["e1"],
@@ -120,7 +132,7 @@ async def test_recorded_decisions_exclude_sentences_and_agent_restatements_of_th
             "agent",
             "Understood, I will stop asking you to confirm prices.",
             2,
-            state_delta={ROUTING_RECORD_KEY: record},
+            **carried(where, ROUTING_RECORD_KEY, record),
         ),
     ]
     assert await kept(events) == ["My sister Mia visits in June."]
