@@ -40,6 +40,7 @@ from adk_memory_kit.profile.vocabulary import (
     USER_PREF_PREFIX,
     PreferenceVocabulary,
 )
+from adk_memory_kit.routing.fact_text import readable_fact
 from adk_memory_kit.routing.homes import Candidate, MemoryHome, route
 from adk_memory_kit.sensitive import HEALTH, Detector, detect_sensitive, finding_kinds
 
@@ -112,6 +113,9 @@ def long_term_entry(
 ) -> tuple[MemoryEntry, dict[str, Any]]:
     """A dated ``MemoryEntry`` for ``candidate`` and the call-wide ``custom_metadata``.
 
+    The text is the candidate's, worded as a fact (:func:`readable_fact`: no conversational
+    openers or closers, a capital and a full stop); its values are kept exactly.
+
     The metadata carries ``subject`` (the key: a newer fact with the same subject supersedes
     older ones), ``ttl_seconds`` and ``importance`` when the candidate has them.
     """
@@ -128,11 +132,12 @@ def long_term_entry(
     if route(candidate) is MemoryHome.USER_STATE and candidate.key:
         # this fact feeds user: state: it never decays (purge_stale)
         entry_meta["state_key"] = USER_PREF_PREFIX + candidate.key
+    text = readable_fact(candidate.text)
     entry = MemoryEntry(
-        id=fact_key(candidate.text),
+        id=fact_key(text),
         author=author,
         timestamp=when.isoformat(),
-        content=types.Content(role="user", parts=[types.Part(text=candidate.text.strip())]),
+        content=types.Content(role="user", parts=[types.Part(text=text)]),
         custom_metadata=entry_meta,
     )
     call_meta: dict[str, Any] = {}
