@@ -177,12 +177,14 @@ _NEWER_VALID = f"""SELECT 1 FROM {TABLE} n
                 > (coalesce(t.valid_from, t.event_time), t.id)"""
 # The caller's filters, inside every ranked list (issue 16): types (procedures only when asked
 # for by type), tags (any of), the validity window at ``as_of``; conflicts left for review
-# are never recalled.
+# are never recalled. Without ``as_of``, superseded rows (``valid_to`` passed) are not
+# returned (issue 29); ``as_of`` reaches them at a time their window holds.
 _FILTERS = f"""(CASE WHEN CAST(:types AS text[]) IS NULL
         THEN t.memory_type IS DISTINCT FROM 'procedure'
         ELSE t.memory_type = ANY(CAST(:types AS text[])) END)
     AND (CAST(:tags AS text[]) IS NULL OR t.tags && CAST(:tags AS text[]))
     AND t.review_state IS NULL
+    AND ({_AS_OF} IS NOT NULL OR t.valid_to IS NULL OR t.valid_to > now())
     AND ({_AS_OF} IS NULL OR (coalesce(t.valid_from, t.event_time) <= {_AS_OF}
         AND (t.valid_to IS NULL OR t.valid_to > {_AS_OF})
         AND (t.subject IS NULL OR NOT EXISTS ({_NEWER_VALID}))))"""
