@@ -83,7 +83,9 @@ class ConversationEdits:
     # broad and weak ones: a weaker best match with a close runner-up is ambiguous.
     forget_confident_similarity: float = 0.45
     max_forget: int = 50
-    by: str = "memory_router"
+    # the user corrected it: the new fact keeps the user as its author (correct_memory uses
+    # ``by`` as the author and as ``superseded_by``)
+    by: str = "user"
 
     async def update(self, candidate: Candidate, context: Context) -> RoutingOutcome | None:
         """Supersede the closest current memory with ``candidate``; ``None``: nothing close

@@ -790,8 +790,12 @@ async def search_on_engine(
     options: SearchOptions,
     filters: SearchFilters | None = None,
     on_plan: Callable[[SearchPlan], None] | None = None,
+    present_tense: bool = False,
 ) -> list[Mapping[str, Any]]:
     """The rows :func:`search_rows` returns, with ``embed_query`` called for the query vector.
+
+    ``present_tense`` (the question asks about now, :func:`~.rerank.asks_about_now`): the
+    newest of the rows answering it about equally well leads them (memory/rerank.py).
 
     ``on_plan`` is called with the user's plan as soon as it is read (the service starts a
     missing index's background build from it). With a session or neighbour weight, the top
@@ -806,7 +810,7 @@ async def search_on_engine(
     """
     if not terms and options.relevance_floor:
         return []  # stop words only: nothing is relevant (and nothing to embed)
-    reorder = options.session_weight > 0 or options.neighbour_weight > 0
+    reorder = options.session_weight > 0 or options.neighbour_weight > 0 or present_tense
     if reorder:
         rows = await _search_on_engine(
             engine,
@@ -825,6 +829,8 @@ async def search_on_engine(
             neighbour_weight=options.neighbour_weight,
             limit=limit,
             as_of=filters.as_of if filters else None,
+            present_tense=present_tense and not (filters and filters.as_of),
+            floor=options.min_similarity if options.relevance_floor else -1.0,
         )
     return await _search_on_engine(
         engine,
