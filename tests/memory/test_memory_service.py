@@ -1046,9 +1046,7 @@ async def test_facts_of_one_subject_in_one_call_are_ordered_by_date(memory, newe
     }
     found = await memory.search_memory(app_name=app, user_id=user, query="where do I live")
     assert _facts(found) == (["I moved to Berlin"], [])  # issue 29: superseded not returned
-    then = await memory.search(
-        app_name=app, user_id=user, query="where do I live", as_of=_at(1500)
-    )
+    then = await memory.search(app_name=app, user_id=user, query="where do I live", as_of=_at(1500))
     assert _facts(then) == ([], ["I live in Paris"])
 
     # a stored current fact and the facts of a new call are ordered together
