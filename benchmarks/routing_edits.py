@@ -50,16 +50,17 @@ def load(split: str) -> list[dict]:
 
 
 async def seed(memory, app: str, user: str, texts: list[str], when: datetime) -> None:
-    entries = [
-        MemoryEntry(
+    """Each fact stored on its own, as the router stores facts said in different turns (one
+    ``add_memory`` call would index them as neighbouring turns of one conversation, each with
+    the others' words as context)."""
+    for t in texts:
+        entry = MemoryEntry(
             author="user",
             timestamp=when.isoformat(),
             content=types.Content(role="user", parts=[types.Part(text=t)]),
             custom_metadata={"kind": "fact", "source": "routing"},
         )
-        for t in texts
-    ]
-    await memory.add_memory(app_name=app, user_id=user, memories=entries)
+        await memory.add_memory(app_name=app, user_id=user, memories=[entry])
 
 
 def texts_of(found) -> list[str]:

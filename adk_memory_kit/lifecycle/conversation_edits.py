@@ -21,11 +21,14 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from adk_memory_kit._adk_compat import context_memory_service
+from adk_memory_kit.lifecycle import forget_log
+from adk_memory_kit.lifecycle.schema import ensure_lifecycle_schema
 from adk_memory_kit.routing.apply import NOTES_KEY, RoutingOutcome
 from adk_memory_kit.routing.homes import Candidate, MemoryHome
 from adk_memory_kit.routing.text_signals import content_stems, overlap
@@ -76,8 +79,13 @@ class ConversationEdits:
     update_min_similarity: float = 0.3
     forget_min_similarity: float = 0.3
     forget_margin: float = 0.1
+    # Below every precise target's similarity on the tune split (lowest 0.51), above the
+    # broad and weak ones: a weaker best match with a close runner-up is ambiguous.
+    forget_confident_similarity: float = 0.45
     max_forget: int = 50
-    by: str = "memory_router"
+    # the user corrected it: the new fact keeps the user as its author (correct_memory uses
+    # ``by`` as the author and as ``superseded_by``)
+    by: str = "user"
 
     async def update(self, candidate: Candidate, context: Context) -> RoutingOutcome | None:
         """Supersede the closest current memory with ``candidate``; ``None``: nothing close
@@ -119,6 +127,8 @@ class ConversationEdits:
         subject = forget_subject(candidate.text)
         homes: list[str] = []
         deleted = 0
+        deleted_ids: list[str] = []
+        ambiguous = 0
         service = context_memory_service(context)
         session = context.session
         if service is not None and hasattr(service, "search"):
@@ -129,13 +139,14 @@ class ConversationEdits:
                 limit=self.max_forget,
                 record_access=False,
             )
-            best = max((_dense(m) for m in found.memories), default=0.0)
-            bar = max(self.forget_min_similarity, best - self.forget_margin)
-            for memory in found.memories:
-                if _dense(memory) >= bar:
-                    deleted += await service.delete_memory(
-                        app_name=session.app_name, user_id=session.user_id, memory_id=memory.id
-                    )
+            chosen, ambiguous = self.forget_matches(found.memories)
+            for memory in chosen:
+                gone = await service.delete_memory(
+                    app_name=session.app_name, user_id=session.user_id, memory_id=memory.id
+                )
+                if gone:
+                    deleted += gone
+                    deleted_ids.append(str(memory.id))
             if deleted:
                 homes.append("long_term")
         wanted = content_stems(subject)
@@ -157,13 +168,64 @@ class ConversationEdits:
             state[NOTES_KEY] = kept
             deleted += len(notes) - len(kept)
             homes.append("session_state")
-        state[FORGET_STATE_KEY] = {
+        record = {
             "deleted": deleted,
             "homes": homes,
             "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         }
+        if ambiguous:
+            # not guessed at: the agent asks the user which one they meant
+            record["needs_confirmation"] = ambiguous
+        state[FORGET_STATE_KEY] = record
+        if deleted:
+            await self._log(service, session, deleted_ids, homes, deleted)
         logger.info("forget request: %d item(s) deleted (%s)", deleted, ", ".join(homes) or "none")
+        if ambiguous and not deleted:
+            return RoutingOutcome(
+                MemoryHome.FORGET, "skipped", None, f"ambiguous: {ambiguous} close matches"
+            )
         return RoutingOutcome(MemoryHome.FORGET, "forgotten", None, f"{deleted} deleted")
+
+    def forget_matches(self, memories: Sequence[Any]) -> tuple[list[Any], int]:
+        """The memories a forget request deletes, and how many close matches made it
+        ambiguous (then nothing is deleted).
+
+        Every memory whose similarity is at least ``forget_min_similarity`` and within
+        ``forget_margin`` of the best match is chosen. When the best match is weak (below
+        ``forget_confident_similarity``) and more than one memory is that close to it, the
+        request is not guessed at: nothing is chosen, and the count of close matches is
+        returned for a confirmation.
+        """
+        best = max((_dense(m) for m in memories), default=0.0)
+        bar = max(self.forget_min_similarity, best - self.forget_margin)
+        chosen = [m for m in memories if _dense(m) >= bar]
+        if best < self.forget_confident_similarity and len(chosen) > 1:
+            return [], len(chosen)
+        return chosen, 0
+
+    async def _log(
+        self, service: Any, session: Any, ids: list[str], homes: list[str], deleted: int
+    ) -> None:
+        """The deletion in the forget log (ids and counts, never text), when the service
+        has a database engine; a failure to log is reported, never raised."""
+        engine = getattr(service, "engine", None)
+        if engine is None:
+            return
+        try:
+            await ensure_lifecycle_schema(engine)
+            async with engine.begin() as conn:
+                await forget_log.record_memory_deletes(
+                    conn,
+                    app_name=session.app_name,
+                    user_id=session.user_id,
+                    memory_ids=ids,
+                    homes=homes,
+                    deleted=deleted,
+                )
+        except Exception as exc:  # the deletion itself stands; the log line names the error
+            logger.warning(
+                "forget request: not recorded in the forget log (%s)", type(exc).__name__
+            )
 
 
 def conversation_edit_handlers(edits: ConversationEdits | None = None) -> dict[str, Any]:

@@ -127,12 +127,19 @@ _PENDING = text(
 _USER_SUMMARY = text(
     "SELECT count(*) AS runs, count(*) FILTER (WHERE completed_at IS NULL) AS open_runs,"
     f" max(completed_at) AS last_completed FROM {FORGET_LOG}"
-    " WHERE app_name = :app AND user_id = :user"
+    " WHERE app_name = :app AND user_id = :user AND status <> 'memories_deleted'"
 )
 _USERS_BEING_FORGOTTEN = text(
     f"SELECT DISTINCT user_id FROM {FORGET_LOG} WHERE app_name = :app AND completed_at IS NULL"
 )
 _IS_FORGETTING = text(f"SELECT NOT {not_forgetting_sql()}")
+#: ``status`` of a row that records memories deleted one by one (a forget request said in the
+#: conversation, issue 29): closed at once, so it never fences writes nor counts as open.
+MEMORIES_DELETED = "memories_deleted"
+_RECORD_DELETES = text(
+    f"INSERT INTO {FORGET_LOG} (app_name, user_id, completed_at, status, report)"
+    " VALUES (:app, :user, now(), :status, CAST(:r AS jsonb)) RETURNING forget_id"
+)
 
 
 @dataclass(frozen=True)
@@ -271,3 +278,33 @@ async def users_being_forgotten(conn: AsyncConnection, app_name: str) -> set[str
 async def is_forgetting(conn: AsyncConnection, *, app_name: str, user_id: str) -> bool:
     """Whether the user has an open run."""
     return bool(await conn.scalar(_IS_FORGETTING, {"app": app_name, "user": user_id}))
+
+
+async def record_memory_deletes(
+    conn: AsyncConnection,
+    *,
+    app_name: str,
+    user_id: str,
+    memory_ids: list[str],
+    homes: list[str],
+    deleted: int,
+    source: str = "conversation",
+) -> int:
+    """Record memories deleted one by one (ids and counts only, never their text) as a
+    closed row with status :data:`MEMORIES_DELETED`; returns its ``forget_id``.
+
+    The row is closed when written, so :func:`not_forgetting_sql` and the write fence (which
+    reads 'completed' runs only) are unaffected.
+    """
+    report = {
+        "kind": MEMORIES_DELETED,
+        "source": source,
+        "deleted": deleted,
+        "memory_ids": sorted(memory_ids),
+        "homes": sorted(homes),
+    }
+    row = await conn.execute(
+        _RECORD_DELETES,
+        {"app": app_name, "user": user_id, "status": MEMORIES_DELETED, "r": report_json(report)},
+    )
+    return int(row.scalar_one())

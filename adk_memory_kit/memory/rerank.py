@@ -12,12 +12,19 @@ was said in. Both re-orderings only move rows the fused ranking already returned
   context (ingestion indexes each turn with its neighbouring turns, memory/documents.py), or
   which were indexed with its text.
 
+* **Newest for a present-tense question** (``present_tense``, issue 29): a question asked
+  about now ("currently", "now", "these days", "at the moment", "still") moves the newest
+  (``event_time``) of the rows that answer it about equally well (query similarity within
+  ``RECENCY_WINDOW`` of the best row's, above the relevance floor) to the head of that group.
+
 Rows stay current-first (as the fused ranking orders them); among equal scores the fused order
-is kept. Guarantee: with both weights 0 the order is the fused one, unchanged.
+is kept. Guarantee: with both weights 0 and no present-tense question the order is the fused
+one, unchanged.
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
@@ -26,6 +33,43 @@ from typing import Any
 # How much of a turn's text its neighbour's context holds (IndexingOptions.context_chars):
 # a shorter probe still identifies the turn and survives a changed setting.
 _PROBE_CHARS = 120
+# Rows whose query similarity is within this of the best row's answer it about equally well.
+RECENCY_WINDOW = 0.1
+_NOW = re.compile(
+    r"\b(?:currently|current|now|nowadays|these days|at the moment|at present|presently|"
+    r"still|today|anymore|any more)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_about_now(query: str) -> bool:
+    """Whether a question is asked in the present tense ("... currently", "... now")."""
+    return bool(_NOW.search(query or ""))
+
+
+def _newest_first(
+    rows: Sequence[Mapping[str, Any]], final: list[float], floor: float
+) -> list[float]:
+    """``final`` with the newest row among those answering about equally well raised to the
+    best score of that group (plus a hair), so it leads it."""
+    dense = [r.get("dense_score") for r in rows]
+    known = [float(d) for d in dense if d is not None]
+    if not known:
+        return final
+    best = max(known)
+    group = [
+        i
+        for i, d in enumerate(dense)
+        if d is not None
+        and float(d) >= max(best - RECENCY_WINDOW, floor)
+        and rows[i].get("event_time") is not None
+    ]
+    if len(group) < 2:
+        return final
+    newest = max(group, key=lambda i: rows[i]["event_time"])
+    out = list(final)
+    out[newest] = max(final[i] for i in group) + 1e-9
+    return out
 
 
 def _probes(row: Mapping[str, Any]) -> tuple[str, str]:
@@ -71,10 +115,13 @@ def rerank(
     neighbour_weight: float,
     limit: int,
     as_of: datetime | None = None,
+    present_tense: bool = False,
+    floor: float = -1.0,
 ) -> list[Mapping[str, Any]]:
     """``rows`` (fused order, each with ``score``) re-ordered, cut to ``limit``; each returned
-    row's ``score`` is its re-ordered score."""
-    if not rows or (session_weight <= 0 and neighbour_weight <= 0):
+    row's ``score`` is its re-ordered score. ``present_tense``: the newest of the rows that
+    answer equally well leads them (``floor``: the least query similarity considered)."""
+    if not rows or (session_weight <= 0 and neighbour_weight <= 0 and not present_tense):
         return list(rows)[:limit]
     scores = [float(r["score"]) for r in rows]
     mass: dict[str, float] = defaultdict(float)
@@ -90,6 +137,8 @@ def rerank(
         if links[i]:
             score += neighbour_weight * max(scores[j] for j in links[i])
         final.append(score)
+    if present_tense:
+        final = _newest_first(rows, final, floor)
     order = sorted(
         range(len(rows)), key=lambda i: (_current(rows[i], as_of), final[i]), reverse=True
     )

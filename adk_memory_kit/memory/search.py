@@ -177,12 +177,14 @@ _NEWER_VALID = f"""SELECT 1 FROM {TABLE} n
                 > (coalesce(t.valid_from, t.event_time), t.id)"""
 # The caller's filters, inside every ranked list (issue 16): types (procedures only when asked
 # for by type), tags (any of), the validity window at ``as_of``; conflicts left for review
-# are never recalled.
+# are never recalled. Without ``as_of``, superseded rows (``valid_to`` passed) are not
+# returned (issue 29); ``as_of`` reaches them at a time their window holds.
 _FILTERS = f"""(CASE WHEN CAST(:types AS text[]) IS NULL
         THEN t.memory_type IS DISTINCT FROM 'procedure'
         ELSE t.memory_type = ANY(CAST(:types AS text[])) END)
     AND (CAST(:tags AS text[]) IS NULL OR t.tags && CAST(:tags AS text[]))
     AND t.review_state IS NULL
+    AND ({_AS_OF} IS NOT NULL OR t.valid_to IS NULL OR t.valid_to > now())
     AND ({_AS_OF} IS NULL OR (coalesce(t.valid_from, t.event_time) <= {_AS_OF}
         AND (t.valid_to IS NULL OR t.valid_to > {_AS_OF})
         AND (t.subject IS NULL OR NOT EXISTS ({_NEWER_VALID}))))"""
@@ -788,8 +790,12 @@ async def search_on_engine(
     options: SearchOptions,
     filters: SearchFilters | None = None,
     on_plan: Callable[[SearchPlan], None] | None = None,
+    present_tense: bool = False,
 ) -> list[Mapping[str, Any]]:
     """The rows :func:`search_rows` returns, with ``embed_query`` called for the query vector.
+
+    ``present_tense`` (the question asks about now, :func:`~.rerank.asks_about_now`): the
+    newest of the rows answering it about equally well leads them (memory/rerank.py).
 
     ``on_plan`` is called with the user's plan as soon as it is read (the service starts a
     missing index's background build from it). With a session or neighbour weight, the top
@@ -804,7 +810,7 @@ async def search_on_engine(
     """
     if not terms and options.relevance_floor:
         return []  # stop words only: nothing is relevant (and nothing to embed)
-    reorder = options.session_weight > 0 or options.neighbour_weight > 0
+    reorder = options.session_weight > 0 or options.neighbour_weight > 0 or present_tense
     if reorder:
         rows = await _search_on_engine(
             engine,
@@ -823,6 +829,8 @@ async def search_on_engine(
             neighbour_weight=options.neighbour_weight,
             limit=limit,
             as_of=filters.as_of if filters else None,
+            present_tense=present_tense and not (filters and filters.as_of),
+            floor=options.min_similarity if options.relevance_floor else -1.0,
         )
     return await _search_on_engine(
         engine,

@@ -47,6 +47,7 @@ from adk_memory_kit.memory.documents import (
 from adk_memory_kit.memory.hygiene import Hygiene, pop_hygiene
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.reports import EntryOutcome, MemoryMetrics, SessionWrite, WriteReport
+from adk_memory_kit.memory.rerank import asks_about_now
 from adk_memory_kit.memory.schema import StorageOptions, ensure_schema
 from adk_memory_kit.memory.search import (
     SearchFilters,
@@ -628,6 +629,7 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
             options=self.search_options,
             filters=filters,
             on_plan=on_plan,
+            present_tense=asks_about_now(query),
         )
 
     async def wait_for_index_builds(self) -> None:

@@ -235,13 +235,14 @@ async def test_correction_supersedes_with_reason_and_both_visible_as_of(plain):
         by="support-agent",
     )
     now = await plain.search(app_name=app, user_id=user, query="dentist")
-    assert said(now)[0] == "The user's dentist is Dr Costa"
-    old = next(m for m in now.memories if m.id == fixed.old_id)
+    # issue 29: the superseded memory is not returned by default, only with as_of
+    assert said(now) == ["The user's dentist is Dr Costa"]
+    then = await plain.search(app_name=app, user_id=user, query="dentist", as_of=before)
+    assert said(then) == ["The user's dentist is Dr Silva"]
+    old = next(m for m in then.memories if m.id == fixed.old_id)
     assert old.custom_metadata["superseded_reason"] == "user corrected the name"
     assert old.custom_metadata["superseded_by"] == "support-agent"
     assert old.custom_metadata["subject"] == "dentist"
-    then = await plain.search(app_name=app, user_id=user, query="dentist", as_of=before)
-    assert said(then) == ["The user's dentist is Dr Silva"]
     later = await plain.search(
         app_name=app, user_id=user, query="dentist", as_of=fixed.corrected_at + timedelta(seconds=1)
     )
@@ -275,8 +276,12 @@ async def test_consolidation_noop_update_add_and_conflict(curated):
     )
     assert r3.outcomes[0].outcome == "UPDATE"
     found = await curated.search(app_name=app, user_id=user, query="where does the user live")
-    assert said(found)[0] == "The user moved to Porto"
-    assert found.memories[1].custom_metadata["superseded_at"].startswith("2026-01-31")
+    assert said(found) == ["The user moved to Porto"]  # issue 29: superseded not returned
+    then = await curated.search(
+        app_name=app, user_id=user, query="where does the user live", as_of=T0 + timedelta(days=5)
+    )
+    assert said(then) == ["The user lives in Lisbon"]
+    assert then.memories[0].custom_metadata["superseded_at"].startswith("2026-01-31")
     assert await curated.count_memories(app_name=app, user_id=user) == {"fact": 2}
     async with curated.engine.connect() as conn:
         confirmed = await conn.scalar(

@@ -11,10 +11,12 @@ import pytest
 from google.adk.runners import Runner
 from google.adk.sessions.database_session_service import DatabaseSessionService
 from google.genai import types
+from sqlalchemy import text
 
 from adk_memory_kit import PgVectorMemoryService
 from adk_memory_kit.demo.concierge import build_concierge_app
 from adk_memory_kit.lifecycle.conversation_edits import FORGET_STATE_KEY
+from adk_memory_kit.lifecycle.forget_log import FORGET_LOG, MEMORIES_DELETED
 from adk_memory_kit.routing import ReviewQueue
 
 pytestmark = pytest.mark.slow
@@ -118,3 +120,18 @@ async def test_forget_requests_delete_what_they_name_and_are_never_stored(stack)
     assert target not in everything
     assert neighbour in everything
     assert not any("Scrub" in t or "forget" in t.lower() for t in everything)
+    # the deletion is in the forget log: ids and counts, never the text
+    async with memory.engine.connect() as conn:
+        logged = (
+            await conn.execute(
+                text(
+                    f"SELECT status, completed_at, report FROM {FORGET_LOG}"
+                    " WHERE app_name = :a AND user_id = :u"
+                ),
+                {"a": app.name, "u": user},
+            )
+        ).all()
+    assert logged and all(r.status == MEMORIES_DELETED for r in logged)
+    assert all(r.completed_at is not None for r in logged)  # closed: never fences writes
+    assert sum(r.report["deleted"] for r in logged) >= 1
+    assert "Clapham" not in str([r.report for r in logged])
