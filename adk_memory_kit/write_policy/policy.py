@@ -119,6 +119,11 @@ class RoutedOptions:
             sentence no router gave a home: one it calls a behaviour change, session-only,
             sensitive or a request to forget is not stored, even with no candidate extracted
             from it. ``None``: not asked. Default: the process-wide shared one.
+        session_only_confidence: the router's least confidence for a "session only" verdict
+            to keep a sentence out of long-term memory. Below it the sentence is stored: an
+            unsure verdict must not lose a lasting fact (the bank's session-only examples
+            score 0.84 and more; an episode such as "my tomatoes ripened this week" scores
+            about 0.5).
     """
 
     fallback_extractor: Extractor | None = field(default_factory=RuleBasedExtractor)
@@ -127,9 +132,10 @@ class RoutedOptions:
     keep_agent_turns: bool = True
     detectors: Sequence[Detector] | None = None
     sentence_router: LearnedExtractor | None = field(default_factory=shared_learned_extractor)
+    session_only_confidence: float = 0.6
 
     def __post_init__(self) -> None:
-        for name in ("echo_threshold", "attributed_echo_threshold"):
+        for name in ("echo_threshold", "attributed_echo_threshold", "session_only_confidence"):
             value = getattr(self, name)
             if not 0.0 < value <= 1.0:
                 raise InvalidInputError(f"{name} must be in (0, 1], got {short(value)}")
@@ -288,6 +294,11 @@ async def _classified_homes(
     homes: dict[tuple[str, int], set[MemoryHome]] = {}
     for slot, routed in zip(where, routes, strict=True):
         found = {route(c) for c in routed.candidates} & NEVER_STORED
+        decision = routed.decision
+        if decision is not None and decision.confidence < options.session_only_confidence:
+            # an unsure "session only" loses nothing by being stored; an unsure behaviour
+            # change or sensitive sentence is still kept out (those errors are not harmless)
+            found -= {MemoryHome.SESSION_STATE, MemoryHome.TURN_SCRATCH}
         if found:
             homes[slot] = found
     return homes

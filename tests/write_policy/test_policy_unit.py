@@ -180,3 +180,19 @@ def test_policy_names_resolve_and_bad_values_are_refused(monkeypatch):
         resolve_policy("everything")
     with pytest.raises(InvalidInputError, match="echo_threshold"):
         RoutedOptions(echo_threshold=0)
+
+
+async def test_only_a_sure_session_only_verdict_keeps_a_sentence_out():
+    sure = "Just for this conversation, assume I'm travelling with my two nephews."
+    unsure = "My greenhouse tomatoes finally ripened this week."  # the router says ~0.5
+    events = [ev("user", sure, 1), ev("user", unsure, 2)]
+    # by default only the sure verdict keeps its sentence out of long-term memory
+    assert await kept(events) == [unsure]
+    # a stricter bar stores both; a laxer one keeps both out
+    assert await kept(events, options=RoutedOptions(session_only_confidence=0.99)) == [
+        sure,
+        unsure,
+    ]
+    assert await kept(events, options=RoutedOptions(session_only_confidence=0.1)) == []
+    with pytest.raises(InvalidInputError, match="session_only_confidence"):
+        RoutedOptions(session_only_confidence=0)
