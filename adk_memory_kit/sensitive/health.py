@@ -41,7 +41,8 @@ _PERSONAL = re.compile(
     r"(?<![\w'])(?:i|i'm|i've|i'd|im|me|my|mine|myself|we|our|he|she|his|her|him|they|their|"
     r"mum|mom|dad|son|daughter|wife|husband|partner|brother|sister|grandma|grandpa|"
     r"grandmother|grandfather|father|mother|kid|kids|child|friend|boss|aunt|uncle|patient|"
-    r"someone|somebody|"
+    r"someone|somebody|user|user's|customer|customer's|client|client's|guest|guest's|"
+    r"traveller|traveler|passenger|member|"
     r"ich|mein|meine|je|j'ai|mon|ma|yo|mi)(?![\w'])",
     re.IGNORECASE,
 )

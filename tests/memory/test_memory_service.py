@@ -13,6 +13,7 @@ from sqlalchemy import text
 
 from adk_memory_kit import InvalidInputError, PgVectorMemoryService
 from adk_memory_kit.memory import IndexingOptions, SearchOptions
+from adk_memory_kit.write_policy import WritePolicy
 from tests.support.memory import session_with, text_event, texts, unique
 
 pytestmark = pytest.mark.slow  # Postgres- or Runner-heavy: `pytest -m 'not slow'` skips it
@@ -709,7 +710,11 @@ async def test_isolation_holds_inside_every_ranked_list(db_url, embedder):
     lose that list's share of the fused score (or vanish altogether).
     """
     options = SearchOptions(candidates=3, limit=3)
-    service = PgVectorMemoryService(db_url, embedder=embedder, search=options)
+    # every turn stored (this checks the lists' user filter, not the write policy: the routed
+    # default keeps a sentence about a code out of memory when the router calls it sensitive)
+    service = PgVectorMemoryService(
+        db_url, embedder=embedder, search=options, write_policy=WritePolicy.FULL_TRANSCRIPT
+    )
     app, user, other = unique("app"), unique("u"), unique("u")
     try:
         # rows that share both words (vector, exact words) or just one (BM25: with document

@@ -212,15 +212,16 @@ async def test_a_row_stored_under_the_older_text_key_is_updated_in_place(counted
 async def test_an_entry_re_added_by_its_row_id_keeps_its_key(counted):
     memory, _ = counted
     app, user = unique("app"), unique("u")
-    session = session_with(app, user, [("user", "my locker code is 4471")])
+    # (not a locker code: the routed default keeps a secret out of memory altogether)
+    session = session_with(app, user, [("user", "my allotment plot is number 17 by the canal")])
     await memory.add_session_to_memory(session)
-    (hit,) = (await memory.search_memory(app_name=app, user_id=user, query="locker")).memories
-    again = hit.model_copy(
-        update={"content": types.Content(role="user", parts=[types.Part(text="locker 9912")])}
+    (hit,) = (await memory.search_memory(app_name=app, user_id=user, query="allotment")).memories
+    moved = types.Content(role="user", parts=[types.Part(text="allotment plot 23")])
+    await memory.add_memory(
+        app_name=app, user_id=user, memories=[hit.model_copy(update={"content": moved})]
     )
-    await memory.add_memory(app_name=app, user_id=user, memories=[again])
-    found = (await memory.search_memory(app_name=app, user_id=user, query="locker")).memories
-    assert [(m.id, m.content.parts[0].text) for m in found] == [(hit.id, "locker 9912")]
+    found = (await memory.search_memory(app_name=app, user_id=user, query="allotment")).memories
+    assert [(m.id, m.content.parts[0].text) for m in found] == [(hit.id, "allotment plot 23")]
 
 
 async def test_the_by_id_read_returns_a_vector_only_where_it_is_reused(counted):

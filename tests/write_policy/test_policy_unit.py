@@ -196,3 +196,14 @@ async def test_only_a_sure_session_only_verdict_keeps_a_sentence_out():
     assert await kept(events, options=RoutedOptions(session_only_confidence=0.1)) == []
     with pytest.raises(InvalidInputError, match="session_only_confidence"):
         RoutedOptions(session_only_confidence=0)
+
+
+async def test_ids_that_are_not_secrets_are_kept_by_the_default_policy():
+    # the detectors find no secret in these; an unsure "sensitive" guess must not lose them
+    said = [
+        "My order B-7730 from the bakery is late again.",
+        "The parcel with tracking number 1Z 884 213 still hasn't arrived.",
+        "My allotment plot is number 17 by the canal.",
+    ]
+    events = [ev("user", text, i) for i, text in enumerate(said, start=1)]
+    assert await kept(events) == said
