@@ -12,7 +12,9 @@ fine-grained tokens, current OpenAI/Anthropic keys). A PEM private key is redact
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -288,8 +290,24 @@ class PrivateKeyDetector:
 
 
 _ENTROPY = Base64HighEntropyString()
+_CHARSET: str = _ENTROPY.charset
 
 
 def shannon_entropy(value: str) -> float:
-    """Shannon entropy of ``value`` over the base64 alphabet (``detect-secrets``)."""
-    return float(_ENTROPY.calculate_shannon_entropy(value))
+    """Shannon entropy of ``value`` over ``detect-secrets``' base64 alphabet.
+
+    The same sum, term for term and in the same order, as the library's
+    ``calculate_shannon_entropy`` (so the same float), but each character is counted once
+    instead of one ``str.count`` pass per alphabet character.
+    """
+    if not value:
+        return 0.0
+    counts = Counter(value)
+    n = len(value)
+    entropy = 0.0
+    for x in _CHARSET:
+        c = counts.get(x)
+        if c:
+            p_x = float(c) / n
+            entropy += -p_x * math.log(p_x, 2)
+    return entropy
