@@ -184,16 +184,14 @@ _PLUGINS_WITH_NEEDLES = tuple(
 #: Where a token can be: a run of 16+ characters without spaces, quotes or brackets. Plugins
 #: run on these runs only; a run longer than ``_CHUNK`` is read in overlapping windows (no
 #: token is longer than the overlap), which keeps every pattern linear.
-_RUN = re.compile(r"[^\s\"'`<>(){}\[\],;|]+")
+_RUN = re.compile(r"[^\s\"'`<>(){}\[\],;|]{16,}")
 _CHUNK = 4096
 _OVERLAP = 1024
 
 
 def _runs(text: str) -> Iterator[tuple[int, str]]:
-    for run in _RUN.finditer(text):
+    for run in _RUN.finditer(text):  # maximal runs, 16 characters or more
         start, end = run.start(), run.end()
-        if end - start < 16:
-            continue
         if end - start <= _CHUNK:
             yield start, run.group(0)
             continue
@@ -214,8 +212,11 @@ class VendorTokenDetector:
 
     def find(self, text: str) -> list[Finding]:
         found: list[Finding] = []
+        # a needle absent from the whole text is absent from every run: those plugins are
+        # skipped for the whole text
+        plugins = [p for p in _PLUGINS_WITH_NEEDLES if p[2].search(text) is not None]
         for offset, run in _runs(text):
-            for plugin, name, needles in _PLUGINS_WITH_NEEDLES:
+            for plugin, name, needles in plugins:
                 if needles.search(run) is None:
                     continue
                 for regex in plugin.denylist:
