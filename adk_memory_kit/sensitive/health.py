@@ -14,7 +14,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from adk_memory_kit.sensitive.base import HEALTH, Finding
+from adk_memory_kit.sensitive.base import HEALTH, Finding, LiteralHeads
 
 _TERMS = (
     r"diagnos(?:is|es|ed)", r"cancer", r"tumou?rs?", r"chemo(?:therapy)?", r"diabet(?:es|ic)",
@@ -94,7 +94,7 @@ _SENTENCE = re.compile(r"[.!?;\n]")
 
 #: Where a term can start (lower-case heads of the terms): one cheap pass finds them, and
 #: only their sentences are read further.
-_HEAD = re.compile(
+_HEAD = LiteralHeads(
     r"diag|canc|tumo|chem|diab|insu|anxi|pani|bipo|schi|adhd|auti|epil|asth|preg|misc|abor|"
     r"hiv|hepa|deme|alzh|park|hear|stro|high|hype|medi|pres|anti|ther|psyc|reha|addi|alle|"
     r"surg|disa|chro|illn|covi|depr|mult|croh|celi|coel|migr|arth|eati|anor|buli|ptsd|ocd|"
@@ -164,7 +164,7 @@ def _about_a_person(sentence: str, strong: bool) -> bool:
 
 
 #: Where an other-sense cue can start (lower case): ``_OTHER_SENSE`` is tried only there.
-_OTHER_HEADS = re.compile(
+_OTHER_HEADS = LiteralHeads(
     r"zodiac|horoscope|star|astrolog|born|i'm|im |i am|she's|he's|is |a |an |rising|moon|sun|"
     r"novel|book|memoir|film|movie|documentar|museum|exhibit|galler|article|podcast|essay|"
     r"play|song|album|lecture|course|seminar|conference|research|stud|paper|thesis|charit|"

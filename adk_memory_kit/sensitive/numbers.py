@@ -31,6 +31,7 @@ from adk_memory_kit.sensitive.base import (
     IBAN,
     PAYMENT_CARD,
     Finding,
+    LiteralHeads,
     matches_at_heads,
     window_before,
 )
@@ -370,7 +371,7 @@ ID_DOCUMENT = re.compile(
     r"personnummer)(?![A-Za-z])",
     re.IGNORECASE,
 )
-_DOC_HEADS = re.compile(
+_DOC_HEADS = LiteralHeads(
     r"passport|reisepass|passeport|pasaporte|national|identity|id card|personalausweis|"
     r"carte d|driv|führerschein|permis|licencia|personnummer"
 )

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from adk_memory_kit.sensitive.base import CREDENTIAL, Finding, matches_at_heads
+from adk_memory_kit.sensitive.base import CREDENTIAL, Finding, LiteralHeads, matches_at_heads
 from adk_memory_kit.sensitive.vendor import shannon_entropy
 
 _L = r"A-Za-z\u00c0-\u024f"  # letters, Latin scripts
@@ -52,7 +52,7 @@ _KEYWORD_NEEDLES = (
     "schlüssel", "clé", "llave", "zugang",
 )  # fmt: skip
 #: Where a keyword can start (lower case): every alternative of ``_KEYWORD`` begins with one.
-_KEYWORD_HEADS = re.compile(
+_KEYWORD_HEADS = LiteralHeads(
     r"pin|cvv|cvc|csc|security|geheim|code|nip|c[oó]digo|card verif|pass|pw|kennw|zugang|"
     r"mot|mdp|contrase|clave|wifi|wlan|app pass|master|bearer|api|secret|access|auth|"
     r"refresh|session|bot|personal|deploy|webhook|token|client|private|signing|schl|clé|llave"
