@@ -103,19 +103,28 @@ class LiteralHeads:
                 words.append(alt)
             else:
                 words.extend(alt[: cls.start()] + c + alt[cls.end() :] for c in cls.group(1))
-        self.tree = re.compile(_prefix_tree(words))
+        self.tree = re.compile(prefix_tree(words))
+        # no literal starts another: at most one matches at a position, the tree's is it
+        self.prefix_free = not any(
+            a != b and b.startswith(a) for a in set(words) for b in set(words)
+        )
 
     def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
         hit = self.tree.search(text, pos)
-        return None if hit is None else self.flat.match(text, hit.start())
+        if hit is None or self.prefix_free:
+            return hit
+        return self.flat.match(text, hit.start())
 
     def finditer(self, text: str, pos: int = 0) -> Iterator[re.Match[str]]:
+        if self.prefix_free:
+            yield from self.tree.finditer(text, pos)
+            return
         while (m := self.search(text, pos)) is not None:
             yield m
             pos = m.end() if m.end() > m.start() else m.start() + 1
 
 
-def _prefix_tree(words: Iterable[str]) -> str:
+def prefix_tree(words: Iterable[str]) -> str:
     """A regex that matches exactly where one of ``words`` starts (a prefix tree)."""
     root: dict[str, dict] = {}
     for word in words:
