@@ -97,30 +97,54 @@ def iban_valid(candidate: str) -> bool:
 
 @dataclass(frozen=True)
 class _Segment:
-    """Consecutive digit groups of one run joined by one and the same separator."""
+    """Consecutive digit groups of one run joined by one and the same separator: the first
+    ``_HEAD_GROUPS`` of them (a span never takes more) and how many there are."""
 
-    groups: list[tuple[int, int]]  # (start, end) of each group in the text
+    groups: list[tuple[int, int]]  # (start, end) of each leading group in the text
+    count: int
+
+
+#: Spans are at most 7 groups, and the group after them is read: only 8 groups are needed.
+_HEAD_GROUPS = 8
+_STRETCH: dict[str, re.Pattern[str]] = {}
+
+
+def _stretch(sep: str) -> re.Pattern[str]:
+    """More groups joined by ``sep`` (one pattern per separator, kept)."""
+    pattern = _STRETCH.get(sep)
+    if pattern is None:
+        pattern = _STRETCH[sep] = re.compile(rf"(?:{re.escape(sep)}\d+)*")
+    return pattern
 
 
 def _segments(text: str, start: int, end: int) -> list[_Segment]:
-    groups = [(m.start() + start, m.end() + start) for m in _GROUP.finditer(text[start:end])]
+    """The run ``text[start:end]`` cut where its separator changes; neighbouring segments
+    share their boundary group. Each stretch of one separator is measured by one regex
+    match, so a run of many groups costs no Python step per group."""
     segments: list[_Segment] = []
-    current: list[tuple[int, int]] = []
-    sep: str | None = None
-    for g in groups:
-        if current:
-            this_sep = text[current[-1][1] : g[0]]
-            if sep is None or this_sep == sep:
-                sep = this_sep
-                current.append(g)
-                continue
-            segments.append(_Segment(current))
-            current, sep = [current[-1], g], this_sep  # the shared group may start the next
-            continue
-        current = [g]
-    if current:
-        segments.append(_Segment(current))
-    return segments
+    first = _GROUP.match(text, start, end)
+    if first is None:
+        return segments
+    a, b = first.span()
+    while True:
+        nxt = _GROUP.search(text, b, end)
+        if nxt is None:
+            segments.append(_Segment([(a, b)], 1))
+            return segments
+        sep = text[b : nxt.start()]
+        stop = _stretch(sep).match(text, b, end).end()  # the end of the last group
+        groups = [(a, b)]
+        for g in _GROUP.finditer(text, b, stop):
+            groups.append(g.span())
+            if len(groups) >= _HEAD_GROUPS:
+                break
+        count = 1 + text.count(sep, b, stop) if len(sep) > 0 else len(groups)
+        segments.append(_Segment(groups, count))
+        if stop >= end:
+            return segments
+        # the next segment starts with this one's last group
+        a = text.rfind(sep, b, stop) + len(sep)
+        b = stop
 
 
 #: Ids that are digits: (detector name, validator, digit count, context cue or None when the
@@ -188,7 +212,7 @@ class NumberDetector:
 
     def _segment(self, text: str, seg: _Segment) -> list[Finding]:
         groups = seg.groups
-        n = len(groups)
+        n = seg.count
         # a span is groups[0:k]; it must end the segment, or be followed by a short group
         for k in range(min(n, 7), 0, -1):
             if k < n and groups[k][1] - groups[k][0] > 2:
