@@ -249,12 +249,15 @@ class NumberDetector:
         for name, module, length, cue, layouts in _ID_RULES:
             if len(digits) != length:
                 continue
-            if not module.is_valid(digits):  # type: ignore[attr-defined]
-                continue
             if before is None:
                 before = window_before(text, start, self.window)
                 around = before + " " + text[end : end + self.window].lower()  # "... is the SIN"
-            if cue.search(around) or (sizes in layouts and not NOT_A_CARD_LABEL.search(before)):
+            # the context first (a short regex), the checksum (slower) only where it counts
+            if not (
+                cue.search(around) or (sizes in layouts and not NOT_A_CARD_LABEL.search(before))
+            ):
+                continue
+            if module.is_valid(digits):  # type: ignore[attr-defined]
                 return Finding(GOVERNMENT_ID, name, start, end)
         return None
 
@@ -407,6 +410,10 @@ _DOC_NUMBER = re.compile(
 )
 
 
+_ABBREV = re.compile(r"(?i)\b(?:no|nr|num)\.")
+_SENTENCE_BREAK = re.compile(r"[.!?;\n]\s")
+
+
 @dataclass(frozen=True)
 class IdDocumentDetector:
     """A passport, licence or id-card number near its name (within ``window`` characters
@@ -426,8 +433,8 @@ class IdDocumentDetector:
             hi = min(len(text), kw.end() + self.window)
             for m in _DOC_NUMBER.finditer(text, lo, hi):
                 between = text[min(m.end(), kw.end()) : max(m.start(), kw.start())]
-                between = re.sub(r"(?i)\b(?:no|nr|num)\.", "no", between)  # "passport no. X"
-                if re.search(r"[.!?;\n]\s", between):
+                between = _ABBREV.sub("no", between)  # "passport no. X"
+                if _SENTENCE_BREAK.search(between):
                     continue
                 found.append(Finding(GOVERNMENT_ID, "id_document", m.start(), m.end()))
             last = hi

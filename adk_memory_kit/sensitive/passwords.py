@@ -160,10 +160,15 @@ def _is_prose(value: str) -> bool:
     return word in PROSE_WORDS or word.startswith(("http://", "https://", "www."))
 
 
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9_+/=.:-]+")
+_KINDS = (re.compile(r"[a-z]"), re.compile(r"[A-Z]"), re.compile(r"\d"))
+_LOWER_WORD = re.compile(r"[a-z]+")
+
+
 def _looks_like_token(value: str) -> bool:
-    if len(value) < 12 or not re.fullmatch(r"[A-Za-z0-9_+/=.:-]+", value):
+    if len(value) < 12 or not _TOKEN_CHARS.fullmatch(value):
         return False
-    kinds = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"\d"))
+    kinds = sum(p.search(value) is not None for p in _KINDS)
     return kinds >= 2 and shannon_entropy(value) >= 3.0
 
 
@@ -315,7 +320,7 @@ class PasswordDetector:
             if labelled and len(value) >= 6 and _SECRETISH.search(value):
                 return start, end
             return (start, end) if _looks_like_token(value) else None
-        if re.fullmatch(r"[a-z]+", value) and "phrase" in kw.group(0).lower():
+        if _LOWER_WORD.fullmatch(value) and "phrase" in kw.group(0).lower():
             return start, _phrase_end(text, start, line_end)
         if value.isdigit() and len(value) < 4:
             return None
@@ -326,11 +331,14 @@ class PasswordDetector:
 _PASSPHRASE = re.compile(r"[a-z]+(?:[ \t]+[a-z]+){3,7}")
 
 
+_CUT = re.compile(r"[.!?;](?:\s|$)")
+
+
 def _labelled_line(text: str, start: int, line_end: int) -> tuple[int, int] | None:
     """After a label, a short rest of line with a digit and no further talk word is the value
     ("Password: My Dog Rex 2019"); "password: changed on 2024-01-01" is not."""
     stop = min(line_end, start + 80)
-    cut = re.compile(r"[.!?;](?:\s|$)").search(text, start, stop)
+    cut = _CUT.search(text, start, stop)
     end = cut.start() if cut else stop
     words = text[start:end].split()
     if not 2 <= len(words) <= 6 or not any(c.isdigit() for c in text[start:end]):
@@ -342,9 +350,12 @@ def _labelled_line(text: str, start: int, line_end: int) -> tuple[int, int] | No
     return start, end
 
 
+_PHRASE_WORDS = re.compile(r"[a-z]+(?:[ \t]+[a-z]+){0,11}")
+
+
 def _phrase_end(text: str, start: int, line_end: int) -> int:
     """A passphrase of plain words runs to the end of its sentence (at most 12 words)."""
-    match = re.compile(r"[a-z]+(?:[ \t]+[a-z]+){0,11}").match(text, start, line_end)
+    match = _PHRASE_WORDS.match(text, start, line_end)
     return match.end() if match else start
 
 

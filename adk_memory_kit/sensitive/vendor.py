@@ -249,11 +249,14 @@ _HIGH_ENTROPY = re.compile(
 )
 
 
+_LOWER, _UPPER, _DIGIT = re.compile(r"[a-z]"), re.compile(r"[A-Z]"), re.compile(r"\d")
+
+
 def _random_token(token: str) -> bool:
     return (
-        re.search(r"[a-z]", token) is not None
-        and re.search(r"[A-Z]", token) is not None
-        and re.search(r"\d", token) is not None
+        _LOWER.search(token) is not None
+        and _UPPER.search(token) is not None
+        and _DIGIT.search(token) is not None
         and shannon_entropy(token) >= 4.2
     )
 
@@ -292,6 +295,7 @@ class PrivateKeyDetector:
 
 _ENTROPY = Base64HighEntropyString()
 _CHARSET: str = _ENTROPY.charset
+_ORDER = {c: i for i, c in enumerate(_CHARSET)}  # the charset has no repeated character
 
 
 def shannon_entropy(value: str) -> float:
@@ -303,12 +307,11 @@ def shannon_entropy(value: str) -> float:
     """
     if not value:
         return 0.0
-    counts = Counter(value)
     n = len(value)
+    # the alphabet's order: the library's order of terms
+    present = sorted((_ORDER[c], k) for c, k in Counter(value).items() if c in _ORDER)
     entropy = 0.0
-    for x in _CHARSET:
-        c = counts.get(x)
-        if c:
-            p_x = float(c) / n
-            entropy += -p_x * math.log(p_x, 2)
+    for _, c in present:
+        p_x = float(c) / n
+        entropy += -p_x * math.log(p_x, 2)
     return entropy
