@@ -181,6 +181,7 @@ _PLUGINS_WITH_NEEDLES = tuple(
     )
     for plugin in PLUGINS
 )
+_NEEDLE_STRINGS = tuple(_NEEDLES[type(plugin).__name__] for plugin in PLUGINS)
 #: Where a token can be: a run of 16+ characters without spaces, quotes or brackets. Plugins
 #: run on these runs only; a run longer than ``_CHUNK`` is read in overlapping windows (no
 #: token is longer than the overlap), which keeps every pattern linear.
@@ -214,7 +215,11 @@ class VendorTokenDetector:
         found: list[Finding] = []
         # a needle absent from the whole text is absent from every run: those plugins are
         # skipped for the whole text
-        plugins = [p for p in _PLUGINS_WITH_NEEDLES if p[2].search(text) is not None]
+        plugins = [
+            p
+            for p, needles in zip(_PLUGINS_WITH_NEEDLES, _NEEDLE_STRINGS, strict=True)
+            if any(n in text for n in needles)  # a substring search in C
+        ]
         for offset, run in _runs(text):
             for plugin, name, needles in plugins:
                 if needles.search(run) is None:
