@@ -49,6 +49,27 @@ _PERSONAL_WORDS = (
 _PERSONAL = re.compile(
     r"(?<![\w'])" + prefix_tree(_PERSONAL_WORDS.split("|")) + r"(?![\w'])", re.IGNORECASE
 )
+_PERSONAL_SET = frozenset(_PERSONAL_WORDS.split("|"))
+_PERSONAL_LONGEST = max(map(len, _PERSONAL_SET))
+_WORD = re.compile(r"[\w']+")
+
+
+def _has_person(sentence: str) -> bool:
+    """Whether ``_PERSONAL`` finds a word in ``sentence``; what it finds are whole runs of
+    word characters and apostrophes, so the runs are looked up in a set (an ASCII run
+    equals a word ignoring case exactly when its lower case does; any other run is left
+    to the pattern)."""
+    for token in _WORD.findall(sentence):
+        if len(token) > _PERSONAL_LONGEST:
+            continue
+        if token.isascii():
+            if token.lower() in _PERSONAL_SET:
+                return True
+        elif _PERSONAL.fullmatch(token) is not None:
+            return True
+    return False
+
+
 _CLINICAL = re.compile(
     r"(?<![\w])(?:diagnos\w*|suffer\w*|living with|lives with|live with|battl\w*|treated|"
     r"treatment|therapy|take|takes|taking|took|on (?:medication|insulin)|prescribed|"
@@ -167,7 +188,7 @@ class HealthDetector:
             key = (lo, int(strong))
             if key not in verdicts:
                 window = text[lo:hi]
-                if _PERSONAL.search(window) is None:
+                if not _has_person(window):
                     verdicts[(lo, 0)] = verdicts[(lo, 1)] = False  # no person: neither counts
                 else:
                     verdicts[key] = _about_a_person(window, strong, personal=True)
@@ -184,7 +205,7 @@ class HealthDetector:
 
 def _about_a_person(sentence: str, strong: bool, personal: bool = False) -> bool:
     """``personal``: the caller has already found a person word in ``sentence``."""
-    if not personal and _PERSONAL.search(sentence) is None:
+    if not personal and not _has_person(sentence):
         return False
     if not strong and _CLINICAL.search(sentence) is None:
         return False
