@@ -154,8 +154,14 @@ class HealthDetector:
 
         terms: dict[str, int] = {}  # the next 40 characters -> the term's length (0: none)
 
-        for head in _HEAD.finditer(lower, first.start()):
+        # Without "chronic" (the one term that can hold another: "chronic asthma") no term
+        # starts inside a matched term after a space, so a window found to be about no one
+        # can be left at once: none of its terms can count or hide a later one.
+        may_nest = "chronic" in lower
+        head: re.Match[str] | None = first
+        while head is not None:
             pos = head.start()
+            head = _HEAD.search(lower, head.end())
             if pos < last or (pos > 0 and (lower[pos - 1].isalnum() or lower[pos - 1] in "-_")):
                 continue
             # _TERM reads past its 22nd character only along a run of word characters (its
@@ -179,8 +185,10 @@ class HealthDetector:
             if hi - lo > _WINDOW:  # a very long sentence: its window around the term
                 lo = max(lo, lo + ((pos - lo) // _WINDOW) * _WINDOW - _WINDOW // 2)
                 hi = min(hi, lo + 2 * _WINDOW)
-            if verdicts.get((lo, 1)) is False:
-                continue  # no person in the window: no term there is about one
+            if verdicts.get((lo, 1)) is False:  # about no one: no term there counts
+                if not may_nest:
+                    head = _HEAD.search(lower, self._block_end(pos, s_lo, s_hi))
+                continue
             term = text[pos:end]
             if term.lower() in _CAPS_ONLY and not term.isupper():
                 continue
@@ -201,6 +209,14 @@ class HealthDetector:
                 continue
             found.append(Finding(HEALTH, self.name, pos, end))
         return found
+
+    @staticmethod
+    def _block_end(pos: int, s_lo: int, s_hi: int) -> int:
+        """The end of the stretch whose terms share ``pos``'s window: its sentence, or its
+        ``_WINDOW``-long slice of a long sentence."""
+        if s_hi - s_lo <= _WINDOW:
+            return s_hi
+        return min(s_hi, s_lo + ((pos - s_lo) // _WINDOW + 1) * _WINDOW)
 
 
 def _about_a_person(sentence: str, strong: bool, personal: bool = False) -> bool:
