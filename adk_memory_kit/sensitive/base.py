@@ -143,6 +143,9 @@ def prefix_tree(words: Iterable[str]) -> str:
     return emit(root)
 
 
+_CASE_ODD, _CASE_ODD_2 = "\u0131", "\u017f"  # dotless i, long s
+
+
 def matches_at_heads(
     pattern: re.Pattern[str], heads: re.Pattern[str] | LiteralHeads, text: str
 ) -> Iterator[re.Match[str]]:
@@ -150,7 +153,9 @@ def matches_at_heads(
     starts every match) occurs in the lower-cased text: a C-speed scan instead of the full
     pattern at every position. Non-overlapping, left to right, like ``finditer``."""
     lower = text.lower()
-    if len(lower) != len(text):  # a character that lower-cases to two: positions shift
+    if len(lower) != len(text) or _CASE_ODD in text or _CASE_ODD_2 in text:
+        # a character that lower-cases to two (positions shift), or one that a
+        # case-insensitive pattern takes for "i" or "s" though its lower case is not
         yield from pattern.finditer(text)
         return
     pos = 0

@@ -386,6 +386,14 @@ _LOGIN_PAIR = re.compile(
 )
 
 
+#: Where each pattern's match can start (lower case): it is tried only there.
+_LOGIN_HEADS = {
+    _USE_TO_LOGIN: LiteralHeads("use|try|enter|type|nimm|benutze|verwende|utilise|usa|us\u00e1"),
+    _LOGIN_WITH: LiteralHeads("log|sign|anmelden|einloggen|connecte|conectar|entrar"),
+    _LOGIN_PAIR: LiteralHeads(
+        "user|usr|log|account|benutzer|nutzer|utilisateur|identifiant|usuario|cred|zugangsdaten"
+    ),
+}
 _LOGIN_PATTERNS = (
     (_USE_TO_LOGIN, ("log", "sign", "get", "anmelde", "einzuloggen", "connecter", "iniciar",
                      "entrar", "access")),
@@ -408,7 +416,7 @@ class LoginPhraseDetector:
         for pattern, needles in _LOGIN_PATTERNS:
             if not any(n in lower for n in needles):
                 continue
-            for m in pattern.finditer(text):
+            for m in matches_at_heads(pattern, _LOGIN_HEADS[pattern], text):
                 start, end = _trim(text, m.start("v"), m.end("v"))
                 value = text[start:end]
                 if len(value) < 3 or _is_prose(value):
