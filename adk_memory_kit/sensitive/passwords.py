@@ -169,7 +169,8 @@ def _looks_like_token(value: str) -> bool:
     if len(value) < 12 or not _TOKEN_CHARS.fullmatch(value):
         return False
     kinds = sum(p.search(value) is not None for p in _KINDS)
-    return kinds >= 2 and shannon_entropy(value) >= 3.0
+    # entropy over k distinct characters is at most log2(k): 3.0 needs 8 of them
+    return kinds >= 2 and len(set(value)) >= 8 and shannon_entropy(value) >= 3.0
 
 
 @dataclass(frozen=True)

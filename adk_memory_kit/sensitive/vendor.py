@@ -262,6 +262,8 @@ def _random_token(token: str) -> bool:
         _LOWER.search(token) is not None
         and _UPPER.search(token) is not None
         and _DIGIT.search(token) is not None
+        # entropy over k distinct characters is at most log2(k): 4.2 needs 19 of them
+        and len(set(token)) >= 19
         and shannon_entropy(token) >= 4.2
     )
 
