@@ -343,7 +343,10 @@ class IbanDetector:
 
 #: Alphanumeric ids: a shape that is cheap to test, then the library's checksum (PAN and the
 #: UK National Insurance number have none: their shape and a cue are what there is).
-_ALNUM_ID = re.compile(r"[A-Za-z0-9_-]{8,}")
+#: Only runs with a digit are ids (a run without one is all letters, or has ``-``/``_`` and is
+#: no id either); the run's first character is the only place it is tried, so the lookahead
+#: reads each run once.
+_ALNUM_ID = re.compile(r"(?<![A-Za-z0-9_-])(?=[A-Za-z_-]*\d)[A-Za-z0-9_-]{8,}")
 _NINO = re.compile(
     r"(?<![\w-])(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]"
     r"[ ]?\d{2}[ ]?\d{2}[ ]?\d{2}[ ]?[A-D](?![\w-])"
