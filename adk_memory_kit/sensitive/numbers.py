@@ -132,7 +132,8 @@ def _segments(text: str, start: int, end: int) -> list[_Segment]:
             segments.append(_Segment([(a, b)], 1))
             return segments
         sep = text[b : nxt.start()]
-        stop = _stretch(sep).match(text, b, end).end()  # the end of the last group
+        stretch = _stretch(sep).match(text, b, end)  # a starred group: always matches
+        stop = b if stretch is None else stretch.end()  # the end of the last group
         groups = [(a, b)]
         for g in _GROUP.finditer(text, b, stop):
             groups.append(g.span())
