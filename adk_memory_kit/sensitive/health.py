@@ -14,7 +14,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from adk_memory_kit.sensitive.base import HEALTH, Finding
+from adk_memory_kit.sensitive.base import HEALTH, Finding, LiteralHeads, prefix_tree
 
 _TERMS = (
     r"diagnos(?:is|es|ed)", r"cancer", r"tumou?rs?", r"chemo(?:therapy)?", r"diabet(?:es|ic)",
@@ -37,15 +37,40 @@ _TERM = re.compile(r"(?:" + "|".join(_TERMS) + r")(?![\w-]|::)", re.IGNORECASE)
 _CAPS_ONLY = frozenset({"stds", "std", "stis", "sti", "aids", "ocd", "ivf", "ptsd", "adhd"})
 
 #: Someone's own condition: a person, then a verb of having, being or treating.
-_PERSONAL = re.compile(
-    r"(?<![\w'])(?:i|i'm|i've|i'd|im|me|my|mine|myself|we|our|he|she|his|her|him|they|their|"
-    r"mum|mom|dad|son|daughter|wife|husband|partner|brother|sister|grandma|grandpa|"
-    r"grandmother|grandfather|father|mother|kid|kids|child|friend|boss|aunt|uncle|patient|"
-    r"someone|somebody|user|user's|customer|customer's|client|client's|guest|guest's|"
-    r"traveller|traveler|passenger|member|"
-    r"ich|mein|meine|je|j'ai|mon|ma|yo|mi)(?![\w'])",
-    re.IGNORECASE,
+_PERSONAL_WORDS = (
+    "i|i'm|i've|i'd|im|me|my|mine|myself|we|our|he|she|his|her|him|they|their|"
+    "mum|mom|dad|son|daughter|wife|husband|partner|brother|sister|grandma|grandpa|"
+    "grandmother|grandfather|father|mother|kid|kids|child|friend|boss|aunt|uncle|patient|"
+    "someone|somebody|user|user's|customer|customer's|client|client's|guest|guest's|"
+    "traveller|traveler|passenger|member|"
+    "ich|mein|meine|je|j'ai|mon|ma|yo|mi"
 )
+#: The words as a prefix tree (the same strings, read a branch per character, not a word at
+#: a time: a window is searched several times faster).
+_PERSONAL = re.compile(
+    r"(?<![\w'])" + prefix_tree(_PERSONAL_WORDS.split("|")) + r"(?![\w'])", re.IGNORECASE
+)
+_PERSONAL_SET = frozenset(_PERSONAL_WORDS.split("|"))
+_PERSONAL_LONGEST = max(map(len, _PERSONAL_SET))
+_WORD = re.compile(r"[\w']+")
+
+
+def _has_person(sentence: str) -> bool:
+    """Whether ``_PERSONAL`` finds a word in ``sentence``; what it finds are whole runs of
+    word characters and apostrophes, so the runs are looked up in a set (an ASCII run
+    equals a word ignoring case exactly when its lower case does; any other run is left
+    to the pattern)."""
+    for token in _WORD.findall(sentence):
+        if len(token) > _PERSONAL_LONGEST:
+            continue
+        if token.isascii():
+            if token.lower() in _PERSONAL_SET:
+                return True
+        elif _PERSONAL.fullmatch(token) is not None:
+            return True
+    return False
+
+
 _CLINICAL = re.compile(
     r"(?<![\w])(?:diagnos\w*|suffer\w*|living with|lives with|live with|battl\w*|treated|"
     r"treatment|therapy|take|takes|taking|took|on (?:medication|insulin)|prescribed|"
@@ -95,7 +120,7 @@ _SENTENCE = re.compile(r"[.!?;\n]")
 
 #: Where a term can start (lower-case heads of the terms): one cheap pass finds them, and
 #: only their sentences are read further.
-_HEAD = re.compile(
+_HEAD = LiteralHeads(
     r"diag|canc|tumo|chem|diab|insu|anxi|pani|bipo|schi|adhd|auti|epil|asth|preg|misc|abor|"
     r"hiv|hepa|deme|alzh|park|hear|stro|high|hype|medi|pres|anti|ther|psyc|reha|addi|alle|"
     r"surg|disa|chro|illn|covi|depr|mult|croh|celi|coel|migr|arth|eati|anor|buli|ptsd|ocd|"
@@ -119,32 +144,63 @@ class HealthDetector:
     def find(self, text: str) -> list[Finding]:
         lower = text.lower()
         found: list[Finding] = []
+        first = _HEAD.search(lower)
+        if first is None:  # no term can start anywhere: nothing more to read
+            return found
         verdicts: dict[tuple[int, int], bool] = {}
         negated: dict[str, bool] = {}
         ends = [m.end() for m in _SENTENCE.finditer(text)]
         last = -1
+        s_lo = s_hi = -1  # the sentence of the previous term: most terms share it
 
-        for head in _HEAD.finditer(lower):
+        terms: dict[str, int] = {}  # the next 40 characters -> the term's length (0: none)
+
+        # Without "chronic" (the one term that can hold another: "chronic asthma") no term
+        # starts inside a matched term after a space, so a window found to be about no one
+        # can be left at once: none of its terms can count or hide a later one.
+        may_nest = "chronic" in lower
+        head: re.Match[str] | None = first
+        while head is not None:
             pos = head.start()
+            head = _HEAD.search(lower, head.end())
             if pos < last or (pos > 0 and (lower[pos - 1].isalnum() or lower[pos - 1] in "-_")):
                 continue
-            m = _TERM.match(text, pos)
-            if m is None:
+            # _TERM reads past its 22nd character only along a run of word characters (its
+            # unbounded \w* ends): the same 40 characters with a non-word one among
+            # characters 22-36 give the same match, so a flood of one term is matched once
+            ahead = text[pos : pos + 40]
+            size = terms.get(ahead)
+            if size is None:
+                m = _TERM.match(text, pos)
+                size = 0 if m is None else m.end() - pos
+                if len(ahead) < 40 or not ahead[22:37].replace("_", "a").isalnum():
+                    terms[ahead] = size
+            if not size:
                 continue
-            last = m.end()
-            term = m.group(0)
-            if term.lower() in _CAPS_ONLY and not term.isupper():
-                continue
-            i = bisect.bisect_right(ends, pos)
-            lo = ends[i - 1] if i else 0
-            hi = ends[i] if i < len(ends) else len(text)
+            end = last = pos + size
+            if not s_lo <= pos < s_hi:
+                i = bisect.bisect_right(ends, pos)
+                s_lo = ends[i - 1] if i else 0
+                s_hi = ends[i] if i < len(ends) else len(text)
+            lo, hi = s_lo, s_hi
             if hi - lo > _WINDOW:  # a very long sentence: its window around the term
                 lo = max(lo, lo + ((pos - lo) // _WINDOW) * _WINDOW - _WINDOW // 2)
                 hi = min(hi, lo + 2 * _WINDOW)
+            if verdicts.get((lo, 1)) is False:  # about no one: no term there counts
+                if not may_nest:
+                    head = _HEAD.search(lower, self._block_end(pos, s_lo, s_hi))
+                continue
+            term = text[pos:end]
+            if term.lower() in _CAPS_ONLY and not term.isupper():
+                continue
             strong = _STRONG.fullmatch(term) is not None
             key = (lo, int(strong))
             if key not in verdicts:
-                verdicts[key] = _about_a_person(text[lo:hi], strong)
+                window = text[lo:hi]
+                if not _has_person(window):
+                    verdicts[(lo, 0)] = verdicts[(lo, 1)] = False  # no person: neither counts
+                else:
+                    verdicts[key] = _about_a_person(window, strong, personal=True)
             if not verdicts[key]:
                 continue
             before = text[max(lo, pos - 60) : pos]
@@ -152,12 +208,21 @@ class HealthDetector:
                 negated[before] = _NEGATED.search(before) is not None
             if negated[before]:
                 continue
-            found.append(Finding(HEALTH, self.name, pos, m.end()))
+            found.append(Finding(HEALTH, self.name, pos, end))
         return found
 
+    @staticmethod
+    def _block_end(pos: int, s_lo: int, s_hi: int) -> int:
+        """The end of the stretch whose terms share ``pos``'s window: its sentence, or its
+        ``_WINDOW``-long slice of a long sentence."""
+        if s_hi - s_lo <= _WINDOW:
+            return s_hi
+        return min(s_hi, s_lo + ((pos - s_lo) // _WINDOW + 1) * _WINDOW)
 
-def _about_a_person(sentence: str, strong: bool) -> bool:
-    if _PERSONAL.search(sentence) is None:
+
+def _about_a_person(sentence: str, strong: bool, personal: bool = False) -> bool:
+    """``personal``: the caller has already found a person word in ``sentence``."""
+    if not personal and not _has_person(sentence):
         return False
     if not strong and _CLINICAL.search(sentence) is None:
         return False
@@ -165,7 +230,7 @@ def _about_a_person(sentence: str, strong: bool) -> bool:
 
 
 #: Where an other-sense cue can start (lower case): ``_OTHER_SENSE`` is tried only there.
-_OTHER_HEADS = re.compile(
+_OTHER_HEADS = LiteralHeads(
     r"zodiac|horoscope|star|astrolog|born|i'm|im |i am|she's|he's|is |a |an |rising|moon|sun|"
     r"novel|book|memoir|film|movie|documentar|museum|exhibit|galler|article|podcast|essay|"
     r"play|song|album|lecture|course|seminar|conference|research|stud|paper|thesis|charit|"

@@ -31,6 +31,7 @@ from adk_memory_kit.sensitive.base import (
     IBAN,
     PAYMENT_CARD,
     Finding,
+    LiteralHeads,
     matches_at_heads,
     window_before,
 )
@@ -96,30 +97,55 @@ def iban_valid(candidate: str) -> bool:
 
 @dataclass(frozen=True)
 class _Segment:
-    """Consecutive digit groups of one run joined by one and the same separator."""
+    """Consecutive digit groups of one run joined by one and the same separator: the first
+    ``_HEAD_GROUPS`` of them (a span never takes more) and how many there are."""
 
-    groups: list[tuple[int, int]]  # (start, end) of each group in the text
+    groups: list[tuple[int, int]]  # (start, end) of each leading group in the text
+    count: int
+
+
+#: Spans are at most 7 groups, and the group after them is read: only 8 groups are needed.
+_HEAD_GROUPS = 8
+_STRETCH: dict[str, re.Pattern[str]] = {}
+
+
+def _stretch(sep: str) -> re.Pattern[str]:
+    """More groups joined by ``sep`` (one pattern per separator, kept)."""
+    pattern = _STRETCH.get(sep)
+    if pattern is None:
+        pattern = _STRETCH[sep] = re.compile(rf"(?:{re.escape(sep)}\d+)*")
+    return pattern
 
 
 def _segments(text: str, start: int, end: int) -> list[_Segment]:
-    groups = [(m.start() + start, m.end() + start) for m in _GROUP.finditer(text[start:end])]
+    """The run ``text[start:end]`` cut where its separator changes; neighbouring segments
+    share their boundary group. Each stretch of one separator is measured by one regex
+    match, so a run of many groups costs no Python step per group."""
     segments: list[_Segment] = []
-    current: list[tuple[int, int]] = []
-    sep: str | None = None
-    for g in groups:
-        if current:
-            this_sep = text[current[-1][1] : g[0]]
-            if sep is None or this_sep == sep:
-                sep = this_sep
-                current.append(g)
-                continue
-            segments.append(_Segment(current))
-            current, sep = [current[-1], g], this_sep  # the shared group may start the next
-            continue
-        current = [g]
-    if current:
-        segments.append(_Segment(current))
-    return segments
+    first = _GROUP.match(text, start, end)
+    if first is None:
+        return segments
+    a, b = first.span()
+    while True:
+        nxt = _GROUP.search(text, b, end)
+        if nxt is None:
+            segments.append(_Segment([(a, b)], 1))
+            return segments
+        sep = text[b : nxt.start()]
+        stretch = _stretch(sep).match(text, b, end)  # a starred group: always matches
+        stop = b if stretch is None else stretch.end()  # the end of the last group
+        groups = [(a, b)]
+        for g in _GROUP.finditer(text, b, stop):
+            groups.append(g.span())
+            if len(groups) >= _HEAD_GROUPS:
+                break
+        count = 1 + text.count(sep, b, stop) if len(sep) > 0 else len(groups)
+        segments.append(_Segment(groups, count))
+        if stop >= end:
+            return segments
+        # the next segment starts with this one's last group
+        a = text.rfind(sep, b, stop) + len(sep)
+        b = stop
 
 
 #: Ids that are digits: (detector name, validator, digit count, context cue or None when the
@@ -187,7 +213,7 @@ class NumberDetector:
 
     def _segment(self, text: str, seg: _Segment) -> list[Finding]:
         groups = seg.groups
-        n = len(groups)
+        n = seg.count
         # a span is groups[0:k]; it must end the segment, or be followed by a short group
         for k in range(min(n, 7), 0, -1):
             if k < n and groups[k][1] - groups[k][0] > 2:
@@ -224,12 +250,15 @@ class NumberDetector:
         for name, module, length, cue, layouts in _ID_RULES:
             if len(digits) != length:
                 continue
-            if not module.is_valid(digits):  # type: ignore[attr-defined]
-                continue
             if before is None:
                 before = window_before(text, start, self.window)
                 around = before + " " + text[end : end + self.window].lower()  # "... is the SIN"
-            if cue.search(around) or (sizes in layouts and not NOT_A_CARD_LABEL.search(before)):
+            # the context first (a short regex), the checksum (slower) only where it counts
+            if not (
+                cue.search(around) or (sizes in layouts and not NOT_A_CARD_LABEL.search(before))
+            ):
+                continue
+            if module.is_valid(digits):  # type: ignore[attr-defined]
                 return Finding(GOVERNMENT_ID, name, start, end)
         return None
 
@@ -315,7 +344,10 @@ class IbanDetector:
 
 #: Alphanumeric ids: a shape that is cheap to test, then the library's checksum (PAN and the
 #: UK National Insurance number have none: their shape and a cue are what there is).
-_ALNUM_ID = re.compile(r"[A-Za-z0-9_-]{8,}")
+#: Only runs with a digit are ids (a run without one is all letters, or has ``-``/``_`` and is
+#: no id either); the run's first character is the only place it is tried, so the lookahead
+#: reads each run once.
+_ALNUM_ID = re.compile(r"(?<![A-Za-z0-9_-])(?=[A-Za-z_-]*\d)[A-Za-z0-9_-]{8,}")
 _NINO = re.compile(
     r"(?<![\w-])(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]"
     r"[ ]?\d{2}[ ]?\d{2}[ ]?\d{2}[ ]?[A-D](?![\w-])"
@@ -370,7 +402,7 @@ ID_DOCUMENT = re.compile(
     r"personnummer)(?![A-Za-z])",
     re.IGNORECASE,
 )
-_DOC_HEADS = re.compile(
+_DOC_HEADS = LiteralHeads(
     r"passport|reisepass|passeport|pasaporte|national|identity|id card|personalausweis|"
     r"carte d|driv|führerschein|permis|licencia|personnummer"
 )
@@ -380,6 +412,10 @@ _DOC_NEEDLES = ("pass", "ausweis", "identit", "id card", "national id", "licen",
 _DOC_NUMBER = re.compile(
     r"(?<![\w-])(?=(?:[A-Z-]{0,18}\d){5})[A-Z0-9]{4,18}(?:-[A-Z0-9]{2,8})?(?![\w-])"
 )
+
+
+_ABBREV = re.compile(r"(?i)\b(?:no|nr|num)\.")
+_SENTENCE_BREAK = re.compile(r"[.!?;\n]\s")
 
 
 @dataclass(frozen=True)
@@ -401,8 +437,8 @@ class IdDocumentDetector:
             hi = min(len(text), kw.end() + self.window)
             for m in _DOC_NUMBER.finditer(text, lo, hi):
                 between = text[min(m.end(), kw.end()) : max(m.start(), kw.start())]
-                between = re.sub(r"(?i)\b(?:no|nr|num)\.", "no", between)  # "passport no. X"
-                if re.search(r"[.!?;\n]\s", between):
+                between = _ABBREV.sub("no", between)  # "passport no. X"
+                if _SENTENCE_BREAK.search(between):
                     continue
                 found.append(Finding(GOVERNMENT_ID, "id_document", m.start(), m.end()))
             last = hi

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from adk_memory_kit.sensitive.base import CREDENTIAL, Finding, matches_at_heads
+from adk_memory_kit.sensitive.base import CREDENTIAL, Finding, LiteralHeads, matches_at_heads
 from adk_memory_kit.sensitive.vendor import shannon_entropy
 
 _L = r"A-Za-z\u00c0-\u024f"  # letters, Latin scripts
@@ -52,7 +52,7 @@ _KEYWORD_NEEDLES = (
     "schlüssel", "clé", "llave", "zugang",
 )  # fmt: skip
 #: Where a keyword can start (lower case): every alternative of ``_KEYWORD`` begins with one.
-_KEYWORD_HEADS = re.compile(
+_KEYWORD_HEADS = LiteralHeads(
     r"pin|cvv|cvc|csc|security|geheim|code|nip|c[oó]digo|card verif|pass|pw|kennw|zugang|"
     r"mot|mdp|contrase|clave|wifi|wlan|app pass|master|bearer|api|secret|access|auth|"
     r"refresh|session|bot|personal|deploy|webhook|token|client|private|signing|schl|clé|llave"
@@ -160,11 +160,17 @@ def _is_prose(value: str) -> bool:
     return word in PROSE_WORDS or word.startswith(("http://", "https://", "www."))
 
 
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9_+/=.:-]+")
+_KINDS = (re.compile(r"[a-z]"), re.compile(r"[A-Z]"), re.compile(r"\d"))
+_LOWER_WORD = re.compile(r"[a-z]+")
+
+
 def _looks_like_token(value: str) -> bool:
-    if len(value) < 12 or not re.fullmatch(r"[A-Za-z0-9_+/=.:-]+", value):
+    if len(value) < 12 or not _TOKEN_CHARS.fullmatch(value):
         return False
-    kinds = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"\d"))
-    return kinds >= 2 and shannon_entropy(value) >= 3.0
+    kinds = sum(p.search(value) is not None for p in _KINDS)
+    # entropy over k distinct characters is at most log2(k): 3.0 needs 8 of them
+    return kinds >= 2 and len(set(value)) >= 8 and shannon_entropy(value) >= 3.0
 
 
 @dataclass(frozen=True)
@@ -315,7 +321,7 @@ class PasswordDetector:
             if labelled and len(value) >= 6 and _SECRETISH.search(value):
                 return start, end
             return (start, end) if _looks_like_token(value) else None
-        if re.fullmatch(r"[a-z]+", value) and "phrase" in kw.group(0).lower():
+        if _LOWER_WORD.fullmatch(value) and "phrase" in kw.group(0).lower():
             return start, _phrase_end(text, start, line_end)
         if value.isdigit() and len(value) < 4:
             return None
@@ -326,11 +332,14 @@ class PasswordDetector:
 _PASSPHRASE = re.compile(r"[a-z]+(?:[ \t]+[a-z]+){3,7}")
 
 
+_CUT = re.compile(r"[.!?;](?:\s|$)")
+
+
 def _labelled_line(text: str, start: int, line_end: int) -> tuple[int, int] | None:
     """After a label, a short rest of line with a digit and no further talk word is the value
     ("Password: My Dog Rex 2019"); "password: changed on 2024-01-01" is not."""
     stop = min(line_end, start + 80)
-    cut = re.compile(r"[.!?;](?:\s|$)").search(text, start, stop)
+    cut = _CUT.search(text, start, stop)
     end = cut.start() if cut else stop
     words = text[start:end].split()
     if not 2 <= len(words) <= 6 or not any(c.isdigit() for c in text[start:end]):
@@ -342,9 +351,12 @@ def _labelled_line(text: str, start: int, line_end: int) -> tuple[int, int] | No
     return start, end
 
 
+_PHRASE_WORDS = re.compile(r"[a-z]+(?:[ \t]+[a-z]+){0,11}")
+
+
 def _phrase_end(text: str, start: int, line_end: int) -> int:
     """A passphrase of plain words runs to the end of its sentence (at most 12 words)."""
-    match = re.compile(r"[a-z]+(?:[ \t]+[a-z]+){0,11}").match(text, start, line_end)
+    match = _PHRASE_WORDS.match(text, start, line_end)
     return match.end() if match else start
 
 
@@ -375,6 +387,14 @@ _LOGIN_PAIR = re.compile(
 )
 
 
+#: Where each pattern's match can start (lower case): it is tried only there.
+_LOGIN_HEADS = {
+    _USE_TO_LOGIN: LiteralHeads("use|try|enter|type|nimm|benutze|verwende|utilise|usa|us\u00e1"),
+    _LOGIN_WITH: LiteralHeads("log|sign|anmelden|einloggen|connecte|conectar|entrar"),
+    _LOGIN_PAIR: LiteralHeads(
+        "user|usr|log|account|benutzer|nutzer|utilisateur|identifiant|usuario|cred|zugangsdaten"
+    ),
+}
 _LOGIN_PATTERNS = (
     (_USE_TO_LOGIN, ("log", "sign", "get", "anmelde", "einzuloggen", "connecter", "iniciar",
                      "entrar", "access")),
@@ -397,7 +417,7 @@ class LoginPhraseDetector:
         for pattern, needles in _LOGIN_PATTERNS:
             if not any(n in lower for n in needles):
                 continue
-            for m in pattern.finditer(text):
+            for m in matches_at_heads(pattern, _LOGIN_HEADS[pattern], text):
                 start, end = _trim(text, m.start("v"), m.end("v"))
                 value = text[start:end]
                 if len(value) < 3 or _is_prose(value):
