@@ -162,6 +162,7 @@ async def latency(router: LearnedExtractor, turns: int) -> dict:
             (one, texts[i % len(texts)]),
             (three, " ".join(texts[(i + k) % len(texts)] for k in range(3))),
         ):
+            router.router._cache.clear()  # a new turn: no decision remembered (cold)
             started = time.perf_counter()
             await router.extract([event(text)])
             sink.append((time.perf_counter() - started) * 1000)
@@ -199,7 +200,7 @@ async def main() -> None:
         show(split, out[split])
     print(f"\nmodel calls (scripted): {gated.calls}, failures: {gated.failures}")
     out["latency"] = await latency(LearnedExtractor(), args.turns)
-    print("offline routing of one turn, warm: " + json.dumps(
+    print("offline routing of one new turn (model warm, no decision cached): " + json.dumps(
         {k: round(v, 1) for k, v in out["latency"].items()}))  # fmt: skip
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
