@@ -584,8 +584,9 @@ class ConsoleData:
         tags: Sequence[str] = (),
         as_of: str | None = None,
     ) -> list[MemoryView]:
-        """The kit's hybrid ``search`` with its filters, as the agent would be served
-        (``types`` empty: every type but ``procedure``). An operator's look is not recorded
+        """The kit's hybrid ``search`` with its filters (``types`` empty: every type but
+        ``procedure``), superseded items included and flagged so an operator sees the
+        history (the agent is served current items only). An operator's look is not recorded
         as a use (``record_access=False``), so it never keeps an item from decaying."""
         result = await self.memory.search(
             app_name=app_name,
@@ -596,6 +597,7 @@ class ConsoleData:
             as_of=as_of or None,
             limit=limit,
             record_access=False,
+            include_superseded=True,
         )
         return [MemoryView.from_entry(e) for e in result.memories]
 

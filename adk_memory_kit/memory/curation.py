@@ -102,6 +102,7 @@ class CurationMixin:
         as_of: datetime | str | None = None,
         limit: int | None = None,
         record_access: bool = True,
+        include_superseded: bool = False,
     ) -> SearchMemoryResponse:
         """Ranked hybrid search with filters applied inside every ranked list.
 
@@ -110,7 +111,9 @@ class CurationMixin:
         was true at that time (items whose ``[valid_from, valid_to)`` window holds it; naive
         times are UTC). Records an access on every returned item (batched, off the hot path)
         unless ``record_access`` is false (an operator looking, e.g. the memory console: a
-        look is not a use and must not keep an item from decaying).
+        look is not a use and must not keep an item from decaying). Superseded items are not
+        returned unless ``include_superseded`` (an operator's view of the history; they rank
+        after current ones) or ``as_of`` names a time they held.
         """
         check_scope(app_name, user_id)
         if not isinstance(query, str):
@@ -124,10 +127,12 @@ class CurationMixin:
             raise InvalidInputError(f"limit must be between 1 and {MAX_LIMIT}, got {cap}")
         types = check_strings("types", types)
         check_bool("record_access", record_access)
+        check_bool("include_superseded", include_superseded)
         filters = SearchFilters(
             types=None if types is None else tuple(check_memory_type(t, "types") for t in types),
             tags=None if tags is None else tuple(check_tags(tags)),
             as_of=_as_of(as_of),
+            include_superseded=include_superseded,
         )
         query = clean_text(query.replace("\x00", " "))
         if not query.strip():

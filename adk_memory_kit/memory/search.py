@@ -184,7 +184,8 @@ _FILTERS = f"""(CASE WHEN CAST(:types AS text[]) IS NULL
         ELSE t.memory_type = ANY(CAST(:types AS text[])) END)
     AND (CAST(:tags AS text[]) IS NULL OR t.tags && CAST(:tags AS text[]))
     AND t.review_state IS NULL
-    AND ({_AS_OF} IS NOT NULL OR t.valid_to IS NULL OR t.valid_to > now())
+    AND (CAST(:all_versions AS boolean) OR {_AS_OF} IS NOT NULL
+        OR t.valid_to IS NULL OR t.valid_to > now())
     AND ({_AS_OF} IS NULL OR (coalesce(t.valid_from, t.event_time) <= {_AS_OF}
         AND (t.valid_to IS NULL OR t.valid_to > {_AS_OF})
         AND (t.subject IS NULL OR NOT EXISTS ({_NEWER_VALID}))))"""
@@ -584,18 +585,21 @@ class SearchFilters:
 
     ``types``: only these memory types (``None``: every type except ``procedure``, which is
     never recalled unless asked for by type); ``tags``: items holding any of them;
-    ``as_of``: items whose validity window ``[valid_from, valid_to)`` holds that time.
+    ``as_of``: items whose validity window ``[valid_from, valid_to)`` holds that time;
+    ``include_superseded``: superseded items too (an operator's view of the history).
     """
 
     types: tuple[str, ...] | None = None
     tags: tuple[str, ...] | None = None
     as_of: datetime | None = None
+    include_superseded: bool = False
 
     def params(self) -> dict[str, Any]:
         return {
             "types": list(self.types) if self.types is not None else None,
             "tags": list(self.tags) if self.tags is not None else None,
             "as_of": self.as_of,
+            "all_versions": self.include_superseded,
         }
 
 

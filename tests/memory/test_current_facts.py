@@ -76,6 +76,11 @@ async def test_superseded_rows_are_hidden_by_default_and_reached_with_as_of(memo
     )
     assert texts(then) == ["I drive a grey Golf"]
     assert "superseded_at" in then.memories[0].custom_metadata
+    # an operator's view of the history (the console) asks for both, current first
+    both = await memory.search(
+        app_name=app, user_id=user, query="which car do I drive", include_superseded=True
+    )
+    assert texts(both) == ["I drive a Tesla now", "I drive a grey Golf"]
 
 
 async def test_a_present_tense_question_ranks_the_newer_of_two_current_facts_first(memory):
