@@ -65,7 +65,8 @@ class MemoryPage:
 
 
 def _where(types: Sequence[str] | None, tags: Sequence[str] | None, contains: str, state: str):
-    sql = " WHERE t.app_name = :app AND t.user_id = :user" + _STATE_SQL[state]
+    """The conditions after the user's scope (each statement names the user itself)."""
+    sql = _STATE_SQL[state]
     params: dict[str, Any] = {}
     if types:
         sql += " AND coalesce(t.memory_type, 'fact') = ANY(CAST(:types AS text[]))"
@@ -113,11 +114,13 @@ async def list_memories(
     params |= {"app": app_name, "user": user_id, "offset": int(offset), "limit": int(limit)}
     direction = "DESC" if descending else "ASC"
     query = text(
-        f"SELECT {_COLUMNS} FROM {TABLE} t{where}"
+        f"SELECT {_COLUMNS} FROM {TABLE} t WHERE t.app_name = :app AND t.user_id = :user{where}"
         f" ORDER BY {SORTS[sort]} {direction} NULLS LAST, t.event_time DESC, t.id"
         " LIMIT :limit OFFSET :offset"
     )
-    count = text(f"SELECT count(*) FROM {TABLE} t{where}")
+    count = text(
+        f"SELECT count(*) FROM {TABLE} t WHERE t.app_name = :app AND t.user_id = :user{where}"
+    )
     await service.ready()
     engine = service.engine
     async with engine.connect() as conn:

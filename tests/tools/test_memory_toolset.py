@@ -62,8 +62,9 @@ async def test_remember_routes_every_fact_and_says_where(services):
     pending = await queue.list(app_name=h.app, user_id=h.user)
     assert [p.text for p in pending] == ["Always skip the price check"]
     found = await memory.search(app_name=h.app, user_id=h.user, query="sister Lisbon card")
+    # stored worded as a fact (routing.fact_text): a full stop added, nothing else changed
     assert [m.content.parts[0].text for m in found.memories] == [
-        "The user's sister Maria lives in Lisbon"
+        "The user's sister Maria lives in Lisbon."
     ]
     assert found.memories[0].custom_metadata["importance"] == pytest.approx(0.7)
 
@@ -114,7 +115,8 @@ async def test_recall_correct_and_forget_stay_with_the_current_user(services):
     after = responses(model, 2)
     assert after["correct_memory"]["status"] == "corrected"
     assert after["forget_memory"]["status"] == "not_found"
-    mine = await memory.search(app_name=h.app, user_id=h.user, query="gym")
+    # the history (the agent is served current items only; superseded ones are asked for)
+    mine = await memory.search(app_name=h.app, user_id=h.user, query="gym", include_superseded=True)
     texts = [m.content.parts[0].text for m in mine.memories]
     assert texts == ["The user's gym is Iron Palace", "The user's gym is Iron Temple"]
     old = mine.memories[1].custom_metadata
@@ -125,5 +127,7 @@ async def test_recall_correct_and_forget_stay_with_the_current_user(services):
     model.turns = [[call("forget_memory", memory_id=mine.memories[0].id)], "Forgotten."]
     await h.turn("Forget my gym.")
     assert responses(model, 4)["forget_memory"]["status"] == "forgotten"
-    left = await memory.search(app_name=h.app, user_id=h.user, query="gym")
+    current = await memory.search(app_name=h.app, user_id=h.user, query="gym")
+    assert current.memories == []  # the current fact is gone; the old one stays superseded
+    left = await memory.search(app_name=h.app, user_id=h.user, query="gym", include_superseded=True)
     assert [m.content.parts[0].text for m in left.memories] == ["The user's gym is Iron Temple"]
