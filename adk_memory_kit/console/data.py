@@ -611,10 +611,19 @@ class ConsoleData:
             raise NotFoundError("no such memory for this user in this app")
 
     async def correct_memory(
-        self, app_name: str, user_id: str, memory_id: str, new_text: str, reason: str, by: str
+        self,
+        app_name: str,
+        user_id: str,
+        memory_id: str,
+        new_text: str | None,
+        reason: str,
+        by: str,
+        **changes: Any,
     ) -> Any:
         """The kit's ``correct_memory``: the old item is superseded (kept, with ``reason`` and
-        ``by``), the new one current from now. Another user's id: :class:`NotFoundError`."""
+        ``by``), the new one current from now; ``new_text`` ``None`` keeps the text and
+        ``changes`` (``memory_type``, ``tags``, ``importance``) edit the rest. Another user's
+        id: :class:`NotFoundError`."""
         try:
             return await self.memory.correct_memory(
                 app_name=app_name,
@@ -623,6 +632,7 @@ class ConsoleData:
                 new_text=new_text,
                 reason=reason,
                 by=by,
+                **changes,
             )
         except MemoryNotFoundError as exc:
             raise NotFoundError("no such memory for this user in this app") from exc

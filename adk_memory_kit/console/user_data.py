@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from adk_memory_kit.console.data import ConsoleData, MemoryView, NotFoundError
-from adk_memory_kit.errors import InvalidInputError, MemoryNotFoundError
+from adk_memory_kit.console.data import ConsoleData, MemoryView
+from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.memory.browse import MemoryPage, export_memories, list_memories
 from adk_memory_kit.memory.hygiene import check_memory_type, check_tags
 from adk_memory_kit.routing.apply import MemoryApplier, long_term_entry
@@ -155,19 +155,17 @@ async def edit_user_memory(
 ) -> Any:
     """A correction that changes the type, tags and importance and keeps the text; the old
     version stays, superseded with ``reason`` and ``by``."""
-    try:
-        return await data.memory.correct_memory(
-            app_name=app_name,
-            user_id=user_id,
-            memory_id=memory_id,
-            reason=reason,
-            by=by,
-            memory_type=memory_type,
-            tags=tags,
-            importance=importance,
-        )
-    except MemoryNotFoundError as exc:
-        raise NotFoundError("no such memory for this user in this app") from exc
+    return await data.correct_memory(
+        app_name,
+        user_id,
+        memory_id,
+        None,
+        reason,
+        by,
+        memory_type=memory_type,
+        tags=tags,
+        importance=importance,
+    )
 
 
 async def user_profile(data: ConsoleData, app_name: str, user_id: str) -> dict[str, Any] | None:
