@@ -3,6 +3,11 @@
 MiniLM embeds what a sentence is about; these say how it is said (a question, a session
 marker, a change, a deletion verb, an order to the assistant, first person, a lasting marker),
 which is what separates "aisle seat this time" from "aisle seats always". Each is 0 or 1.
+
+Two cues describe the numbers in a sentence, since MiniLM puts most sentences with digits
+near the bank's secrets: a long or grouped number or a letters-and-digits code (a card,
+account, passport or key), and a short number standing alone with no such code (a floor, a
+room, a gate, an age), which is rarely sensitive on its own.
 """
 
 from __future__ import annotations
@@ -28,9 +33,19 @@ _CUES = (
 )
 _COMPILED = tuple(re.compile(p, re.IGNORECASE) for p in _CUES)
 
-N_CUES = len(_CUES)
+_LONG_NUMBER = re.compile(
+    r"\d{5,}|\b\d{2,4}(?:[ -]\d{2,4}){2,}\b"
+    r"|\b(?=[a-z_-]*\d)(?=[\d_-]*[a-z])[a-z\d_-]{7,}\b",
+    re.IGNORECASE,
+)
+_SHORT_NUMBER = re.compile(r"\b[a-z]?\d{1,4}(?:st|nd|rd|th|[a-z])?\b", re.IGNORECASE)
+
+N_CUES = len(_CUES) + 2
 
 
 def cue_vector(text: str) -> np.ndarray:
     """The cues of ``text`` as a 0/1 float vector of length :data:`N_CUES`."""
-    return np.array([1.0 if c.search(text) else 0.0 for c in _COMPILED], dtype=np.float32)
+    long_number = _LONG_NUMBER.search(text) is not None
+    short_number = not long_number and _SHORT_NUMBER.search(text) is not None
+    flags = [c.search(text) is not None for c in _COMPILED] + [long_number, short_number]
+    return np.array(flags, dtype=np.float32)

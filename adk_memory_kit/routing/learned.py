@@ -3,7 +3,10 @@
 It learns from the shipped example bank (:mod:`.bank`) plus any preference names an
 application adds with a few phrasings each, at start-up; then one batched embedding call
 classifies all the sentences of a turn. The input of the head is the sentence embedding and
-a few lexical cues (:mod:`.cues`). The bank's embeddings ship with the package (valid for the
+a few lexical cues (:mod:`.cues`). A sentence is embedded as ``user: <sentence>``
+(:data:`EMBED_PREFIX`), the text the memory store embeds for a one-sentence user turn under
+the default indexing options, so the store takes the router's vector from the embedder's
+cache instead of running the model again. The bank's embeddings ship with the package (valid for the
 bank's digest and the embedder's model id); anything else is embedded once at start-up.
 
 Hyper-parameters (``cue_weight``, ``l2``) were chosen by 5-fold cross-validation on the tune
@@ -36,6 +39,10 @@ from adk_memory_kit.routing.homes import MemoryHome
 CACHE_FILE = "data/bank_embeddings.npy"
 CACHE_META = "data/bank_embeddings.json"
 HEAD_FILE = "data/bank_head.npz"
+
+#: What the router puts before each sentence it embeds: the author label the store puts
+#: before a user turn (``IndexingOptions.include_author``), so the two embed the same text.
+EMBED_PREFIX = "user: "
 
 #: Labels that keep a sentence out of every store the agent reads.
 SAFE_LABELS = frozenset({"drop", "review", "forget", "forget_vague"})
@@ -98,12 +105,22 @@ def _softmax(z: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
+def _meta_matches(meta: dict, model_id: str) -> bool:
+    """Whether shipped vectors were made from this bank, embedder, prefix and cues."""
+    return (
+        meta.get("digest") == bank_digest()
+        and meta.get("model_id") == model_id
+        and meta.get("embed_prefix") == EMBED_PREFIX
+        and meta.get("cues") == N_CUES
+    )
+
+
 def _cached_bank_embeddings(model_id: str, count: int) -> np.ndarray | None:
     """The shipped embeddings of the bank, if they match its text and the embedder."""
     base = resources.files("adk_memory_kit.routing")
     try:
         meta = json.loads(base.joinpath(CACHE_META).read_text("utf-8"))
-        if meta.get("digest") != bank_digest() or meta.get("model_id") != model_id:
+        if not _meta_matches(meta, model_id):
             return None
         with resources.as_file(base.joinpath(CACHE_FILE)) as path:
             vectors = np.load(path).astype(np.float32)
@@ -118,9 +135,7 @@ def _cached_head(model_id: str, params: dict) -> LinearHead | None:
     base = resources.files("adk_memory_kit.routing")
     try:
         meta = json.loads(base.joinpath(CACHE_META).read_text("utf-8"))
-        if meta.get("digest") != bank_digest() or meta.get("model_id") != model_id:
-            return None
-        if meta.get("head_params") != params:
+        if not _meta_matches(meta, model_id) or meta.get("head_params") != params:
             return None
         with resources.as_file(base.joinpath(HEAD_FILE)) as path:
             data = np.load(path)
@@ -170,7 +185,7 @@ class LearnedRouter:
         self.embedder = embedder
         self._use_cache = examples is None
         self.examples = tuple(examples if examples is not None else load_bank())
-        extra = []
+        extra: list[Example] = []
         for name, phrasings in (extra_preferences or {}).items():
             phrasings = [p for p in phrasings if isinstance(p, str) and p.strip()]
             if len(phrasings) < MIN_PHRASINGS:
@@ -199,7 +214,12 @@ class LearnedRouter:
         return np.hstack([vectors, cues * self.cue_weight]).astype(np.float32)
 
     def _embed_sync(self, texts: Sequence[str]) -> np.ndarray:
-        return np.asarray(self.embedder.embed_sync(list(texts)), dtype=np.float32)
+        embedded = [EMBED_PREFIX + t for t in texts]
+        return np.asarray(self.embedder.embed_sync(embedded), dtype=np.float32)
+
+    async def _embed(self, texts: Sequence[str]) -> np.ndarray:
+        embedded = [EMBED_PREFIX + t for t in texts]
+        return np.asarray(await self.embedder.embed(embedded), dtype=np.float32)
 
     @property
     def head_params(self) -> dict:
@@ -269,7 +289,7 @@ class LearnedRouter:
         await self.fit()
         missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if missing:
-            vectors = np.asarray(await self.embedder.embed(missing), dtype=np.float32)
+            vectors = await self._embed(missing)
             for text, decision in zip(missing, self.decide(missing, vectors), strict=True):
                 self._cache[text] = decision
                 if len(self._cache) > self.cache_size:
@@ -300,6 +320,8 @@ def write_embedding_cache(embedder=None) -> str:
         "digest": bank_digest(),
         "model_id": router.embedder.model_id,
         "head_params": router.head_params,
+        "embed_prefix": EMBED_PREFIX,
+        "cues": N_CUES,
     }
     (base / CACHE_META).write_text(json.dumps(meta) + "\n", encoding="utf-8")
     return str(base / CACHE_FILE)
