@@ -181,7 +181,8 @@ class LearnedExtractor:
             # a sentence that opens with a deletion verb never saves or stores what it names
             label = "forget" if decision.preference or label != "review" else label
         if label == "forget":  # acted on, never stored: safe even with sensitive words in it
-            return SentenceRoute(sentence, (self._make(sentence, when, label),), decision, False)
+            request = Candidate(text=sentence, forget_request=True, observed_at=when)
+            return SentenceRoute(sentence, (request,), decision, False)
         findings = detect_sensitive(sentence, self.detectors)
         ruled = self.rules.extract_text(sentence, observed_at=when)
         if findings:
@@ -206,7 +207,7 @@ class LearnedExtractor:
         made = self._make(sentence, when, label)
         return SentenceRoute(sentence, (made,) if made else (), decision, False)
 
-    def _preference(self, sentence: str, when: datetime | None, name: str, value: str):
+    def _preference(self, sentence: str, when: datetime | None, name: str, value: str) -> Candidate:
         return Candidate(
             text=sentence,
             key=name,
@@ -219,18 +220,28 @@ class LearnedExtractor:
 
     def _make(self, sentence: str, when: datetime | None, label: str) -> Candidate | None:
         """The candidate a label gives (``None``: nothing to keep)."""
-        lasting = dict(about_user=True, needed_in_future_sessions=True, observed_at=when)
+
+        def lasting(key: str | None = None, replaces_earlier: bool = False) -> Candidate:
+            return Candidate(
+                text=sentence,
+                key=key,
+                about_user=True,
+                needed_in_future_sessions=True,
+                replaces_earlier=replaces_earlier,
+                observed_at=when,
+            )
+
         if label.startswith("user_state:"):
             name = label.split(":", 1)[1]
             finder = self.finders.get(name)
             value = finder(sentence) if finder else None
             if value and name in self.vocabulary:
                 return self._preference(sentence, when, name, value)
-            return Candidate(text=sentence, key=name, **lasting)
+            return lasting(key=name)
         if label == "long_term":
-            return Candidate(text=sentence, **lasting)
+            return lasting()
         if label == "update":
-            return Candidate(text=sentence, replaces_earlier=True, **lasting)
+            return lasting(replaces_earlier=True)
         if label == "session_state":
             return Candidate(
                 text=sentence, about_user=True, needed_later_this_session=True, observed_at=when

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter, defaultdict
+from pathlib import Path
 
 import pytest
 
@@ -151,3 +152,42 @@ async def test_empty_huge_and_binary_messages_route_to_nothing_without_an_error(
         event = user_event(text)
         assert tuned.sentences([event]) == []
         assert await asyncio.wait_for(tuned.extract([event]), timeout=30) == []
+
+
+def _harmless_numbers() -> list[str]:
+    path = Path(__file__).with_name("data") / "harmless_numbers.txt"
+    lines = path.read_text("utf-8").splitlines()
+    return [line for line in lines if line.strip() and not line.startswith("#")]
+
+
+async def test_harmless_sentences_with_numbers_are_not_called_sensitive(tuned):
+    """A floor, a room or an age is not a secret: none of these (in neither split of the
+    bank) is decided ``drop``, while the held-out sensitive sentences still are."""
+    texts = _harmless_numbers()
+    bank = {e.text for e in load_bank()}
+    assert len(texts) >= 25 and not bank & set(texts)
+    decisions = await tuned.router.classify(texts)
+    called = [t for t, d in zip(texts, decisions, strict=True) if d.label == "drop"]
+    assert called == []
+    sensitive = [e.text for e in load_bank() if e.split == "heldout" and e.label == "drop"]
+    assert all(d.label == "drop" for d in await tuned.router.classify(sensitive))
+
+
+async def test_the_store_reuses_the_routers_vector_for_a_one_sentence_user_turn(embedder):
+    """The router embeds ``user: <sentence>``, the text the store embeds for that turn under
+    the default indexing options: the second embedding comes from the shared cache."""
+    from adk_memory_kit.embedders import LocalMiniLMEmbedder
+    from adk_memory_kit.memory.documents import IndexingOptions, documents_from_events
+
+    router = LearnedRouter(embedder)
+    sentence = "I keep a spare charger in the glovebox of the van."
+    embedder.cache.clear()
+    await router.classify([sentence])
+    event = user_event(sentence)
+    (doc,) = documents_from_events("app", "u1", "s1", [event], IndexingOptions())
+    store_embedder = LocalMiniLMEmbedder()  # another instance, as the memory service has
+    hits = store_embedder.cache.hits
+    (vector,) = await store_embedder.embed([doc.embed_text])
+    assert store_embedder.cache.hits == hits + 1
+    fresh = LocalMiniLMEmbedder(cache=False).embed_sync([doc.embed_text])[0]
+    assert vector == fresh
