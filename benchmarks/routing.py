@@ -50,7 +50,7 @@ APPLIER = MemoryApplier()
 
 def predicted(candidates) -> tuple[MemoryHome | None, str | None, bool]:
     """(home, preference name, replaces_earlier) of one sentence's candidates."""
-    homes = {}
+    homes: dict = {}
     for c in candidates:
         c2, home, _ = APPLIER.classify(c)
         homes.setdefault(home, c2)
@@ -69,21 +69,21 @@ def correct(example: Example, got: tuple) -> bool:
 
 
 def table(results: dict[str, list[tuple[Example, tuple]]]) -> list[dict]:
-    out = []
+    out: list[dict] = []
     for name, home in ROWS:
-        row = {"home": name}
+        row: dict = {"home": name}
         for system, pairs in results.items():
             mine = [(e, g) for e, g in pairs if label_home(e.label) == home]
             row[system] = (sum(correct(e, g) for e, g in mine), len(mine))
         out.append(row)
-    total = {"home": "overall"}
+    total: dict = {"home": "overall"}
     for system, pairs in results.items():
         total[system] = (sum(correct(e, g) for e, g in pairs), len(pairs))
     out.append(total)
-    upd = {"home": "update flagged (of update rows)"}
+    upd: dict = {"home": "update flagged (of update rows)"}
     for system, pairs in results.items():
-        mine = [g for e, g in pairs if e.label == "update"]
-        upd[system] = (sum(1 for g in mine if g[2]), len(mine))
+        flagged = [bool(g[2]) for e, g in pairs if e.label == "update"]
+        upd[system] = (sum(flagged), len(flagged))
     out.append(upd)
     return out
 
@@ -138,7 +138,7 @@ def event(text: str) -> Event:
     )
 
 
-async def run(split: str, router: LearnedExtractor, gated: GatedLlmExtractor) -> dict:
+async def run(split: str, router: LearnedExtractor, gated: GatedLlmExtractor) -> list[dict]:
     examples = [e for e in load_bank() if e.split == split]
     rules = RuleBasedExtractor()
     results: dict[str, list] = defaultdict(list)
@@ -230,7 +230,7 @@ async def main() -> None:
     router = LearnedExtractor(LearnedRouter.from_bank(split="tune"))
     by_text = {e.text: e for e in load_bank()}
     gated = GatedLlmExtractor(LlmExtractor(contract_model(by_text)), offline=router)
-    out = {}
+    out: dict = {}
     for split in ("tune", "heldout"):
         out[split] = await run(split, router, gated)
         show(split, out[split])

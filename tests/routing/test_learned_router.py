@@ -57,7 +57,7 @@ def tuned(embedder) -> LearnedExtractor:
 
 def _home(candidates) -> tuple[MemoryHome | None, str | None]:
     order = [H.FORGET, H.DROP, H.PROCEDURAL_REVIEW, H.USER_STATE, H.LONG_TERM, H.SESSION_STATE]
-    homes = {}
+    homes: dict = {}
     for c in candidates:
         c, home, _ = MemoryApplier().classify(c)
         homes.setdefault(home, c)
