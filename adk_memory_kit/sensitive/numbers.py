@@ -182,6 +182,13 @@ _ID_RULES: tuple[tuple[str, object, int, re.Pattern[str], tuple[tuple[int, ...],
 )  # fmt: skip
 
 
+#: The rules of each digit count, in ``_ID_RULES`` order.
+_ID_RULES_BY_LENGTH: dict[int, list[tuple[str, object, re.Pattern[str], tuple[tuple[int, ...], ...]]]] = {}
+for _name, _module, _length, _cue, _layouts in _ID_RULES:
+    _ID_RULES_BY_LENGTH.setdefault(_length, []).append((_name, _module, _cue, _layouts))
+#: Digit counts a card (13-19) or an id can have: a span of any other count is not tried.
+_SPAN_LENGTHS = frozenset(range(13, 20)) | frozenset(_ID_RULES_BY_LENGTH)
+
 _CPF_LAYOUT = re.compile(r"\d{3}\.\d{3}\.\d{3}-\d{2}")
 
 
@@ -214,9 +221,12 @@ class NumberDetector:
     def _segment(self, text: str, seg: _Segment) -> list[Finding]:
         groups = seg.groups
         n = seg.count
+        sizes_all = [b - a for a, b in groups]
         # a span is groups[0:k]; it must end the segment, or be followed by a short group
         for k in range(min(n, 7), 0, -1):
-            if k < n and groups[k][1] - groups[k][0] > 2:
+            if k < n and sizes_all[k] > 2:
+                continue
+            if sum(sizes_all[:k]) not in _SPAN_LENGTHS:  # no card or id has that many digits
                 continue
             start, end = groups[0][0], groups[k - 1][1]
             digits = "".join(text[a:b] for a, b in groups[:k])
@@ -247,9 +257,7 @@ class NumberDetector:
     ) -> Finding | None:
         before: str | None = None
         around = ""
-        for name, module, length, cue, layouts in _ID_RULES:
-            if len(digits) != length:
-                continue
+        for name, module, cue, layouts in _ID_RULES_BY_LENGTH.get(len(digits), ()):
             if before is None:
                 before = window_before(text, start, self.window)
                 around = before + " " + text[end : end + self.window].lower()  # "... is the SIN"
@@ -389,8 +397,16 @@ class AlnumIdDetector:
                     name = None
             if name is not None:
                 found.append(Finding(GOVERNMENT_ID, name, m.start(), m.end()))
-        for m in _NINO.finditer(text) if _NINO_HINT.search(text) else ():
-            found.append(Finding(GOVERNMENT_ID, "uk_nino", m.start(), m.end()))
+        # a NINO starts where its hint (two capitals, then two digits) starts, and no NINO
+        # starts inside a hint: the pattern is tried at the hints only (same matches)
+        pos = 0
+        for hint in _NINO_HINT.finditer(text):
+            if hint.start() < pos:
+                continue
+            nino = _NINO.match(text, hint.start())
+            if nino is not None:
+                found.append(Finding(GOVERNMENT_ID, "uk_nino", nino.start(), nino.end()))
+                pos = nino.end()
         return found
 
 

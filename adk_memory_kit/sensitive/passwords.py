@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from adk_memory_kit.sensitive.base import CREDENTIAL, Finding, LiteralHeads, matches_at_heads
-from adk_memory_kit.sensitive.vendor import shannon_entropy
+from adk_memory_kit.sensitive.vendor import entropy_at_least
 
 _L = r"A-Za-z\u00c0-\u024f"  # letters, Latin scripts
 
@@ -123,6 +123,7 @@ PROSE_WORDS = frozenset(
 _QUOTES = {'"': '"', "'": "'", "`": "`", "\u201c": "\u201d", "\u2018": "\u2019",
            "\u00ab": "\u00bb", "\u201e": "\u201c", "\u201a": "\u2018"}  # fmt: skip
 _TOKEN = re.compile(r"\S{1,200}")
+_GAP = re.compile("[ \t\u00a0\n]*")
 _WINDOW = 320
 _MAX_FILLERS = 5
 _UNITS = re.compile(
@@ -170,7 +171,7 @@ def _looks_like_token(value: str) -> bool:
         return False
     kinds = sum(p.search(value) is not None for p in _KINDS)
     # entropy over k distinct characters is at most log2(k): 3.0 needs 8 of them
-    return kinds >= 2 and len(set(value)) >= 8 and shannon_entropy(value) >= 3.0
+    return kinds >= 2 and len(set(value)) >= 8 and entropy_at_least(value, 3.0)
 
 
 @dataclass(frozen=True)
@@ -209,51 +210,59 @@ class PasswordDetector:
         return found
 
     def _value(self, text: str, kw: re.Match[str]) -> tuple[int, int] | None:
-        limit = min(len(text), kw.end() + _WINDOW)
-        newline = text.find("\n", kw.end(), limit)
+        ks, ke = kw.span()
+        limit = min(len(text), ke + _WINDOW)
+        newline = text.find("\n", ke, limit)
         line_end = limit if newline < 0 else newline
-        if text[kw.end() : line_end].strip(" \t:=\"'") == "" and newline >= 0:
+        if newline >= 0 and not text[ke:line_end].strip(" \t:=\"'"):
             nxt = text.find("\n", newline + 1, limit)  # "password:\n  hunter2"
             line_end = limit if nxt < 0 else nxt
-        keyword = kw.group(0)
-        bare_pass = bool(kw.group("pw")) and _BARE_PASS.fullmatch(keyword) is not None
-        before = text[max(0, kw.start() - 40) : kw.start()].lower()
-        if bare_pass and _NOT_A_PASSWORD_PASS.search(before):
+        bare_pass = bool(kw.group("pw")) and _BARE_PASS.fullmatch(kw.group(0)) is not None
+        if bare_pass and _NOT_A_PASSWORD_PASS.search(text[max(0, ks - 40) : ks].lower()):
             return None
-        setter = _SETTER.search(before) is not None
-        pos, fillers, connected, labelled = kw.end(), 0, False, False
+        setter: bool | None = None  # a setting verb before the keyword: read when needed
+        pos, fillers, connected, labelled = ke, 0, False, False
         # closing quotes of a JSON key ("password": "x")
         while pos < line_end and text[pos] in "\"'`]":
             pos += 1
         while pos < line_end:
-            while pos < line_end and text[pos] in " \t\u00a0\n":
-                pos += 1
-            if pos >= line_end:
-                return None
-            if text.startswith(("==", "!="), pos):
-                return None  # a comparison in code ("if password == expected")
-            if text[pos] in ":=" or text.startswith(("->", "=>"), pos):
-                labelled = labelled or fillers == 0
-                connected = True
-                pos += 2 if text.startswith(("->", "=>", ":="), pos) else 1
-                continue
+            c = text[pos]
+            if c in " \t\u00a0\n":
+                pos = _GAP.match(text, pos, line_end).end()  # type: ignore[union-attr]
+                if pos >= line_end:
+                    return None
+                c = text[pos]
+            if c in "=!:-":  # an operator, not a word
+                if text.startswith(("==", "!="), pos):
+                    return None  # a comparison in code ("if password == expected")
+                if c in ":=" or text.startswith(("->", "=>"), pos):
+                    labelled = labelled or fillers == 0
+                    connected = True
+                    pos += 2 if text.startswith(("->", "=>", ":="), pos) else 1
+                    continue
             token = _TOKEN.match(text, pos, line_end)
             if token is None:
                 return None
             word = token.group(0)
+            if connected:
+                return self._accept(text, kw, pos, token.end(), line_end, labelled)
             lower = word.lower().rstrip(",")
-            if not connected and lower in _CONNECTORS:
+            if lower in _CONNECTORS:
                 connected, pos = True, token.end()
                 continue
-            if not connected and setter and lower in _TO_CONNECTORS:
-                connected, pos = True, token.end()
-                continue
-            if not connected and word.endswith(":") and len(word) > 1 and fillers < _MAX_FILLERS:
+            if lower in _TO_CONNECTORS:
+                if setter is None:
+                    before = text[max(0, ks - 40) : ks].lower()
+                    setter = _SETTER.search(before) is not None
+                if setter:
+                    connected, pos = True, token.end()
+                    continue
+            if word.endswith(":") and len(word) > 1 and fillers < _MAX_FILLERS:
                 connected, pos = True, token.end()  # "for the portal: hunter2"
                 continue
-            if not connected and fillers == 0 and lower.strip(".,;:!?") in _COMPOUND_NOUNS:
+            if fillers == 0 and lower.strip(".,;:!?") in _COMPOUND_NOUNS:
                 return None  # "password field is ...", "API key rotation is ...": a noun
-            if connected or self._direct_ok(kw, word, bare_pass):
+            if self._direct_ok(kw, word, bare_pass):
                 return self._accept(text, kw, pos, token.end(), line_end, labelled)
             if word[-1] in ".!?;" or fillers >= _MAX_FILLERS or bare_pass:
                 return None
