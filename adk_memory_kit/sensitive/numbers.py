@@ -183,7 +183,8 @@ _ID_RULES: tuple[tuple[str, object, int, re.Pattern[str], tuple[tuple[int, ...],
 
 
 #: The rules of each digit count, in ``_ID_RULES`` order.
-_ID_RULES_BY_LENGTH: dict[int, list[tuple[str, object, re.Pattern[str], tuple[tuple[int, ...], ...]]]] = {}
+_IdRule = tuple[str, object, re.Pattern[str], tuple[tuple[int, ...], ...]]
+_ID_RULES_BY_LENGTH: dict[int, list[_IdRule]] = {}
 for _name, _module, _length, _cue, _layouts in _ID_RULES:
     _ID_RULES_BY_LENGTH.setdefault(_length, []).append((_name, _module, _cue, _layouts))
 #: Digit counts a card (13-19) or an id can have: a span of any other count is not tried.
