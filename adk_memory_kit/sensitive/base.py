@@ -103,6 +103,7 @@ class LiteralHeads:
                 words.append(alt)
             else:
                 words.extend(alt[: cls.start()] + c + alt[cls.end() :] for c in cls.group(1))
+        self.words = tuple(words)
         self.tree = re.compile(prefix_tree(words))
         # no literal starts another: at most one matches at a position, the tree's is it
         self.prefix_free = not any(

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from adk_memory_kit.sensitive.base import HEALTH, Finding, LiteralHeads, prefix_tree
+from adk_memory_kit.sensitive.scan import TextScan, register_heads
 
 _TERMS = (
     r"diagnos(?:is|es|ed)", r"cancer", r"tumou?rs?", r"chemo(?:therapy)?", r"diabet(?:es|ic)",
@@ -143,7 +144,40 @@ _HEAD = LiteralHeads(
     r"lupu|leuk|lymp|kidn|dial|sert|proz|zolo|xana|lexa|metf|lith|meth|adde|rita|std|sti|"
     r"aids|ivf|kreb"
 )
+_HEAD_SET = register_heads("health", _HEAD)
 _WINDOW = 400
+
+
+class _Heads:
+    """The term heads of a text in order: the shared pass's positions, or (when the text is
+    read alone) ``_HEAD`` searched along it, one head after another. Heads the shared pass
+    leaves out (inside a word) are skipped by the caller either way."""
+
+    def __init__(self, lower: str, shared: list[int] | None) -> None:
+        self.lower, self.shared, self.i = lower, shared, 0
+        self.head = _HEAD.search(lower) if shared is None else None
+
+    def any(self) -> bool:
+        return self.head is not None if self.shared is None else bool(self.shared)
+
+    def next(self) -> int:
+        """The next head's start, -1 after the last."""
+        if self.shared is None:
+            if self.head is None:
+                return -1
+            pos, self.head = self.head.start(), _HEAD.search(self.lower, self.head.end())
+            return pos
+        if self.i >= len(self.shared):
+            return -1
+        self.i += 1
+        return self.shared[self.i - 1]
+
+    def skip_to(self, pos: int) -> None:
+        """Continue with the first head at or after ``pos``."""
+        if self.shared is None:
+            self.head = _HEAD.search(self.lower, pos)
+        else:
+            self.i = bisect.bisect_left(self.shared, pos, self.i)
 
 
 @dataclass(frozen=True)
@@ -158,10 +192,15 @@ class HealthDetector:
     kind: str = HEALTH
 
     def find(self, text: str) -> list[Finding]:
-        lower = text.lower()
+        return self.find_in(TextScan(text))
+
+    def find_in(self, scan: TextScan) -> list[Finding]:
+        """:meth:`find` on a text read once for every detector."""
+        text, lower = scan.text, scan.lower
         found: list[Finding] = []
-        first = _HEAD.search(lower)
-        if first is None:  # no term can start anywhere: nothing more to read
+        shared = scan.heads(_HEAD_SET)
+        heads = _Heads(lower, shared)
+        if not heads.any():  # no term can start anywhere: nothing more to read
             return found
         verdicts: dict[tuple[int, int], bool] = {}
         negated: dict[str, bool] = {}
@@ -175,10 +214,7 @@ class HealthDetector:
         # starts inside a matched term after a space, so a window found to be about no one
         # can be left at once: none of its terms can count or hide a later one.
         may_nest = "chronic" in lower
-        head: re.Match[str] | None = first
-        while head is not None:
-            pos = head.start()
-            head = _HEAD.search(lower, head.end())
+        while (pos := heads.next()) >= 0:
             if pos < last or (pos > 0 and (lower[pos - 1].isalnum() or lower[pos - 1] in "-_")):
                 continue
             # _TERM reads past its 22nd character only along a run of word characters (its
@@ -204,7 +240,7 @@ class HealthDetector:
                 hi = min(hi, lo + 2 * _WINDOW)
             if verdicts.get((lo, 1)) is False:  # about no one: no term there counts
                 if not may_nest:
-                    head = _HEAD.search(lower, self._block_end(pos, s_lo, s_hi))
+                    heads.skip_to(self._block_end(pos, s_lo, s_hi))
                 continue
             term = text[pos:end]
             if term.lower() in _CAPS_ONLY and not term.isupper():

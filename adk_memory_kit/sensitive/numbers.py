@@ -10,6 +10,7 @@ are validated, so the cost stays linear in the text.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from stdnum import iban as stdnum_iban
@@ -35,6 +36,7 @@ from adk_memory_kit.sensitive.base import (
     matches_at_heads,
     window_before,
 )
+from adk_memory_kit.sensitive.scan import TextScan, matches_at, register_heads
 
 #: A run of digits, single separators allowed between them. It cannot start inside a word.
 _DIGIT_RUN = re.compile(r"\d(?<![\w.,/-]\d)(?:[ \u00a0\u202f\u2009./-]?\d)*")
@@ -423,6 +425,7 @@ _DOC_HEADS = LiteralHeads(
     r"passport|reisepass|passeport|pasaporte|national|identity|id card|personalausweis|"
     r"carte d|driv|führerschein|permis|licencia|personnummer"
 )
+_DOC_SET = register_heads("id_document", _DOC_HEADS)
 _DOC_NEEDLES = ("pass", "ausweis", "identit", "id card", "national id", "licen", "führerschein",
                 "permis", "personnummer")  # fmt: skip
 #: A document number: capitals and digits (one hyphen allowed), 5+ digits, not inside a word.
@@ -444,12 +447,21 @@ class IdDocumentDetector:
     window: int = 60
 
     def find(self, text: str) -> list[Finding]:
+        return self.find_in(TextScan(text))
+
+    def find_in(self, scan: TextScan) -> list[Finding]:
+        """:meth:`find` on a text read once for every detector."""
+        text = scan.text
         found: list[Finding] = []
         last = 0
-        lower = text.lower()
-        if not any(n in lower for n in _DOC_NEEDLES):
-            return found
-        for kw in matches_at_heads(ID_DOCUMENT, _DOC_HEADS, text):
+        heads = scan.heads(_DOC_SET)
+        if heads is None:  # read alone: a needle first, then the name at its heads
+            if not any(n in scan.lower for n in _DOC_NEEDLES):
+                return found
+            names: Iterable[re.Match[str]] = matches_at_heads(ID_DOCUMENT, _DOC_HEADS, text)
+        else:
+            names = matches_at(ID_DOCUMENT, heads, text)
+        for kw in names:
             lo = max(last, kw.start() - self.window)
             hi = min(len(text), kw.end() + self.window)
             for m in _DOC_NUMBER.finditer(text, lo, hi):

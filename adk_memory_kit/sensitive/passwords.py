@@ -13,9 +13,11 @@ look like a token: long enough and random enough (``detect-secrets``' Shannon en
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from adk_memory_kit.sensitive.base import CREDENTIAL, Finding, LiteralHeads, matches_at_heads
+from adk_memory_kit.sensitive.scan import TextScan, matches_at, register_heads
 from adk_memory_kit.sensitive.vendor import entropy_at_least
 
 _L = r"A-Za-z\u00c0-\u024f"  # letters, Latin scripts
@@ -57,6 +59,7 @@ _KEYWORD_HEADS = LiteralHeads(
     r"mot|mdp|contrase|clave|wifi|wlan|app pass|master|bearer|api|secret|access|auth|"
     r"refresh|session|bot|personal|deploy|webhook|token|client|private|signing|schl|clé|llave"
 )
+_KEYWORD_SET = register_heads("password", _KEYWORD_HEADS)
 #: A bare "pass" counts only as "my pass is ...", "pass: ...", "pass=..." (not "boarding pass").
 _BARE_PASS = re.compile(r"pass|passe", re.IGNORECASE)
 
@@ -181,13 +184,22 @@ class PasswordDetector:
     name: str = "password"
 
     def find(self, text: str) -> list[Finding]:
+        return self.find_in(TextScan(text))
+
+    def find_in(self, scan: TextScan) -> list[Finding]:
+        """:meth:`find` on a text read once for every detector."""
+        text = scan.text
         found: list[Finding] = []
         covered = -1
-        lower = text.lower()
-        if not any(n in lower for n in _KEYWORD_NEEDLES):
-            return found
+        heads = scan.heads(_KEYWORD_SET)
+        if heads is None:  # read alone: a needle first, then the keyword at its heads
+            if not any(n in scan.lower for n in _KEYWORD_NEEDLES):
+                return found
+            keywords: Iterable[re.Match[str]] = matches_at_heads(_KEYWORD, _KEYWORD_HEADS, text)
+        else:
+            keywords = matches_at(_KEYWORD, heads, text)
         memo: dict[tuple[str, int, bool], tuple[int, int] | None] = {}
-        for kw in matches_at_heads(_KEYWORD, _KEYWORD_HEADS, text):
+        for kw in keywords:
             if kw.start() < covered:
                 continue
             # the outcome depends only on the text around the keyword: a text that repeats
@@ -404,6 +416,11 @@ _LOGIN_HEADS = {
         "user|usr|log|account|benutzer|nutzer|utilisateur|identifiant|usuario|cred|zugangsdaten"
     ),
 }
+_LOGIN_SETS = {
+    _USE_TO_LOGIN: register_heads("login_use", _LOGIN_HEADS[_USE_TO_LOGIN]),
+    _LOGIN_WITH: register_heads("login_with", _LOGIN_HEADS[_LOGIN_WITH]),
+    _LOGIN_PAIR: register_heads("login_pair", _LOGIN_HEADS[_LOGIN_PAIR]),
+}
 _LOGIN_PATTERNS = (
     (_USE_TO_LOGIN, ("log", "sign", "get", "anmelde", "einzuloggen", "connecter", "iniciar",
                      "entrar", "access")),
@@ -421,12 +438,22 @@ class LoginPhraseDetector:
     name: str = "login_phrase"
 
     def find(self, text: str) -> list[Finding]:
+        return self.find_in(TextScan(text))
+
+    def find_in(self, scan: TextScan) -> list[Finding]:
+        """:meth:`find` on a text read once for every detector."""
+        text, lower = scan.text, scan.lower
         found: list[Finding] = []
-        lower = text.lower()
         for pattern, needles in _LOGIN_PATTERNS:
             if not any(n in lower for n in needles):
                 continue
-            for m in matches_at_heads(pattern, _LOGIN_HEADS[pattern], text):
+            heads = scan.heads(_LOGIN_SETS[pattern])
+            matches: Iterable[re.Match[str]] = (
+                matches_at_heads(pattern, _LOGIN_HEADS[pattern], text)
+                if heads is None
+                else matches_at(pattern, heads, text)
+            )
+            for m in matches:
                 start, end = _trim(text, m.start("v"), m.end("v"))
                 value = text[start:end]
                 if len(value) < 3 or _is_prose(value):
