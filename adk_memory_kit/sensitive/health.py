@@ -52,6 +52,10 @@ _PERSONAL = re.compile(
     r"(?<![\w'])" + prefix_tree(_PERSONAL_WORDS.split("|")) + r"(?![\w'])", re.IGNORECASE
 )
 _PERSONAL_SET = frozenset(_PERSONAL_WORDS.split("|"))
+#: A whole run of ASCII word characters and apostrophes that is one of the words, in lower case.
+_PERSONAL_ASCII = re.compile(
+    r"(?<![a-z0-9_'])(?:" + prefix_tree(_PERSONAL_WORDS.split("|")) + r")(?![a-z0-9_'])"
+)
 _PERSONAL_LONGEST = max(map(len, _PERSONAL_SET))
 _WORD = re.compile(r"[\w']+")
 
@@ -60,7 +64,10 @@ def _has_person(sentence: str) -> bool:
     """Whether ``_PERSONAL`` finds a word in ``sentence``; what it finds are whole runs of
     word characters and apostrophes, so the runs are looked up in a set (an ASCII run
     equals a word ignoring case exactly when its lower case does; any other run is left
-    to the pattern)."""
+    to the pattern). An ASCII sentence is lower-cased and searched for a run that is one
+    of the words (the tree's search stops at the first)."""
+    if sentence.isascii():
+        return _PERSONAL_ASCII.search(sentence.lower()) is not None
     for token in _WORD.findall(sentence):
         if len(token) > _PERSONAL_LONGEST:
             continue
@@ -82,20 +89,28 @@ _CLINICAL = re.compile(
     r"appointment|dose|mg|inhaler|carry|carry-on|need|needs)(?![\w])",
     re.IGNORECASE,
 )
-#: ``_CLINICAL`` without IGNORECASE, for lower-cased text (a case-sensitive search is
-#: several times faster; its literals are lower case).
-_CLINICAL_LOWER = re.compile(_CLINICAL.pattern)
 _CASE_ODD = ("\u0131", "\u017f")  # dotless i, long s: IGNORECASE reads them as i and s
 
 
+def _found_ignoring_case(
+    pattern: re.Pattern[str], lower_pattern: re.Pattern[str], text: str
+) -> bool:
+    """Whether case-insensitive ``pattern`` finds a match in ``text``: the same answer from
+    ``lower_pattern`` (the pattern without IGNORECASE, its literals lower case) searched in
+    the lower case of ``text``, several times faster; the pattern itself reads a text whose
+    lower case changes its length or that has a character IGNORECASE takes for another."""
+    lower = text.lower()
+    if len(lower) != len(text) or any(c in text for c in _CASE_ODD):
+        return pattern.search(text) is not None
+    return lower_pattern.search(lower) is not None
+
+
+_CLINICAL_LOWER = re.compile(_CLINICAL.pattern)
+
+
 def _clinical(sentence: str) -> bool:
-    """Whether ``_CLINICAL`` finds a cue in ``sentence``: the same answer, searched in its
-    lower case (unless lower-casing changes its length or it has a character that a
-    case-insensitive pattern takes for another letter)."""
-    lower = sentence.lower()
-    if len(lower) != len(sentence) or any(c in sentence for c in _CASE_ODD):
-        return _CLINICAL.search(sentence) is not None
-    return _CLINICAL_LOWER.search(lower) is not None
+    """Whether ``_CLINICAL`` finds a cue in ``sentence``."""
+    return _found_ignoring_case(_CLINICAL, _CLINICAL_LOWER, sentence)
 
 
 #: Another sense: a star sign, a book, a museum, a product, research, weather, economics.
@@ -278,7 +293,9 @@ def _about_a_person(sentence: str, strong: bool, personal: bool = False) -> bool
         return False
     if not strong and not _clinical(sentence):
         return False
-    return not _other_sense(sentence) or _OWN_DESPITE.search(sentence) is not None
+    return not _other_sense(sentence) or _found_ignoring_case(
+        _OWN_DESPITE, _OWN_DESPITE_LOWER, sentence
+    )
 
 
 #: Where an other-sense cue can start (lower case): ``_OTHER_SENSE`` is tried only there.
@@ -303,3 +320,4 @@ def _other_sense(sentence: str) -> bool:
 
 
 _OWN_DESPITE = re.compile(r"diagnosed|i have|i've got|my (?:doctor|gp)|prescribed me", re.I)
+_OWN_DESPITE_LOWER = re.compile(_OWN_DESPITE.pattern)
