@@ -42,6 +42,7 @@ from adk_memory_kit.sensitive.scan import TextScan, matches_at, register_heads
 #: A run of digits, single separators allowed between them. It cannot start inside a word.
 _DIGIT_RUN = re.compile(r"\d(?<![\w.,/-]\d)(?:[ \u00a0\u202f\u2009./-]?\d)*")
 _GROUP = re.compile(r"\d+")
+_RUN_SEPARATORS = " \u00a0\u202f\u2009./-"
 
 #: Words that make a nearby number a payment card whatever its prefix (several languages).
 CARD_CONTEXT = re.compile(
@@ -214,7 +215,10 @@ class NumberDetector:
         for run in _DIGIT_RUN.finditer(text):
             if run.end() - run.start() < 9:
                 continue
-            if _CPF_LAYOUT.fullmatch(run.group(0)) and cpf.is_valid(run.group(0)):
+            chars = run.group(0)
+            if len(chars) - sum(map(chars.count, _RUN_SEPARATORS)) < 9:
+                continue  # under 9 digits (a date, a version): no card or id is that short
+            if _CPF_LAYOUT.fullmatch(chars) and cpf.is_valid(chars):
                 found.append(Finding(GOVERNMENT_ID, "br_cpf", run.start(), run.end()))
                 continue
             for seg in _segments(text, run.start(), run.end()):
@@ -371,6 +375,7 @@ _NINO = re.compile(
     r"[ ]?\d{2}[ ]?\d{2}[ ]?\d{2}[ ]?[A-D](?![\w-])"
 )
 _NINO_HINT = re.compile(r"[A-Z]{2} ?\d\d")
+_NINO_HINTS_TRIED = 32
 _PAN_SHAPE = re.compile(r"[A-Z]{3}[PCHFATBLJG][A-Z]\d{4}[A-Z]")
 _DNI_SHAPE = re.compile(r"\d{8}[A-Za-z]")
 _NIE_SHAPE = re.compile(r"[XYZxyz]\d{7}[A-Za-z]")
@@ -408,11 +413,17 @@ class AlnumIdDetector:
             if name is not None:
                 found.append(Finding(GOVERNMENT_ID, name, m.start(), m.end()))
         # a NINO starts where its hint (two capitals, then two digits) starts, and no NINO
-        # starts inside a hint: the pattern is tried at the hints only (same matches)
-        pos = 0
+        # starts inside a hint: the pattern is tried at the hints only (same matches); past
+        # a few dozen hints (a flood) the pattern's own scan from there is cheaper
+        pos, tried = 0, 0
         for hint in _NINO_HINT.finditer(text):
             if hint.start() < pos:
                 continue
+            tried += 1
+            if tried > _NINO_HINTS_TRIED:
+                for nino in _NINO.finditer(text, pos):
+                    found.append(Finding(GOVERNMENT_ID, "uk_nino", nino.start(), nino.end()))
+                break
             nino = _NINO.match(text, hint.start())
             if nino is not None:
                 found.append(Finding(GOVERNMENT_ID, "uk_nino", nino.start(), nino.end()))

@@ -9,7 +9,8 @@ Guarantee: :meth:`TextScan.heads` lists every position where a literal of the se
 the character before is not an ASCII letter (overlapping heads included), in order; or it is
 ``None`` where lower-casing could mislead a head search (the text changes length when
 lower-cased, or holds a character that a case-insensitive pattern reads as another ASCII
-letter): the caller then reads the text the way it would alone.
+letter), or the text is longer than ``SHARED_MAX``: the caller then reads the text the way
+it would alone.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from adk_memory_kit.sensitive.base import LiteralHeads, prefix_tree
 _CASE_ODD = ("\u0131", "\u017f", "\u212a")
 
 _ODD = ""  # the key that marks a text read without the shared pass
+#: Longer texts are read by each detector alone: the shared pass lists every head (a Python
+#: step each), which a flood of keywords makes slower than the detectors' own scans.
+SHARED_MAX = 32_768
 _SETS: dict[str, LiteralHeads] = {}
 _combined: tuple[re.Pattern[str], dict[str, tuple[str, ...]]] | None = None
 
@@ -82,6 +86,8 @@ class TextScan:
 
     def _scan(self) -> dict[str, list[int]]:
         global _combined
+        if len(self.text) > SHARED_MAX:
+            return {_ODD: []}
         lower = self.lower
         if len(lower) != len(self.text) or any(c in self.text for c in _CASE_ODD):
             return {_ODD: []}
