@@ -31,7 +31,8 @@ class Finding:
 class Detector(Protocol):
     """Anything with a ``name`` and a ``find(text)`` returning findings."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def find(self, text: str) -> Iterable[Finding]: ...
 

@@ -104,7 +104,7 @@ class _Segment(NamedTuple):
     ``_HEAD_GROUPS`` of them (a span never takes more) and how many there are."""
 
     groups: list[tuple[int, int]]  # (start, end) of each leading group in the text
-    count: int
+    n_groups: int
 
 
 #: Spans are at most 7 groups, and the group after them is read: only 8 groups are needed.
@@ -227,7 +227,7 @@ class NumberDetector:
 
     def _segment(self, text: str, seg: _Segment) -> list[Finding]:
         groups = seg.groups
-        n = seg.count
+        n = seg.n_groups
         sizes_all = tuple([b - a for a, b in groups])
         all_digits = "".join([text[a:b] for a, b in groups])
         # a span is groups[0:k]; it must end the segment, or be followed by a short group
@@ -421,8 +421,8 @@ class AlnumIdDetector:
                 continue
             tried += 1
             if tried > _NINO_HINTS_TRIED:
-                for nino in _NINO.finditer(text, pos):
-                    found.append(Finding(GOVERNMENT_ID, "uk_nino", nino.start(), nino.end()))
+                for rest in _NINO.finditer(text, pos):
+                    found.append(Finding(GOVERNMENT_ID, "uk_nino", rest.start(), rest.end()))
                 break
             nino = _NINO.match(text, hint.start())
             if nino is not None:
