@@ -44,6 +44,7 @@ from adk_memory_kit.sensitive.numbers import (
     luhn_valid,
 )
 from adk_memory_kit.sensitive.passwords import LoginPhraseDetector, PasswordDetector
+from adk_memory_kit.sensitive.scan import TextScan
 from adk_memory_kit.sensitive.vendor import PrivateKeyDetector, VendorTokenDetector
 
 NUMBER_DETECTOR = NumberDetector()
@@ -71,8 +72,10 @@ def detect_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> 
     if not text:
         return []
     findings: set[Finding] = set()
+    scan = TextScan(text)  # read once: its lower case and keyword heads, for all detectors
     for detector in DEFAULT_DETECTORS if detectors is None else detectors:
-        findings.update(detector.find(text))
+        find_in = getattr(detector, "find_in", None)
+        findings.update(detector.find(text) if find_in is None else find_in(scan))
     return sorted(findings, key=lambda f: (f.start, f.end, f.kind, f.detector))
 
 

@@ -31,7 +31,8 @@ class Finding:
 class Detector(Protocol):
     """Anything with a ``name`` and a ``find(text)`` returning findings."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def find(self, text: str) -> Iterable[Finding]: ...
 
@@ -103,6 +104,7 @@ class LiteralHeads:
                 words.append(alt)
             else:
                 words.extend(alt[: cls.start()] + c + alt[cls.end() :] for c in cls.group(1))
+        self.words = tuple(words)
         self.tree = re.compile(prefix_tree(words))
         # no literal starts another: at most one matches at a position, the tree's is it
         self.prefix_free = not any(

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from adk_memory_kit.sensitive.base import HEALTH, Finding, LiteralHeads, prefix_tree
+from adk_memory_kit.sensitive.scan import TextScan, register_heads
 
 _TERMS = (
     r"diagnos(?:is|es|ed)", r"cancer", r"tumou?rs?", r"chemo(?:therapy)?", r"diabet(?:es|ic)",
@@ -51,6 +52,10 @@ _PERSONAL = re.compile(
     r"(?<![\w'])" + prefix_tree(_PERSONAL_WORDS.split("|")) + r"(?![\w'])", re.IGNORECASE
 )
 _PERSONAL_SET = frozenset(_PERSONAL_WORDS.split("|"))
+#: A whole run of ASCII word characters and apostrophes that is one of the words, in lower case.
+_PERSONAL_ASCII = re.compile(
+    r"(?<![a-z0-9_'])(?:" + prefix_tree(_PERSONAL_WORDS.split("|")) + r")(?![a-z0-9_'])"
+)
 _PERSONAL_LONGEST = max(map(len, _PERSONAL_SET))
 _WORD = re.compile(r"[\w']+")
 
@@ -59,7 +64,10 @@ def _has_person(sentence: str) -> bool:
     """Whether ``_PERSONAL`` finds a word in ``sentence``; what it finds are whole runs of
     word characters and apostrophes, so the runs are looked up in a set (an ASCII run
     equals a word ignoring case exactly when its lower case does; any other run is left
-    to the pattern)."""
+    to the pattern). An ASCII sentence is lower-cased and searched for a run that is one
+    of the words (the tree's search stops at the first)."""
+    if sentence.isascii():
+        return _PERSONAL_ASCII.search(sentence.lower()) is not None
     for token in _WORD.findall(sentence):
         if len(token) > _PERSONAL_LONGEST:
             continue
@@ -81,6 +89,30 @@ _CLINICAL = re.compile(
     r"appointment|dose|mg|inhaler|carry|carry-on|need|needs)(?![\w])",
     re.IGNORECASE,
 )
+_CASE_ODD = ("\u0131", "\u017f")  # dotless i, long s: IGNORECASE reads them as i and s
+
+
+def _found_ignoring_case(
+    pattern: re.Pattern[str], lower_pattern: re.Pattern[str], text: str
+) -> bool:
+    """Whether case-insensitive ``pattern`` finds a match in ``text``: the same answer from
+    ``lower_pattern`` (the pattern without IGNORECASE, its literals lower case) searched in
+    the lower case of ``text``, several times faster; the pattern itself reads a text whose
+    lower case changes its length or that has a character IGNORECASE takes for another."""
+    lower = text.lower()
+    if len(lower) != len(text) or any(c in text for c in _CASE_ODD):
+        return pattern.search(text) is not None
+    return lower_pattern.search(lower) is not None
+
+
+_CLINICAL_LOWER = re.compile(_CLINICAL.pattern)
+
+
+def _clinical(sentence: str) -> bool:
+    """Whether ``_CLINICAL`` finds a cue in ``sentence``."""
+    return _found_ignoring_case(_CLINICAL, _CLINICAL_LOWER, sentence)
+
+
 #: Another sense: a star sign, a book, a museum, a product, research, weather, economics.
 _OTHER_SENSE = re.compile(
     r"(?<![\w])(?:zodiac|horoscope|star ?sign|astrolog\w*|born in (?:june|july)|"
@@ -127,7 +159,40 @@ _HEAD = LiteralHeads(
     r"lupu|leuk|lymp|kidn|dial|sert|proz|zolo|xana|lexa|metf|lith|meth|adde|rita|std|sti|"
     r"aids|ivf|kreb"
 )
+_HEAD_SET = register_heads("health", _HEAD)
 _WINDOW = 400
+
+
+class _Heads:
+    """The term heads of a text in order: the shared pass's positions, or (when the text is
+    read alone) ``_HEAD`` searched along it, one head after another. Heads the shared pass
+    leaves out (inside a word) are skipped by the caller either way."""
+
+    def __init__(self, lower: str, shared: list[int] | None) -> None:
+        self.lower, self.shared, self.i = lower, shared, 0
+        self.head = _HEAD.search(lower) if shared is None else None
+
+    def any(self) -> bool:
+        return self.head is not None if self.shared is None else bool(self.shared)
+
+    def next(self) -> int:
+        """The next head's start, -1 after the last."""
+        if self.shared is None:
+            if self.head is None:
+                return -1
+            pos, self.head = self.head.start(), _HEAD.search(self.lower, self.head.end())
+            return pos
+        if self.i >= len(self.shared):
+            return -1
+        self.i += 1
+        return self.shared[self.i - 1]
+
+    def skip_to(self, pos: int) -> None:
+        """Continue with the first head at or after ``pos``."""
+        if self.shared is None:
+            self.head = _HEAD.search(self.lower, pos)
+        else:
+            self.i = bisect.bisect_left(self.shared, pos, self.i)
 
 
 @dataclass(frozen=True)
@@ -142,10 +207,15 @@ class HealthDetector:
     kind: str = HEALTH
 
     def find(self, text: str) -> list[Finding]:
-        lower = text.lower()
+        return self.find_in(TextScan(text))
+
+    def find_in(self, scan: TextScan) -> list[Finding]:
+        """:meth:`find` on a text read once for every detector."""
+        text, lower = scan.text, scan.lower
         found: list[Finding] = []
-        first = _HEAD.search(lower)
-        if first is None:  # no term can start anywhere: nothing more to read
+        shared = scan.heads(_HEAD_SET)
+        heads = _Heads(lower, shared)
+        if not heads.any():  # no term can start anywhere: nothing more to read
             return found
         verdicts: dict[tuple[int, int], bool] = {}
         negated: dict[str, bool] = {}
@@ -159,10 +229,7 @@ class HealthDetector:
         # starts inside a matched term after a space, so a window found to be about no one
         # can be left at once: none of its terms can count or hide a later one.
         may_nest = "chronic" in lower
-        head: re.Match[str] | None = first
-        while head is not None:
-            pos = head.start()
-            head = _HEAD.search(lower, head.end())
+        while (pos := heads.next()) >= 0:
             if pos < last or (pos > 0 and (lower[pos - 1].isalnum() or lower[pos - 1] in "-_")):
                 continue
             # _TERM reads past its 22nd character only along a run of word characters (its
@@ -188,7 +255,7 @@ class HealthDetector:
                 hi = min(hi, lo + 2 * _WINDOW)
             if verdicts.get((lo, 1)) is False:  # about no one: no term there counts
                 if not may_nest:
-                    head = _HEAD.search(lower, self._block_end(pos, s_lo, s_hi))
+                    heads.skip_to(self._block_end(pos, s_lo, s_hi))
                 continue
             term = text[pos:end]
             if term.lower() in _CAPS_ONLY and not term.isupper():
@@ -224,9 +291,11 @@ def _about_a_person(sentence: str, strong: bool, personal: bool = False) -> bool
     """``personal``: the caller has already found a person word in ``sentence``."""
     if not personal and not _has_person(sentence):
         return False
-    if not strong and _CLINICAL.search(sentence) is None:
+    if not strong and not _clinical(sentence):
         return False
-    return not _other_sense(sentence) or _OWN_DESPITE.search(sentence) is not None
+    return not _other_sense(sentence) or _found_ignoring_case(
+        _OWN_DESPITE, _OWN_DESPITE_LOWER, sentence
+    )
 
 
 #: Where an other-sense cue can start (lower case): ``_OTHER_SENSE`` is tried only there.
@@ -251,3 +320,4 @@ def _other_sense(sentence: str) -> bool:
 
 
 _OWN_DESPITE = re.compile(r"diagnosed|i have|i've got|my (?:doctor|gp)|prescribed me", re.I)
+_OWN_DESPITE_LOWER = re.compile(_OWN_DESPITE.pattern)

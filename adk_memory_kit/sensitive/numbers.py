@@ -10,7 +10,9 @@ are validated, so the cost stays linear in the text.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from stdnum import iban as stdnum_iban
 from stdnum import luhn
@@ -35,10 +37,12 @@ from adk_memory_kit.sensitive.base import (
     matches_at_heads,
     window_before,
 )
+from adk_memory_kit.sensitive.scan import TextScan, matches_at, register_heads
 
 #: A run of digits, single separators allowed between them. It cannot start inside a word.
 _DIGIT_RUN = re.compile(r"\d(?<![\w.,/-]\d)(?:[ \u00a0\u202f\u2009./-]?\d)*")
 _GROUP = re.compile(r"\d+")
+_RUN_SEPARATORS = " \u00a0\u202f\u2009./-"
 
 #: Words that make a nearby number a payment card whatever its prefix (several languages).
 CARD_CONTEXT = re.compile(
@@ -95,13 +99,12 @@ def iban_valid(candidate: str) -> bool:
     return stdnum_iban.is_valid(candidate)
 
 
-@dataclass(frozen=True)
-class _Segment:
+class _Segment(NamedTuple):
     """Consecutive digit groups of one run joined by one and the same separator: the first
     ``_HEAD_GROUPS`` of them (a span never takes more) and how many there are."""
 
     groups: list[tuple[int, int]]  # (start, end) of each leading group in the text
-    count: int
+    n_groups: int
 
 
 #: Spans are at most 7 groups, and the group after them is read: only 8 groups are needed.
@@ -182,6 +185,14 @@ _ID_RULES: tuple[tuple[str, object, int, re.Pattern[str], tuple[tuple[int, ...],
 )  # fmt: skip
 
 
+#: The rules of each digit count, in ``_ID_RULES`` order.
+_IdRule = tuple[str, object, re.Pattern[str], tuple[tuple[int, ...], ...]]
+_ID_RULES_BY_LENGTH: dict[int, list[_IdRule]] = {}
+for _name, _module, _length, _cue, _layouts in _ID_RULES:
+    _ID_RULES_BY_LENGTH.setdefault(_length, []).append((_name, _module, _cue, _layouts))
+#: Digit counts a card (13-19) or an id can have: a span of any other count is not tried.
+_SPAN_LENGTHS = frozenset(range(13, 20)) | frozenset(_ID_RULES_BY_LENGTH)
+
 _CPF_LAYOUT = re.compile(r"\d{3}\.\d{3}\.\d{3}-\d{2}")
 
 
@@ -204,7 +215,10 @@ class NumberDetector:
         for run in _DIGIT_RUN.finditer(text):
             if run.end() - run.start() < 9:
                 continue
-            if _CPF_LAYOUT.fullmatch(run.group(0)) and cpf.is_valid(run.group(0)):
+            chars = run.group(0)
+            if len(chars) - sum(map(chars.count, _RUN_SEPARATORS)) < 9:
+                continue  # under 9 digits (a date, a version): no card or id is that short
+            if _CPF_LAYOUT.fullmatch(chars) and cpf.is_valid(chars):
                 found.append(Finding(GOVERNMENT_ID, "br_cpf", run.start(), run.end()))
                 continue
             for seg in _segments(text, run.start(), run.end()):
@@ -213,14 +227,19 @@ class NumberDetector:
 
     def _segment(self, text: str, seg: _Segment) -> list[Finding]:
         groups = seg.groups
-        n = seg.count
+        n = seg.n_groups
+        sizes_all = tuple([b - a for a, b in groups])
+        all_digits = "".join([text[a:b] for a, b in groups])
         # a span is groups[0:k]; it must end the segment, or be followed by a short group
         for k in range(min(n, 7), 0, -1):
-            if k < n and groups[k][1] - groups[k][0] > 2:
+            if k < n and sizes_all[k] > 2:
+                continue
+            count = sum(sizes_all[:k])
+            if count not in _SPAN_LENGTHS:  # no card or id has that many digits
                 continue
             start, end = groups[0][0], groups[k - 1][1]
-            digits = "".join(text[a:b] for a, b in groups[:k])
-            sizes = tuple(b - a for a, b in groups[:k])
+            digits = all_digits[:count]
+            sizes = sizes_all[:k]
             hit = self._card(text, start, end, digits, sizes) or self._id(
                 text, start, end, digits, sizes
             )
@@ -247,9 +266,7 @@ class NumberDetector:
     ) -> Finding | None:
         before: str | None = None
         around = ""
-        for name, module, length, cue, layouts in _ID_RULES:
-            if len(digits) != length:
-                continue
+        for name, module, cue, layouts in _ID_RULES_BY_LENGTH.get(len(digits), ()):
             if before is None:
                 before = window_before(text, start, self.window)
                 around = before + " " + text[end : end + self.window].lower()  # "... is the SIN"
@@ -290,12 +307,17 @@ _IBAN_BODY = {n: re.compile(rf"(?:[ \u00a0\u202f-]?[A-Za-z0-9]){{{n}}}") for n i
 _NO_SEPARATORS = str.maketrans("", "", " \u00a0\u202f-")
 
 
+#: Each letter as its base-36 value (A=10 ... Z=35), for the mod 97 check.
+_BASE36 = str.maketrans({c: str(int(c, 36)) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"})
+
+
 def _mod97(compact: str) -> bool:
-    rearranged = compact[4:] + compact[:4]
-    try:
-        return int("".join(str(int(c, 36)) for c in rearranged)) % 97 == 1
-    except ValueError:
+    """ISO 7064 mod 97-10 of an upper-case alphanumeric IBAN (a cheap test before
+    ``stdnum``'s full one)."""
+    rearranged = (compact[4:] + compact[:4]).translate(_BASE36)
+    if not (rearranged.isascii() and rearranged.isdigit()):
         return False
+    return int(rearranged) % 97 == 1
 
 
 @dataclass(frozen=True)
@@ -353,6 +375,7 @@ _NINO = re.compile(
     r"[ ]?\d{2}[ ]?\d{2}[ ]?\d{2}[ ]?[A-D](?![\w-])"
 )
 _NINO_HINT = re.compile(r"[A-Z]{2} ?\d\d")
+_NINO_HINTS_TRIED = 32
 _PAN_SHAPE = re.compile(r"[A-Z]{3}[PCHFATBLJG][A-Z]\d{4}[A-Z]")
 _DNI_SHAPE = re.compile(r"\d{8}[A-Za-z]")
 _NIE_SHAPE = re.compile(r"[XYZxyz]\d{7}[A-Za-z]")
@@ -389,8 +412,22 @@ class AlnumIdDetector:
                     name = None
             if name is not None:
                 found.append(Finding(GOVERNMENT_ID, name, m.start(), m.end()))
-        for m in _NINO.finditer(text) if _NINO_HINT.search(text) else ():
-            found.append(Finding(GOVERNMENT_ID, "uk_nino", m.start(), m.end()))
+        # a NINO starts where its hint (two capitals, then two digits) starts, and no NINO
+        # starts inside a hint: the pattern is tried at the hints only (same matches); past
+        # a few dozen hints (a flood) the pattern's own scan from there is cheaper
+        pos, tried = 0, 0
+        for hint in _NINO_HINT.finditer(text):
+            if hint.start() < pos:
+                continue
+            tried += 1
+            if tried > _NINO_HINTS_TRIED:
+                for rest in _NINO.finditer(text, pos):
+                    found.append(Finding(GOVERNMENT_ID, "uk_nino", rest.start(), rest.end()))
+                break
+            nino = _NINO.match(text, hint.start())
+            if nino is not None:
+                found.append(Finding(GOVERNMENT_ID, "uk_nino", nino.start(), nino.end()))
+                pos = nino.end()
         return found
 
 
@@ -406,6 +443,7 @@ _DOC_HEADS = LiteralHeads(
     r"passport|reisepass|passeport|pasaporte|national|identity|id card|personalausweis|"
     r"carte d|driv|führerschein|permis|licencia|personnummer"
 )
+_DOC_SET = register_heads("id_document", _DOC_HEADS)
 _DOC_NEEDLES = ("pass", "ausweis", "identit", "id card", "national id", "licen", "führerschein",
                 "permis", "personnummer")  # fmt: skip
 #: A document number: capitals and digits (one hyphen allowed), 5+ digits, not inside a word.
@@ -427,12 +465,21 @@ class IdDocumentDetector:
     window: int = 60
 
     def find(self, text: str) -> list[Finding]:
+        return self.find_in(TextScan(text))
+
+    def find_in(self, scan: TextScan) -> list[Finding]:
+        """:meth:`find` on a text read once for every detector."""
+        text = scan.text
         found: list[Finding] = []
         last = 0
-        lower = text.lower()
-        if not any(n in lower for n in _DOC_NEEDLES):
-            return found
-        for kw in matches_at_heads(ID_DOCUMENT, _DOC_HEADS, text):
+        heads = scan.heads(_DOC_SET)
+        if heads is None:  # read alone: a needle first, then the name at its heads
+            if not any(n in scan.lower for n in _DOC_NEEDLES):
+                return found
+            names: Iterable[re.Match[str]] = matches_at_heads(ID_DOCUMENT, _DOC_HEADS, text)
+        else:
+            names = matches_at(ID_DOCUMENT, heads, text)
+        for kw in names:
             lo = max(last, kw.start() - self.window)
             hi = min(len(text), kw.end() + self.window)
             for m in _DOC_NUMBER.finditer(text, lo, hi):

@@ -13,10 +13,12 @@ look like a token: long enough and random enough (``detect-secrets``' Shannon en
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from adk_memory_kit.sensitive.base import CREDENTIAL, Finding, LiteralHeads, matches_at_heads
-from adk_memory_kit.sensitive.vendor import shannon_entropy
+from adk_memory_kit.sensitive.scan import TextScan, matches_at, register_heads
+from adk_memory_kit.sensitive.vendor import entropy_at_least
 
 _L = r"A-Za-z\u00c0-\u024f"  # letters, Latin scripts
 
@@ -57,6 +59,7 @@ _KEYWORD_HEADS = LiteralHeads(
     r"mot|mdp|contrase|clave|wifi|wlan|app pass|master|bearer|api|secret|access|auth|"
     r"refresh|session|bot|personal|deploy|webhook|token|client|private|signing|schl|clé|llave"
 )
+_KEYWORD_SET = register_heads("password", _KEYWORD_HEADS)
 #: A bare "pass" counts only as "my pass is ...", "pass: ...", "pass=..." (not "boarding pass").
 _BARE_PASS = re.compile(r"pass|passe", re.IGNORECASE)
 
@@ -123,6 +126,7 @@ PROSE_WORDS = frozenset(
 _QUOTES = {'"': '"', "'": "'", "`": "`", "\u201c": "\u201d", "\u2018": "\u2019",
            "\u00ab": "\u00bb", "\u201e": "\u201c", "\u201a": "\u2018"}  # fmt: skip
 _TOKEN = re.compile(r"\S{1,200}")
+_GAP = re.compile("[ \t\u00a0\n]*")
 _WINDOW = 320
 _MAX_FILLERS = 5
 _UNITS = re.compile(
@@ -170,7 +174,7 @@ def _looks_like_token(value: str) -> bool:
         return False
     kinds = sum(p.search(value) is not None for p in _KINDS)
     # entropy over k distinct characters is at most log2(k): 3.0 needs 8 of them
-    return kinds >= 2 and len(set(value)) >= 8 and shannon_entropy(value) >= 3.0
+    return kinds >= 2 and len(set(value)) >= 8 and entropy_at_least(value, 3.0)
 
 
 @dataclass(frozen=True)
@@ -180,13 +184,22 @@ class PasswordDetector:
     name: str = "password"
 
     def find(self, text: str) -> list[Finding]:
+        return self.find_in(TextScan(text))
+
+    def find_in(self, scan: TextScan) -> list[Finding]:
+        """:meth:`find` on a text read once for every detector."""
+        text = scan.text
         found: list[Finding] = []
         covered = -1
-        lower = text.lower()
-        if not any(n in lower for n in _KEYWORD_NEEDLES):
-            return found
+        heads = scan.heads(_KEYWORD_SET)
+        if heads is None:  # read alone: a needle first, then the keyword at its heads
+            if not any(n in scan.lower for n in _KEYWORD_NEEDLES):
+                return found
+            keywords: Iterable[re.Match[str]] = matches_at_heads(_KEYWORD, _KEYWORD_HEADS, text)
+        else:
+            keywords = matches_at(_KEYWORD, heads, text)
         memo: dict[tuple[str, int, bool], tuple[int, int] | None] = {}
-        for kw in matches_at_heads(_KEYWORD, _KEYWORD_HEADS, text):
+        for kw in keywords:
             if kw.start() < covered:
                 continue
             # the outcome depends only on the text around the keyword: a text that repeats
@@ -209,51 +222,59 @@ class PasswordDetector:
         return found
 
     def _value(self, text: str, kw: re.Match[str]) -> tuple[int, int] | None:
-        limit = min(len(text), kw.end() + _WINDOW)
-        newline = text.find("\n", kw.end(), limit)
+        ks, ke = kw.span()
+        limit = min(len(text), ke + _WINDOW)
+        newline = text.find("\n", ke, limit)
         line_end = limit if newline < 0 else newline
-        if text[kw.end() : line_end].strip(" \t:=\"'") == "" and newline >= 0:
+        if newline >= 0 and not text[ke:line_end].strip(" \t:=\"'"):
             nxt = text.find("\n", newline + 1, limit)  # "password:\n  hunter2"
             line_end = limit if nxt < 0 else nxt
-        keyword = kw.group(0)
-        bare_pass = bool(kw.group("pw")) and _BARE_PASS.fullmatch(keyword) is not None
-        before = text[max(0, kw.start() - 40) : kw.start()].lower()
-        if bare_pass and _NOT_A_PASSWORD_PASS.search(before):
+        bare_pass = bool(kw.group("pw")) and _BARE_PASS.fullmatch(kw.group(0)) is not None
+        if bare_pass and _NOT_A_PASSWORD_PASS.search(text[max(0, ks - 40) : ks].lower()):
             return None
-        setter = _SETTER.search(before) is not None
-        pos, fillers, connected, labelled = kw.end(), 0, False, False
+        setter: bool | None = None  # a setting verb before the keyword: read when needed
+        pos, fillers, connected, labelled = ke, 0, False, False
         # closing quotes of a JSON key ("password": "x")
         while pos < line_end and text[pos] in "\"'`]":
             pos += 1
         while pos < line_end:
-            while pos < line_end and text[pos] in " \t\u00a0\n":
-                pos += 1
-            if pos >= line_end:
-                return None
-            if text.startswith(("==", "!="), pos):
-                return None  # a comparison in code ("if password == expected")
-            if text[pos] in ":=" or text.startswith(("->", "=>"), pos):
-                labelled = labelled or fillers == 0
-                connected = True
-                pos += 2 if text.startswith(("->", "=>", ":="), pos) else 1
-                continue
+            c = text[pos]
+            if c in " \t\u00a0\n":
+                pos = _GAP.match(text, pos, line_end).end()  # type: ignore[union-attr]
+                if pos >= line_end:
+                    return None
+                c = text[pos]
+            if c in "=!:-":  # an operator, not a word
+                if text.startswith(("==", "!="), pos):
+                    return None  # a comparison in code ("if password == expected")
+                if c in ":=" or text.startswith(("->", "=>"), pos):
+                    labelled = labelled or fillers == 0
+                    connected = True
+                    pos += 2 if text.startswith(("->", "=>", ":="), pos) else 1
+                    continue
             token = _TOKEN.match(text, pos, line_end)
             if token is None:
                 return None
             word = token.group(0)
+            if connected:
+                return self._accept(text, kw, pos, token.end(), line_end, labelled)
             lower = word.lower().rstrip(",")
-            if not connected and lower in _CONNECTORS:
+            if lower in _CONNECTORS:
                 connected, pos = True, token.end()
                 continue
-            if not connected and setter and lower in _TO_CONNECTORS:
-                connected, pos = True, token.end()
-                continue
-            if not connected and word.endswith(":") and len(word) > 1 and fillers < _MAX_FILLERS:
+            if lower in _TO_CONNECTORS:
+                if setter is None:
+                    before = text[max(0, ks - 40) : ks].lower()
+                    setter = _SETTER.search(before) is not None
+                if setter:
+                    connected, pos = True, token.end()
+                    continue
+            if word.endswith(":") and len(word) > 1 and fillers < _MAX_FILLERS:
                 connected, pos = True, token.end()  # "for the portal: hunter2"
                 continue
-            if not connected and fillers == 0 and lower.strip(".,;:!?") in _COMPOUND_NOUNS:
+            if fillers == 0 and lower.strip(".,;:!?") in _COMPOUND_NOUNS:
                 return None  # "password field is ...", "API key rotation is ...": a noun
-            if connected or self._direct_ok(kw, word, bare_pass):
+            if self._direct_ok(kw, word, bare_pass):
                 return self._accept(text, kw, pos, token.end(), line_end, labelled)
             if word[-1] in ".!?;" or fillers >= _MAX_FILLERS or bare_pass:
                 return None
@@ -395,6 +416,11 @@ _LOGIN_HEADS = {
         "user|usr|log|account|benutzer|nutzer|utilisateur|identifiant|usuario|cred|zugangsdaten"
     ),
 }
+_LOGIN_SETS = {
+    _USE_TO_LOGIN: register_heads("login_use", _LOGIN_HEADS[_USE_TO_LOGIN]),
+    _LOGIN_WITH: register_heads("login_with", _LOGIN_HEADS[_LOGIN_WITH]),
+    _LOGIN_PAIR: register_heads("login_pair", _LOGIN_HEADS[_LOGIN_PAIR]),
+}
 _LOGIN_PATTERNS = (
     (_USE_TO_LOGIN, ("log", "sign", "get", "anmelde", "einzuloggen", "connecter", "iniciar",
                      "entrar", "access")),
@@ -412,12 +438,22 @@ class LoginPhraseDetector:
     name: str = "login_phrase"
 
     def find(self, text: str) -> list[Finding]:
+        return self.find_in(TextScan(text))
+
+    def find_in(self, scan: TextScan) -> list[Finding]:
+        """:meth:`find` on a text read once for every detector."""
+        text, lower = scan.text, scan.lower
         found: list[Finding] = []
-        lower = text.lower()
         for pattern, needles in _LOGIN_PATTERNS:
             if not any(n in lower for n in needles):
                 continue
-            for m in matches_at_heads(pattern, _LOGIN_HEADS[pattern], text):
+            heads = scan.heads(_LOGIN_SETS[pattern])
+            matches: Iterable[re.Match[str]] = (
+                matches_at_heads(pattern, _LOGIN_HEADS[pattern], text)
+                if heads is None
+                else matches_at(pattern, heads, text)
+            )
+            for m in matches:
                 start, end = _trim(text, m.start("v"), m.end("v"))
                 value = text[start:end]
                 if len(value) < 3 or _is_prose(value):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from detect_secrets.plugins.aws import AWSKeyDetector
@@ -173,19 +173,16 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
     "MoreApiKeyDetector": ("AIza", "github_pat_", "sk-", "k_test", "k_live", "xapp-", "glpat-"),
 }
 _JWT = next(p for p in PLUGINS if isinstance(p, JwtDetector))
-_PLUGINS_WITH_NEEDLES = tuple(
-    (
-        plugin,
-        _name_of(plugin),
-        re.compile("|".join(map(re.escape, _NEEDLES[type(plugin).__name__]))),
-    )
-    for plugin in PLUGINS
+#: Each plugin with its name and needles, in ``PLUGINS`` order.
+_PLUGIN_NEEDLES: tuple[tuple[RegexBasedDetector, str, tuple[str, ...]], ...] = tuple(
+    (plugin, _name_of(plugin), _NEEDLES[type(plugin).__name__]) for plugin in PLUGINS
 )
-_NEEDLE_STRINGS = tuple(_NEEDLES[type(plugin).__name__] for plugin in PLUGINS)
-#: Where a token can be: a run of 16+ characters without spaces, quotes or brackets. Plugins
-#: run on these runs only; a run longer than ``_CHUNK`` is read in overlapping windows (no
-#: token is longer than the overlap), which keeps every pattern linear.
-_RUN = re.compile(r"[^\s\"'`<>(){}\[\],;|]{16,}")
+_SEPARATORS = r"\s\"'`<>(){}\[\],;|"
+#: Where a token can be: a maximal run of 16+ characters without spaces, quotes or brackets
+#: (the lookbehind lets a match start only where a run starts, so a short word is read once).
+#: Plugins run on these runs only; a run longer than ``_CHUNK`` is read in overlapping windows
+#: (no token is longer than the overlap), which keeps every pattern linear.
+_RUN = re.compile(rf"(?<![^{_SEPARATORS}])[^{_SEPARATORS}]{{16,}}")
 _CHUNK = 4096
 _OVERLAP = 1024
 
@@ -204,6 +201,19 @@ def _runs(text: str) -> Iterator[tuple[int, str]]:
             pos += _CHUNK - _OVERLAP
 
 
+def _with_needles(
+    entries: Iterable[tuple[RegexBasedDetector, str, tuple[str, ...]]], text: str
+) -> list[tuple[RegexBasedDetector, str, tuple[str, ...]]]:
+    """The plugins one of whose needles is in ``text`` (substring searches in C)."""
+    out = []
+    for entry in entries:
+        for needle in entry[2]:
+            if needle in text:
+                out.append(entry)
+                break
+    return out
+
+
 @dataclass(frozen=True)
 class VendorTokenDetector:
     """Every token a ``detect-secrets`` plugin (the library's or ours) finds; the span is the
@@ -215,15 +225,9 @@ class VendorTokenDetector:
         found: list[Finding] = []
         # a needle absent from the whole text is absent from every run: those plugins are
         # skipped for the whole text
-        plugins = [
-            p
-            for p, needles in zip(_PLUGINS_WITH_NEEDLES, _NEEDLE_STRINGS, strict=True)
-            if any(n in text for n in needles)  # a substring search in C
-        ]
+        plugins = _with_needles(_PLUGIN_NEEDLES, text)
         for offset, run in _runs(text):
-            for plugin, name, needles in plugins:
-                if needles.search(run) is None:
-                    continue
+            for plugin, name, _ in _with_needles(plugins, run):
                 for regex in plugin.denylist:
                     for m in regex.finditer(run):
                         if plugin is _JWT and "." not in m.group(0):
@@ -264,7 +268,7 @@ def _random_token(token: str) -> bool:
         and _DIGIT.search(token) is not None
         # entropy over k distinct characters is at most log2(k): 4.2 needs 19 of them
         and len(set(token)) >= 19
-        and shannon_entropy(token) >= 4.2
+        and entropy_at_least(token, 4.2)
     )
 
 
@@ -322,3 +326,29 @@ def shannon_entropy(value: str) -> float:
         p_x = float(c) / n
         entropy += -p_x * math.log(p_x, 2)
     return entropy
+
+
+#: ``k * log2(k)`` for the counts a token can have (longer values compute it).
+_K_LOG_K = [0.0] + [k * math.log2(k) for k in range(1, 513)]
+#: Closer to a threshold than this, the library's own sum decides (the two sums differ by
+#: rounding only, some 1e-15).
+_ENTROPY_MARGIN = 1e-9
+
+
+def entropy_at_least(value: str, threshold: float) -> bool:
+    """``shannon_entropy(value) >= threshold``, the same verdict, computed as
+    ``(K log2 n - sum k log2 k) / n`` (n the length, k each alphabet character's count, K
+    their sum) from one C-speed count; where that lands within ``_ENTROPY_MARGIN`` of the
+    threshold, :func:`shannon_entropy`'s exact float decides."""
+    n = len(value)
+    if n == 0:
+        return 0.0 >= threshold
+    total = weighted = 0.0
+    for c, k in Counter(value).items():
+        if c in _ORDER:
+            total += k
+            weighted += _K_LOG_K[k] if k < len(_K_LOG_K) else k * math.log2(k)
+    entropy = (total * math.log2(n) - weighted) / n
+    if abs(entropy - threshold) <= _ENTROPY_MARGIN:
+        return shannon_entropy(value) >= threshold
+    return entropy >= threshold

@@ -1,0 +1,121 @@
+"""One reading of a text shared by every detector: its lower case and its keyword heads.
+
+Several detectors start from a keyword (a password word, a login phrase, a document name, a
+health term), each found where one of its lower-case head literals starts a word. Searching
+the text once per detector costs a full regex pass each; :class:`TextScan` finds the heads of
+every registered set in one pass and hands each detector its positions.
+
+Guarantee: :meth:`TextScan.heads` lists every position where a literal of the set starts and
+the character before is not an ASCII letter (overlapping heads included), in order; or it is
+``None`` where lower-casing could mislead a head search (the text changes length when
+lower-cased, or holds a character that a case-insensitive pattern reads as another ASCII
+letter), or the text is longer than ``SHARED_MAX``: the caller then reads the text the way
+it would alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+from adk_memory_kit.sensitive.base import LiteralHeads, prefix_tree
+
+#: Characters that lower-case to one ASCII letter or that a case-insensitive pattern matches
+#: with one, though they are none: dotless i, long s, the Kelvin sign.
+_CASE_ODD = ("\u0131", "\u017f", "\u212a")
+
+_ODD = ""  # the key that marks a text read without the shared pass
+#: Longer texts are read by each detector alone: the shared pass lists every head (a Python
+#: step each), which a flood of keywords makes slower than the detectors' own scans.
+SHARED_MAX = 32_768
+_SETS: dict[str, LiteralHeads] = {}
+_combined: tuple[re.Pattern[str], dict[str, tuple[str, ...]]] | None = None
+
+
+def register_heads(name: str, heads: LiteralHeads) -> str:
+    """Add a set of head literals to the shared pass (at import time); returns ``name``."""
+    global _combined
+    if not name or (name in _SETS and _SETS[name] is not heads):
+        raise ValueError("a head set of this name is already registered")
+    _SETS[name] = heads
+    _combined = None
+    return name
+
+
+def _build() -> tuple[re.Pattern[str], dict[str, tuple[str, ...]]]:
+    """The pass's pattern (every literal, as a prefix tree, at a word start, zero-width so
+    heads may overlap) and, per literal, the sets any literal that is a prefix of it
+    belongs to (the tree matches the longest literal at a position; all others there are
+    its prefixes)."""
+    owners: dict[str, set[str]] = {}
+    for name, heads in _SETS.items():
+        for word in heads.words:
+            owners.setdefault(word, set()).add(name)
+    sets_of = {
+        word: tuple(sorted({n for w, ns in owners.items() if word.startswith(w) for n in ns}))
+        for word in owners
+    }
+    pattern = re.compile(r"(?<![a-z])(?=(" + prefix_tree(list(owners)) + "))")
+    return pattern, sets_of
+
+
+class TextScan:
+    """A text with what several detectors read from it, each computed once, on first use."""
+
+    __slots__ = ("text", "_lower", "_heads")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._lower: str | None = None
+        self._heads: dict[str, list[int]] | None = None
+
+    @property
+    def lower(self) -> str:
+        """``text.lower()``."""
+        if self._lower is None:
+            self._lower = self.text.lower()
+        return self._lower
+
+    def heads(self, name: str) -> list[int] | None:
+        """The start of every head of set ``name`` at a word start (see the module
+        docstring), or ``None`` where the caller must read the text itself."""
+        if self._heads is None:
+            self._heads = self._scan()
+        if _ODD in self._heads:
+            return None
+        return self._heads.get(name, [])
+
+    def _scan(self) -> dict[str, list[int]]:
+        global _combined
+        if len(self.text) > SHARED_MAX:
+            return {_ODD: []}
+        lower = self.lower
+        if len(lower) != len(self.text) or any(c in self.text for c in _CASE_ODD):
+            return {_ODD: []}
+        if _combined is None:
+            _combined = _build()
+        pattern, sets_of = _combined
+        found: dict[str, list[int]] = {}
+        for m in pattern.finditer(lower):
+            start = m.start()
+            for name in sets_of[m.group(1)]:
+                positions = found.get(name)
+                if positions is None:
+                    found[name] = [start]
+                else:
+                    positions.append(start)
+        return found
+
+
+def matches_at(pattern: re.Pattern[str], heads: list[int], text: str) -> list[re.Match[str]]:
+    """``pattern``'s matches tried at ``heads`` only: non-overlapping, left to right, the same
+    as ``pattern.finditer(text)`` when every match starts at one of them."""
+    found: list[re.Match[str]] = []
+    pos = 0
+    for head in heads:
+        if head < pos:
+            continue
+        m = pattern.match(text, head)
+        if m is not None:
+            found.append(m)
+            pos = max(m.end(), head + 1)
+    return found
