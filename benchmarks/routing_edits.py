@@ -123,7 +123,7 @@ async def run_forget(row, memory, router, applier, show: bool, absent: bool = Fa
     }
     expect_gone = row["kind"] != "forget_vague" and not absent
     if show and (
-        (row["target"] in left) == expect_gone
+        (not absent and (row["target"] in left) == expect_gone)
         or row["request"] in left
         or not out["neighbour_kept"]
     ):

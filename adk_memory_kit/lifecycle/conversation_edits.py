@@ -118,6 +118,8 @@ class ConversationEdits:
     # a weaker best match with a close runner-up is ambiguous (asked, not guessed)
     forget_confident_similarity: float = 0.45
     max_forget: int = 50
+    # a memory sharing no word with the subject matches it directly only this close
+    unshared_min_similarity: float = 0.6
     # a subject this close to a kind's label names that kind ("my home address")
     kind_min_similarity: float = 0.45
     # an example sentence stands in for the subject a little below a direct match
@@ -234,7 +236,8 @@ class ConversationEdits:
 
     async def _scored(self, service: Any, session: Any, subject: str) -> list[tuple[Any, float]]:
         """The user's memories (superseded ones too) that could be what ``subject`` names,
-        each with its score: the cosine similarity of its text to the subject, or, when the
+        each with its score: the cosine similarity of its text to the subject (counted when
+        they share a content word or it is at least ``unshared_min_similarity``), or, when the
         subject names a kind of detail, to that kind's closest example less
         ``kind_example_discount``, whichever is higher. Without an embedder on the service,
         the search's own query similarity."""
@@ -259,6 +262,11 @@ class ConversationEdits:
         texts = [_text(m) for m in memories]
         vectors = _unit(await checked_embed(embedder, [subject, *texts]))
         scores = vectors[1:] @ vectors[0]
+        # a direct match shares a word with the subject or is very close: "my boss Karen"
+        # needs "Karen" or "boss", so an unrelated fact is not taken for a missing one
+        named = content_stems(subject) - _VAGUE
+        shares = np.array([bool(named & content_stems(t)) for t in texts])
+        scores = np.where(shares | (scores >= self.unshared_min_similarity), scores, -1.0)
         for kind in kinds:
             examples = await self._examples(embedder, kind)
             by_kind = (vectors[1:] @ examples.T).max(axis=1) - self.kind_example_discount
