@@ -80,7 +80,8 @@ _VAGUE = content_stems(
     "things bit lot said say told tell telling mentioned talked talk just earlier before "
     "last recent recently now today ago previous conversation chat message messages word "
     "words never mind forget delete erase remove wipe purge scrub scrap undo drop clear "
-    "remember remembered know knew stored saved noted"
+    "remember remembered know knew stored saved noted please minute minutes second seconds "
+    "moment while hour hours"
 )
 
 
