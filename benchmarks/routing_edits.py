@@ -4,13 +4,15 @@ Usage::
 
     python benchmarks/routing_edits.py [--split heldout|tune|all]
 
-Corpus: ``tests/routing/data/edits.jsonl`` (60 update scenarios: an old fact, the statement
-that replaces it, a present-tense question; 40 forget requests, precise / broad / vague, each
-with the memory it names and a neighbouring memory that must survive). A quarter is held out
-by hash of the text. Each case runs for a fresh user on the embedded PostgreSQL with the real
-MiniLM embedder: the old fact (or target and neighbour, plus unrelated memories) is stored,
-the new sentence is routed by the offline router and applied by ``MemoryApplier`` with the
-conversation-edit handlers, then the question is searched.
+Corpus: ``tests/routing/data/edits.jsonl`` (100 update scenarios: an old fact said
+``gap_days`` before the statement that replaces it, a question; 80 forget requests, precise /
+broad / vague, each with the memory it names and a neighbouring memory that must survive). A
+quarter is held out by hash (``sha1(new or request) % 4 == 0``). Each case runs for a fresh
+user on the embedded PostgreSQL with the real MiniLM embedder: the old fact (or target and
+neighbour, plus unrelated memories) is stored, the new sentence is routed by the offline
+router and applied by ``MemoryApplier`` with the conversation-edit handlers, then the
+question is searched. Each precise request runs again for a user who never stored its
+target: nothing may be deleted. Figures and their reading: docs/routing.md.
 """
 
 from __future__ import annotations
