@@ -39,7 +39,7 @@ from adk_memory_kit.lifecycle.detail_kinds import DEFAULT_DETAIL_KINDS, DetailKi
 from adk_memory_kit.lifecycle.schema import ensure_lifecycle_schema
 from adk_memory_kit.routing.apply import NOTES_KEY, RoutingOutcome
 from adk_memory_kit.routing.homes import Candidate, MemoryHome
-from adk_memory_kit.routing.text_signals import content_stems, overlap
+from adk_memory_kit.routing.text_signals import content_stems, overlap, words
 
 if TYPE_CHECKING:
     from google.adk.agents.context import Context
@@ -85,6 +85,28 @@ _VAGUE = content_stems(
 )
 
 
+# words that qualify a subject without naming it: "my old job" is named by "job" alone, so a
+# memory sharing only "old" (or "number", "name") with the subject does not match it on its own
+_GENERIC = content_stems(
+    "old new previous former current latest first last number numbers name names information "
+    "info detail details plan plans history record records data personal private favourite "
+    "against"
+)
+
+
+def _owner(text: str) -> str | None:
+    """The stem of what a memory starting "my ..." / "our ..." is about ("My sister's number
+    is ..." -> sister), skipping generic words ("my old flat" -> flat); ``None`` otherwise."""
+    tokens = words(text)
+    if not tokens or tokens[0] not in ("my", "our"):
+        return None
+    for token in tokens[1:4]:
+        stems = content_stems(token) - _GENERIC
+        if stems:
+            return next(iter(stems))
+    return None
+
+
 def is_vague(subject: str) -> bool:
     """Whether a forget request's subject names nothing ("that", "what I just told you")."""
     return not (content_stems(subject) - _VAGUE)
@@ -121,6 +143,14 @@ class ConversationEdits:
     max_forget: int = 50
     # a memory sharing no word with the subject matches it directly only this close
     unshared_min_similarity: float = 0.6
+    # the absolute bar (tune split): a memory this close to the subject matches it on its own;
+    # the neighbours of requests whose target was never stored reached 0.58
+    own_min_similarity: float = 0.6
+    # a kind's example this close to a memory states that kind on its own (targets: 0.41+)
+    kind_own_min_similarity: float = 0.4
+    # ... unless another kind's example is closer by more than this (tune: targets within
+    # 0.07 of their closest kind, neighbours of another kind 0.14+ behind it)
+    kind_tolerance: float = 0.1
     # a subject this close to a kind's label names that kind ("my home address")
     kind_min_similarity: float = 0.45
     # an example sentence stands in for the subject a little below a direct match
@@ -189,7 +219,10 @@ class ConversationEdits:
         service = context_memory_service(context)
         if service is not None and hasattr(service, "search"):
             scored = await self._scored(service, session, subject)
-            chosen, ambiguous = self.choose(scored)
+            chosen, ambiguous = self.choose([(m, score) for m, score, own in scored if own])
+            if not chosen and not ambiguous:
+                # only weak matches (none matches the subject on its own): asked, not deleted
+                ambiguous = sum(score >= self.forget_min_similarity for _, score, _ in scored)
             for memory in chosen:
                 gone = await service.delete_memory(
                     app_name=session.app_name, user_id=session.user_id, memory_id=memory.id
@@ -235,13 +268,16 @@ class ConversationEdits:
             )
         return RoutingOutcome(MemoryHome.FORGET, "forgotten", None, f"{deleted} deleted")
 
-    async def _scored(self, service: Any, session: Any, subject: str) -> list[tuple[Any, float]]:
+    async def _scored(
+        self, service: Any, session: Any, subject: str
+    ) -> list[tuple[Any, float, bool]]:
         """The user's memories (superseded ones too) that could be what ``subject`` names,
-        each with its score: the cosine similarity of its text to the subject (counted when
-        they share a content word or it is at least ``unshared_min_similarity``), or, when the
-        subject names a kind of detail, to that kind's closest example less
-        ``kind_example_discount``, whichever is higher. Without an embedder on the service,
-        the search's own query similarity."""
+        each with its score and whether it matches the subject on its own (:meth:`_on_its_own`).
+        The score is the cosine similarity of its text to the subject (counted when they share
+        a content word or it is at least ``unshared_min_similarity``), or, when the subject
+        names a kind of detail, to that kind's closest example less ``kind_example_discount``,
+        whichever is higher. Without an embedder on the service, the search's own query
+        similarity, and no memory matches on its own."""
         kinds = await self._kinds_named(service, subject)
         queries = [subject, *(" ".join(self.detail_kinds[k]) for k in kinds)]
         found: dict[str, Any] = {}
@@ -259,20 +295,76 @@ class ConversationEdits:
         memories = list(found.values())
         embedder = getattr(service, "embedder", None)
         if embedder is None or not memories:
-            return [(m, _dense(m)) for m in memories]
+            return [(m, _dense(m), False) for m in memories]
         texts = [_text(m) for m in memories]
         vectors = _unit(await checked_embed(embedder, [subject, *texts]))
-        scores = vectors[1:] @ vectors[0]
+        cosines = vectors[1:] @ vectors[0]
         # a direct match shares a word with the subject or is very close: "my boss Karen"
         # needs "Karen" or "boss", so an unrelated fact is not taken for a missing one
         named = content_stems(subject) - _VAGUE
         shares = np.array([bool(named & content_stems(t)) for t in texts])
-        scores = np.where(shares | (scores >= self.unshared_min_similarity), scores, -1.0)
+        scores = np.where(shares | (cosines >= self.unshared_min_similarity), cosines, -1.0)
+        by_kind = np.full(len(texts), -1.0)
         for kind in kinds:
             examples = await self._examples(embedder, kind)
-            by_kind = (vectors[1:] @ examples.T).max(axis=1) - self.kind_example_discount
-            scores = np.maximum(scores, by_kind)
-        return list(zip(memories, (float(x) for x in scores), strict=True))
+            by_kind = np.maximum(by_kind, (vectors[1:] @ examples.T).max(axis=1))
+        scores = np.maximum(scores, by_kind - self.kind_example_discount)
+        best_kind = await self._best_kind_scores(embedder, vectors[1:]) if kinds else by_kind
+        allowed = named | self._kind_stems(kinds)
+        own = [
+            self._on_its_own(named, allowed, t, float(c), float(k), float(b), bool(kinds))
+            for t, c, k, b in zip(texts, cosines, by_kind, best_kind, strict=True)
+        ]
+        return list(zip(memories, (float(x) for x in scores), own, strict=True))
+
+    def _on_its_own(
+        self,
+        named: set[str],
+        allowed: set[str],
+        text: str,
+        cosine: float,
+        kind_score: float,
+        best_kind_score: float,
+        names_kind: bool,
+    ) -> bool:
+        """Whether a memory matches the subject by itself, not only as the closest of what the
+        user has (the absolute bar: a request for something never stored deletes nothing).
+
+        A memory about someone or something the request does not name ("My sister's number
+        ..." for "my phone number") never does. Otherwise it does when its cosine to the subject
+        is at least ``own_min_similarity``; or when it holds every word that names the subject
+        (generic ones like "old" or "number" aside) and is at least ``forget_min_similarity``
+        close; or, for a subject naming a kind of detail, when the kind's closest example is at
+        least ``kind_own_min_similarity`` close and within ``kind_tolerance`` of the closest
+        example of any kind (a phone preference is not an email address).
+        """
+        owner = _owner(text)
+        if owner is not None and owner not in allowed:
+            return False
+        if cosine >= self.own_min_similarity:
+            return True
+        distinct = named - _GENERIC
+        if distinct and distinct <= content_stems(text) and cosine >= self.forget_min_similarity:
+            return True
+        return (
+            names_kind
+            and kind_score >= self.kind_own_min_similarity
+            and kind_score >= best_kind_score - self.kind_tolerance
+        )
+
+    def _kind_stems(self, kinds: Sequence[str]) -> set[str]:
+        stems: set[str] = set()
+        for kind in kinds:
+            stems |= content_stems(" ".join([kind, *self.detail_kinds[kind]]))
+        return stems
+
+    async def _best_kind_scores(self, embedder: Any, vectors: np.ndarray) -> np.ndarray:
+        """Each memory's cosine to the closest example sentence of any kind."""
+        best = np.full(len(vectors), -1.0)
+        for kind in self.detail_kinds:
+            examples = await self._examples(embedder, kind)
+            best = np.maximum(best, (vectors @ examples.T).max(axis=1))
+        return best
 
     async def _kinds_named(self, service: Any, subject: str) -> list[str]:
         """The (at most two) kinds of detail whose label is at least ``kind_min_similarity``

@@ -96,6 +96,11 @@ DEFAULT_DETAIL_KINDS: DetailKinds = {
         "I was born and raised in Leicester.",
         "I'm originally from a village near Cork.",
     ),
+    "education, where I studied, school, university, degree": (
+        "I studied chemistry at Manchester.",
+        "I went to university in Glasgow.",
+        "I have a master's degree in law.",
+    ),
     "holiday plans, travel plans, trip": (
         "We're going to Greece in the summer.",
         "I'm flying to New York next month.",

@@ -103,3 +103,29 @@ async def test_a_vague_request_deletes_nothing_and_asks(memory):
     assert context.state[FORGET_STATE_KEY]["deleted"] == 0
     assert context.state[FORGET_STATE_KEY]["needs_confirmation"] == "vague"
     assert set(held) <= await _left(memory, app, user, held)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("request_text", "neighbour"),
+    [
+        # shares "piano" with the subject, but is about someone else
+        ("Forget about my piano lessons.", "My cousin teaches piano in Vienna."),
+        # shares "sister", never says what the request names
+        ("Please delete what you know about my sister's divorce.", "My sister runs a bakery."),
+    ],
+)
+async def test_a_request_for_something_never_stored_leaves_its_closest_neighbour(
+    memory, request_text, neighbour
+):
+    app, user = "edits-absent", f"u-{uuid.uuid4().hex[:8]}"
+    held = [neighbour, "I cycle to work most days."]
+    await _store(memory, app, user, held)
+    context = make_context(app=app, user=user, memory=memory)
+    outcome = await ConversationEdits().forget(
+        Candidate(text=request_text, forget_request=True), context
+    )
+    assert context.state[FORGET_STATE_KEY]["deleted"] == 0
+    assert outcome.status == "skipped"
+    assert context.state[FORGET_STATE_KEY]["needs_confirmation"] >= 1
+    assert set(held) <= await _left(memory, app, user, held)
