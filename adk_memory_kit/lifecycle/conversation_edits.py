@@ -94,16 +94,16 @@ _GENERIC = content_stems(
 )
 
 
-def _owner(text: str) -> str | None:
-    """The stem of what a memory starting "my ..." / "our ..." is about ("My sister's number
-    is ..." -> sister), skipping generic words ("my old flat" -> flat); ``None`` otherwise."""
+def _owner(text: str) -> tuple[str, str] | None:
+    """What a memory starting "my ..." / "our ..." is about, as (word, stem) ("My sister's
+    number is ..." -> sister), skipping generic words ("my old flat" -> flat); else ``None``."""
     tokens = words(text)
     if not tokens or tokens[0] not in ("my", "our"):
         return None
     for token in tokens[1:4]:
         stems = content_stems(token) - _GENERIC
         if stems:
-            return next(iter(stems))
+            return token.split("'")[0], next(iter(stems))
     return None
 
 
@@ -151,6 +151,9 @@ class ConversationEdits:
     # ... unless another kind's example is closer by more than this (tune: targets within
     # 0.07 of their closest kind, neighbours of another kind 0.14+ behind it)
     kind_tolerance: float = 0.1
+    # a memory opening "my X" is about the subject when X is this close to it or to a kind's
+    # label (tune: "house" 0.56 to "my home address"; "wife" 0.38 to "workplace")
+    owner_min_similarity: float = 0.45
     # a subject this close to a kind's label names that kind ("my home address")
     kind_min_similarity: float = 0.45
     # an example sentence stands in for the subject a little below a direct match
@@ -310,17 +313,34 @@ class ConversationEdits:
             by_kind = np.maximum(by_kind, (vectors[1:] @ examples.T).max(axis=1))
         scores = np.maximum(scores, by_kind - self.kind_example_discount)
         best_kind = await self._best_kind_scores(embedder, vectors[1:]) if kinds else by_kind
-        allowed = named | self._kind_stems(kinds)
+        others = await self._about_others(embedder, subject, kinds, texts, named)
         own = [
-            self._on_its_own(named, allowed, t, float(c), float(k), float(b), bool(kinds))
-            for t, c, k, b in zip(texts, cosines, by_kind, best_kind, strict=True)
+            not other and self._on_its_own(named, t, float(c), float(k), float(b), bool(kinds))
+            for t, c, k, b, other in zip(texts, cosines, by_kind, best_kind, others, strict=True)
         ]
         return list(zip(memories, (float(x) for x in scores), own, strict=True))
+
+    async def _about_others(
+        self, embedder: Any, subject: str, kinds: Sequence[str], texts: list[str], named: set[str]
+    ) -> list[bool]:
+        """Whether each memory is about someone or something the request does not name: it
+        opens "my X" / "our X" where X is neither a word of the subject or of a kind it names
+        (label and examples) nor at least ``owner_min_similarity`` close to the subject or a
+        label ("My sister's number ..." for "my phone number"; "Our house ..." is about a home
+        address)."""
+        allowed = named | self._kind_stems(kinds)
+        owners = [_owner(t) for t in texts]
+        unnamed = sorted({o[0] for o in owners if o is not None and o[1] not in allowed})
+        if not unnamed:
+            return [False] * len(texts)
+        vectors = _unit(await checked_embed(embedder, [*unnamed, subject, *kinds]))
+        close = (vectors[: len(unnamed)] @ vectors[len(unnamed) :].T).max(axis=1)
+        far = {w for w, c in zip(unnamed, close, strict=True) if c < self.owner_min_similarity}
+        return [o is not None and o[0] in far for o in owners]
 
     def _on_its_own(
         self,
         named: set[str],
-        allowed: set[str],
         text: str,
         cosine: float,
         kind_score: float,
@@ -330,17 +350,14 @@ class ConversationEdits:
         """Whether a memory matches the subject by itself, not only as the closest of what the
         user has (the absolute bar: a request for something never stored deletes nothing).
 
-        A memory about someone or something the request does not name ("My sister's number
-        ..." for "my phone number") never does. Otherwise it does when its cosine to the subject
+        (A memory about someone or something else never does, :meth:`_about_others`.) It does
+        when its cosine to the subject
         is at least ``own_min_similarity``; or when it holds every word that names the subject
         (generic ones like "old" or "number" aside) and is at least ``forget_min_similarity``
         close; or, for a subject naming a kind of detail, when the kind's closest example is at
         least ``kind_own_min_similarity`` close and within ``kind_tolerance`` of the closest
         example of any kind (a phone preference is not an email address).
         """
-        owner = _owner(text)
-        if owner is not None and owner not in allowed:
-            return False
         if cosine >= self.own_min_similarity:
             return True
         distinct = named - _GENERIC
