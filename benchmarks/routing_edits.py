@@ -12,7 +12,8 @@ user on the embedded PostgreSQL with the real MiniLM embedder: the old fact (or 
 neighbour, plus unrelated memories) is stored, the new sentence is routed by the offline
 router and applied by ``MemoryApplier`` with the conversation-edit handlers, then the
 question is searched. Each precise request runs again for a user who never stored its
-target: nothing may be deleted. Figures and their reading: docs/routing.md.
+target: nothing may be deleted (a weak match asks for a confirmation). Figures and their
+reading: docs/routing.md.
 """
 
 from __future__ import annotations
