@@ -4,13 +4,16 @@ Usage::
 
     python benchmarks/routing_edits.py [--split heldout|tune|all]
 
-Corpus: ``tests/routing/data/edits.jsonl`` (60 update scenarios: an old fact, the statement
-that replaces it, a present-tense question; 40 forget requests, precise / broad / vague, each
-with the memory it names and a neighbouring memory that must survive). A quarter is held out
-by hash of the text. Each case runs for a fresh user on the embedded PostgreSQL with the real
-MiniLM embedder: the old fact (or target and neighbour, plus unrelated memories) is stored,
-the new sentence is routed by the offline router and applied by ``MemoryApplier`` with the
-conversation-edit handlers, then the question is searched.
+Corpus: ``tests/routing/data/edits.jsonl`` (100 update scenarios: an old fact said
+``gap_days`` before the statement that replaces it, a question; 80 forget requests, precise /
+broad / vague, each with the memory it names and a neighbouring memory that must survive). A
+quarter is held out by hash (``sha1(new or request) % 4 == 0``). Each case runs for a fresh
+user on the embedded PostgreSQL with the real MiniLM embedder: the old fact (or target and
+neighbour, plus unrelated memories) is stored, the new sentence is routed by the offline
+router and applied by ``MemoryApplier`` with the conversation-edit handlers, then the
+question is searched. Each precise request runs again for a user who never stored its
+target: nothing may be deleted (a weak match asks for a confirmation). Figures and their
+reading: docs/routing.md.
 """
 
 from __future__ import annotations
@@ -31,7 +34,10 @@ from google.genai import types  # noqa: E402
 
 from adk_memory_kit import PgVectorMemoryService  # noqa: E402
 from adk_memory_kit.db import embedded_db_url  # noqa: E402
-from adk_memory_kit.lifecycle.conversation_edits import conversation_edit_handlers  # noqa: E402
+from adk_memory_kit.lifecycle.conversation_edits import (  # noqa: E402
+    FORGET_STATE_KEY,
+    conversation_edit_handlers,
+)
 from adk_memory_kit.routing import MemoryApplier, MemoryHome  # noqa: E402
 from adk_memory_kit.routing.offline import LearnedExtractor  # noqa: E402
 from tests.support.routing import make_context  # noqa: E402
@@ -67,9 +73,9 @@ def texts_of(found) -> list[str]:
     return [" ".join(p.text or "" for p in m.content.parts) for m in found.memories]
 
 
-async def run_update(row, memory, router, applier) -> dict:
+async def run_update(row, memory, router, applier, show: bool) -> dict:
     app, user = "edits", f"u-{uuid.uuid4().hex[:8]}"
-    long_ago = datetime.now(timezone.utc) - timedelta(days=40)
+    long_ago = datetime.now(timezone.utc) - timedelta(days=row.get("gap_days", 40))
     await seed(memory, app, user, [row["old"], *FILLER], long_ago)
     context = make_context(app=app, user=user, memory=memory)
     routes = await router.route_sentences([(row["new"], datetime.now(timezone.utc))])
@@ -83,19 +89,22 @@ async def run_update(row, memory, router, applier) -> dict:
         app_name=app, user_id=user, query=row["question"], as_of=long_ago + timedelta(days=1)
     )
     rank = {t: i for i, t in reversed(list(enumerate(texts)))}
-    return {
+    out = {
         "flagged": flagged,
         "current_first": row["new"] in rank and rank[row["new"]] < rank.get(row["old"], len(texts)),
         "top1": bool(texts) and texts[0] == row["new"],
         "as_of_old": row["old"] in texts_of(past),
     }
+    if show and not out["current_first"]:
+        print(f"miss (update, flagged={flagged}): {row['new']!r} -> {texts[:3]}")
+    return out
 
 
-async def run_forget(row, memory, router, applier) -> dict:
+async def run_forget(row, memory, router, applier, show: bool, absent: bool = False) -> dict:
+    """One forget request; ``absent``: the memory it names was never stored (nothing may go)."""
     app, user = "edits", f"u-{uuid.uuid4().hex[:8]}"
-    await seed(
-        memory, app, user, [row["target"], row["neighbour"], *FILLER], datetime.now(timezone.utc)
-    )
+    held = [row["neighbour"], *FILLER] if absent else [row["target"], row["neighbour"], *FILLER]
+    await seed(memory, app, user, held, datetime.now(timezone.utc))
     context = make_context(app=app, user=user, memory=memory)
     routes = await router.route_sentences([(row["request"], None)])
     homes = {MemoryApplier().classify(c)[1] for r in routes for c in r.candidates}
@@ -106,50 +115,77 @@ async def run_forget(row, memory, router, applier) -> dict:
     left = set()
     for query in (row["target"], row["neighbour"], *FILLER):
         left.update(texts_of(await memory.search_memory(app_name=app, user_id=user, query=query)))
-    return {
+    out = {
         "routed_forget": MemoryHome.FORGET in homes,
         "routed_review": MemoryHome.PROCEDURAL_REVIEW in homes,
         "target_gone": row["target"] not in left,
         "neighbour_kept": row["neighbour"] in left and all(f in left for f in FILLER),
         "stored_request": row["request"] in left,
+        "confirm": bool((context.state.get(FORGET_STATE_KEY) or {}).get("needs_confirmation")),
+        "state": context.state.get(FORGET_STATE_KEY),
     }
+    expect_gone = row["kind"] != "forget_vague" and not absent
+    if show and (
+        (not absent and (row["target"] in left) == expect_gone)
+        or row["request"] in left
+        or not out["neighbour_kept"]
+    ):
+        what = f"{row['kind']}, target never stored" if absent else row["kind"]
+        print(f"miss ({what}): {row['request']!r} state={out['state']}")
+    return out
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--split", default="heldout", choices=("heldout", "tune", "all"))
+    parser.add_argument(
+        "--show-misses", action="store_true", help="print each case that misses (tune only)"
+    )
+    parser.add_argument("--only", default="all", choices=("updates", "forgets", "all"))
     args = parser.parse_args()
     memory = PgVectorMemoryService(embedded_db_url())
     router = LearnedExtractor()
     applier = MemoryApplier(**conversation_edit_handlers())
     rows = load(args.split)
-    updates = [await run_update(r, memory, router, applier) for r in rows if r["kind"] == "update"]
+    updates = [
+        await run_update(r, memory, router, applier, args.show_misses)
+        for r in rows
+        if r["kind"] == "update" and args.only != "forgets"
+    ]
     forgets: dict[str, list] = {}
     for r in rows:
-        if r["kind"].startswith("forget_"):
-            out = await run_forget(r, memory, router, applier)
+        if r["kind"].startswith("forget_") and args.only != "updates":
+            out = await run_forget(r, memory, router, applier, args.show_misses)
             forgets.setdefault(r["kind"].removeprefix("forget_"), []).append(out)
+    for r in rows:  # the same precise requests for a user who never said what they name
+        if r["kind"] == "forget_precise" and args.only != "updates":
+            out = await run_forget(r, memory, router, applier, args.show_misses, absent=True)
+            forgets.setdefault("precise, target never stored", []).append(out)
     await memory.close()
 
     def rate(xs, key):
         return f"{sum(x[key] for x in xs)} / {len(xs)}"
 
     print(f"split: {args.split}")
-    print(
-        "| updates | flagged as update | current fact above the old | current fact top-1 | "
-        "as_of reaches the old |"
-    )
-    print("|---|---|---|---|---|")
-    print(
-        f"| {len(updates)} | {rate(updates, 'flagged')} | {rate(updates, 'current_first')} | "
-        f"{rate(updates, 'top1')} | {rate(updates, 'as_of_old')} |"
-    )
-    print("\n| forget requests | routed to forget | routed to review | target gone | "
-          "neighbours kept | request stored |")  # fmt: skip
-    print("|---|---|---|---|---|---|")
+    if updates:
+        print(
+            "| updates | flagged as update | current fact above the old | current fact top-1 | "
+            "as_of reaches the old |"
+        )
+        print("|---|---|---|---|---|")
+        print(
+            f"| {len(updates)} | {rate(updates, 'flagged')} | {rate(updates, 'current_first')} | "
+            f"{rate(updates, 'top1')} | {rate(updates, 'as_of_old')} |"
+        )
+    if not forgets:
+        return
+    print("\n| forget requests | routed to forget | routed to review | confirmation asked | "
+          "target gone | neighbours kept | request stored |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|")
     for kind, xs in forgets.items():
         print(
             f"| {kind} ({len(xs)}) | {rate(xs, 'routed_forget')} | {rate(xs, 'routed_review')} | "
+            f"{rate(xs, 'confirm')} | "
             f"{rate(xs, 'target_gone')} | {rate(xs, 'neighbour_kept')} | "
             f"{rate(xs, 'stored_request')} |"
         )

@@ -135,3 +135,48 @@ async def test_forget_requests_delete_what_they_name_and_are_never_stored(stack)
     assert all(r.completed_at is not None for r in logged)  # closed: never fences writes
     assert sum(r.report["deleted"] for r in logged) >= 1
     assert "Clapham" not in str([r.report for r in logged])
+
+
+async def test_a_request_naming_a_kind_of_detail_deletes_it_and_a_vague_one_deletes_nothing(
+    stack,
+):
+    """A request that names a kind of detail, not the words it was said in ("my occupation"
+    for "I'm a structural engineer ..."), deletes it and leaves a neighbour; a request that
+    names nothing deletes nothing; neither request is stored."""
+    app, sessions, memory, user, say = stack
+    session = await sessions.create_session(app_name=app.name, user_id=user)
+    target = "I'm a structural engineer at a firm in Rotterdam."
+    neighbour = "My husband plays the trumpet in a brass band."
+    other = "We keep bees on the allotment."
+    for sentence in (target, neighbour, other):
+        await say(session.id, sentence)
+
+    async def everything() -> set[str]:
+        found: set[str] = set()
+        for query in (target, neighbour, other, "job occupation work", "forget"):
+            found.update(
+                texts(await memory.search_memory(app_name=app.name, user_id=user, query=query))
+            )
+        return found
+
+    assert {target, neighbour, other} <= await everything()  # stored while the turns ran
+
+    vague = "Forget what I just told you."
+    await say(session.id, vague)
+    after_vague = await everything()
+    assert {target, neighbour, other} <= after_vague  # nothing guessed at
+    state = (
+        await sessions.get_session(app_name=app.name, user_id=user, session_id=session.id)
+    ).state
+    assert (state.get(FORGET_STATE_KEY) or {"deleted": 0})["deleted"] == 0
+
+    by_kind = "Please delete my occupation."
+    await say(session.id, by_kind)
+    done = await sessions.get_session(app_name=app.name, user_id=user, session_id=session.id)
+    assert done.state[FORGET_STATE_KEY]["deleted"] == 1
+    await memory.add_session_to_memory(done)  # the default write policy
+    left = await everything()
+    assert target not in left
+    assert neighbour in left and other in left
+    assert vague not in left and by_kind not in left
+    assert not any("forget" in t.lower() or "delete" in t.lower() for t in left)

@@ -1,0 +1,112 @@
+"""Kinds of personal detail a user asks to forget by name, each with sentences that state one.
+
+"Please forget my home address" names a kind of detail, not the words the user used when
+they gave it ("I live at 4 Elm Road"); MiniLM puts those two far apart. A forget request
+whose subject is close to a kind's label is matched to memories through that kind's example
+sentences too (``ConversationEdits.forget``).
+
+The vocabulary is a general taxonomy (identifiers, the special categories of personal data,
+the common areas of a life), written without reference to any evaluation corpus; pass your
+own to :class:`~adk_memory_kit.lifecycle.conversation_edits.ConversationEdits` to extend it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+DetailKinds = Mapping[str, tuple[str, ...]]
+
+#: label (the ways a user names the kind) -> example sentences stating such a detail
+DEFAULT_DETAIL_KINDS: DetailKinds = {
+    "home address, where I live": (
+        "I live at 27 Station Road, Exeter.",
+        "Our flat is on the second floor of 8 Park Avenue.",
+        "My address is 41 Cedar Close.",
+        "We live on Elm Street in Denver.",
+    ),
+    "old address, where I used to live": (
+        "I used to live at 12 Hill Street.",
+        "Before we moved, our address was 5 Orchard Way.",
+    ),
+    "phone number, mobile number": (
+        "My mobile number is 07123 456789.",
+        "You can call me on 0161 555 2233.",
+    ),
+    "email address": ("My email is jo.smith@example.com.", "Write to me at sam@mailbox.org."),
+    "date of birth, birthday, age": (
+        "I was born on 12 July 1979.",
+        "My birthday is on 2 October.",
+        "I'm 52 years old.",
+    ),
+    "medical history, health, medical details, illness": (
+        "I was diagnosed with asthma as a child.",
+        "I had an operation on my spine last year.",
+        "I take tablets for my blood pressure.",
+        "My doctor says I have a heart condition.",
+    ),
+    "mental health": (
+        "I've been treated for depression.",
+        "I suffer from anxiety and see a counsellor.",
+        "I take medication for my mood.",
+    ),
+    "blood type, blood group": (
+        "My blood group is A positive.",
+        "I'm B negative, blood type wise.",
+    ),
+    "past relationship, ex, former partner, ex-boyfriend, ex-girlfriend, ex-husband, ex-wife": (
+        "My ex and I broke up last year.",
+        "I used to go out with Sam until we split up.",
+        "We were together for six years before the break-up.",
+        "My former husband remarried.",
+    ),
+    "love life, dating, partner": (
+        "I'm seeing someone new.",
+        "I've been on a few dates with a man from work.",
+    ),
+    "family, parents, siblings": (
+        "My mother is called Helen.",
+        "My dad is a retired plumber.",
+        "I have two older brothers.",
+    ),
+    "children, kids": ("My son is called Leo.", "Our daughter is seven."),
+    "job, work, employer, workplace, occupation": (
+        "I work as a nurse at the city hospital.",
+        "My employer is a bank in the City.",
+        "I'm a developer at a small startup.",
+        "I run the accounts team at a logistics firm.",
+    ),
+    "finances, money, debts, salary, savings, loans": (
+        "I earn 50,000 a year.",
+        "I owe 3,000 on my credit card.",
+        "We have savings in an ISA.",
+        "Our mortgage is with Halifax.",
+    ),
+    "religion, faith, beliefs": (
+        "I'm a Catholic and go to mass every week.",
+        "I'm Jewish.",
+        "I'm a practising Buddhist.",
+    ),
+    "political views": ("I vote Green.", "I'm a member of the Labour Party."),
+    "sexuality, sexual orientation": ("I'm gay.", "I'm bisexual."),
+    "criminal record, arrest, conviction": (
+        "I have a conviction for drink driving.",
+        "I spent a night in a police cell.",
+    ),
+    "home town, where I grew up, where I'm from": (
+        "I was born and raised in Leicester.",
+        "I'm originally from a village near Cork.",
+    ),
+    "education, where I studied, school, university, degree": (
+        "I studied chemistry at Manchester.",
+        "I went to university in Glasgow.",
+        "I have a master's degree in law.",
+    ),
+    "holiday plans, travel plans, trip": (
+        "We're going to Greece in the summer.",
+        "I'm flying to New York next month.",
+    ),
+    "weight, height, body": ("I weigh 70 kilos.", "I'm 1.80 metres tall."),
+    "allergies": ("I'm allergic to shellfish.", "Penicillin gives me a rash."),
+    "pregnancy": ("I'm pregnant with our second child.", "We're expecting a baby in spring."),
+    "name, nickname": ("My name is Chris Evans.", "My friends call me Tig."),
+}

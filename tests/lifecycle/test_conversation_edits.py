@@ -1,0 +1,131 @@
+"""Issue 29, the forget handler on its own: what a request names, when it is too vague to act
+on, and which memories a kind of detail reaches (real PostgreSQL and MiniLM)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+
+import pytest
+from google.adk.memory.memory_entry import MemoryEntry
+from google.genai import types
+
+from adk_memory_kit.lifecycle.conversation_edits import (
+    FORGET_STATE_KEY,
+    ConversationEdits,
+    forget_subject,
+    is_vague,
+)
+from adk_memory_kit.routing.homes import Candidate
+from tests.support.routing import make_context
+
+
+@pytest.mark.parametrize(
+    ("request_text", "subject"),
+    [
+        ("Please erase the notes on my old flat.", "my old flat"),
+        ("Could you delete everything related to my allotment?", "my allotment"),
+        ("Forget where I park the van.", "where I park the van"),
+    ],
+)
+def test_the_subject_is_the_request_without_its_verb_phrase(request_text, subject):
+    assert forget_subject(request_text) == subject
+
+
+@pytest.mark.parametrize(
+    ("request_text", "vague"),
+    [
+        ("Forget that.", True),
+        ("Please scrap what I said a minute ago.", True),
+        ("Delete all of it.", True),
+        ("Forget my sister's wedding plans.", False),
+        ("Remove my postcode.", False),
+    ],
+)
+def test_a_request_naming_nothing_is_vague(request_text, vague):
+    assert is_vague(forget_subject(request_text)) is vague
+
+
+def test_a_weak_best_match_with_a_close_runner_up_is_not_guessed_at():
+    edits = ConversationEdits()
+    assert edits.choose([("a", 0.40), ("b", 0.37)]) == ([], 2)
+    assert edits.choose([("a", 0.70), ("b", 0.50)]) == (["a"], 0)
+    assert edits.choose([("a", 0.70), ("b", 0.66)]) == (["a", "b"], 0)  # copies go together
+    assert edits.choose([("a", 0.2)]) == ([], 0)
+
+
+async def _store(memory, app: str, user: str, texts: list[str]) -> None:
+    for text in texts:
+        entry = MemoryEntry(
+            author="user",
+            timestamp=datetime.now(timezone.utc).isoformat(),
+            content=types.Content(role="user", parts=[types.Part(text=text)]),
+            custom_metadata={"kind": "fact", "source": "routing"},
+        )
+        await memory.add_memory(app_name=app, user_id=user, memories=[entry])
+
+
+async def _left(memory, app: str, user: str, queries: list[str]) -> set[str]:
+    out: set[str] = set()
+    for query in queries:
+        found = await memory.search_memory(app_name=app, user_id=user, query=query)
+        out.update(" ".join(p.text or "" for p in m.content.parts) for m in found.memories)
+    return out
+
+
+@pytest.mark.slow
+async def test_a_kind_of_detail_reaches_the_memory_that_states_it_and_only_it(memory):
+    app, user = "edits-kind", f"u-{uuid.uuid4().hex[:8]}"
+    target = "Our house is at 63 Larch Avenue, Swindon."
+    others = ["My dentist is Dr. Shah.", "I go bouldering on Thursdays."]
+    await _store(memory, app, user, [target, *others])
+    context = make_context(app=app, user=user, memory=memory)
+    request = "Please forget my home address."
+    outcome = await ConversationEdits().forget(
+        Candidate(text=request, forget_request=True), context
+    )
+    assert outcome.status == "forgotten"
+    assert context.state[FORGET_STATE_KEY]["deleted"] == 1
+    left = await _left(memory, app, user, [target, *others, request])
+    assert target not in left and set(others) <= left
+
+
+@pytest.mark.slow
+async def test_a_vague_request_deletes_nothing_and_asks(memory):
+    app, user = "edits-vague", f"u-{uuid.uuid4().hex[:8]}"
+    held = ["I lent my drill to Omar.", "My sister is getting married in May."]
+    await _store(memory, app, user, held)
+    context = make_context(app=app, user=user, memory=memory)
+    outcome = await ConversationEdits().forget(
+        Candidate(text="Forget what I just said.", forget_request=True), context
+    )
+    assert outcome.status == "skipped"
+    assert context.state[FORGET_STATE_KEY]["deleted"] == 0
+    assert context.state[FORGET_STATE_KEY]["needs_confirmation"] == "vague"
+    assert set(held) <= await _left(memory, app, user, held)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("request_text", "neighbour"),
+    [
+        # shares "piano" with the subject, but is about someone else
+        ("Forget about my piano lessons.", "My cousin teaches piano in Vienna."),
+        # shares "sister", never says what the request names
+        ("Please delete what you know about my sister's divorce.", "My sister runs a bakery."),
+    ],
+)
+async def test_a_request_for_something_never_stored_leaves_its_closest_neighbour(
+    memory, request_text, neighbour
+):
+    app, user = "edits-absent", f"u-{uuid.uuid4().hex[:8]}"
+    held = [neighbour, "I cycle to work most days."]
+    await _store(memory, app, user, held)
+    context = make_context(app=app, user=user, memory=memory)
+    outcome = await ConversationEdits().forget(
+        Candidate(text=request_text, forget_request=True), context
+    )
+    assert context.state[FORGET_STATE_KEY]["deleted"] == 0
+    assert outcome.status == "skipped"
+    assert context.state[FORGET_STATE_KEY]["needs_confirmation"] >= 1
+    assert set(held) <= await _left(memory, app, user, held)
