@@ -480,7 +480,7 @@ async def main() -> None:
             engine, user, queries, vectors, after_opts, forced_light=False, cpu=a_cpu
         )
         a_full = await time_full(after, user, queries, cpu=a_client_cpu)
-        pairs = list(zip(a_top, b_top, strict=True))
+        pairs = list(zip(a_top, b_top, strict=True)) if b_top else []
         overlap = text_overlap = math.nan  # not measured without the old query
         if pairs:
             overlap = statistics.mean(
