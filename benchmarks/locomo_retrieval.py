@@ -409,6 +409,12 @@ async def main(argv: Sequence[str] | None = None) -> int:
         "report it beside the full-transcript figures",
     )
     parser.add_argument("--limit-conversations", type=int, default=None)
+    parser.add_argument(
+        "--split",
+        choices=("all", "tune", "heldout"),
+        default="all",
+        help="ingest and ask only the tuning conversations (0-3) or the held-out ones (4+)",
+    )
     parser.add_argument("--json", dest="json_out", default=None, help="write results here")
     parser.add_argument(
         "--routed-cache",
@@ -465,6 +471,9 @@ async def main(argv: Sequence[str] | None = None) -> int:
     DEPTH = max(K, args.depth)
 
     convs, questions, dropped = load(args.data, args.limit_conversations)
+    if args.split != "all":
+        tune = args.split == "tune"
+        questions = [q for q in questions if (q.conv < TUNE_CONVERSATIONS) == tune]
     turns = sum(len(c.event_to_dia) for c in convs)
     log(
         f"{len(convs)} conversations, {sum(len(c.sessions) for c in convs)} sessions, "
@@ -486,14 +495,18 @@ async def main(argv: Sequence[str] | None = None) -> int:
     for key in wanted:
         spec = specs[key]
         log(f"== {spec.name}")
-        service = spec.make()
+        service: Any = spec.make()  # PgVector attributes are read below
         ingest_convs = convs
         if key == "pgvector_routed" and args.routed_cache is not None:
             # the routed policy's selection, computed once (see routed_sessions)
             from adk_memory_kit.write_policy import WritePolicy
 
             ingest_convs = await routed_sessions(convs, args.routed_cache or None)
+            # a cache made from more conversations than this run loads
+            ingest_convs = ingest_convs[: len(convs)]
             service.write_policy = WritePolicy.FULL_TRANSCRIPT
+        asked = {q.conv for q in questions}
+        ingest_convs = [c for c in ingest_convs if c.index in asked]
         if key.startswith("pgvector") and not args.reuse:
             for conv in convs:  # a clean slate, so ingestion time means something
                 await service.delete_user_memories(app_name=APP, user_id=conv.user_id)

@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import random
 import re
@@ -96,6 +97,11 @@ def _literal(vec: np.ndarray) -> str:
 def _percentile(values: list[float], pct: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(pct / 100 * (len(ordered) - 1))))]
+
+
+def _stat(values: list[float], pct: float) -> float:
+    """The percentile of ``values``; NaN when there are none (not measured)."""
+    return _percentile(values, pct) if values else math.nan
 
 
 # ------------------------------------------------------------------------------ corpus
@@ -224,14 +230,35 @@ async def vacuum(engine) -> None:
 
 
 # ------------------------------------------------------------------------------ measuring
-async def time_db(engine, user, queries, vectors, options, *, forced_light: bool):
-    """Database part per query (ms) and the top-10 ids, on one connection."""
+def _backend_cpu_ms(pid: int | None) -> float | None:
+    """CPU time (ms) the server process ``pid`` has run so far (``/proc/<pid>/schedstat``,
+    nanoseconds); ``None`` where it cannot be read (another host, not Linux)."""
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/schedstat") as fh:
+            return int(fh.read().split()[0]) / 1e6
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+async def time_db(engine, user, queries, vectors, options, *, forced_light: bool, cpu=None):
+    """Database part per query (ms) and the top-10 ids, on one connection. ``cpu`` (a list)
+    receives the server process's CPU ms per query, where the server runs on this machine:
+    unlike wall time, it does not grow with the load other processes put on the machine."""
+    from sqlalchemy import text
+
     from adk_memory_kit.memory.query import query_terms
     from adk_memory_kit.memory.search import SearchPlan, plan_search, search_rows
 
     timings, tops = [], []
     async with engine.connect() as conn:
+        pid = (await conn.execute(text("SELECT pg_backend_pid()"))).scalar_one()
+        await conn.commit()
+        if _backend_cpu_ms(pid) is None:
+            pid = None
         for q, vec in zip(queries, vectors, strict=True):
+            c0 = _backend_cpu_ms(pid)
             t0 = time.perf_counter()
             plan = await plan_search(conn, APP, user, options)
             if forced_light:
@@ -247,17 +274,25 @@ async def time_db(engine, user, queries, vectors, options, *, forced_light: bool
                 plan=plan,
             )
             timings.append((time.perf_counter() - t0) * 1000)
+            c1 = _backend_cpu_ms(pid)
+            if cpu is not None and c0 is not None and c1 is not None:
+                cpu.append(c1 - c0)
             tops.append([(str(r["id"]), r["text"]) for r in rows])
             await conn.commit()
     return timings, tops
 
 
-async def time_full(memory, user, queries) -> list[float]:
+async def time_full(memory, user, queries, cpu=None) -> list[float]:
+    """Wall ms of each ``search_memory`` call; ``cpu`` (a list) receives this process's CPU ms
+    per call (the query embedding, the fusion, the drivers; the database's own is not in it)."""
     timings = []
     for q in queries:
+        c0 = time.process_time()
         t0 = time.perf_counter()
         await memory.search_memory(app_name=APP, user_id=user, query=q)
         timings.append((time.perf_counter() - t0) * 1000)
+        if cpu is not None:
+            cpu.append((time.process_time() - c0) * 1000)
     return timings
 
 
@@ -283,7 +318,8 @@ async def ann_recall(engine, user, vectors, depth: int, ef: int) -> tuple[float,
         " WHERE app_name = :a AND user_id = :u"
         " ORDER BY (embedding <=> CAST(:v AS vector)) + 0 LIMIT :k"
     )
-    r10, rdeep = [], []
+    r10: list[float] = []
+    rdeep: list[float] = []
     async with engine.connect() as conn:
         for vec in vectors:
             await conn.execute(
@@ -369,6 +405,11 @@ async def main() -> None:
         "--ef-search", type=int, default=None, help="SearchOptions.ann_ef_search (after)"
     )
     parser.add_argument("--home", default="/tmp/adk_memory_kit_scale")
+    parser.add_argument(
+        "--no-before",
+        action="store_true",
+        help="skip the old exact query (minutes at 100k rows); 'after' figures only",
+    )
     args = parser.parse_args()
     if not args.db_url:
         os.environ["ADK_MEMORY_KIT_HOME"] = args.home
@@ -423,21 +464,33 @@ async def main() -> None:
         user = f"user-{size}"
         # warm caches: each path runs the whole query set once, untimed, right before it is
         # timed (the old query reads every row of the user, evicting what the new one uses)
-        await time_db(engine, user, queries, vectors, before_opts, forced_light=True)
-        b_db, b_top = await time_db(engine, user, queries, vectors, before_opts, forced_light=True)
-        b_full = await time_full(before, user, queries)
+        b_cpu: list[float] = []
+        if args.no_before:
+            b_db, b_top, b_full = [math.nan], [], [math.nan]
+        else:
+            await time_db(engine, user, queries, vectors, before_opts, forced_light=True)
+            b_db, b_top = await time_db(
+                engine, user, queries, vectors, before_opts, forced_light=True, cpu=b_cpu
+            )
+            b_full = await time_full(before, user, queries)
+        a_cpu: list[float] = []
+        a_client_cpu: list[float] = []
         await time_db(engine, user, queries, vectors, after_opts, forced_light=False)
-        a_db, a_top = await time_db(engine, user, queries, vectors, after_opts, forced_light=False)
-        a_full = await time_full(after, user, queries)
-        pairs = list(zip(a_top, b_top, strict=True))
-        overlap = statistics.mean(
-            len({i for i, _ in a} & {i for i, _ in b}) / max(1, len(b)) for a, b in pairs
+        a_db, a_top = await time_db(
+            engine, user, queries, vectors, after_opts, forced_light=False, cpu=a_cpu
         )
-        # rows with the same text tie in every list; which copy wins a tie is arbitrary
-        text_overlap = statistics.mean(
-            len({t for _, t in a} & {t for _, t in b}) / max(1, len({t for _, t in b}))
-            for a, b in pairs
-        )
+        a_full = await time_full(after, user, queries, cpu=a_client_cpu)
+        pairs = list(zip(a_top, b_top, strict=True)) if b_top else []
+        overlap = text_overlap = math.nan  # not measured without the old query
+        if pairs:
+            overlap = statistics.mean(
+                len({i for i, _ in a} & {i for i, _ in b}) / max(1, len(b)) for a, b in pairs
+            )
+            # rows with the same text tie in every list; which copy wins a tie is arbitrary
+            text_overlap = statistics.mean(
+                len({t for _, t in a} & {t for _, t in b}) / max(1, len({t for _, t in b}))
+                for a, b in pairs
+            )
         heavy = size >= after_opts.heavy_user_rows
         indexed = size >= ANN_MIN_ROWS
         recall = (
@@ -459,6 +512,12 @@ async def main() -> None:
                 "before_full_p95": _percentile(b_full, 95),
                 "after_full_p50": statistics.median(a_full),
                 "after_full_p95": _percentile(a_full, 95),
+                "before_db_cpu_p50": _stat(b_cpu, 50),
+                "before_db_cpu_p95": _stat(b_cpu, 95),
+                "after_db_cpu_p50": _stat(a_cpu, 50),
+                "after_db_cpu_p95": _stat(a_cpu, 95),
+                "after_client_cpu_p50": _stat(a_client_cpu, 50),
+                "after_client_cpu_p95": _stat(a_client_cpu, 95),
                 "top10_overlap": overlap,
                 "top10_text_overlap": text_overlap,
                 "ann_recall10": recall[0],
@@ -500,6 +559,19 @@ async def main() -> None:
             f" | {r['after_full_p50']:.1f} / {r['after_full_p95']:.1f}"
             f" | {r['top10_overlap']:.3f} / {r['top10_text_overlap']:.3f}"
             f" | {r['ann_recall10']:.3f} / {r['ann_recall_deep']:.3f} |"
+        )
+    print(
+        "\nCPU ms per search (load-independent): the database server process per query"
+        " (before | after), and this process per search_memory call (query embedding,"
+        " fusion, drivers)\n"
+    )
+    print("| rows of the user | database CPU p50 / p95, before | after | client CPU p50 / p95 |")
+    print("|---:|---:|---:|---:|")
+    for r in results:
+        print(
+            f"| {r['rows']:,} | {r['before_db_cpu_p50']:.1f} / {r['before_db_cpu_p95']:.1f}"
+            f" | {r['after_db_cpu_p50']:.1f} / {r['after_db_cpu_p95']:.1f}"
+            f" | {r['after_client_cpu_p50']:.1f} / {r['after_client_cpu_p95']:.1f} |"
         )
     light = next((r for r in results if r["rows"] == min(sizes)), None)
     for r in results:
