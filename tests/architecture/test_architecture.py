@@ -46,10 +46,8 @@ LAYERS: dict[str, int] = {
     "recall": 4,
     "routing": 4,
     "testing": 4,
-    # 5: the write policy (the router's decisions, applied to every write into retrieval) and
-    #    the model choice (Gemini with a key, else the scripted model)
+    # 5: the write policy (the router's decisions, applied to every write into retrieval)
     "write_policy": 5,
-    "model_choice": 5,
     # 6: long-term memory (every session write passes the write policy); the context budget
     "memory": 6,
     "context": 6,
@@ -96,6 +94,21 @@ def test_imports_point_down_the_layers():
     assert not wrong, "imports against the layering (see docs/architecture.md):\n" + "\n".join(
         wrong
     )
+
+
+#: The only packages that may import the test double (``testing``, the scripted model): the
+#: offline demo. Library code runs against real models only.
+MAY_IMPORT_THE_TEST_DOUBLE = {"demo"}
+
+
+def test_library_code_never_imports_the_test_double():
+    importers = sorted(
+        f"{src} at {where[0]}"
+        for src, targets in TREE.package_edges().items()
+        for dst, where in targets.items()
+        if dst == "testing" and src not in MAY_IMPORT_THE_TEST_DOUBLE
+    )
+    assert not importers, f"library code imports adk_memory_kit.testing: {importers}"
 
 
 def test_no_two_modules_of_a_package_import_each_other():
