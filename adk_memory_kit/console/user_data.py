@@ -21,7 +21,7 @@ from adk_memory_kit.memory.browse import MemoryPage, export_memories, list_memor
 from adk_memory_kit.memory.hygiene import check_memory_type, check_tags
 from adk_memory_kit.routing.apply import MemoryApplier, long_term_entry
 from adk_memory_kit.routing.extractors import dated, looks_like_behaviour_change
-from adk_memory_kit.routing.homes import Candidate, MemoryHome
+from adk_memory_kit.routing.rule import Candidate, MemoryHome
 
 USER_PREFIX = "user:"
 EXPORT_FORMAT = "adk-memory-kit.user-export/1"

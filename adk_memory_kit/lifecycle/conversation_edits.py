@@ -30,7 +30,7 @@ from adk_memory_kit._adk_compat import context_memory_service
 from adk_memory_kit.lifecycle import forget_log
 from adk_memory_kit.lifecycle.schema import ensure_lifecycle_schema
 from adk_memory_kit.routing.apply import NOTES_KEY, RoutingOutcome
-from adk_memory_kit.routing.homes import Candidate, MemoryHome
+from adk_memory_kit.routing.rule import Candidate, MemoryHome
 from adk_memory_kit.routing.text_signals import content_stems, overlap
 
 if TYPE_CHECKING:

@@ -42,8 +42,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_memory_kit import _adk_compat as adk_compat
 from adk_memory_kit.core.contracts import UserMemoryEraser
+from adk_memory_kit.core.data_home import DataHome
 from adk_memory_kit.core.db_errors import db_errors, describe, translates_db_errors
-from adk_memory_kit.core.homes import DataHome
 from adk_memory_kit.core.scope import Scope
 from adk_memory_kit.db import fence
 from adk_memory_kit.db import homes as kit_homes

@@ -34,7 +34,7 @@ from adk_memory_kit.memory.service import PgVectorMemoryService
 from adk_memory_kit.profile.guards import looks_like_instruction
 from adk_memory_kit.routing.apply import long_term_entry
 from adk_memory_kit.routing.extractors import Extractor, looks_like_behaviour_change
-from adk_memory_kit.routing.homes import Candidate, MemoryHome, route
+from adk_memory_kit.routing.rule import Candidate, MemoryHome, route
 from adk_memory_kit.sensitive import Detector, detect_sensitive
 
 if TYPE_CHECKING:

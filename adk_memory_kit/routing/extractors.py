@@ -33,7 +33,7 @@ from adk_memory_kit.profile.guards import (
 )
 from adk_memory_kit.profile.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
 from adk_memory_kit.routing.dates import resolve_relative_dates
-from adk_memory_kit.routing.homes import Candidate
+from adk_memory_kit.routing.rule import Candidate
 from adk_memory_kit.routing.side_calls import record_side_call
 from adk_memory_kit.sensitive import HEALTH, Detector, detect_sensitive
 

@@ -21,8 +21,8 @@ from typing import Any
 from sqlalchemy import text as sql
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from adk_memory_kit.core.data_home import DataHome, FunctionDataHome
 from adk_memory_kit.core.db_errors import db_doors, translates_db_errors
-from adk_memory_kit.core.homes import DataHome, FunctionDataHome
 from adk_memory_kit.core.validation import check_identifier, check_scope, clean_text, short
 from adk_memory_kit.db.engine import make_engine
 from adk_memory_kit.db.fence import guard_write

@@ -35,7 +35,7 @@ from adk_memory_kit.routing.extractors import (
     dated,
     looks_like_behaviour_change,
 )
-from adk_memory_kit.routing.homes import Candidate, MemoryHome
+from adk_memory_kit.routing.rule import Candidate, MemoryHome
 
 _WHERE = {
     MemoryHome.DROP: "not stored: it looks like sensitive data",
