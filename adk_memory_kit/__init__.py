@@ -5,10 +5,6 @@ The top level holds what the README teaches. Everything else is importable from 
 ``adk_memory_kit.core``, ...); the test double is ``adk_memory_kit.testing.ScriptedLlm``.
 """
 
-import importlib
-import warnings
-from typing import Any
-
 from adk_memory_kit.adk_services import register_pgvector_services
 from adk_memory_kit.context import ContextBudget, ContextBudgetPlugin, FactPreservingSummarizer
 from adk_memory_kit.db import embedded_db_url
@@ -120,53 +116,3 @@ __all__ = [
     "ContextBudget",
     "ContextBudgetExceededError",
 ]
-
-# Names the top level exported before 0.2, now taught from their package. They still resolve
-# (with a DeprecationWarning naming the new place) for one release.
-_MOVED = {
-    "Candidate": "adk_memory_kit.routing",
-    "CloseResult": "adk_memory_kit.lifecycle",
-    "DEFAULT_DETECTORS": "adk_memory_kit.routing",
-    "DEFAULT_VOCABULARY": "adk_memory_kit.profile",
-    "DataHome": "adk_memory_kit.core",
-    "DataMap": "adk_memory_kit.lifecycle",
-    "Embedder": "adk_memory_kit.embedders",
-    "EmbedderError": "adk_memory_kit.errors",
-    "ExtractionError": "adk_memory_kit.routing",
-    "ForgetReport": "adk_memory_kit.lifecycle",
-    "IdleRunReport": "adk_memory_kit.lifecycle",
-    "LocalMiniLMEmbedder": "adk_memory_kit.embedders",
-    "MemoryHome": "adk_memory_kit.routing",
-    "PreferenceVocabulary": "adk_memory_kit.profile",
-    "PrunedPayload": "adk_memory_kit.pruning",
-    "PruningRecord": "adk_memory_kit.pruning",
-    "PruningReport": "adk_memory_kit.pruning",
-    "RegexDetector": "adk_memory_kit.routing",
-    "ReviewQueue": "adk_memory_kit.routing",
-    "RoutingOutcome": "adk_memory_kit.routing",
-    "Scratchpad": "adk_memory_kit.working_memory",
-    "SessionKey": "adk_memory_kit.lifecycle",
-    "UnknownPreferenceError": "adk_memory_kit.profile",
-    "WorkingMemoryConfig": "adk_memory_kit.working_memory",
-    "default_tombstone": "adk_memory_kit.pruning",
-    "estimate_request_tokens": "adk_memory_kit.pruning",
-    "find_conflicts": "adk_memory_kit.recall",
-    "frame_memories": "adk_memory_kit.recall",
-    "kit_home": "adk_memory_kit.db",
-    "memory_routing_callback": "adk_memory_kit.routing",
-    "pending_forgets": "adk_memory_kit.lifecycle",
-    "tool_calls_by_task": "adk_memory_kit.working_memory",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _MOVED.get(name)
-    if module is None:
-        raise AttributeError(f"module 'adk_memory_kit' has no attribute {name!r}")
-    warnings.warn(
-        f"adk_memory_kit.{name} moved: import it from {module} (the top-level name goes "
-        "away in the next release)",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return getattr(importlib.import_module(module), name)

@@ -29,14 +29,13 @@ if TYPE_CHECKING:
 
 # ----------------------------------------------------------------- request internals
 
+DYNAMIC_INSTRUCTION_PREAMBLE: str | None
 try:  # the label ADK puts before a dynamic instruction sent as a user content
     from google.adk.flows.llm_flows.instructions import (
-        _INSTRUCTION_PREAMBLE as _ADK_INSTRUCTION_PREAMBLE,
+        _INSTRUCTION_PREAMBLE as DYNAMIC_INSTRUCTION_PREAMBLE,
     )
 except ImportError:  # pragma: no cover - pinned by tests/compat
-    _ADK_INSTRUCTION_PREAMBLE = None
-
-DYNAMIC_INSTRUCTION_PREAMBLE: str | None = _ADK_INSTRUCTION_PREAMBLE
+    DYNAMIC_INSTRUCTION_PREAMBLE = None
 """ADK's ``_INSTRUCTION_PREAMBLE``: the first line of the dynamic instruction when ADK sends it
 as a user content (an agent with ``static_instruction``); ``None`` if this ADK has none."""
 

@@ -73,7 +73,9 @@ def call(tool: str, /, **args: Any) -> types.Part:
 
 def _injected(content: types.Content) -> bool:
     text = content.parts[0].text if content.parts else None
-    return bool(text) and (text.startswith(INJECTED_PREFIXES) or is_labelled_instruction_text(text))
+    if not text:
+        return False
+    return text.startswith(INJECTED_PREFIXES) or is_labelled_instruction_text(text)
 
 
 def conversation(request: LlmRequest) -> list[types.Content]:

@@ -25,6 +25,7 @@ import uuid
 from typing import Any
 
 from google.adk.agents import LlmAgent
+from google.adk.apps.app import App
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.genai import types
@@ -95,7 +96,7 @@ async def run_turns(plugins: list, turns: int) -> tuple[float, int]:
     llm = ScriptedLlm(model="gemini-2.5-flash", responder=responder)
     agent = LlmAgent(name="weather", model=llm, instruction="Answer.", tools=[lookup])
     sessions = InMemorySessionService()
-    runner = Runner(agent=agent, app_name=APP, session_service=sessions, plugins=plugins)
+    runner = Runner(app=App(name=APP, root_agent=agent, plugins=plugins), session_service=sessions)
     user = f"u-{uuid.uuid4().hex[:6]}"
     session = await sessions.create_session(app_name=APP, user_id=user)
     started = time.perf_counter()

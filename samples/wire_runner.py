@@ -35,9 +35,9 @@ from adk_memory_kit import (
     ToolPayloadPruningPlugin,
     embedded_db_url,
 )
-from adk_memory_kit.model_choice import choose_model
+from adk_memory_kit.core.model_access import configured_model
 from adk_memory_kit.routing import RoutingOutcome
-from adk_memory_kit.testing import call, last_function_responses
+from adk_memory_kit.testing import ScriptedLlm, call, last_function_responses
 
 APP_NAME = "wire_demo"
 USER_ID = "traveller-1"
@@ -112,7 +112,8 @@ def describe(event: Any) -> list[str]:
 
 
 async def main() -> None:
-    model = choose_model(offline_turn)
+    # the one place this sample chooses its model: a configured one, else the offline script
+    model = configured_model() or ScriptedLlm(responder=offline_turn)
     agent = LlmAgent(
         name="assistant",
         model=model,

@@ -182,7 +182,7 @@ class Guard:
     def csrf_for(self, request: Request) -> str:
         """The request's CSRF token: its valid cookie, else a new one (set by the response)."""
         current = request.cookies.get(CSRF_COOKIE)
-        return current if self.csrf_valid(current) else self.new_csrf()
+        return current if current is not None and self.csrf_valid(current) else self.new_csrf()
 
     def csrf_ok(self, request: Request, submitted: str | None) -> bool:
         if self.header_authenticated(request):

@@ -21,7 +21,7 @@ from adk_memory_kit.memory.browse import MemoryPage, export_memories, list_memor
 from adk_memory_kit.memory.hygiene import check_memory_type, check_tags
 from adk_memory_kit.routing.apply import MemoryApplier, long_term_entry
 from adk_memory_kit.routing.extractors import dated, looks_like_behaviour_change
-from adk_memory_kit.routing.homes import Candidate, MemoryHome
+from adk_memory_kit.routing.rule import Candidate, MemoryHome
 
 USER_PREFIX = "user:"
 EXPORT_FORMAT = "adk-memory-kit.user-export/1"
@@ -207,7 +207,7 @@ async def export_user(data: ConsoleData, app_name: str, user_id: str) -> dict[st
 
     memories = await export_memories(data.memory, app_name=app_name, user_id=user_id)
     reviews = await data.review_items(app_name=app_name, user_id=user_id, status=None, limit=10_000)
-    sessions = []
+    sessions: list[dict[str, Any]] = []
     for row in await data.user_sessions(app_name, user_id):
         session = await data.sessions.get_session(
             app_name=app_name,
@@ -220,8 +220,8 @@ async def export_user(data: ConsoleData, app_name: str, user_id: str) -> dict[st
     episodic = []
     log = data.log
     if log is not None:
-        for session in sessions:
-            entries = await log.trace(app_name, user_id, session["id"])
+        for exported in sessions:
+            entries = await log.trace(app_name, user_id, exported["id"])
             episodic += [_entry_dict(e) for e in entries]
     data_map = await data.data_map(app_name, user_id)
     return {

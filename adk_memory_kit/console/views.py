@@ -118,7 +118,7 @@ async def login(request: Request) -> Response:
 @router.post("/logout")
 async def logout(request: Request) -> Response:
     fields = await request.form()
-    if not request.app.state.guard.csrf_ok(request, fields.get("csrf_token")):  # type: ignore[arg-type]
+    if not request.app.state.guard.csrf_ok(request, fields.get("csrf_token")):
         raise HTTPException(403, "missing or invalid CSRF token; reload the page and retry")
     root = request.scope.get("root_path", "")
     response = RedirectResponse(f"{root}/login?done=logged_out", status_code=303)

@@ -424,7 +424,7 @@ class ContextBudget:
             if kinds[index] == HISTORY:
                 if index < cut:
                     continue
-                if not placed:
+                if summary_content is not None and not placed:
                     assembled.append(summary_content)
                     placed = True
             if content is boundary_content:
@@ -495,8 +495,14 @@ class ContextBudget:
         room = self.recall_max_tokens
         out: list[types.Content] = []
         for content in contents:
-            text = content.parts[0].text if content.parts else None
-            if content.role != "user" or not text or layout([content]).kinds[0] != SCOPED_RECALL:
+            first = content.parts[0] if content.parts else None
+            text = first.text if first is not None else None
+            if (
+                first is None
+                or content.role != "user"
+                or not text
+                or layout([content]).kinds[0] != SCOPED_RECALL
+            ):
                 out.append(content)
                 continue
             tokens = estimate_content_tokens(content)
@@ -511,7 +517,7 @@ class ContextBudget:
             if body and estimate_text_tokens("\n".join(head + body + tail)) <= room:
                 new_text = "\n".join(head + body + tail)
                 room -= estimate_text_tokens(new_text)
-                parts = [content.parts[0].model_copy(update={"text": new_text})]
+                parts = [first.model_copy(update={"text": new_text})]
                 out.append(content.model_copy(update={"parts": parts}))
         return out
 

@@ -54,6 +54,7 @@ from adk_memory_kit.context.values import (
     salient_sentences,
     sentence_score,
 )
+from adk_memory_kit.core.model_access import DEFAULT_GEMINI, has_model_access
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.pruning.tokens import estimate_text_tokens, payload_json
 from adk_memory_kit.sensitive import Detector
@@ -76,8 +77,8 @@ DEFAULT_DISTILLED_TOOLS: frozenset[str] = frozenset(
 """Tools whose results are already distilled; never summarised again."""
 
 AUTO = "auto"
-"""``model="auto"``: Gemini when a key is configured (see ``model_choice``), else extractive."""
-DEFAULT_GEMINI = "gemini-2.5-flash"
+"""``model="auto"``: Gemini when a key is configured (see ``core.model_access``), else
+extractive."""
 
 _PROMPT = (
     "Summarise this conversation between a user and an AI agent for the agent's own later use."
@@ -320,7 +321,7 @@ class FactPreservingSummarizer(BaseEventsSummarizer):
         self._merge(digest, priors, sentences, tool_values)
         if self.llm is not None:
             try:
-                await self._model_prose(digest, priors, transcript)
+                await self._model_prose(self.llm, digest, priors, transcript)
             except Exception:  # the extractive prose stays; the values never depended on it
                 logger.warning(
                     "Summary model %s failed; keeping the extractive summary",
@@ -379,7 +380,7 @@ class FactPreservingSummarizer(BaseEventsSummarizer):
         digest.tool_values = pool[-self.max_tool_values :] if self.max_tool_values else []
 
     async def _model_prose(
-        self, digest: Digest, priors: list[Digest], transcript: list[str]
+        self, llm: BaseLlm, digest: Digest, priors: list[Digest], transcript: list[str]
     ) -> None:
         earlier = [line for prior in priors for line in prior.older + prior.recent]
         max_words = max(20, (self.max_recent_tokens + self.max_older_tokens) * 3 // 4)
@@ -389,11 +390,11 @@ class FactPreservingSummarizer(BaseEventsSummarizer):
             conversation="\n".join(transcript),
         )
         request = LlmRequest(
-            model=self.llm.model,
+            model=llm.model,
             contents=[types.Content(role="user", parts=[types.Part(text=prompt)])],
         )
         text = ""
-        async for response in self.llm.generate_content_async(request, stream=False):
+        async for response in llm.generate_content_async(request, stream=False):
             if response.content and response.content.parts:
                 text = "".join(p.text or "" for p in response.content.parts if not p.thought)
                 break
@@ -438,8 +439,6 @@ def _resolve_model(model: BaseLlm | str | None) -> BaseLlm | None:
     if not isinstance(model, str) or not model.strip():
         raise InvalidInputError("model must be None, a BaseLlm, a model name or 'auto'")
     if model == AUTO:
-        from adk_memory_kit.model_choice import has_model_access
-
         if not has_model_access():
             return None
         model = DEFAULT_GEMINI

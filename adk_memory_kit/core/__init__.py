@@ -4,7 +4,7 @@
 import it.
 """
 
-from adk_memory_kit.core.homes import DataHome, FunctionDataHome
+from adk_memory_kit.core.data_home import DataHome, FunctionDataHome
 from adk_memory_kit.core.scope import Scope
 from adk_memory_kit.core.times import parse_time
 from adk_memory_kit.core.validation import check_identifier, check_scope, clean_text, normalize_key

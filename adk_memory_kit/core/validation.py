@@ -83,8 +83,9 @@ def check_number(
         raise InvalidInputError(f"{label} must be {kind}, got {type(value).__name__}")
     if not integer and not math.isfinite(float(value)):
         raise InvalidInputError(f"{label} must be a finite number, got {short(value)}")
-    low = minimum is not None and (value <= minimum if exclusive_minimum else value < minimum)
-    if low or (maximum is not None and value > maximum):
+    measured: float = value if isinstance(value, (int, float)) else float(value)
+    low = minimum is not None and (measured <= minimum if exclusive_minimum else measured < minimum)
+    if low or (maximum is not None and measured > maximum):
         bounds = (
             f"{'above' if exclusive_minimum else 'at least'} {minimum}"
             if maximum is None

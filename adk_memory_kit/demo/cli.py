@@ -8,8 +8,12 @@ import time
 import uuid
 from pathlib import Path
 
+from google.adk.models.base_llm import BaseLlm
+
+from adk_memory_kit.core.model_access import configured_model
 from adk_memory_kit.core.wording import counted
 from adk_memory_kit.demo.console import heading, note, show_table, step
+from adk_memory_kit.testing import Responder, ScriptedLlm
 
 WRITE_PATHS = (
     "router (end of every turn): each fact to its one home; LONG_TERM facts are stored at "
@@ -39,15 +43,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     demo.set_defaults(func=run_demo)
 
 
+def _model(offline: Responder) -> str | BaseLlm:
+    """The configured model, else a fresh scripted one answering with ``offline``."""
+    return configured_model() or ScriptedLlm(responder=offline)
+
+
 async def run_demo(args: argparse.Namespace) -> int:
     if args.home:
         os.environ["ADK_MEMORY_KIT_HOME"] = str(Path(args.home).expanduser())
+    from adk_memory_kit.core.model_access import has_model_access
     from adk_memory_kit.db.engine import resolve_db_url
     from adk_memory_kit.demo.concierge import offline_concierge_responder
     from adk_memory_kit.demo.lunch_story import run_lunch_story
     from adk_memory_kit.demo.research import offline_research_responder
     from adk_memory_kit.demo.research_session import run_research_session
-    from adk_memory_kit.model_choice import choose_model, has_model_access
 
     started = time.perf_counter()
     heading("adk-memory-kit demo")
@@ -68,18 +77,24 @@ async def run_demo(args: argparse.Namespace) -> int:
         )
 
     heading("1. Lunch concierge: one fact, one home")
-    story = await run_lunch_story(db_url, choose_model(offline_concierge_responder), args.user)
+    story = await run_lunch_story(db_url, _model(offline_concierge_responder), args.user)
 
     heading("2. Research assistant: tool-payload pruning")
     research_user = f"{args.user}-research-{uuid.uuid4().hex[:6]}"
     rows = await run_research_session(
-        db_url, choose_model(offline_research_responder), research_user
+        db_url,
+        _model(offline_research_responder),
+        research_user,
     )
 
     heading("3. Trace and cost of this run: the episodic log")
     from adk_memory_kit.demo.episodic_run import show_trace_and_cost
 
-    await show_trace_and_cost(db_url, choose_model(offline_research_responder), research_user)
+    await show_trace_and_cost(
+        db_url,
+        _model(offline_research_responder),
+        research_user,
+    )
 
     heading("Where everything went")
     table = [(home, "; ".join(items)) for home, items in sorted(story.homes.items())]

@@ -24,9 +24,9 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types
 
+from adk_memory_kit.core.model_access import configured_model
 from adk_memory_kit.lifecycle import MemoryCheckpointPlugin, end_session_tool
 from adk_memory_kit.lifecycle.conversation_edits import conversation_edit_handlers
-from adk_memory_kit.model_choice import choose_model
 from adk_memory_kit.recall import BudgetedPreloadMemoryTool, FramedLoadMemoryTool
 from adk_memory_kit.routing import (
     MemoryApplier,
@@ -130,7 +130,7 @@ def build_concierge_agent(model: str | BaseLlm | None = None) -> LlmAgent:
     """The concierge agent (tools only; plugins come with :func:`build_concierge_app`)."""
     return LlmAgent(
         name="concierge",
-        model=model or choose_model(offline_concierge_responder),
+        model=model or configured_model() or ScriptedLlm(responder=offline_concierge_responder),
         static_instruction=STATIC_INSTRUCTION,
         instruction=working_memory_instruction(),
         tools=[

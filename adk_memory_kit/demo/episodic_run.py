@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from google.adk.apps.app import App
 from google.adk.models.base_llm import BaseLlm
 from google.adk.runners import Runner
 from google.adk.sessions.database_session_service import DatabaseSessionService
@@ -27,12 +28,8 @@ async def show_trace_and_cost(db_url: str, model: str | BaseLlm, user_id: str) -
     table from the log. Returns the number of log entries of the session."""
     log = EpisodicLog(db_url)
     sessions = DatabaseSessionService(db_url=db_url)
-    runner = Runner(
-        agent=build_research_agent(model),
-        app_name=APP,
-        session_service=sessions,
-        plugins=[EpisodicLogPlugin(log)],
-    )
+    app = App(name=APP, root_agent=build_research_agent(model), plugins=[EpisodicLogPlugin(log)])
+    runner = Runner(app=app, session_service=sessions)
     try:
         session = await sessions.create_session(app_name=APP, user_id=user_id)
         step(f"TRACED: {len(QUESTIONS)} research turns with EpisodicLogPlugin")

@@ -16,6 +16,7 @@ from google.adk.apps.app import App
 from google.adk.models.base_llm import BaseLlm
 from google.adk.runners import Runner
 from google.adk.sessions.database_session_service import DatabaseSessionService
+from google.adk.sessions.session import Session
 from google.genai import types
 
 from adk_memory_kit.core.wording import counted, describe_counts
@@ -26,6 +27,7 @@ from adk_memory_kit.demo.concierge import (
     recalled_texts,
 )
 from adk_memory_kit.demo.console import note, show_events, show_table, step
+from adk_memory_kit.errors import MemoryKitError
 from adk_memory_kit.lifecycle import IdleIngestJob, forget_user
 from adk_memory_kit.lifecycle.sleep_time import SleepTimeDistiller
 from adk_memory_kit.memory.cli import format_search_results
@@ -112,9 +114,7 @@ async def run_lunch_story(db_url: str, model: str | BaseLlm, user_id: str) -> St
             _record_outcomes(result, pending)
             pending.clear()
 
-        monday = await sessions.get_session(
-            app_name=APP_NAME, user_id=user_id, session_id=monday.id
-        )
+        monday = await _reloaded(sessions, monday)
         step("Where Monday's facts live now")
         show_table(
             [(k, v) for k, v in sorted(monday.state.items()) if not _internal_key(k)],
@@ -167,7 +167,7 @@ async def run_lunch_story(db_url: str, model: str | BaseLlm, user_id: str) -> St
         counts = await memory.count_memories(app_name=APP_NAME, user_id=user_id)
         note(f"long-term memory now: {describe_counts(counts)}")
         card = await memory.search_memory(app_name=APP_NAME, user_id=user_id, query="my card")
-        carded = [e for e in card.memories if "card" in (e.content.parts[0].text or "").lower()]
+        carded = [e for e in card.memories if "card" in _first_text(e.content).lower()]
         note(
             f"search 'my card' finds {counted(len(carded), 'memory', 'memories')} holding it: "
             "the router dropped the "
@@ -203,9 +203,7 @@ async def run_lunch_story(db_url: str, model: str | BaseLlm, user_id: str) -> St
                 step("The budgeted preload block the model saw (quoted, dated data)")
                 for line in block.splitlines()[:12]:
                     print(f"   | {line[:100]}")
-        thursday = await sessions.get_session(
-            app_name=APP_NAME, user_id=user_id, session_id=thursday.id
-        )
+        thursday = await _reloaded(sessions, thursday)
         result.wm_view = str(thursday.state.get("wm_view") or "")
         step("Working memory of Thursday's task (wm_view, rendered into the instruction)")
         for line in result.wm_view.splitlines():
@@ -253,3 +251,17 @@ def _recall_block(model: ScriptedLlm) -> str:
                 if part.text and "RECALLED_MEMORY" in part.text:
                     return part.text
     return ""
+
+
+async def _reloaded(sessions: DatabaseSessionService, session: Session) -> Session:
+    """``session`` as stored now, with the state the turns wrote (the demo created it)."""
+    stored = await sessions.get_session(
+        app_name=session.app_name, user_id=session.user_id, session_id=session.id
+    )
+    if stored is None:
+        raise MemoryKitError(f"the demo's session {session.id} disappeared from the database")
+    return stored
+
+
+def _first_text(content: types.Content) -> str:
+    return (content.parts[0].text or "") if content.parts else ""

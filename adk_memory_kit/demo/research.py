@@ -17,9 +17,9 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
-from adk_memory_kit.model_choice import choose_model
+from adk_memory_kit.core.model_access import configured_model
 from adk_memory_kit.pruning import PruneStaleToolPayloads
-from adk_memory_kit.testing import call, last_function_responses, last_user_text
+from adk_memory_kit.testing import ScriptedLlm, call, last_function_responses, last_user_text
 
 FINDINGS_KEY = "findings"
 _TOPICS = ["market size", "pricing", "competitors", "regulation", "adoption", "risks"]
@@ -97,7 +97,7 @@ def build_research_agent(
     pruner = pruner or PruneStaleToolPayloads(prunable={"web_search"}, keep_recent=4)
     return LlmAgent(
         name="research_assistant",
-        model=model or choose_model(offline_research_responder),
+        model=model or configured_model() or ScriptedLlm(responder=offline_research_responder),
         instruction=INSTRUCTION,
         tools=[web_search, save_finding, get_findings],
         before_model_callback=pruner,

@@ -54,13 +54,15 @@ async def run_research_session(db_url: str, model: str | BaseLlm, user_id: str) 
         stored = await sessions.get_session(
             app_name="research_assistant", user_id=user_id, session_id=session.id
         )
-        raw = sum(
-            1
-            for e in stored.events
-            for p in (e.content.parts if e.content else None) or []
-            if p.function_response
-            and p.function_response.name == "web_search"
-            and "results" in (p.function_response.response or {})
+        raw = len(
+            [
+                p
+                for e in (stored.events if stored is not None else [])
+                for p in (e.content.parts if e.content else None) or []
+                if p.function_response
+                and p.function_response.name == "web_search"
+                and "results" in (p.function_response.response or {})
+            ]
         )
         note(
             f"stored session events untouched: {raw} raw web_search results still in the "

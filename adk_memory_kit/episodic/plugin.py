@@ -143,10 +143,12 @@ class EpisodicLogPlugin(BasePlugin):
         session, invocation = invocation_context.session, invocation_context.invocation_id
         agent = invocation_context.agent.name if invocation_context.agent else ""
         if texts:
-            payload = {"text": "\n".join(texts)}
-            self._append(session, invocation, agent, kinds.USER_MESSAGE, "user", payload=payload)
+            text_payload = {"text": "\n".join(texts)}
+            self._append(
+                session, invocation, agent, kinds.USER_MESSAGE, "user", payload=text_payload
+            )
         for answer in answers:  # a confirmation or a long-running tool's result, from a human
-            payload = {"id": answer.id, "response": answer.response}
+            payload: dict[str, Any] = {"id": answer.id, "response": answer.response}
             self._append(
                 session, invocation, agent, kinds.HUMAN_DECISION, answer.name or "", payload=payload
             )

@@ -24,7 +24,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import RowMapping, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_memory_kit.core.db_errors import db_doors
@@ -248,7 +248,7 @@ def _check_time(name: str, value: Any) -> datetime | None:
     return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
 
 
-def _entry(row: Mapping[str, Any]) -> LogEntry:
+def _entry(row: RowMapping) -> LogEntry:
     return LogEntry(**dict(row))
 
 
@@ -459,8 +459,8 @@ class EpisodicLog:
             sessions = sorted({(r["app_name"], r["user_id"], r["session_id"]) for r in rows})
             next_seq = {}
             for app_name, user_id, session_id in sessions:
-                key = json.dumps([app_name, user_id, session_id])
-                await conn.execute(_SQL["lock_session"], {"key": key})
+                lock_key = json.dumps([app_name, user_id, session_id])
+                await conn.execute(_SQL["lock_session"], {"key": lock_key})
                 found = await conn.execute(
                     _SQL["max_seq"],
                     {"app_name": app_name, "user_id": user_id, "session_id": session_id},

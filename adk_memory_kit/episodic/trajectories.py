@@ -50,7 +50,7 @@ def trajectory(entries: list[LogEntry]) -> dict[str, Any] | None:
     for e in entries:
         payload = _payload(e)
         if e.kind == TOOL_CALL:
-            step = {"agent": e.agent, "tool": e.name}
+            step: dict[str, Any] = {"agent": e.agent, "tool": e.name}
             step["args"] = payload.get("args")
             step["result"] = payload.get("result")
             if payload.get("truncated"):

@@ -6,7 +6,7 @@ ADK's ``Runner`` never calls ``add_session_to_memory``. This package does: the
 :func:`forget_user` / :func:`data_map` for the right to be forgotten.
 """
 
-from adk_memory_kit.core.homes import DataHome, FunctionDataHome
+from adk_memory_kit.core.data_home import DataHome, FunctionDataHome
 from adk_memory_kit.lifecycle.checkpoint import (
     CHECKPOINT_STATE_KEY,
     END_SESSION_STATE_KEY,

@@ -146,8 +146,7 @@ class MemoryCheckpointPlugin(BasePlugin):
         try:
             self.last_result = await closer.close(session.app_name, session.user_id, session.id)
             if self.last_result.ok:
-                trigger = "end_session" if ended else "checkpoint"
-                await self._record(ctx, self.last_result, trigger)
+                await self._record(ctx, self.last_result, "end_session" if ended else "checkpoint")
         except Exception as exc:  # one line: the kit error, never a traceback or user text
             logger.warning("memory checkpoint of session %s failed: %s", session.id, describe(exc))
         return None

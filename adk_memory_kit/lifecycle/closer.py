@@ -21,7 +21,7 @@ from adk_memory_kit.core.db_errors import db_doors, describe, translate
 from adk_memory_kit.core.db_errors import is_transient as db_is_transient
 from adk_memory_kit.core.validation import check_identifier, check_number, check_scope
 from adk_memory_kit.errors import InvalidInputError
-from adk_memory_kit.memory.reports import SessionWrite
+from adk_memory_kit.memory.service import PgVectorMemoryService
 
 logger = logging.getLogger(__name__)
 
@@ -124,8 +124,12 @@ class SessionCloser:
                         session_id,
                     )
                     return CloseResult(app_name, user_id, session_id, "missing", attempt)
-                written = await self.memory_service.add_session_to_memory(session)
-                rows = written.rows_stored if isinstance(written, SessionWrite) else None
+                rows = None
+                service = self.memory_service
+                if isinstance(service, PgVectorMemoryService):  # says what it stored
+                    rows = (await service.add_session_to_memory(session)).rows_stored
+                else:  # ADK's contract returns nothing
+                    await service.add_session_to_memory(session)
                 return CloseResult(
                     app_name, user_id, session_id, "ingested", attempt, len(session.events), rows
                 )

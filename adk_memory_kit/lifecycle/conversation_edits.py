@@ -41,7 +41,7 @@ from adk_memory_kit.lifecycle import forget_log
 from adk_memory_kit.lifecycle.detail_kinds import DEFAULT_DETAIL_KINDS, DetailKinds
 from adk_memory_kit.lifecycle.schema import ensure_lifecycle_schema
 from adk_memory_kit.routing.apply import NOTES_KEY, RoutingOutcome
-from adk_memory_kit.routing.homes import Candidate, MemoryHome
+from adk_memory_kit.routing.rule import Candidate, MemoryHome
 from adk_memory_kit.routing.text_signals import content_stems, overlap, words
 
 if TYPE_CHECKING:

@@ -42,8 +42,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_memory_kit import _adk_compat as adk_compat
 from adk_memory_kit.core.contracts import UserMemoryEraser
+from adk_memory_kit.core.data_home import DataHome
 from adk_memory_kit.core.db_errors import db_errors, describe, translates_db_errors
-from adk_memory_kit.core.homes import DataHome
 from adk_memory_kit.core.scope import Scope
 from adk_memory_kit.db import fence
 from adk_memory_kit.db import homes as kit_homes
@@ -193,7 +193,7 @@ def builtin_user_state_deleter(session_service: BaseSessionService) -> UserState
         mem = session_service
 
         async def _delete_mem(app_name: str, user_id: str) -> list[str]:
-            return sorted(mem.user_state.get(app_name, {}).pop(user_id, None) or {})
+            return sorted(mem.user_state.get(app_name, {}).pop(user_id, {}))
 
         return _delete_mem
     return None
@@ -282,7 +282,8 @@ async def _forget(
             "a write of the user was still in flight after "
             f"{fence.WAIT_FOR_WRITERS_S:g} s; the verification below covers it"
         )
-    report.forget_id, report.requested_at = await _open_tombstone(eng, app_name, user_id)
+    forget_id, report.requested_at = await _open_tombstone(eng, app_name, user_id)
+    report.forget_id = forget_id
     try:
         found, broken = await _discover(eng)
         report.notes += broken
@@ -298,12 +299,12 @@ async def _forget(
         )
         if report.verified:
             report.status = "completed"
-            report.completed_at = await _close_tombstone(eng, report)
+            report.completed_at = await _close_tombstone(eng, report, forget_id)
         else:
             report.status = "unverified"
-            await _keep_tombstone_open(eng, report)
+            await _keep_tombstone_open(eng, report, forget_id)
     except Exception as exc:
-        await _mark_failed(eng, report, exc)
+        await _mark_failed(eng, report, forget_id, exc)
         raise
     return report
 
@@ -346,8 +347,8 @@ async def _delete_everything(
             n = await memory_service.delete_user_memories(app_name=app_name, user_id=user_id)
             report.memory_items_deleted += n
             _add(report.homes_deleted, MEMORY_HOME, n)
-        for home in homes:
-            _add(report.extra_deleted, home.name, await home.delete(app_name, user_id))
+        for extra in homes:
+            _add(report.extra_deleted, extra.name, await extra.delete(app_name, user_id))
         left = await _left_over(engine, session_service, found, homes, scope)
         report.verified = not left
         if not left:
@@ -396,9 +397,9 @@ async def _left_over(
         for home in found:
             if n := await home.count(conn, app, user):
                 left.append(f"{n} {home.name} row(s)")
-    for home in homes:
-        if n := await home.count(app, user):
-            left.append(f"{n} {home.name} row(s)")
+    for extra in homes:
+        if n := await extra.count(app, user):
+            left.append(f"{n} {extra.name} row(s)")
     return ", ".join(left)
 
 
@@ -407,7 +408,7 @@ async def _open_tombstone(engine: AsyncEngine, app: str, user: str) -> tuple[int
         return await forget_log.open_run(conn, app_name=app, user_id=user)
 
 
-async def _close_tombstone(engine: AsyncEngine, report: ForgetReport) -> datetime:
+async def _close_tombstone(engine: AsyncEngine, report: ForgetReport, forget_id: int) -> datetime:
     """Close this run's row and every older open run of the user (now finished too)."""
     async with engine.begin() as conn:
         await fence.complete_fence(conn, report.app_name, report.user_id)
@@ -415,13 +416,13 @@ async def _close_tombstone(engine: AsyncEngine, report: ForgetReport) -> datetim
             conn,
             app_name=report.app_name,
             user_id=report.user_id,
-            forget_id=report.forget_id,
+            forget_id=forget_id,
             report=report.audit_record(),
         )
         return report.completed_at
 
 
-async def _keep_tombstone_open(engine: AsyncEngine, report: ForgetReport) -> None:
+async def _keep_tombstone_open(engine: AsyncEngine, report: ForgetReport, forget_id: int) -> None:
     """Record the unverified outcome on this run's row; a closed row keeps its status.
 
     A newer run of the same user that verified while this one was still deleting has closed
@@ -431,7 +432,7 @@ async def _keep_tombstone_open(engine: AsyncEngine, report: ForgetReport) -> Non
     """
     scope = {"app_name": report.app_name, "user_id": report.user_id}
     async with engine.begin() as conn:
-        row = await forget_log.lock_run(conn, **scope, forget_id=report.forget_id)
+        row = await forget_log.lock_run(conn, **scope, forget_id=forget_id)
         if row is not None and row.completed_at is not None:
             by = f" by run {row.finished_by}" if row.finished_by is not None else ""
             report.notes.append(
@@ -441,13 +442,15 @@ async def _keep_tombstone_open(engine: AsyncEngine, report: ForgetReport) -> Non
         await forget_log.record_outcome(
             conn,
             **scope,
-            forget_id=report.forget_id,
+            forget_id=forget_id,
             status=report.status,
             report=report.audit_record(),
         )
 
 
-async def _mark_failed(engine: AsyncEngine, report: ForgetReport, exc: Exception) -> None:
+async def _mark_failed(
+    engine: AsyncEngine, report: ForgetReport, forget_id: int, exc: Exception
+) -> None:
     """Best effort: record why the run stopped (the row stays open either way)."""
     report.status = "failed"
     report.completed_at = None
@@ -457,12 +460,12 @@ async def _mark_failed(engine: AsyncEngine, report: ForgetReport, exc: Exception
                 conn,
                 app_name=report.app_name,
                 user_id=report.user_id,
-                forget_id=report.forget_id,
+                forget_id=forget_id,
                 report={**report.audit_record(), "error": describe(exc)},
             )
     except Exception as failed:
         logger.warning(
-            "could not record the failure of forget run %s: %s", report.forget_id, describe(failed)
+            "could not record the failure of forget run %s: %s", forget_id, describe(failed)
         )
 
 
@@ -675,23 +678,25 @@ async def _data_map(
             DataLocation(f"memory ({mem_name})", MEMORY_HOME, sum(kinds.values()), kinds)
         )
     listed = {h.name for h in found}
-    for home in _homes(extra_homes):
-        kind = f"{home.name} (passed)" if home.name in listed else home.name
-        result.locations.append(DataLocation(home.name, kind, await home.count(app_name, user_id)))
+    for extra in _homes(extra_homes):
+        kind = f"{extra.name} (passed)" if extra.name in listed else extra.name
+        result.locations.append(
+            DataLocation(extra.name, kind, await extra.count(app_name, user_id))
+        )
     async with eng.connect() as conn:
         row = await forget_log.user_summary(conn, app_name=app_name, user_id=user_id)
-    detail = None
+    log_detail: str | None = None
     if row.open_runs:
-        detail = "pending"
+        log_detail = "pending"
     elif row.runs:
-        detail = f"completed {row.last_completed}"
+        log_detail = f"completed {row.last_completed}"
     result.locations.append(
         DataLocation(
             f"postgres table {FORGET_LOG} (deletion audit record, one row per run: the user "
             "id, times and counts only)",
             "forget_log",
             int(row.runs),
-            detail,
+            log_detail,
         )
     )
     result.not_covered += [

@@ -29,8 +29,7 @@ from adk_memory_kit.db.migrations import Step
 FORGET_LOG = "adk_memory_kit_forget_log"
 
 # Schema steps, in the order the lifecycle component runs them (see lifecycle/schema.py,
-# which interleaves them with the watermark steps). ``legacy`` marks the last statement of a
-# step of the old numbering (several statements per step).
+# which interleaves them with the watermark steps).
 CREATE_V1 = Step(
     f"""
     CREATE TABLE IF NOT EXISTS {FORGET_LOG} (
@@ -40,8 +39,7 @@ CREATE_V1 = Step(
         completed_at timestamptz,
         report       jsonb,
         PRIMARY KEY (app_name, user_id)
-    )""",
-    legacy=1,
+    )"""
 )
 # Version 2: one row per run. Existing rows are kept: a closed row of a user becomes that
 # user's 'completed' run, an open one an interrupted ('running') run. Every statement also
@@ -66,8 +64,7 @@ UPGRADE_TO_RUNS: tuple[Step, ...] = (
     ),
     Step(
         f"CREATE INDEX IF NOT EXISTS {FORGET_LOG}_open_idx ON {FORGET_LOG} (app_name, user_id)"
-        " WHERE completed_at IS NULL",
-        legacy=2,
+        " WHERE completed_at IS NULL"
     ),
 )
 # The log holds per-user rows (the deletion audit record): marked like every kit home.

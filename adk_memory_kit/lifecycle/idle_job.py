@@ -444,8 +444,3 @@ class IdleIngestJob:
                 return "failed", failure
             await claim.advance(updated, at=now)
             return "ingested", None
-
-
-def _describe(exc: BaseException) -> str:
-    """What is stored as the session's ``last_error``: the kit error, never user text."""
-    return describe(exc)

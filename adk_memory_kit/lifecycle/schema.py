@@ -12,9 +12,10 @@ from datetime import datetime, timezone
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_memory_kit.db.migrations import Step, migrate
-from adk_memory_kit.lifecycle import forget_log, watermarks
+from adk_memory_kit.lifecycle import forget_log
+from adk_memory_kit.lifecycle import watermark_steps as watermarks
 from adk_memory_kit.lifecycle.forget_log import FORGET_LOG
-from adk_memory_kit.lifecycle.watermarks import WATERMARKS
+from adk_memory_kit.lifecycle.watermark_steps import WATERMARKS
 
 __all__ = ["COMPONENT", "FORGET_LOG", "STEPS", "WATERMARKS", "ensure_lifecycle_schema"]
 
@@ -24,9 +25,9 @@ COMPONENT = "lifecycle"
 # table's DDL lives with the module that owns its SQL; this list only fixes the order.
 STEPS: list[Step] = [
     watermarks.CREATE_V1,
-    forget_log.CREATE_V1,  # completes old version 1
+    forget_log.CREATE_V1,
     watermarks.ADD_ATTEMPTS_AND_LEASES,
-    *forget_log.UPGRADE_TO_RUNS,  # completes old version 2
+    *forget_log.UPGRADE_TO_RUNS,
     watermarks.MARK_HOME,
 ]
 

@@ -34,7 +34,7 @@ from adk_memory_kit.memory.service import PgVectorMemoryService
 from adk_memory_kit.profile.guards import looks_like_instruction
 from adk_memory_kit.routing.apply import long_term_entry
 from adk_memory_kit.routing.extractors import Extractor, looks_like_behaviour_change
-from adk_memory_kit.routing.homes import Candidate, MemoryHome, route
+from adk_memory_kit.routing.rule import Candidate, MemoryHome, route
 from adk_memory_kit.sensitive import Detector, detect_sensitive
 
 if TYPE_CHECKING:
@@ -99,8 +99,9 @@ class SleepTimeDistiller:
             if norm in blocked or norm in seen or not self._keep(candidate):
                 continue
             seen.add(norm)
-            pg = isinstance(self.memory_service, PgVectorMemoryService)
-            if not pg and await self._already_stored(session, candidate.text, norm):
+            service = self.memory_service
+            pg = service if isinstance(service, PgVectorMemoryService) else None
+            if pg is None and await self._already_stored(session, candidate.text, norm):
                 continue
             entry, meta = long_term_entry(
                 candidate,
@@ -109,14 +110,13 @@ class SleepTimeDistiller:
                 source="sleep_time",
                 session_id=session.id,
             )
-            if pg:
-                service = self.memory_service
-                report = await service.add_memory(
+            if pg is not None:
+                report = await pg.add_memory(
                     app_name=session.app_name,
                     user_id=session.user_id,
                     memories=[entry],
                     custom_metadata=meta or None,
-                    consolidator=self.consolidator or service.consolidator or RuleConsolidator(),
+                    consolidator=self.consolidator or pg.consolidator or RuleConsolidator(),
                 )
                 outcome = report.outcomes[0].outcome if report.outcomes else "REJECTED"
                 self.outcomes.append(outcome)

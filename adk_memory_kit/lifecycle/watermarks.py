@@ -20,39 +20,9 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from adk_memory_kit.core.db_errors import db_doors
-from adk_memory_kit.db.homes import home_comment_step
-from adk_memory_kit.db.migrations import Step
 from adk_memory_kit.lifecycle import forget_log
-
-WATERMARKS = "adk_memory_kit_ingest_watermarks"
-
-# Schema steps (ordered with the forget log's in lifecycle/schema.py). One row per session
-# the idle job has seen: ``session_update_time`` is the last ingested ``last_update_time``;
-# ``failures`` / ``last_attempt_at`` / ``last_error`` / ``retry_after`` record failed attempts
-# (reset by a success); ``claimed_by`` / ``claimed_until`` are a batch lease, so workers with
-# a batch size take disjoint batches.
-CREATE_V1 = Step(
-    f"""
-    CREATE TABLE IF NOT EXISTS {WATERMARKS} (
-        app_name            text        NOT NULL,
-        user_id             text        NOT NULL,
-        session_id          text        NOT NULL,
-        session_update_time timestamptz,
-        ingested_at         timestamptz,
-        PRIMARY KEY (app_name, user_id, session_id)
-    )"""
-)
-ADD_ATTEMPTS_AND_LEASES = Step(
-    f"""
-    ALTER TABLE {WATERMARKS}
-        ADD COLUMN IF NOT EXISTS failures        integer NOT NULL DEFAULT 0,
-        ADD COLUMN IF NOT EXISTS last_attempt_at timestamptz,
-        ADD COLUMN IF NOT EXISTS last_error      text,
-        ADD COLUMN IF NOT EXISTS retry_after     timestamptz,
-        ADD COLUMN IF NOT EXISTS claimed_by      text,
-        ADD COLUMN IF NOT EXISTS claimed_until   timestamptz"""
-)
-MARK_HOME = home_comment_step(WATERMARKS, "idle_watermarks")
+from adk_memory_kit.lifecycle.schema import ensure_lifecycle_schema
+from adk_memory_kit.lifecycle.watermark_steps import WATERMARKS
 
 
 @dataclass(frozen=True, order=True)
@@ -246,8 +216,6 @@ class WatermarkStore:
 
     async def ready(self) -> None:
         """Create the lifecycle tables if needed."""
-        from adk_memory_kit.lifecycle.schema import ensure_lifecycle_schema  # schema imports us
-
         await ensure_lifecycle_schema(self.engine)
 
     async def get(self, key: SessionKey) -> datetime | None:

@@ -15,6 +15,7 @@ from collections.abc import MutableMapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
+from google.adk.sessions.state import State
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_context import ToolContext
 
@@ -46,7 +47,7 @@ def utc_now() -> datetime:
 
 
 def write_preference(
-    state: MutableMapping[str, Any],
+    state: MutableMapping[str, Any] | State,
     name: str,
     value: Any,
     *,

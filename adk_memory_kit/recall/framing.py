@@ -47,11 +47,6 @@ def neutralise(text: str) -> str:
     return _TAG_RE.sub(r"&lt;\1", strip_format_chars(text))
 
 
-def one_line(text: str) -> str:
-    """``text`` neutralised and on one line (for labels and values inside the frame)."""
-    return " ".join(neutralise(text).splitlines())
-
-
 def quote(text: str) -> str:
     """``text`` as a quoted block: every line starts with ``> ``; our tag is neutralised."""
     lines = neutralise(text).splitlines() or [""]

@@ -28,7 +28,12 @@ from google.genai import types
 from adk_memory_kit.core.db_errors import db_doors
 from adk_memory_kit.core.tool_errors import tool_errors
 from adk_memory_kit.recall.framing import RECALL_TAG
-from adk_memory_kit.recall.preload import RecallBlock, RecallBudget, estimate_tokens
+from adk_memory_kit.recall.preload import (
+    RecallBlock,
+    RecallBudget,
+    as_value_tuples,
+    estimate_tokens,
+)
 
 if TYPE_CHECKING:
     from google.adk.models.llm_request import LlmRequest
@@ -79,8 +84,8 @@ class FramedLoadMemoryTool(FunctionTool):
             max_results=max_results,
             count_tokens=count_tokens,
             include_full_profile=include_full_profile,
-            known_values=known_values,
-            subject_terms=subject_terms,
+            known_values=as_value_tuples(known_values),
+            subject_terms=as_value_tuples(subject_terms),
         )
 
         @tool_errors

@@ -15,9 +15,10 @@ import logging
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from google.adk.memory.memory_entry import MemoryEntry
+from google.adk.sessions.state import State
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
@@ -147,6 +148,22 @@ def insert_user_content(llm_request: LlmRequest, content: types.Content) -> None
     insert_transient_user_content(llm_request, [content])
 
 
+def as_value_tuples(
+    values: Mapping[str, Iterable[str]] | None,
+) -> Mapping[str, tuple[str, ...]] | None:
+    """``values`` with each entry a tuple (a bare string is one value).
+
+    Anything else is returned as it is, for :class:`RecallBudget`'s validation to refuse
+    with an error naming the field.
+    """
+    if not isinstance(values, Mapping):
+        return values
+    return {
+        k: (v,) if isinstance(v, str) else tuple(v) if isinstance(v, Iterable) else v
+        for k, v in values.items()
+    }
+
+
 class RecallBudget(KitConfig):
     """How recalled memories are framed: the caps and the conflict-rule vocabulary.
 
@@ -179,15 +196,12 @@ class RecallBudget(KitConfig):
 
     @field_validator("known_values", "subject_terms", mode="before")
     @classmethod
-    def _values_as_tuples(cls, value: object) -> object:
-        if isinstance(value, Mapping):
-            return {
-                k: (v,) if isinstance(v, str) else tuple(v) if isinstance(v, Iterable) else v
-                for k, v in value.items()
-            }
-        return value
+    def _values_as_tuples(cls, value: Any) -> Any:
+        return as_value_tuples(value)
 
-    def frame(self, memories: Sequence[MemoryEntry], state: Mapping[str, object]) -> RecallBlock:
+    def frame(
+        self, memories: Sequence[MemoryEntry], state: Mapping[str, object] | State
+    ) -> RecallBlock:
         """The framed block for ``memories`` (best first) against the profile in ``state``."""
         return build_recall_block(
             list(memories),
@@ -234,8 +248,8 @@ class BudgetedPreloadMemoryTool(BaseTool):
             max_results=max_results,
             count_tokens=count_tokens,
             include_full_profile=include_full_profile,
-            known_values=known_values,
-            subject_terms=subject_terms,
+            known_values=as_value_tuples(known_values),
+            subject_terms=as_value_tuples(subject_terms),
         )
         self.max_query_chars = max_query_chars
         self._cache: OrderedDict[tuple[str, str], list[MemoryEntry]] = OrderedDict()

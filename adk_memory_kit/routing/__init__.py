@@ -34,7 +34,6 @@ from adk_memory_kit.routing.extractors import (
     turn_events,
 )
 from adk_memory_kit.routing.gated import GatedLlmExtractor
-from adk_memory_kit.routing.homes import Candidate, MemoryHome, route
 from adk_memory_kit.routing.learned import Decision, LearnedRouter
 from adk_memory_kit.routing.offline import LearnedExtractor, shared_learned_extractor
 from adk_memory_kit.routing.plugin import (
@@ -44,6 +43,7 @@ from adk_memory_kit.routing.plugin import (
     route_turn,
 )
 from adk_memory_kit.routing.review_queue import ReviewItem, ReviewQueue
+from adk_memory_kit.routing.rule import Candidate, MemoryHome, route
 from adk_memory_kit.sensitive import (
     DEFAULT_DETECTORS,
     Detector,

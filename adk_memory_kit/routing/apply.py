@@ -41,7 +41,7 @@ from adk_memory_kit.profile.vocabulary import (
     PreferenceVocabulary,
 )
 from adk_memory_kit.routing.fact_text import readable_fact
-from adk_memory_kit.routing.homes import Candidate, MemoryHome, route
+from adk_memory_kit.routing.rule import Candidate, MemoryHome, route
 from adk_memory_kit.sensitive import HEALTH, Detector, detect_sensitive, finding_kinds
 
 if TYPE_CHECKING:

@@ -29,7 +29,7 @@ from functools import lru_cache
 from importlib import resources
 
 from adk_memory_kit.errors import InvalidInputError
-from adk_memory_kit.routing.homes import MemoryHome
+from adk_memory_kit.routing.rule import MemoryHome
 
 USER_STATE_PREFIX = "user_state:"
 

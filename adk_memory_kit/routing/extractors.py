@@ -17,7 +17,7 @@ import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, TypedDict, runtime_checkable
 
 from google.adk.events.event import Event
 from google.adk.models.base_llm import BaseLlm
@@ -33,7 +33,7 @@ from adk_memory_kit.profile.guards import (
 )
 from adk_memory_kit.profile.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
 from adk_memory_kit.routing.dates import resolve_relative_dates
-from adk_memory_kit.routing.homes import Candidate
+from adk_memory_kit.routing.rule import Candidate
 from adk_memory_kit.routing.side_calls import record_side_call
 from adk_memory_kit.sensitive import HEALTH, Detector, detect_sensitive
 
@@ -78,15 +78,26 @@ def split_sentences(text: str) -> list[str]:
 # ---------------------------------------------------------------- rule-based
 RuleKind = Literal["preference", "standing", "episode", "session", "behaviour", "scratch"]
 
-_KIND_FLAGS: dict[str, dict[str, bool]] = {
-    "preference": dict(exact_value=True, about_user=True, needed_in_future_sessions=True),
+
+class _KindFlags(TypedDict, total=False):
+    """The :class:`Candidate` flags a rule kind sets."""
+
+    exact_value: bool
+    about_user: bool
+    needed_in_future_sessions: bool
+    needed_later_this_session: bool
+    changes_agent_behaviour: bool
+
+
+_KIND_FLAGS: dict[str, _KindFlags] = {
+    "preference": _KindFlags(exact_value=True, about_user=True, needed_in_future_sessions=True),
     # a lasting instruction or fact about the user with no vocabulary name: a dated
     # long-term fact (its key is the subject, so a newer one supersedes it)
-    "standing": dict(about_user=True, needed_in_future_sessions=True),
-    "episode": dict(about_user=True, needed_in_future_sessions=True),
-    "session": dict(about_user=True, needed_later_this_session=True),
-    "behaviour": dict(changes_agent_behaviour=True),
-    "scratch": {},
+    "standing": _KindFlags(about_user=True, needed_in_future_sessions=True),
+    "episode": _KindFlags(about_user=True, needed_in_future_sessions=True),
+    "session": _KindFlags(about_user=True, needed_later_this_session=True),
+    "behaviour": _KindFlags(changes_agent_behaviour=True),
+    "scratch": _KindFlags(),
 }
 
 
@@ -422,9 +433,12 @@ class RuleBasedExtractor:
             value = match_value(match)
             if value is not None:
                 value = value if rule.keep_case else value.lower()
-            flags = dict(_KIND_FLAGS[rule.kind])
-            if rule.kind in ("preference", "standing") and session_scoped:
-                flags = dict(_KIND_FLAGS["session"])
+            kind = (
+                "session"
+                if rule.kind in ("preference", "standing") and session_scoped
+                else rule.kind
+            )
+            flags = _KIND_FLAGS[kind]
             said = matched_clause(text, match.start()) if rule.clause_only else text
             candidate = Candidate(
                 text=said, key=rule.key, value=value, observed_at=observed_at, **flags
@@ -579,7 +593,7 @@ class LlmExtractor:
         transcript = self.transcript(events)
         if not transcript:
             return []
-        observed = max((event_time(e) for e in events if e.timestamp), default=None)
+        observed = max((t for e in events if (t := event_time(e)) is not None), default=None)
         return await self.extract_transcript(transcript, observed)
 
     async def extract_transcript(

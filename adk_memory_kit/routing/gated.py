@@ -25,13 +25,13 @@ from google.adk.events.event import Event
 
 from adk_memory_kit.core.db_errors import describe
 from adk_memory_kit.routing.extractors import LlmExtractor, RuleBasedExtractor, dated
-from adk_memory_kit.routing.homes import Candidate
 from adk_memory_kit.routing.offline import (
     LearnedExtractor,
     SentenceRoute,
     is_trivial,
     user_sentences,
 )
+from adk_memory_kit.routing.rule import Candidate
 from adk_memory_kit.sensitive import Detector, detect_sensitive
 
 logger = logging.getLogger(__name__)

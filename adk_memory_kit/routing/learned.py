@@ -34,7 +34,7 @@ from adk_memory_kit.routing.bank import (
     load_bank,
 )
 from adk_memory_kit.routing.cues import N_CUES, cue_vector
-from adk_memory_kit.routing.homes import MemoryHome
+from adk_memory_kit.routing.rule import MemoryHome
 
 CACHE_FILE = "data/bank_embeddings.npy"
 CACHE_META = "data/bank_embeddings.json"

@@ -34,8 +34,8 @@ from adk_memory_kit.routing.extractors import (
     event_time,
     split_sentences,
 )
-from adk_memory_kit.routing.homes import Candidate
 from adk_memory_kit.routing.learned import Decision, LearnedRouter
+from adk_memory_kit.routing.rule import Candidate
 from adk_memory_kit.routing.text_signals import is_factless_question, is_filler
 from adk_memory_kit.routing.values import DEFAULT_FINDERS, Finder, allowed_value_finder
 from adk_memory_kit.sensitive import HEALTH, Detector, detect_sensitive

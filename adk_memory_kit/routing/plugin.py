@@ -2,7 +2,7 @@
 
 Use it as a Runner plugin (every agent of the app) or as one agent's ``after_agent_callback``:
 
-    runner = Runner(..., plugins=[MemoryRoutingPlugin(RuleBasedExtractor(), applier)])
+    app = App(..., plugins=[MemoryRoutingPlugin(RuleBasedExtractor(), applier)])
     agent = LlmAgent(..., after_agent_callback=memory_routing_callback(extractor, applier))
 
 State writes made here are recorded in the event the callback produces, so the session service

@@ -21,8 +21,8 @@ from typing import Any
 from sqlalchemy import text as sql
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from adk_memory_kit.core.data_home import DataHome, FunctionDataHome
 from adk_memory_kit.core.db_errors import db_doors, translates_db_errors
-from adk_memory_kit.core.homes import DataHome, FunctionDataHome
 from adk_memory_kit.core.validation import check_identifier, check_scope, clean_text, short
 from adk_memory_kit.db.engine import make_engine
 from adk_memory_kit.db.fence import guard_write
@@ -35,8 +35,7 @@ TABLE = "adk_memory_kit_review_queue"
 COMPONENT = "review_queue"
 STATUSES = ("pending", "approved", "rejected")
 
-# One statement per step (db.migrations). Steps 1-3 were one block (version 1) in older
-# releases: ``legacy=1`` lets such a database continue at step 4.
+# One statement per step (db.migrations), append-only.
 STEPS = [
     Step(
         f"""
@@ -62,8 +61,7 @@ CREATE TABLE IF NOT EXISTS {TABLE} (
     ),
     Step(
         f"CREATE UNIQUE INDEX IF NOT EXISTS {TABLE}_one_pending"
-        f" ON {TABLE} (app_name, user_id, text_hash) WHERE status = 'pending'",
-        legacy=1,
+        f" ON {TABLE} (app_name, user_id, text_hash) WHERE status = 'pending'"
     ),
     home_comment_step(TABLE, "review_queue"),
 ]
@@ -207,7 +205,8 @@ class ReviewQueue:
             )
         if isinstance(limit, bool) or not isinstance(limit, int) or not 0 < limit < 2**63:
             raise InvalidInputError(f"limit must be positive (a whole number), got {short(limit)}")
-        where, params = ["TRUE"], {"lim": limit}
+        where: list[str] = ["TRUE"]
+        params: dict[str, object] = {"lim": limit}
         for column, value in (("app_name", app_name), ("user_id", user_id), ("status", status)):
             if value is not None:
                 check_identifier(column, value)

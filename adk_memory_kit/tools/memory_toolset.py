@@ -35,7 +35,7 @@ from adk_memory_kit.routing.extractors import (
     dated,
     looks_like_behaviour_change,
 )
-from adk_memory_kit.routing.homes import Candidate, MemoryHome
+from adk_memory_kit.routing.rule import Candidate, MemoryHome
 
 _WHERE = {
     MemoryHome.DROP: "not stored: it looks like sensitive data",
@@ -170,10 +170,16 @@ class _Tools:
         """
         service = self._service(tool_context)
         session = tool_context.session
+        deleted = None
         try:
-            deleted = await service.delete_memory(
-                app_name=session.app_name, user_id=session.user_id, memory_id=memory_id
-            )
+            if isinstance(service, PgVectorMemoryService):  # counts what it deleted
+                deleted = await service.delete_memory(
+                    app_name=session.app_name, user_id=session.user_id, memory_id=memory_id
+                )
+            else:  # ADK's contract returns nothing
+                await service.delete_memory(
+                    app_name=session.app_name, user_id=session.user_id, memory_id=memory_id
+                )
         except InvalidInputError:
             return {"status": "not_found", "where": "no memory of this user has that id"}
         if deleted == 0:

@@ -53,9 +53,9 @@ from google.genai import types
 from adk_memory_kit.core.validation import short
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.routing.extractors import Extractor, RuleBasedExtractor, event_text
-from adk_memory_kit.routing.homes import MemoryHome, route
 from adk_memory_kit.routing.offline import LearnedExtractor, shared_learned_extractor
 from adk_memory_kit.routing.records import RoutingDecisions, session_recall_stems
+from adk_memory_kit.routing.rule import MemoryHome, route
 from adk_memory_kit.routing.text_signals import (
     content_stems,
     fingerprint,

@@ -13,11 +13,8 @@ Vertex AI is configured; otherwise the scripted offline model in ``offline.py``.
 
 from __future__ import annotations
 
-import os
-
 from google.adk.agents import LlmAgent
 from google.adk.apps import App
-from google.adk.models.base_llm import BaseLlm
 
 from adk_memory_kit import (
     EpisodicLogPlugin,
@@ -25,7 +22,8 @@ from adk_memory_kit import (
     working_memory_guide,
     working_memory_instruction,
 )
-from adk_memory_kit.testing import Responder, ScriptedLlm
+from adk_memory_kit.core.model_access import configured_model
+from adk_memory_kit.testing import ScriptedLlm
 
 from .offline import offline_rebooker_responder
 from .tools import book_seat, hold_seat, search_flights
@@ -40,23 +38,9 @@ ROLE = (
 )
 
 
-def choose_model(offline: Responder) -> str | BaseLlm:
-    """``ADK_MEMORY_KIT_MODEL`` (a Gemini id, or ``provider/model`` through LiteLLM), else
-    Gemini with a key (or Vertex AI), else the scripted offline model."""
-    name = os.environ.get("ADK_MEMORY_KIT_MODEL", "").strip()
-    if "/" in name:
-        from google.adk.models.lite_llm import LiteLlm  # pip install litellm
-
-        return LiteLlm(model=name)
-    vertex = os.environ.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() in {"1", "true"}
-    if name or os.environ.get("GOOGLE_API_KEY") or vertex:
-        return name or "gemini-2.5-flash"
-    return ScriptedLlm(responder=offline)
-
-
 root_agent = LlmAgent(
     name="rebooker",
-    model=choose_model(offline_rebooker_responder),
+    model=configured_model() or ScriptedLlm(responder=offline_rebooker_responder),
     description="Rebooks cancelled flights, keeping the traveller's constraints in mind.",
     static_instruction=f"{ROLE}\n\n{working_memory_guide()}",
     instruction=working_memory_instruction(),  # contains {wm_view?}

@@ -13,17 +13,15 @@ Vertex AI is configured; otherwise the scripted offline model in ``offline.py``.
 
 from __future__ import annotations
 
-import os
-
 from google.adk.agents import LlmAgent
 from google.adk.apps import App
-from google.adk.models.base_llm import BaseLlm
 
 from adk_memory_kit import (
     EpisodicLogPlugin,
     PruneStaleToolPayloads,
 )
-from adk_memory_kit.testing import Responder, ScriptedLlm
+from adk_memory_kit.core.model_access import configured_model
+from adk_memory_kit.testing import ScriptedLlm
 
 from .offline import offline_research_responder
 from .tools import get_findings, save_finding, web_search
@@ -35,25 +33,11 @@ INSTRUCTION = (
 )
 
 
-def choose_model(offline: Responder) -> str | BaseLlm:
-    """``ADK_MEMORY_KIT_MODEL`` (a Gemini id, or ``provider/model`` through LiteLLM), else
-    Gemini with a key (or Vertex AI), else the scripted offline model."""
-    name = os.environ.get("ADK_MEMORY_KIT_MODEL", "").strip()
-    if "/" in name:
-        from google.adk.models.lite_llm import LiteLlm  # pip install litellm
-
-        return LiteLlm(model=name)
-    vertex = os.environ.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() in {"1", "true"}
-    if name or os.environ.get("GOOGLE_API_KEY") or vertex:
-        return name or "gemini-2.5-flash"
-    return ScriptedLlm(responder=offline)
-
-
 pruner = PruneStaleToolPayloads(prunable={"web_search"}, keep_recent=4)
 
 root_agent = LlmAgent(
     name="research_assistant",
-    model=choose_model(offline_research_responder),
+    model=configured_model() or ScriptedLlm(responder=offline_research_responder),
     instruction=INSTRUCTION,
     tools=[web_search, save_finding, get_findings],
     before_model_callback=pruner,

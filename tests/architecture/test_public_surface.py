@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import re
 from pathlib import Path
 
@@ -40,13 +39,6 @@ def test_every_top_level_import_in_readme_samples_and_agents_is_public():
 def test_public_names_resolve():
     for name in adk_memory_kit.__all__:
         assert getattr(adk_memory_kit, name) is not None
-
-
-@pytest.mark.parametrize("name", sorted(adk_memory_kit._MOVED))
-def test_a_moved_name_still_resolves_with_a_warning_naming_its_package(name):
-    with pytest.warns(DeprecationWarning, match=adk_memory_kit._MOVED[name]):
-        value = getattr(adk_memory_kit, name)
-    assert value is getattr(importlib.import_module(adk_memory_kit._MOVED[name]), name)
 
 
 def test_an_unknown_name_is_an_attribute_error():

@@ -18,6 +18,7 @@ import signal
 import sys
 
 from google.adk.agents import LlmAgent
+from google.adk.apps.app import App
 from google.adk.models.llm_request import LlmRequest
 from google.adk.runners import Runner
 from google.adk.sessions.database_session_service import DatabaseSessionService
@@ -103,9 +104,8 @@ def build_runner(sessions: DatabaseSessionService, log: EpisodicLog) -> Runner:
         instruction="You prepare reports.\n" + working_memory_instruction(),
         tools=[WorkingMemoryToolset(), fetch_sales, fetch_costs, write_report],
     )
-    return Runner(
-        agent=agent, app_name=APP, session_service=sessions, plugins=[EpisodicLogPlugin(log)]
-    )
+    app = App(name=APP, root_agent=agent, plugins=[EpisodicLogPlugin(log)])
+    return Runner(app=app, session_service=sessions)
 
 
 async def run(db_url: str, user_id: str, session_id: str, text: str) -> list:

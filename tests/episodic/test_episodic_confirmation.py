@@ -6,6 +6,7 @@ import uuid
 
 import pytest
 from google.adk.agents import LlmAgent
+from google.adk.apps.app import App
 from google.adk.runners import Runner
 from google.adk.tools.function_tool import FunctionTool
 from google.genai import types
@@ -42,8 +43,8 @@ async def test_confirmation_and_human_decision_are_logged(db_url, sessions):
         instruction="Refund when asked.",
         tools=[FunctionTool(refund, require_confirmation=True)],
     )
-    runner = Runner(agent=agent, app_name=APP, session_service=sessions,
-                    plugins=[EpisodicLogPlugin(log)])  # fmt: skip
+    app = App(name=APP, root_agent=agent, plugins=[EpisodicLogPlugin(log)])
+    runner = Runner(app=app, session_service=sessions)
     user = f"u-{uuid.uuid4().hex[:6]}"
     session = await sessions.create_session(app_name=APP, user_id=user)
     ask = types.Content(role="user", parts=[types.Part(text="Refund my 5 EUR")])

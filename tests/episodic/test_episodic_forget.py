@@ -13,6 +13,7 @@ import uuid
 
 import pytest
 from google.adk.agents import LlmAgent
+from google.adk.apps.app import App
 from google.adk.runners import Runner
 from google.genai import types
 
@@ -42,9 +43,8 @@ def _runner(app_name: str, sessions, log: EpisodicLog) -> Runner:
         instruction="You answer stock questions.",
         tools=[check_stock],
     )
-    return Runner(
-        agent=agent, app_name=app_name, session_service=sessions, plugins=[EpisodicLogPlugin(log)]
-    )
+    app = App(name=app_name, root_agent=agent, plugins=[EpisodicLogPlugin(log)])
+    return Runner(app=app, session_service=sessions)
 
 
 async def _turn(app_name: str, user_id: str, sessions, log: EpisodicLog) -> str:

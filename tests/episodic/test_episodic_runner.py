@@ -16,6 +16,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 from google.adk.agents import LlmAgent
+from google.adk.apps.app import App
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.reflect_retry_tool_plugin import ReflectAndRetryToolPlugin
@@ -133,12 +134,8 @@ async def story(log, sessions):
     """Two turns of one session through the real Runner; the log flushed afterwards."""
     user_id = f"u-{uuid.uuid4().hex[:8]}"
     root, root_llm, billing_llm = build_agent()
-    runner = Runner(
-        agent=root,
-        app_name=APP,
-        session_service=sessions,
-        plugins=[EpisodicLogPlugin(log), ReflectAndRetryToolPlugin(max_retries=1)],
-    )
+    plugins = [EpisodicLogPlugin(log), ReflectAndRetryToolPlugin(max_retries=1)]
+    runner = Runner(app=App(name=APP, root_agent=root, plugins=plugins), session_service=sessions)
     session = await sessions.create_session(app_name=APP, user_id=user_id)
     first = await run_turn(runner, user_id, session.id, FIRST_TASK)
     # after the transfer, billing answers this session's next turn: ask in a new one
@@ -359,12 +356,8 @@ async def test_a_failing_store_never_breaks_the_turn(sessions, caplog):
         prices={"scripted-offline": ModelPrice(input_per_mtok=1, output_per_mtok=1)},
     )
     root, _, _ = build_agent()
-    runner = Runner(
-        agent=root,
-        app_name=APP,
-        session_service=sessions,
-        plugins=[EpisodicLogPlugin(down), ReflectAndRetryToolPlugin(max_retries=1)],
-    )
+    plugins = [EpisodicLogPlugin(down), ReflectAndRetryToolPlugin(max_retries=1)]
+    runner = Runner(app=App(name=APP, root_agent=root, plugins=plugins), session_service=sessions)
     user_id = f"down-{uuid.uuid4().hex[:6]}"
     session = await sessions.create_session(app_name=APP, user_id=user_id)
     with caplog.at_level(logging.WARNING, logger="adk_memory_kit.episodic"):
@@ -391,8 +384,8 @@ async def test_a_failing_callback_never_breaks_the_turn(db_url, sessions, caplog
     broken = BrokenLog(db_url)
     plugin = EpisodicLogPlugin(broken)
     root, _, _ = build_agent()
-    runner = Runner(agent=root, app_name=APP, session_service=sessions,
-                    plugins=[plugin, ReflectAndRetryToolPlugin(max_retries=1)])  # fmt: skip
+    plugins = [plugin, ReflectAndRetryToolPlugin(max_retries=1)]
+    runner = Runner(app=App(name=APP, root_agent=root, plugins=plugins), session_service=sessions)
     user_id = f"broken-{uuid.uuid4().hex[:6]}"
     session = await sessions.create_session(app_name=APP, user_id=user_id)
     with caplog.at_level(logging.WARNING, logger="adk_memory_kit.episodic"):

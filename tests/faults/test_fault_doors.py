@@ -15,6 +15,7 @@ from datetime import timedelta
 import pytest
 from fastapi.testclient import TestClient
 from google.adk.agents import LlmAgent
+from google.adk.apps.app import App
 from google.adk.memory.memory_entry import MemoryEntry
 from google.adk.runners import Runner
 from google.adk.sessions.in_memory_session_service import InMemorySessionService
@@ -147,7 +148,8 @@ async def test_a_runner_turn_with_the_episodic_log_survives_a_dead_server(fault_
     plugin = EpisodicLogPlugin(log, flush_after_run=True)
     agent = LlmAgent(name="helper", model=ScriptedLlm(responder=lambda _: "noted"))
     sessions = InMemorySessionService()
-    runner = Runner(app_name="fd_ep", agent=agent, session_service=sessions, plugins=[plugin])
+    app = App(name="fd_ep", root_agent=agent, plugins=[plugin])
+    runner = Runner(app=app, session_service=sessions)
     secret = words(2)
     try:
         session = await sessions.create_session(app_name="fd_ep", user_id="cy")

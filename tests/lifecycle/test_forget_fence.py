@@ -15,7 +15,7 @@ import pytest
 from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
 
-from adk_memory_kit.core.homes import FunctionDataHome
+from adk_memory_kit.core.data_home import FunctionDataHome
 from adk_memory_kit.db.fence import FORGET_LOG_TABLE
 from adk_memory_kit.episodic import EpisodicLog, PendingEntry
 from adk_memory_kit.errors import UserBeingForgottenError

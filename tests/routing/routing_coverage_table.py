@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from adk_memory_kit.routing.homes import MemoryHome
+from adk_memory_kit.routing.rule import MemoryHome
 
 U = MemoryHome.USER_STATE
 L = MemoryHome.LONG_TERM

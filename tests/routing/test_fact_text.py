@@ -8,7 +8,7 @@ import pytest
 
 from adk_memory_kit.routing.apply import long_term_entry
 from adk_memory_kit.routing.fact_text import readable_fact
-from adk_memory_kit.routing.homes import Candidate
+from adk_memory_kit.routing.rule import Candidate
 
 
 @pytest.mark.parametrize(

@@ -35,12 +35,12 @@ from google.adk.sessions.session import Session
 from google.genai import types
 from sqlalchemy import text
 
+from adk_memory_kit.core.model_access import DEFAULT_GEMINI, MODEL_ENV, configured_model
 from adk_memory_kit.core.times import parse_time
 from adk_memory_kit.errors import MemoryKitError
 from adk_memory_kit.lifecycle import CHECKPOINT_STATE_KEY
 from adk_memory_kit.memory import PgVectorMemoryService
 from adk_memory_kit.memory.schema import SNAPSHOTS, TABLE
-from adk_memory_kit.model_choice import DEFAULT_GEMINI, MODEL_ENV, choose_model
 from adk_memory_kit.pruning import LAST_STATE_KEY
 from adk_memory_kit.routing import ReviewQueue
 from adk_memory_kit.testing import ScriptedLlm
@@ -66,7 +66,7 @@ MODEL_ENV_VARS = ("GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", MODEL_ENV)
 
 @pytest.fixture
 def offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No model access: ``choose_model`` must pick the scripted offline model."""
+    """No model access: the agents must pick the scripted offline model."""
     for name in MODEL_ENV_VARS:
         monkeypatch.delenv(name, raising=False)
     # `adk web` loads a .env found above the agent; a developer's key must not go online here
@@ -552,38 +552,37 @@ def _responder(request: Any) -> str:
 def test_agents_use_gemini_with_model_access(monkeypatch, load_like_adk_web, env):
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    assert choose_model(_responder) == DEFAULT_GEMINI == "gemini-2.5-flash"
+    assert configured_model() == DEFAULT_GEMINI == "gemini-2.5-flash"
     for name in ("research_assistant", "rebooker", "concierge"):
         assert load_like_adk_web(name).root_agent.model == DEFAULT_GEMINI
 
 
 def test_agents_take_a_model_id_from_the_env(monkeypatch, load_like_adk_web):
     monkeypatch.setenv(MODEL_ENV, "gemini-2.5-pro")
-    assert choose_model(_responder) == "gemini-2.5-pro"
+    assert configured_model() == "gemini-2.5-pro"
     assert load_like_adk_web("rebooker").root_agent.model == "gemini-2.5-pro"
 
 
-def test_choose_model_wraps_a_litellm_id(monkeypatch, offline):
+def test_configured_model_wraps_a_litellm_id(monkeypatch, offline):
     pytest.importorskip("litellm")
     from google.adk.models.lite_llm import LiteLlm
 
     monkeypatch.setenv(MODEL_ENV, "openai/gpt-4o-mini")
-    model = choose_model(_responder)
+    model = configured_model()
     assert isinstance(model, LiteLlm) and model.model == "openai/gpt-4o-mini"
 
 
-def test_choose_model_explains_a_missing_litellm(monkeypatch, offline):
+def test_configured_model_explains_a_missing_litellm(monkeypatch, offline):
     monkeypatch.setenv(MODEL_ENV, "ollama_chat/llama3")
     monkeypatch.setitem(sys.modules, "google.adk.models.lite_llm", None)  # import fails
     with pytest.raises(MemoryKitError) as info:
-        choose_model(_responder)
+        configured_model()
     assert str(info.value) == f"{MODEL_ENV}=ollama_chat/llama3 needs LiteLLM: pip install litellm"
     assert isinstance(info.value.__cause__, ImportError)
 
 
 def test_agents_are_scripted_offline_without_model_access(load_like_adk_web):
-    model = choose_model(_responder)
-    assert isinstance(model, ScriptedLlm) and model.responder is _responder
+    assert configured_model() is None
     agent = load_like_adk_web("rebooker").root_agent
     assert isinstance(agent.model, ScriptedLlm)
     assert agent.model.responder is sys.modules["rebooker.offline"].offline_rebooker_responder

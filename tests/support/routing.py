@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from google.adk.agents.llm_agent import LlmAgent
+from google.adk.apps.app import App
 from google.adk.events.event import Event
 from google.adk.memory.base_memory_service import BaseMemoryService
 from google.adk.models.llm_request import LlmRequest
@@ -86,11 +87,9 @@ class Harness:
         self.user = user
         self.sessions = sessions
         self.runner = Runner(
-            agent=agent,
-            app_name=self.app,
+            app=App(name=self.app, root_agent=agent, plugins=list(plugins)),
             session_service=sessions,
             memory_service=memory,
-            plugins=list(plugins),
         )
         self.session_id: str | None = None
 

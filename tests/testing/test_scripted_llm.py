@@ -59,9 +59,3 @@ async def test_text_replies_carry_estimated_usage():
     usage = response.usage_metadata
     assert usage.prompt_token_count >= 100 and usage.candidates_token_count >= 1
     assert usage.total_token_count == usage.prompt_token_count + usage.candidates_token_count
-
-
-def test_the_old_location_still_imports():
-    from adk_memory_kit import scripted, testing
-
-    assert scripted.ScriptedLlm is testing.ScriptedLlm and scripted.call is testing.call

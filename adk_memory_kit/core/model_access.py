@@ -1,10 +1,12 @@
-"""Which model a sample agent uses: Gemini by default, any LiteLLM model, or offline.
+"""Which real model is configured, if any: the one rule the samples, the demo and
+``FactPreservingSummarizer(model="auto")`` share.
 
 * ``ADK_MEMORY_KIT_MODEL`` set: a Gemini id (``gemini-2.5-flash``) is used as is; a LiteLLM id
   (``openai/gpt-4o-mini``, ``anthropic/claude-...``, ``ollama_chat/llama3``: anything with a
   ``/``) goes through ADK's ``LiteLlm`` wrapper (``pip install litellm``).
 * else, with ``GOOGLE_API_KEY`` (or Vertex AI configured): ``gemini-2.5-flash``.
-* else: the agent's scripted offline responder, so the sample still runs (and says so).
+* else: ``None``; the caller chooses its offline stand-in, e.g.
+  ``configured_model() or ScriptedLlm(responder=...)`` (``adk_memory_kit.testing``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ import os
 from google.adk.models.base_llm import BaseLlm
 
 from adk_memory_kit.errors import MemoryKitError
-from adk_memory_kit.testing import Responder, ScriptedLlm
 
 MODEL_ENV = "ADK_MEMORY_KIT_MODEL"
 DEFAULT_GEMINI = "gemini-2.5-flash"
@@ -29,8 +30,9 @@ def has_model_access() -> bool:
     )
 
 
-def choose_model(offline: Responder, default: str = DEFAULT_GEMINI) -> str | BaseLlm:
-    """The model for a sample agent, following the rules in this module's docstring."""
+def configured_model(default: str = DEFAULT_GEMINI) -> str | BaseLlm | None:
+    """The configured model, following the rules in this module's docstring; ``None`` when
+    no model is configured."""
     name = os.environ.get(MODEL_ENV, "").strip()
     if name and "/" in name:
         try:
@@ -42,4 +44,4 @@ def choose_model(offline: Responder, default: str = DEFAULT_GEMINI) -> str | Bas
         return name
     if has_model_access():
         return default
-    return ScriptedLlm(responder=offline)
+    return None
