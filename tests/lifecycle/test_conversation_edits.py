@@ -16,7 +16,7 @@ from adk_memory_kit.lifecycle.conversation_edits import (
     forget_subject,
     is_vague,
 )
-from adk_memory_kit.routing.homes import Candidate
+from adk_memory_kit.routing.rule import Candidate
 from tests.support.routing import make_context
 
 
