@@ -82,10 +82,24 @@ def _restore(token: Token[tuple[str, str] | str | None]) -> None:
         _ACTIVE.set(token.old_value if token.old_value is not Token.MISSING else None)
 
 
+# Parameters that name a user by their ``app_name`` and ``user_id`` attributes (an ADK
+# session, a Scope, a session key) or by their ``session`` (an ADK context).
+_SCOPE_HOLDERS = (
+    "session",
+    "scope",
+    "key",
+    "context",
+    "tool_context",
+    "callback_context",
+    "invocation_context",
+)
+
+
 def call_scope(func: Callable[..., Any]) -> Callable[..., AbstractContextManager[None]]:
     """For a public door ``func``: a function of its call's arguments giving the context
-    to run it in: :func:`user_scope` of its ``app_name`` and ``user_id`` (or of its ADK
-    ``session`` or its :class:`Scope` ``scope``) when they are strings, else no change."""
+    to run it in: :func:`user_scope` of its ``app_name`` and ``user_id`` (or of the object
+    in its ``session`` / ``scope`` / ``key`` parameter, or of an ADK context's session) when
+    they are strings, else no change."""
     try:
         params = inspect.signature(func).parameters
     except (TypeError, ValueError):
@@ -97,12 +111,13 @@ def call_scope(func: Callable[..., Any]) -> Callable[..., AbstractContextManager
             got = dict(zip(names, args, strict=False)) | kwargs
             return got.get("app_name"), got.get("user_id")
 
-    elif "session" in params or "scope" in params:
-        key = "session" if "session" in params else "scope"
+    elif key := next((name for name in _SCOPE_HOLDERS if name in params), None):
         index = list(params).index(key)
 
         def pick(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
             value = kwargs.get(key, args[index] if index < len(args) else None)
+            if not isinstance(getattr(value, "app_name", None), str):
+                value = getattr(value, "session", None)  # an ADK context: its session's user
             return getattr(value, "app_name", None), getattr(value, "user_id", None)
 
     else:
@@ -139,6 +154,18 @@ def user_scoped(func: F) -> F:
     @functools.wraps(func)
     async def wrapper(*args: Any, **kwargs: Any) -> Any:
         with scoped(*args, **kwargs):
+            return await func(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def operator_wide(func: F) -> F:
+    """Decorator for an async function that works across users (maintenance, operator
+    views): it runs in :func:`operator_scope`; the user doors it calls set their own."""
+
+    @functools.wraps(func)
+    async def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with operator_scope():
             return await func(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]

@@ -89,9 +89,7 @@ _USING = (
     f"app_name = current_setting('{APP_SETTING}', true) AND "
     f"user_id = current_setting('{USER_SETTING}', true))"
 )
-_SCOPED = (
-    f"SELECT set_config('{APP_SETTING}', %s, true), set_config('{USER_SETTING}', %s, true)"
-)
+_SCOPED = f"SELECT set_config('{APP_SETTING}', %s, true), set_config('{USER_SETTING}', %s, true)"
 _SCOPED_AS_ROLE = _SCOPED + ", set_config('role', %s, true)"
 _NOBODY_AS_ROLE = "SELECT set_config('role', %s, true)"
 _OPERATOR = f"SELECT set_config('{OPERATOR_SETTING}', 'on', true)"
@@ -104,13 +102,14 @@ _ROLE_FACTS = (
     " FROM pg_roles WHERE rolname = current_user"
 )
 _TABLE_STATE = text(
-    "SELECT t.name, c.relrowsecurity AS enabled, c.relforcerowsecurity AS forced,"
+    "SELECT DISTINCT ON (c.oid) t.name, c.relrowsecurity AS enabled,"
+    " c.relforcerowsecurity AS forced,"
     " EXISTS (SELECT 1 FROM pg_policy p WHERE p.polrelid = c.oid AND p.polname = :policy)"
     "   AS has_policy,"
     " (r.oid IS NULL OR has_table_privilege(r.oid, c.oid, 'DELETE')) AS granted"
     " FROM unnest(CAST(:names AS text[])) AS t(name)"
     " JOIN pg_class c ON c.oid = to_regclass(t.name)"
-    " LEFT JOIN pg_roles r ON r.rolname = :role"
+    " LEFT JOIN pg_roles r ON r.rolname = :role ORDER BY c.oid"
 )
 _SEQUENCES = text(
     "SELECT d.objid::regclass::text FROM pg_depend d JOIN pg_class s ON s.oid = d.objid"
@@ -245,6 +244,29 @@ async def operator_begin(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
             yield conn
 
 
+async def _protect(conn: AsyncConnection, row: Any, role: str | None) -> None:
+    table = row.name
+    if not row.has_policy:
+        await conn.execute(text(f"CREATE POLICY {POLICY} ON {table} USING ({_USING})"))
+    if not row.enabled:
+        await conn.execute(text(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY"))
+    if not row.forced:
+        await conn.execute(text(f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY"))
+    if role and not row.granted:
+        await conn.execute(text(f"GRANT SELECT, INSERT, UPDATE, DELETE ON {table} TO {role}"))
+        for (sequence,) in await conn.execute(_SEQUENCES, {"t": table}):
+            await conn.execute(text(f"GRANT USAGE, SELECT ON SEQUENCE {sequence} TO {role}"))
+
+
+async def protect_homes(engine: AsyncEngine) -> None:
+    """:func:`protect_tables` in an operator transaction of its own: for tables marked as
+    kit homes after the kit's migrations ran (``forget_user`` calls it before deleting)."""
+    if rls_on(engine):
+        async with operator_begin(engine) as conn:
+            await elevate(conn)
+            await protect_tables(conn)
+
+
 async def elevate(conn: AsyncConnection) -> None:
     """Switch the open transaction to operator mode (the URL's own role, every row): for
     migrations and DDL run inside a transaction a user's call opened."""
@@ -257,24 +279,27 @@ async def protect_tables(conn: AsyncConnection) -> None:
     operator mode, in the migration transactions (after :func:`elevate`)."""
     if not rls_on(conn.engine):
         return
+    from adk_memory_kit.db.homes import discover  # homes imports migrations, which imports us
+
     role = await conn.scalar(
         text("SELECT rolname FROM pg_roles WHERE rolname = :r"), {"r": SCOPED_ROLE}
     )
-    state = await conn.execute(
-        _TABLE_STATE, {"names": list(KIT_TABLES), "policy": POLICY, "role": SCOPED_ROLE}
-    )
+    homes = [h.qualified for h in await discover(conn) if h.keyed]
+    names = list(dict.fromkeys([*KIT_TABLES, *homes]))
+    state = await conn.execute(_TABLE_STATE, {"names": names, "policy": POLICY, "role": role})
     for row in state.all():
-        table = row.name
-        if not row.has_policy:
-            await conn.execute(text(f"CREATE POLICY {POLICY} ON {table} USING ({_USING})"))
-        if not row.enabled:
-            await conn.execute(text(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY"))
-        if not row.forced:
-            await conn.execute(text(f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY"))
-        if role and not row.granted:
-            await conn.execute(text(f"GRANT SELECT, INSERT, UPDATE, DELETE ON {table} TO {role}"))
-            for (sequence,) in await conn.execute(_SEQUENCES, {"t": table}):
-                await conn.execute(text(f"GRANT USAGE, SELECT ON SEQUENCE {sequence} TO {role}"))
+        if row.has_policy and row.enabled and row.forced and row.granted:
+            continue
+        try:
+            async with conn.begin_nested():
+                await _protect(conn, row, role)
+        except Exception as exc:  # e.g. an application's table this role does not own
+            logger.warning(
+                "row-level security: could not protect table %s (%s); its rows are guarded "
+                "by the kit's filters only",
+                row.name,
+                type(exc).__name__,
+            )
     if role:
         for table in SHARED_TABLES:
             if await conn.scalar(text("SELECT to_regclass(:t) IS NOT NULL"), {"t": table}):
@@ -294,6 +319,7 @@ __all__ = [
     "install",
     "operator_begin",
     "operator_connect",
+    "protect_homes",
     "protect_tables",
     "rls_default",
     "rls_on",

@@ -27,8 +27,8 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from adk_memory_kit.core.scope import app_wide_unless, operator_scope
 from adk_memory_kit.core.db_errors import db_doors
+from adk_memory_kit.core.scope import app_wide_unless, operator_scope
 from adk_memory_kit.core.validation import check_number
 from adk_memory_kit.db import make_engine
 from adk_memory_kit.db.fence import Fence, fences_of

@@ -22,6 +22,7 @@ from google.genai import types as genai_types
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from adk_memory_kit.core.ids import fact_key, memory_row_id
+from adk_memory_kit.core.scope import user_scope
 from adk_memory_kit.core.validation import (
     check_bool,
     check_duration,
@@ -32,7 +33,6 @@ from adk_memory_kit.core.validation import (
     clean_text,
     short,
 )
-from adk_memory_kit.core.scope import user_scope
 from adk_memory_kit.db.fence import fences_of, guard_write
 from adk_memory_kit.db.rls import user_transaction
 from adk_memory_kit.errors import InvalidInputError, MemoryNotFoundError

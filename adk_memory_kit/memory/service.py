@@ -20,9 +20,9 @@ from sqlalchemy import text
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from adk_memory_kit.core.scope import operator_scope
 from adk_memory_kit.core.db_errors import db_doors, translates_db_errors
 from adk_memory_kit.core.ids import legacy_text_fact_key, memory_row_id
+from adk_memory_kit.core.scope import operator_scope
 from adk_memory_kit.core.validation import (
     check_identifier,
     check_mapping,

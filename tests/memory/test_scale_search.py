@@ -13,6 +13,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from adk_memory_kit import PgVectorMemoryService
+from adk_memory_kit.core.scope import user_scope
 from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.errors import EmbedderError, InvalidInputError
 from adk_memory_kit.memory.ann import (
@@ -389,15 +390,16 @@ async def test_one_connection_and_two_connections_return_the_same_rows(services,
         async def embed_query(vector=qvec):
             return vector
 
-        concurrent = await search_on_engine(
-            heavy.engine,
-            app=app,
-            user=user,
-            embed_query=embed_query,
-            terms=terms,
-            limit=5,
-            options=options,
-        )
+        with user_scope(app, user):  # what the service's door does around it
+            concurrent = await search_on_engine(
+                heavy.engine,
+                app=app,
+                user=user,
+                embed_query=embed_query,
+                terms=terms,
+                limit=5,
+                options=options,
+            )
         async with operator_connect(heavy.engine) as conn:
             sequential = await search_rows(
                 conn, app=app, user=user, qvec=qvec, terms=terms, limit=5, options=options
