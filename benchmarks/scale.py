@@ -369,12 +369,21 @@ async def main() -> None:
         "--ef-search", type=int, default=None, help="SearchOptions.ann_ef_search (after)"
     )
     parser.add_argument("--home", default="/tmp/adk_memory_kit_scale")
+    parser.add_argument(
+        "--rls",
+        choices=("on", "off"),
+        default=None,
+        help="row-level security (ADK_MEMORY_KIT_RLS; default: the kit's default, on)",
+    )
     args = parser.parse_args()
+    if args.rls:
+        os.environ["ADK_MEMORY_KIT_RLS"] = args.rls
     if not args.db_url:
         os.environ["ADK_MEMORY_KIT_HOME"] = args.home
         os.makedirs(args.home, exist_ok=True)
 
     from adk_memory_kit import PgVectorMemoryService
+    from adk_memory_kit.core.scope import operator_scope, user_scope
     from adk_memory_kit.embedders import LocalMiniLMEmbedder
     from adk_memory_kit.memory.ann import ANN_MIN_ROWS
     from adk_memory_kit.memory.search import SearchOptions
@@ -398,7 +407,8 @@ async def main() -> None:
     loads = {}
     for size in sizes:
         user = f"user-{size}"
-        rate = await load_user(engine, stand_in, user, make_rows(turns, size, seed=size))
+        with operator_scope():  # a bulk load, as an operator would run it
+            rate = await load_user(engine, stand_in, user, make_rows(turns, size, seed=size))
         if rate:
             loads[size] = rate
         if size >= after_opts.heavy_user_rows:
@@ -415,7 +425,8 @@ async def main() -> None:
                 file=sys.stderr,
             )
 
-    await vacuum(engine)
+    with operator_scope():
+        await vacuum(engine)
     queries = make_queries(questions, args.queries, seed=7)
     vectors = await stand_in.embed(queries)
     results = []
@@ -423,12 +434,17 @@ async def main() -> None:
         user = f"user-{size}"
         # warm caches: each path runs the whole query set once, untimed, right before it is
         # timed (the old query reads every row of the user, evicting what the new one uses)
-        await time_db(engine, user, queries, vectors, before_opts, forced_light=True)
-        b_db, b_top = await time_db(engine, user, queries, vectors, before_opts, forced_light=True)
-        b_full = await time_full(before, user, queries)
-        await time_db(engine, user, queries, vectors, after_opts, forced_light=False)
-        a_db, a_top = await time_db(engine, user, queries, vectors, after_opts, forced_light=False)
-        a_full = await time_full(after, user, queries)
+        with user_scope(APP, user):  # the database part runs as the service runs it
+            await time_db(engine, user, queries, vectors, before_opts, forced_light=True)
+            b_db, b_top = await time_db(
+                engine, user, queries, vectors, before_opts, forced_light=True
+            )
+            b_full = await time_full(before, user, queries)
+            await time_db(engine, user, queries, vectors, after_opts, forced_light=False)
+            a_db, a_top = await time_db(
+                engine, user, queries, vectors, after_opts, forced_light=False
+            )
+            a_full = await time_full(after, user, queries)
         pairs = list(zip(a_top, b_top, strict=True))
         overlap = statistics.mean(
             len({i for i, _ in a} & {i for i, _ in b}) / max(1, len(b)) for a, b in pairs
@@ -440,11 +456,14 @@ async def main() -> None:
         )
         heavy = size >= after_opts.heavy_user_rows
         indexed = size >= ANN_MIN_ROWS
-        recall = (
-            await ann_recall(engine, user, vectors, after_opts.candidates, after_opts.ann_ef_search)
-            if indexed
-            else (1.0, 1.0)
-        )
+        with user_scope(APP, user):
+            recall = (
+                await ann_recall(
+                    engine, user, vectors, after_opts.candidates, after_opts.ann_ef_search
+                )
+                if indexed
+                else (1.0, 1.0)
+            )
         results.append(
             {
                 "rows": size,
