@@ -464,7 +464,7 @@ async def main(argv: Sequence[str] | None = None) -> int:
         "--rls",
         choices=("on", "off"),
         default=None,
-        help="row-level security (ADK_MEMORY_KIT_RLS; default: the kit's default, on)",
+        help="row-level security (ADK_MEMORY_KIT_RLS; default: the kit's default, off)",
     )
     args = parser.parse_args(argv)
     if args.rls:

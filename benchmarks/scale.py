@@ -373,7 +373,7 @@ async def main() -> None:
         "--rls",
         choices=("on", "off"),
         default=None,
-        help="row-level security (ADK_MEMORY_KIT_RLS; default: the kit's default, on)",
+        help="row-level security (ADK_MEMORY_KIT_RLS; default: the kit's default, off)",
     )
     args = parser.parse_args()
     if args.rls:

@@ -84,7 +84,7 @@ def make_engine(
     connection first makes sure the server runs, restarting it if it died (at a bounded rate;
     see :func:`~adk_memory_kit.db.embedded.embedded_db_url`).
 
-    Row-level security (``rls_enabled``; ``None``: ``ADK_MEMORY_KIT_RLS``, on by default):
+    Row-level security (``rls_enabled``; ``None``: ``ADK_MEMORY_KIT_RLS``, off by default):
     every transaction sees only the rows of the user whose call opened it
     (:mod:`adk_memory_kit.db.rls`, docs/security.md).
     """

@@ -1,7 +1,8 @@
 """Row-level security: PostgreSQL's own wall between users, behind the kit's SQL filters.
 
-With row-level security on (the default; ``ADK_MEMORY_KIT_RLS=off`` or
-``make_engine(rls_enabled=False)`` turns it off), every kit table holding per-user rows
+With row-level security on (opt-in: ``ADK_MEMORY_KIT_RLS=on`` or
+``make_engine(rls_enabled=True)``; off by default, see docs/security.md for the measured
+overhead), every kit table holding per-user rows
 (:data:`KIT_TABLES`) carries the policy :data:`POLICY` and ``FORCE ROW LEVEL SECURITY``:
 a row is visible (and writable) only when its ``app_name`` and ``user_id`` equal the
 transaction's ``adk_memory_kit.app`` / ``adk_memory_kit.user`` settings, or when the
@@ -50,7 +51,7 @@ logger = logging.getLogger(__name__)
 RLS_ENV = "ADK_MEMORY_KIT_RLS"
 #: Whether row-level security is on when neither ``make_engine(rls_enabled=...)`` nor
 #: ``ADK_MEMORY_KIT_RLS`` says.
-DEFAULT_ON = True
+DEFAULT_ON = False
 #: The role scoped transactions switch to when the URL's role bypasses row-level security.
 SCOPED_ROLE = "adk_memory_kit_scoped"
 #: The name of the policy on every kit table.
