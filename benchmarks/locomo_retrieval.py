@@ -466,7 +466,15 @@ async def main(argv: Sequence[str] | None = None) -> int:
         default=K,
         help="ask search_memory for this many rows (the dump holds them; metrics use the top 10)",
     )
+    parser.add_argument(
+        "--rls",
+        choices=("on", "off"),
+        default=None,
+        help="row-level security (ADK_MEMORY_KIT_RLS; default: the kit's default, off)",
+    )
     args = parser.parse_args(argv)
+    if args.rls:
+        os.environ["ADK_MEMORY_KIT_RLS"] = args.rls
     global DEPTH
     DEPTH = max(K, args.depth)
 

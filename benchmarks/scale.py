@@ -410,12 +410,21 @@ async def main() -> None:
         action="store_true",
         help="skip the old exact query (minutes at 100k rows); 'after' figures only",
     )
+    parser.add_argument(
+        "--rls",
+        choices=("on", "off"),
+        default=None,
+        help="row-level security (ADK_MEMORY_KIT_RLS; default: the kit's default, off)",
+    )
     args = parser.parse_args()
+    if args.rls:
+        os.environ["ADK_MEMORY_KIT_RLS"] = args.rls
     if not args.db_url:
         os.environ["ADK_MEMORY_KIT_HOME"] = args.home
         os.makedirs(args.home, exist_ok=True)
 
     from adk_memory_kit import PgVectorMemoryService
+    from adk_memory_kit.core.scope import operator_scope, user_scope
     from adk_memory_kit.embedders import LocalMiniLMEmbedder
     from adk_memory_kit.memory.ann import ANN_MIN_ROWS
     from adk_memory_kit.memory.search import SearchOptions
@@ -439,7 +448,8 @@ async def main() -> None:
     loads = {}
     for size in sizes:
         user = f"user-{size}"
-        rate = await load_user(engine, stand_in, user, make_rows(turns, size, seed=size))
+        with operator_scope():  # a bulk load, as an operator would run it
+            rate = await load_user(engine, stand_in, user, make_rows(turns, size, seed=size))
         if rate:
             loads[size] = rate
         if size >= after_opts.heavy_user_rows:
@@ -456,7 +466,8 @@ async def main() -> None:
                 file=sys.stderr,
             )
 
-    await vacuum(engine)
+    with operator_scope():
+        await vacuum(engine)
     queries = make_queries(questions, args.queries, seed=7)
     vectors = await stand_in.embed(queries)
     results = []
@@ -465,21 +476,22 @@ async def main() -> None:
         # warm caches: each path runs the whole query set once, untimed, right before it is
         # timed (the old query reads every row of the user, evicting what the new one uses)
         b_cpu: list[float] = []
-        if args.no_before:
-            b_db, b_top, b_full = [math.nan], [], [math.nan]
-        else:
-            await time_db(engine, user, queries, vectors, before_opts, forced_light=True)
-            b_db, b_top = await time_db(
-                engine, user, queries, vectors, before_opts, forced_light=True, cpu=b_cpu
-            )
-            b_full = await time_full(before, user, queries)
         a_cpu: list[float] = []
         a_client_cpu: list[float] = []
-        await time_db(engine, user, queries, vectors, after_opts, forced_light=False)
-        a_db, a_top = await time_db(
-            engine, user, queries, vectors, after_opts, forced_light=False, cpu=a_cpu
-        )
-        a_full = await time_full(after, user, queries, cpu=a_client_cpu)
+        with user_scope(APP, user):  # the database part runs as the service runs it
+            if args.no_before:
+                b_db, b_top, b_full = [math.nan], [], [math.nan]
+            else:
+                await time_db(engine, user, queries, vectors, before_opts, forced_light=True)
+                b_db, b_top = await time_db(
+                    engine, user, queries, vectors, before_opts, forced_light=True, cpu=b_cpu
+                )
+                b_full = await time_full(before, user, queries)
+            await time_db(engine, user, queries, vectors, after_opts, forced_light=False)
+            a_db, a_top = await time_db(
+                engine, user, queries, vectors, after_opts, forced_light=False, cpu=a_cpu
+            )
+            a_full = await time_full(after, user, queries, cpu=a_client_cpu)
         pairs = list(zip(a_top, b_top, strict=True)) if b_top else []
         overlap = text_overlap = math.nan  # not measured without the old query
         if pairs:
@@ -493,11 +505,14 @@ async def main() -> None:
             )
         heavy = size >= after_opts.heavy_user_rows
         indexed = size >= ANN_MIN_ROWS
-        recall = (
-            await ann_recall(engine, user, vectors, after_opts.candidates, after_opts.ann_ef_search)
-            if indexed
-            else (1.0, 1.0)
-        )
+        with user_scope(APP, user):
+            recall = (
+                await ann_recall(
+                    engine, user, vectors, after_opts.candidates, after_opts.ann_ef_search
+                )
+                if indexed
+                else (1.0, 1.0)
+            )
         results.append(
             {
                 "rows": size,

@@ -478,9 +478,10 @@ class ConsoleData:
         """Every app found in the data (any kit home: memories, review items, the episodic
         log, forgets; and ADK's sessions), plus the configured ``apps``."""
         from adk_memory_kit.db.homes import app_names
+        from adk_memory_kit.db.rls import operator_connect
 
         await self.memory.ready()  # the memory tables exist before the catalog is read
-        async with self.memory.engine.connect() as conn:
+        async with operator_connect(self.memory.engine) as conn:  # every app's rows
             found = await app_names(conn)
         return sorted(set(self._apps) | set(found))
 

@@ -29,6 +29,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any, ParamSpec, TypeVar
 
+from adk_memory_kit.core.scope import call_scope
 from adk_memory_kit.errors import (
     DatabaseUnavailableError,
     InvalidInputError,
@@ -183,10 +184,13 @@ def translates_db_errors(
     """Decorator form of :func:`db_errors` for an async function or method."""
 
     def wrap(func: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+        scoped = call_scope(func)  # row-level security: the call's user (core.scope)
+
         @functools.wraps(func)
         async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-            async with db_errors(what):
-                return await func(*args, **kwargs)
+            with scoped(*args, **kwargs):
+                async with db_errors(what):
+                    return await func(*args, **kwargs)
 
         setattr(wrapper, DOOR_ATTR, "translates")
         return wrapper
@@ -195,11 +199,14 @@ def translates_db_errors(
 
 
 def _translating_asyncgen(func: Callable[..., Any], what: str) -> Callable[..., Any]:
+    scoped = call_scope(func)
+
     @functools.wraps(func)
     async def wrapper(*args: Any, **kwargs: Any) -> Any:
-        async with db_errors(what):
-            async for item in func(*args, **kwargs):
-                yield item
+        with scoped(*args, **kwargs):
+            async with db_errors(what):
+                async for item in func(*args, **kwargs):
+                    yield item
 
     setattr(wrapper, DOOR_ATTR, "translates")
     return wrapper

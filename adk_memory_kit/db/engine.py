@@ -12,6 +12,7 @@ from sqlalchemy import event
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
+from adk_memory_kit.db import rls
 from adk_memory_kit.db.embedded import DB_URL_ENV, embedded_db_url, embedded_home_for_url
 from adk_memory_kit.errors import InvalidInputError
 
@@ -69,7 +70,9 @@ def resolve_db_url(db_url: str | None) -> str:
     return normalize_db_url(url) if url else embedded_db_url()
 
 
-def make_engine(db_url: str | None = None, *, pool_size: int = 5, **kwargs) -> AsyncEngine:
+def make_engine(
+    db_url: str | None = None, *, pool_size: int = 5, rls_enabled: bool | None = None, **kwargs
+) -> AsyncEngine:
     """An async engine with a connection pool on the resolved URL.
 
     Privacy: statement parameters are never rendered into SQLAlchemy's error messages
@@ -80,7 +83,14 @@ def make_engine(db_url: str | None = None, *, pool_size: int = 5, **kwargs) -> A
     server (the default, or a URL pointing at the one this process started), each new
     connection first makes sure the server runs, restarting it if it died (at a bounded rate;
     see :func:`~adk_memory_kit.db.embedded.embedded_db_url`).
+
+    Row-level security (``rls_enabled``; ``None``: ``ADK_MEMORY_KIT_RLS``, off by default):
+    every transaction sees only the rows of the user whose call opened it
+    (:mod:`adk_memory_kit.db.rls`, docs/security.md).
     """
+    if rls_enabled is not None and not isinstance(rls_enabled, bool):
+        raise InvalidInputError("rls_enabled must be True, False or None")
+    enabled = rls.rls_default() if rls_enabled is None else rls_enabled
     url = resolve_db_url(db_url)
     try:
         engine = create_async_engine(
@@ -99,6 +109,7 @@ def make_engine(db_url: str | None = None, *, pool_size: int = 5, **kwargs) -> A
     if home is not None:
         event.listen(engine.sync_engine, "do_connect", _EnsureEmbeddedRunning(home))
     _log_reconnects(engine)
+    rls.install(engine, enabled)
     return engine
 
 

@@ -31,6 +31,8 @@ from datetime import datetime
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from adk_memory_kit.core.scope import operator_scope
+from adk_memory_kit.db.rls import protect_tables
 from adk_memory_kit.errors import UserBeingForgottenError
 
 FENCE_TABLE = "adk_memory_kit_forget_fence"
@@ -105,9 +107,11 @@ async def ensure_table(conn: AsyncConnection) -> None:
         return
     exists = await conn.scalar(text(f"SELECT to_regclass('{FENCE_TABLE}') IS NOT NULL"))
     if not exists:
-        async with engine.begin() as own:
-            await own.execute(_CREATE_LOCK)  # concurrent first starts create it once
-            await own.execute(_CREATE)
+        with operator_scope():
+            async with engine.begin() as own:
+                await own.execute(_CREATE_LOCK)  # concurrent first starts create it once
+                await own.execute(_CREATE)
+                await protect_tables(own)
     _ready.add(engine)
 
 

@@ -26,6 +26,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from adk_memory_kit.db.rls import elevate, protect_tables
 from adk_memory_kit.errors import SchemaMismatchError
 
 VERSION_TABLE = "adk_memory_kit_schema"
@@ -121,8 +122,10 @@ async def lock_and_read_version(
 
     A row in the old numbering is translated and rewritten. Raises if the database is newer
     than ``steps``. Callers check recorded attributes (:func:`recorded_embedding`), then call
-    :func:`run_steps` in the same transaction.
+    :func:`run_steps` in the same transaction. The transaction runs in operator mode from
+    here on (:func:`~adk_memory_kit.db.rls.elevate`), whoever's call opened it.
     """
+    await elevate(conn)
     await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
     row = await _version_row(conn, component)
     if row is None:
@@ -166,7 +169,8 @@ async def run_steps(
     embedding_model: str | None = None,
     embedding_dim: int | None = None,
 ) -> None:
-    """Apply ``steps[from_version:]``, recording the version after each step.
+    """Apply ``steps[from_version:]``, recording the version after each step, then put
+    the row-level security policy on the kit tables (:mod:`adk_memory_kit.db.rls`).
 
     The embedding attributes are recorded with the first version row of ``component``.
     """
@@ -180,6 +184,7 @@ async def run_steps(
         )
     if from_version == 0 and not all_steps:
         await conn.execute(_RECORD_VERSION, {**params, "s": 0, "v": 0})
+    await protect_tables(conn)  # row-level security on the kit tables that exist now
 
 
 async def migrate(engine: AsyncEngine, component: str, steps: Sequence[StepLike]) -> None:

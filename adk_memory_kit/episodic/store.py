@@ -28,9 +28,11 @@ from sqlalchemy import RowMapping, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_memory_kit.core.db_errors import db_doors
+from adk_memory_kit.core.scope import app_wide_unless, operator_scope
 from adk_memory_kit.core.validation import check_number
 from adk_memory_kit.db import make_engine
 from adk_memory_kit.db.fence import Fence, fences_of
+from adk_memory_kit.db.rls import protect_tables
 from adk_memory_kit.episodic.entry import FAILURE_KINDS, MODEL_CALL, LogEntry
 from adk_memory_kit.episodic.payload import DEFAULT_MAX_PAYLOAD_BYTES, prepare_payload
 from adk_memory_kit.episodic.pricing import ModelPrice, PriceTable
@@ -335,13 +337,15 @@ class EpisodicLog:
         if self._schema_ready:
             return
         try:
-            async with self._engine.begin() as conn:
-                # Skip the DDL (COMMENT ON TABLE takes an exclusive lock) when it is done.
-                if not (await conn.execute(_SQL["schema_ready"])).scalar():
-                    await conn.execute(_SQL["lock_timeout"])
-                    await conn.execute(_SQL["lock_schema"])
-                    for statement in _DDL:
-                        await conn.execute(text(statement))
+            with operator_scope():  # DDL and row-level security: the table owner's work
+                async with self._engine.begin() as conn:
+                    # Skip the DDL (COMMENT ON TABLE takes an exclusive lock) when it is done.
+                    if not (await conn.execute(_SQL["schema_ready"])).scalar():
+                        await conn.execute(_SQL["lock_timeout"])
+                        await conn.execute(_SQL["lock_schema"])
+                        for statement in _DDL:
+                            await conn.execute(text(statement))
+                    await protect_tables(conn)
         except Exception as exc:
             raise DatabaseUnavailableError(
                 f"could not create the episodic log table {TABLE} ({type(exc).__name__}); "
@@ -442,7 +446,12 @@ class EpisodicLog:
 
     async def _insert(self, batch: list[PendingEntry]) -> None:
         """One transaction: the fence check, sequence numbers, the insert, the fence check
-        again before commit (a forget that started meanwhile rolls the batch back)."""
+        again before commit (a forget that started meanwhile rolls the batch back). A batch
+        holds several users' entries (each queued by its user's call): operator mode."""
+        with operator_scope():
+            await self._insert_batch(batch)
+
+    async def _insert_batch(self, batch: list[PendingEntry]) -> None:
         async with self._engine.begin() as conn:
             await conn.execute(_SQL["lock_timeout"])
             fences = await fences_of(conn, {(e.app_name, e.user_id) for e in batch})
@@ -562,8 +571,9 @@ class EpisodicLog:
             "session_id": _check_id("session_id", session_id),
         }
         await self.ensure_schema()
-        async with self._engine.connect() as conn:
-            return list((await conn.execute(_SQL["users_of_session"], params)).scalars())
+        with operator_scope():
+            async with self._engine.connect() as conn:
+                return list((await conn.execute(_SQL["users_of_session"], params)).scalars())
 
     async def first_failure(
         self,
@@ -611,8 +621,9 @@ class EpisodicLog:
             "model_call": MODEL_CALL,
         }
         await self.ensure_schema()
-        async with self._engine.connect() as conn:
-            rows = list((await conn.execute(_SQL["cost_summary"], params)).mappings())
+        with app_wide_unless(user_id):
+            async with self._engine.connect() as conn:
+                rows = list((await conn.execute(_SQL["cost_summary"], params)).mappings())
         groups: dict[str, list[CostLine]] = {"session": [], "user": [], "agent": [], "model": []}
         total = CostLine(None, 0, 0, 0, 0, 0, None, 0)
         for row in rows:
@@ -657,10 +668,11 @@ class EpisodicLog:
             "until": _check_time("until", until),
         }
         await self.ensure_schema()
-        async with self._engine.connect() as conn:
-            result = await conn.stream(_SQL["export"], params)
-            async for row in result.mappings():
-                yield _entry(row)
+        with app_wide_unless(user_id):
+            async with self._engine.connect() as conn:
+                result = await conn.stream(_SQL["export"], params)
+                async for row in result.mappings():
+                    yield _entry(row)
 
     async def export_trajectories(
         self,
@@ -726,5 +738,6 @@ class EpisodicLog:
             raise InvalidInputError("retention_days must be a positive number of days")
         cutoff = (_check_time("now", now) or datetime.now(timezone.utc)) - timedelta(days=days)
         await self.ensure_schema()
-        async with self._engine.begin() as conn:
-            return (await conn.execute(_SQL["purge_expired"], {"cutoff": cutoff})).rowcount
+        with operator_scope():  # the retention sweep over every user
+            async with self._engine.begin() as conn:
+                return (await conn.execute(_SQL["purge_expired"], {"cutoff": cutoff})).rowcount

@@ -48,6 +48,7 @@ from adk_memory_kit.core.scope import Scope
 from adk_memory_kit.db import fence
 from adk_memory_kit.db import homes as kit_homes
 from adk_memory_kit.db.homes import KitHome
+from adk_memory_kit.db.rls import operator_connect, protect_homes
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.lifecycle import forget_log
 from adk_memory_kit.lifecycle._engine import resolve_engine
@@ -78,6 +79,7 @@ def _homes(extra: Sequence[DataHome]) -> list[DataHome]:
 async def _discover(engine: AsyncEngine) -> tuple[list[KitHome], list[str]]:
     """The kit homes of the database that can be forgotten by key, and notes on those that
     cannot (marked, but without ``app_name``/``user_id`` columns)."""
+    await protect_homes(engine)  # row-level security on homes marked since the migrations
     async with engine.connect() as conn:
         found = await kit_homes.discover(conn)
     usable = [h for h in found if h.keyed]
@@ -524,7 +526,7 @@ async def _pending_forgets(
     )
     try:
         await WatermarkStore(eng).ready()
-        async with eng.connect() as conn:
+        async with operator_connect(eng) as conn:  # across the app's users
             open_users = await forget_log.pending(conn, app_name)
         found = [
             PendingForget(

@@ -46,6 +46,7 @@ from adk_memory_kit.core.db_errors import (
     translate,
     translates_db_errors,
 )
+from adk_memory_kit.core.scope import operator_wide
 from adk_memory_kit.core.validation import MAX_DURATION
 from adk_memory_kit.errors import (
     DatabaseUnavailableError,
@@ -286,6 +287,7 @@ class IdleIngestJob:
         async with db_errors(f"idle ingestion pass of app {self.app_name!r}"):
             return await self._run_once()
 
+    @operator_wide  # over every user of the app; each ingest runs as its session's user
     async def _run_once(self) -> IdleRunReport:
         store = await self._ready()
         if self._leases_pending:  # left by a pass that ended while the database was down

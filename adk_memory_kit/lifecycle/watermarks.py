@@ -20,6 +20,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from adk_memory_kit.core.db_errors import db_doors
+from adk_memory_kit.core.scope import operator_wide
 from adk_memory_kit.lifecycle import forget_log
 from adk_memory_kit.lifecycle.schema import ensure_lifecycle_schema
 from adk_memory_kit.lifecycle.watermark_steps import WATERMARKS
@@ -231,6 +232,7 @@ class WatermarkStore:
             row = (await conn.execute(_STATE, _params(key))).first()
         return None if row is None else WatermarkState(**row._asdict())
 
+    @operator_wide
     async def for_app(self, app_name: str) -> dict[tuple[str, str], datetime | None]:
         """Every watermark of ``app_name`` as ``{(user_id, session_id): time}``."""
         await self.ready()
@@ -238,12 +240,14 @@ class WatermarkStore:
             rows = await conn.execute(_FOR_APP, {"app": app_name})
             return {(r.user_id, r.session_id): r.session_update_time for r in rows}
 
+    @operator_wide
     async def users_being_forgotten(self, app_name: str) -> set[str]:
         """Users of ``app_name`` with a forget in progress (the idle job leaves them alone)."""
         await self.ready()
         async with self.engine.connect() as conn:
             return await forget_log.users_being_forgotten(conn, app_name)
 
+    @operator_wide
     async def pick_candidates(
         self,
         app_name: str,
@@ -291,6 +295,7 @@ class WatermarkStore:
                 conn, key, row.session_update_time, forgetting, row.failures, row.retry_after
             )
 
+    @operator_wide
     async def release_leases(self, app_name: str, worker: str) -> None:
         """Drop the batch leases ``worker`` still holds in ``app_name``."""
         await self.ready()

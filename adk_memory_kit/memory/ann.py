@@ -33,6 +33,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from adk_memory_kit.core.db_errors import translates_db_errors
+from adk_memory_kit.core.scope import operator_scope
 from adk_memory_kit.core.validation import check_positive_int
 from adk_memory_kit.memory.schema import TABLE
 from adk_memory_kit.memory.term_stats import USER_STATS
@@ -171,6 +172,17 @@ async def try_build_user_index(
     """:func:`build_user_index`; ``True`` if this call built (or densified) the index,
     ``False`` if there was nothing to do or another session was building it."""
     _checked_options(build_memory_mb, large_graph_rows)
+    with operator_scope():  # DDL: the table owner's work, not the user's
+        return await _try_build(engine, app, user, build_memory_mb, large_graph_rows)
+
+
+async def _try_build(
+    engine: AsyncEngine,
+    app: str,
+    user: str,
+    build_memory_mb: int | None,
+    large_graph_rows: int,
+) -> bool:
     name = index_name(app, user)
     async with engine.connect() as conn:
         conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
@@ -271,6 +283,13 @@ async def index_heavy_users(
     ``build_memory_mb``, ``large_graph_rows``: as in :func:`build_user_index`.
     """
     _checked_options(build_memory_mb, large_graph_rows)
+    with operator_scope():
+        return await _index_heavy(engine, min_rows, build_memory_mb, large_graph_rows)
+
+
+async def _index_heavy(
+    engine: AsyncEngine, min_rows: int, build_memory_mb: int | None, large_graph_rows: int
+) -> list[str]:
     async with engine.connect() as conn:
         rows = await conn.execute(
             # scale-lint: maintenance across users, reads only the statistics table

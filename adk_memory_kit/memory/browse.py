@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from google.adk.memory.memory_entry import MemoryEntry
 from sqlalchemy import text
 
+from adk_memory_kit.core.scope import user_scoped
 from adk_memory_kit.core.validation import check_scope
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.memory.hygiene import check_memory_type, check_tags
@@ -80,6 +81,7 @@ def _where(types: Sequence[str] | None, tags: Sequence[str] | None, contains: st
     return sql, params
 
 
+@user_scoped
 async def list_memories(
     service: PgVectorMemoryService,
     *,
@@ -129,6 +131,7 @@ async def list_memories(
     return MemoryPage([_entry(r) for r in rows], total, int(offset), int(limit))
 
 
+@user_scoped
 async def export_memories(
     service: PgVectorMemoryService, *, app_name: str, user_id: str
 ) -> list[dict[str, Any]]:

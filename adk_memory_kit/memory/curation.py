@@ -22,6 +22,7 @@ from google.genai import types as genai_types
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from adk_memory_kit.core.ids import fact_key, memory_row_id
+from adk_memory_kit.core.scope import user_scope
 from adk_memory_kit.core.validation import (
     check_bool,
     check_duration,
@@ -33,6 +34,7 @@ from adk_memory_kit.core.validation import (
     short,
 )
 from adk_memory_kit.db.fence import fences_of, guard_write
+from adk_memory_kit.db.rls import user_transaction
 from adk_memory_kit.errors import InvalidInputError, MemoryNotFoundError
 from adk_memory_kit.memory import store
 from adk_memory_kit.memory.consolidation import Consolidator, IncomingFact, Outcome
@@ -153,13 +155,14 @@ class CurationMixin:
         self, app: str, user: str, rows: Mapping[str, tuple[int, datetime]]
     ) -> None:
         engine = await self._ensure_ready()  # type: ignore[attr-defined]
-        async with engine.begin() as conn:
-            fence = (await fences_of(conn, {(app, user)})).get((app, user))
-            if fence is not None:
-                rows = {k: v for k, v in rows.items() if not fence.discards(v[1])}
-                if not rows:
-                    return  # queued before or during a forget of the user: discarded
-            await store.record_access(conn, app, user, rows)
+        with user_scope(app, user):  # flushed in the background: the rows' own user
+            async with engine.begin() as conn:
+                fence = (await fences_of(conn, {(app, user)})).get((app, user))
+                if fence is not None:
+                    rows = {k: v for k, v in rows.items() if not fence.discards(v[1])}
+                    if not rows:
+                        return  # queued before or during a forget of the user: discarded
+                await store.record_access(conn, app, user, rows)
 
     # ------------------------------------------------------------------ pins and decay
     async def pin_memory(
@@ -208,7 +211,7 @@ class CurationMixin:
         deleted = 0
         engine = await self._ensure_ready()  # type: ignore[attr-defined]
         for user in await self.list_users(app_name):  # type: ignore[attr-defined]
-            async with engine.begin() as conn:
+            async with user_transaction(engine, app_name, user) as conn:
                 rows = await store.stale_rows(conn, app_name, user, cutoff, float(max_importance))
                 found += [(user, r) for r in rows]
                 if rows and not dry_run:

@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from adk_memory_kit.core.db_errors import db_doors, translates_db_errors
 from adk_memory_kit.core.ids import legacy_text_fact_key, memory_row_id
+from adk_memory_kit.core.scope import operator_scope
 from adk_memory_kit.core.validation import (
     check_identifier,
     check_mapping,
@@ -683,8 +684,9 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
     async def purge_expired(self) -> int:
         """Delete items whose time-to-live has passed; returns how many."""
         engine = await self._ensure_ready()
-        async with engine.begin() as conn:
-            return await store.purge_expired(conn)
+        with operator_scope():  # maintenance over every user
+            async with engine.begin() as conn:
+                return await store.purge_expired(conn)
 
     @translates_db_errors("PgVectorMemoryService.count_memories")
     async def count_memories(self, *, app_name: str, user_id: str) -> dict[str, int]:
@@ -699,8 +701,9 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
         """The user ids that have memories in ``app_name``."""
         check_identifier("app_name", app_name)
         engine = await self._ensure_ready()
-        async with engine.connect() as conn:
-            return await store.list_users(conn, app_name)
+        with operator_scope():  # an operator's view across the app's users
+            async with engine.connect() as conn:
+                return await store.list_users(conn, app_name)
 
 
 def _as_uuid(value: str) -> str | None:

@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from adk_memory_kit.core.data_home import DataHome, FunctionDataHome
 from adk_memory_kit.core.db_errors import db_doors, translates_db_errors
+from adk_memory_kit.core.scope import app_wide_unless, operator_wide
 from adk_memory_kit.core.validation import check_identifier, check_scope, clean_text, short
 from adk_memory_kit.db.engine import make_engine
 from adk_memory_kit.db.fence import guard_write
@@ -213,15 +214,16 @@ class ReviewQueue:
                 where.append(f"{column} = :{column}")
                 params[column] = value
         engine = await self._ensure_ready()
-        async with engine.connect() as conn:
-            rows = await conn.execute(
-                sql(
-                    f"SELECT {_COLUMNS} FROM {TABLE} WHERE {' AND '.join(where)}"
-                    " ORDER BY created_at, id LIMIT :lim"
-                ),
-                params,
-            )
-            return [ReviewItem.from_row(r) for r in rows.mappings()]
+        with app_wide_unless(user_id if app_name is not None else None):  # else a reviewer's
+            async with engine.connect() as conn:
+                rows = await conn.execute(
+                    sql(
+                        f"SELECT {_COLUMNS} FROM {TABLE} WHERE {' AND '.join(where)}"
+                        " ORDER BY created_at, id LIMIT :lim"
+                    ),
+                    params,
+                )
+                return [ReviewItem.from_row(r) for r in rows.mappings()]
 
     @translates_db_errors("ReviewQueue.approve")
     async def approve(
@@ -237,6 +239,7 @@ class ReviewQueue:
         """Record rejection."""
         return await self._decide(item_id, "rejected", by, note, app_name)
 
+    @operator_wide  # a reviewer's decision on an item by its id
     async def _decide(
         self, item_id: int, status: str, by: str, note: str | None, app_name: str | None
     ) -> ReviewItem:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from adk_memory_kit.cli import build_parser, main
+from adk_memory_kit.db.rls import operator_begin
 
 pytestmark = pytest.mark.slow  # Postgres- or Runner-heavy: `pytest -m 'not slow'` skips it
 
@@ -126,7 +127,7 @@ def test_purge_stale_dry_run_lists_and_keeps(db_url, capsys):
                     MemoryEntry(content=types.Content(parts=[types.Part(text="Old trivia")]))
                 ],
             )
-            async with memory.engine.begin() as conn:
+            async with operator_begin(memory.engine) as conn:
                 await conn.execute(
                     text(
                         "UPDATE adk_memory_items SET recorded_at = now() - interval '200 days'"

@@ -14,6 +14,7 @@ from google.genai import types
 from sqlalchemy import text
 
 from adk_memory_kit import _adk_compat as compat
+from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.lifecycle.schema import to_datetime
 
 pytestmark = pytest.mark.slow  # Postgres-heavy
@@ -37,7 +38,7 @@ async def _session_with_event(service: DatabaseSessionService, app: str, user: s
 
 async def _listed(service: DatabaseSessionService, app: str, cutoff: datetime) -> list:
     select, params = compat.idle_sessions_source(cutoff)
-    async with service.db_engine.connect() as conn:
+    async with operator_connect(service.db_engine) as conn:
         result = await conn.execute(text(select), {**params, "app": app})
         return list(result)
 

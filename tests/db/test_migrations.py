@@ -22,6 +22,7 @@ from adk_memory_kit.db.migrations import (
     migrate,
     translate_legacy,
 )
+from adk_memory_kit.db.rls import operator_begin, operator_connect
 from adk_memory_kit.errors import SchemaMismatchError
 from adk_memory_kit.memory import schema as memory_schema
 from adk_memory_kit.memory.service import PgVectorMemoryService
@@ -175,7 +176,7 @@ async def test_a_memory_database_of_the_old_numbering_upgrades_and_works(fresh_d
     ends = [i for i, s in enumerate(steps) if s.legacy]
     old_engine = create_async_engine(fresh_db)
     try:
-        async with old_engine.begin() as conn:
+        async with operator_begin(old_engine) as conn:
             await conn.execute(text("CREATE EXTENSION IF NOT EXISTS vector"))
             await conn.execute(
                 text(
@@ -207,7 +208,7 @@ async def test_a_memory_database_of_the_old_numbering_upgrades_and_works(fresh_d
         # all steps recorded; ``version`` still says 2, so an older release beside this one
         # (a rolling upgrade) keeps working
         assert await _version(memory.engine, "memory") == (len(steps), 2)
-        async with memory.engine.connect() as conn:
+        async with operator_connect(memory.engine) as conn:
             marks = await conn.execute(
                 text(
                     "SELECT obj_description(CAST(t AS regclass)) FROM"

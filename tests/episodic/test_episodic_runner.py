@@ -25,6 +25,7 @@ from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
 from adk_memory_kit import EpisodicLog, EpisodicLogPlugin
+from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.episodic import ModelPrice
 from adk_memory_kit.episodic.pricing import GEMINI_PRICES
 from adk_memory_kit.episodic.store import PendingEntry
@@ -258,7 +259,7 @@ async def test_secrets_are_redacted_before_storing(story, log, db_url):
     assert lookup.payload["result"]["paid_with"] == "card [REDACTED:payment_card]"
     assert "[REDACTED:credential]" in trace[0].payload["text"]
     # nothing unredacted anywhere in the table, whatever column
-    async with log.engine.connect() as conn:
+    async with operator_connect(log.engine) as conn:
         from sqlalchemy import text
 
         raw = await conn.execute(

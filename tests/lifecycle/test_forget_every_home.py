@@ -22,6 +22,7 @@ from google.adk.sessions.database_session_service import DatabaseSessionService
 from google.genai import types
 from sqlalchemy import text
 
+from adk_memory_kit.db.rls import operator_begin, operator_connect
 from adk_memory_kit.lifecycle.forget import data_map, forget_user
 from adk_memory_kit.lifecycle.forget_log import FORGET_LOG
 from adk_memory_kit.lifecycle.idle_job import IdleIngestJob
@@ -34,7 +35,7 @@ _SCANNED_TYPES = ("text", "character varying", "character", "json", "jsonb", "ts
 
 async def _hits(engine, needle: str) -> dict[str, int]:
     """``{"table.column": rows}`` for every column of every user table holding ``needle``."""
-    async with engine.connect() as conn:
+    async with operator_connect(engine) as conn:
         columns = (
             await conn.execute(
                 text(
@@ -87,7 +88,7 @@ async def _seed(sessions, memory, queue, engine, app: str, user: str, word: str,
         memories=[MemoryEntry(content=types.Content(parts=[types.Part(text=f"{word} fact")]))],
     )
     await queue.submit(app_name=app, user_id=user, text=f"always call me {word}")
-    async with engine.begin() as conn:
+    async with operator_begin(engine) as conn:
         await conn.execute(
             text(f"INSERT INTO {extra} (app_name, user_id, entry) VALUES (:a, :u, :e)"),
             {"a": app, "u": user, "e": f"{word} episode"},
@@ -100,7 +101,7 @@ async def test_forget_empties_every_home_of_the_database(db_url, memory):
     bob, bob_word = f"bob-{uuid.uuid4().hex[:10]}", f"qx{uuid.uuid4().hex[:10]}"
     extra = f"test_extra_home_{uuid.uuid4().hex[:8]}"
     engine = memory.engine
-    async with engine.begin() as conn:
+    async with operator_begin(engine) as conn:
         await conn.execute(
             text(
                 f"CREATE TABLE {extra} (app_name text NOT NULL, user_id text NOT NULL, entry text)"
@@ -142,7 +143,7 @@ async def test_forget_empties_every_home_of_the_database(db_url, memory):
         assert await _hits(engine, bob_word) == bob_before  # the other user is untouched
         after = await data_map(app, ann, session_service=sessions, memory_service=memory)
         assert not after.holds_user_data
-        async with engine.connect() as conn:
+        async with operator_connect(engine) as conn:
             audit = (
                 await conn.execute(
                     text(f"SELECT report FROM {FORGET_LOG} WHERE app_name = :a AND user_id = :u"),
@@ -152,6 +153,6 @@ async def test_forget_empties_every_home_of_the_database(db_url, memory):
         assert ann_word not in str(audit)  # no user: key names, no text
         assert all(sid not in str(audit) for sid in report.sessions_deleted)  # no session ids
     finally:
-        async with engine.begin() as conn:
+        async with operator_begin(engine) as conn:
             await conn.execute(text(f"DROP TABLE IF EXISTS {extra}"))
         await sessions.close()

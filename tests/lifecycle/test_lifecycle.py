@@ -15,6 +15,7 @@ from google.adk.sessions.session import Session
 from google.genai import types
 from sqlalchemy import text as sql
 
+from adk_memory_kit.db.rls import operator_begin
 from adk_memory_kit.errors import DatabaseUnavailableError, InvalidInputError
 from adk_memory_kit.lifecycle import (
     IdleIngestJob,
@@ -471,7 +472,7 @@ async def test_a_batch_lease_of_a_dead_worker_is_honoured_until_it_expires(sessi
     await add_events(sessions, s, ["changed later"], NOW - HOUR / 2)
 
     async def lease(until: str) -> None:
-        async with memory.engine.begin() as conn:
+        async with operator_begin(memory.engine) as conn:
             await conn.execute(
                 sql(
                     f"UPDATE {WATERMARKS} SET claimed_by = 'dead-worker',"

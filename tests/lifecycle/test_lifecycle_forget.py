@@ -16,6 +16,7 @@ from google.genai import types
 from sqlalchemy import text as sql
 
 from adk_memory_kit.cli import main as cli_main
+from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.errors import DatabaseUnavailableError, InvalidInputError
 from adk_memory_kit.lifecycle import (
     FunctionDataHome,
@@ -284,7 +285,7 @@ def test_cli_requires_app_and_user_or_pending(db_url):
 
 
 async def forget_log_rows(memory, app: str, user: str) -> list:
-    async with memory.engine.connect() as conn:
+    async with operator_connect(memory.engine) as conn:
         result = await conn.execute(
             sql(
                 f"SELECT forget_id, status, completed_at, finished_by, report FROM {FORGET_LOG}"

@@ -14,6 +14,7 @@ from sqlalchemy import text
 
 from adk_memory_kit import PgVectorMemoryService
 from adk_memory_kit.db.engine import make_engine
+from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.memory import SearchOptions
 from adk_memory_kit.memory.ann import _lock_key, index_name, try_build_user_index
 from adk_memory_kit.memory.search import plan_search
@@ -58,7 +59,7 @@ async def test_a_search_builds_a_heavy_users_missing_index_in_the_background(db_
         await memory.wait_for_index_builds()
         assert await _index_state(memory.engine, app, heavy) is True
         assert await _index_state(memory.engine, app, light) is None
-        async with memory.engine.connect() as conn:
+        async with operator_connect(memory.engine) as conn:
             assert (await plan_search(conn, app, heavy, options)).ann
         found = await memory.search_memory(app_name=app, user_id=heavy, query="gecko seeds")
         assert "gecko" in found.memories[0].content.parts[0].text

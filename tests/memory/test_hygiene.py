@@ -13,6 +13,7 @@ from google.genai import types
 from sqlalchemy import text
 
 from adk_memory_kit import InvalidInputError, PgVectorMemoryService
+from adk_memory_kit.db.rls import operator_begin, operator_connect
 from adk_memory_kit.memory import RuleConsolidator, SearchOptions
 from tests.support.memory import unique
 
@@ -148,7 +149,7 @@ async def test_background_flush_writes_without_being_awaited(db_url, embedder, t
 
 async def _age(service, app, user, days: int) -> None:
     """Make every row of the user look learned and last used ``days`` ago."""
-    async with service.engine.begin() as conn:
+    async with operator_begin(service.engine) as conn:
         await conn.execute(
             text(
                 "UPDATE adk_memory_items SET recorded_at = now() - make_interval(days => :d),"
@@ -283,7 +284,7 @@ async def test_consolidation_noop_update_add_and_conflict(curated):
     assert said(then) == ["The user lives in Lisbon"]
     assert then.memories[0].custom_metadata["superseded_at"].startswith("2026-01-31")
     assert await curated.count_memories(app_name=app, user_id=user) == {"fact": 2}
-    async with curated.engine.connect() as conn:
+    async with operator_connect(curated.engine) as conn:
         confirmed = await conn.scalar(
             text(
                 "SELECT last_confirmed_at FROM adk_memory_items"

@@ -12,6 +12,7 @@ from google.genai import types
 from sqlalchemy import text
 
 from adk_memory_kit import InvalidInputError, PgVectorMemoryService
+from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.memory import IndexingOptions, SearchOptions
 from adk_memory_kit.write_policy import WritePolicy
 from tests.support.memory import session_with, text_event, texts, unique
@@ -28,7 +29,7 @@ async def memory(db_url, embedder):
 
 
 async def _rows(memory, app, user) -> int:
-    async with memory.engine.connect() as conn:
+    async with operator_connect(memory.engine) as conn:
         result = await conn.execute(
             text("SELECT count(*) FROM adk_memory_items WHERE app_name = :a AND user_id = :u"),
             {"a": app, "u": user},
@@ -551,7 +552,7 @@ async def test_secrets_are_redacted_before_anything_is_stored(memory):
     app, user = unique("app"), unique("u")
     said = "Charge my card 4111 1111 1111 1111 and deliver to gate 7"
     await memory.add_session_to_memory(session_with(app, user, [("user", said)]))
-    async with memory.engine.connect() as conn:
+    async with operator_connect(memory.engine) as conn:
         stored = (
             await conn.execute(
                 text(
@@ -570,7 +571,7 @@ async def test_secrets_are_redacted_before_anything_is_stored(memory):
 
 
 async def _stored(memory, app, user, columns="*") -> list[dict]:
-    async with memory.engine.connect() as conn:
+    async with operator_connect(memory.engine) as conn:
         rows = await conn.execute(
             text(
                 f"SELECT {columns} FROM adk_memory_items WHERE app_name = :a AND user_id = :u"

@@ -15,6 +15,7 @@ from sqlalchemy import event, text
 
 from adk_memory_kit import InvalidInputError, PgVectorMemoryService
 from adk_memory_kit.core.ids import fact_key, legacy_text_fact_key, memory_row_id
+from adk_memory_kit.db.rls import operator_begin, operator_connect
 from adk_memory_kit.memory import store
 from tests.support.memory import session_with, texts, unique
 
@@ -191,7 +192,7 @@ async def test_a_row_stored_under_the_older_text_key_is_updated_in_place(counted
     # turn the stored row into one an older release wrote (its key and id)
     old_key = legacy_text_fact_key(wording)
     old_id = memory_row_id(app, user, "", old_key)
-    async with memory.engine.begin() as conn:
+    async with operator_begin(memory.engine) as conn:
         await conn.execute(
             text(
                 "UPDATE adk_memory_items SET id = :id, event_id = :key"
@@ -234,7 +235,7 @@ async def test_the_by_id_read_returns_a_vector_only_where_it_is_reused(counted):
     (doc,) = memory._session_documents(session, list(session.events))[0]
     other = doc.source_hash.split(":")[0] + ":" + "0" * 32
     new_text = "f" * 32 + ":" + "0" * 32
-    async with memory.engine.connect() as conn:
+    async with operator_connect(memory.engine) as conn:
         same = await store.read_by_ids(conn, app, user, [(doc.id, doc.source_hash)], same_too=False)
         assert same[doc.id].embedding is None
         forced = await store.read_by_ids(

@@ -11,6 +11,7 @@ from sqlalchemy import bindparam, make_url, text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from adk_memory_kit import InvalidInputError, PgVectorMemoryService
+from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.errors import SchemaMismatchError
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.search import (
@@ -60,7 +61,7 @@ async def partitioned(db_url, embedder):
 
 async def test_new_database_gets_hash_partitioned_tables(partitioned):
     await partitioned._ensure_ready()
-    async with partitioned.engine.connect() as conn:
+    async with operator_connect(partitioned.engine) as conn:
         for table in TABLES:
             row = (
                 await conn.execute(
@@ -99,7 +100,7 @@ async def test_search_on_partitions_touches_one_partition(partitioned, embedder)
         "heavy dense": heavy_sql(app, users[0]),
         "heavy fetch": HEAVY_FETCH_SQL,
     }
-    async with partitioned.engine.connect() as conn:
+    async with operator_connect(partitioned.engine) as conn:
         for name, sql in statements.items():
             plan = "\n".join(r[0] for r in await conn.execute(_explain(sql), params))
             touched = set(re.findall(r"\b(adk_memory_\w+?_p\d+)\b", plan))
@@ -128,7 +129,7 @@ def test_partitions_must_be_a_positive_whole_number(bad):
 async def test_this_runs_memory_tables_match_the_requested_layout(memory, test_partitions):
     """Under ADK_MEMORY_KIT_TEST_PARTITIONS the shared test database is partitioned."""
     await memory._ensure_ready()
-    async with memory.engine.connect() as conn:
+    async with operator_connect(memory.engine) as conn:
         kind = await conn.scalar(
             text("SELECT relkind::text FROM pg_class WHERE oid = to_regclass('adk_memory_items')")
         )
@@ -147,7 +148,7 @@ async def test_storage_settings_keep_updates_in_place_and_pending_lists_short(
     )
     try:
         await service._ensure_ready()
-        async with service.engine.connect() as conn:
+        async with operator_connect(service.engine) as conn:
             rows = await conn.execute(
                 text(
                     "SELECT c.relname, c.relkind::text AS kind, c.reloptions FROM pg_class c"

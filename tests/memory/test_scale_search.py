@@ -13,6 +13,8 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from adk_memory_kit import PgVectorMemoryService
+from adk_memory_kit.core.scope import user_scope
+from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.errors import EmbedderError, InvalidInputError
 from adk_memory_kit.memory.ann import (
     BUILD_MEMORY_CAP_MB,
@@ -85,7 +87,7 @@ async def _seed(memory, app, user, turns=TURNS):
 
 async def _recount(memory, app, user):
     """Statistics recomputed from the memory table: (n, total_len, {lexeme: df})."""
-    async with memory.engine.connect() as conn:
+    async with operator_connect(memory.engine) as conn:
         row = (
             await conn.execute(
                 text(
@@ -107,7 +109,7 @@ async def _recount(memory, app, user):
 
 
 async def _stored(memory, app, user):
-    async with memory.engine.connect() as conn:
+    async with operator_connect(memory.engine) as conn:
         row = (
             await conn.execute(
                 text(f"SELECT n, total_len FROM {USER_STATS} WHERE app_name = :a AND user_id = :u"),
@@ -149,7 +151,7 @@ async def test_a_rolled_back_write_leaves_statistics_unchanged(services):
     app, user = unique("app"), unique("u")
     await _seed(light, app, user)
     before = await _stored(light, app, user)
-    async with light.engine.connect() as conn:
+    async with operator_connect(light.engine) as conn:
         await conn.execute(
             text("DELETE FROM adk_memory_items WHERE app_name = :a AND user_id = :u"),
             {"a": app, "u": user},
@@ -162,7 +164,7 @@ async def test_heavy_path_ranks_like_the_exact_path(services):
     light, heavy = services
     app, user = unique("app"), unique("u")
     await _seed(light, app, user)
-    async with heavy.engine.connect() as conn:
+    async with operator_connect(heavy.engine) as conn:
         assert (await plan_search(conn, app, user, heavy.search_options)).heavy
         assert not (await plan_search(conn, app, user, light.search_options)).heavy
     for query in ["what does my sister do in June", "vegetarian dinner", "budget review day"]:
@@ -181,7 +183,7 @@ async def test_heavy_path_keeps_exact_identifiers_findable(services, with_index)
     if with_index:
         name = await build_user_index(heavy.engine, app, user)
         assert name == index_name(app, user)
-        async with heavy.engine.connect() as conn:
+        async with operator_connect(heavy.engine) as conn:
             assert (await plan_search(conn, app, user, heavy.search_options)).ann
     found = await heavy.search_memory(app_name=app, user_id=user, query="A-4521", limit=3)
     top = texts(found)
@@ -202,7 +204,7 @@ async def test_heavy_path_never_returns_another_users_rows(services):
         for name in (user, other):
             found = await heavy.search_memory(app_name=app, user_id=name, query=query, limit=50)
             ids = [m.id for m in found.memories]
-            async with heavy.engine.connect() as conn:
+            async with operator_connect(heavy.engine) as conn:
                 owners = await conn.execute(
                     text("SELECT DISTINCT user_id FROM adk_memory_items WHERE id::text = ANY(:i)"),
                     {"i": ids},
@@ -269,7 +271,7 @@ async def test_small_lexical_budget_still_returns_the_rare_match(db_url, embedde
         # the lexical stage reads at most 5 + 5 // 2 rows, and the rare match is among them
         # although the common words alone exceed the budget
         params = search_params(app, user, query_terms(query), 10, options)
-        async with tight.engine.connect() as conn:
+        async with operator_connect(tight.engine) as conn:
             lists = await lexical_lists(conn, params)
         bm25_ids = {r["id"] for r in lists if r["list"] == "bm25"}
         assert len(bm25_ids) <= 5 + 5 // 2
@@ -326,7 +328,7 @@ async def test_rows_matching_more_of_the_query_are_read_first(services):
     await _seed(light, app, user, [("user", target)])
     options = SearchOptions(heavy_user_rows=1, lexical_budget=8, candidates=5)
     params = search_params(app, user, query_terms("blue lamp parcel tracking"), 5, options)
-    async with light.engine.connect() as conn:
+    async with operator_connect(light.engine) as conn:
         lists = await lexical_lists(conn, params)
         by_id = await conn.execute(
             text("SELECT id, text FROM adk_memory_items WHERE app_name = :a AND user_id = :u"),
@@ -388,16 +390,17 @@ async def test_one_connection_and_two_connections_return_the_same_rows(services,
         async def embed_query(vector=qvec):
             return vector
 
-        concurrent = await search_on_engine(
-            heavy.engine,
-            app=app,
-            user=user,
-            embed_query=embed_query,
-            terms=terms,
-            limit=5,
-            options=options,
-        )
-        async with heavy.engine.connect() as conn:
+        with user_scope(app, user):  # what the service's door does around it
+            concurrent = await search_on_engine(
+                heavy.engine,
+                app=app,
+                user=user,
+                embed_query=embed_query,
+                terms=terms,
+                limit=5,
+                options=options,
+            )
+        async with operator_connect(heavy.engine) as conn:
             sequential = await search_rows(
                 conn, app=app, user=user, qvec=qvec, terms=terms, limit=5, options=options
             )
@@ -466,7 +469,7 @@ async def test_heavy_fusion_breaks_ties_like_the_exact_path(services):
     ]
     events = [text_event("user", t, ts=1_700_000_000.0) for t in turns]
     await light.add_events_to_memory(app_name=app, user_id=user, events=events, session_id="s1")
-    async with light.engine.connect() as conn:
+    async with operator_connect(light.engine) as conn:
         stored = await conn.scalar(
             text("SELECT count(*) FROM adk_memory_items WHERE app_name = :a AND user_id = :u"),
             {"a": app, "u": user},
@@ -522,7 +525,7 @@ async def test_a_user_who_grows_gets_a_denser_index_under_the_same_name(services
     await build_user_index(heavy.engine, app, user, large_graph_rows=1)
     again, _ = await _index_state(heavy.engine, name)
     assert again.oid == dense.oid
-    async with heavy.engine.connect() as conn:
+    async with operator_connect(heavy.engine) as conn:
         assert (await plan_search(conn, app, user, heavy.search_options)).ann
     found = await heavy.search_memory(app_name=app, user_id=user, query="A-4521", limit=3)
     assert "A-4521" in texts(found)[0]

@@ -14,6 +14,7 @@ from google.genai import types
 from sqlalchemy import text
 
 from adk_memory_kit import PgVectorMemoryService
+from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.demo.concierge import build_concierge_app
 from adk_memory_kit.lifecycle.conversation_edits import FORGET_STATE_KEY
 from adk_memory_kit.lifecycle.forget_log import FORGET_LOG, MEMORIES_DELETED
@@ -121,7 +122,7 @@ async def test_forget_requests_delete_what_they_name_and_are_never_stored(stack)
     assert neighbour in everything
     assert not any("Scrub" in t or "forget" in t.lower() for t in everything)
     # the deletion is in the forget log: ids and counts, never the text
-    async with memory.engine.connect() as conn:
+    async with operator_connect(memory.engine) as conn:
         logged = (
             await conn.execute(
                 text(

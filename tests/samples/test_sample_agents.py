@@ -37,6 +37,7 @@ from sqlalchemy import text
 
 from adk_memory_kit.core.model_access import DEFAULT_GEMINI, MODEL_ENV, configured_model
 from adk_memory_kit.core.times import parse_time
+from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.errors import MemoryKitError
 from adk_memory_kit.lifecycle import CHECKPOINT_STATE_KEY
 from adk_memory_kit.memory import PgVectorMemoryService
@@ -386,7 +387,7 @@ async def check_concierge(convo: Conversation) -> None:
         app_name="concierge", user_id=convo.user_id, query="delivery address"
     )
     assert "pune office reception" in top.memories[0].content.parts[0].text.lower()
-    async with convo.memory_service.engine.connect() as conn:  # both sessions were ingested
+    async with operator_connect(convo.memory_service.engine) as conn:  # both sessions were ingested
         ingested = await conn.scalar(
             text(
                 f"SELECT count(*) FROM {SNAPSHOTS} WHERE app_name = 'concierge' AND user_id = :user"
@@ -472,7 +473,7 @@ async def check_concierge_and_its_bookkeeping(convo: Conversation) -> None:
 
 async def session_rows(convo: Conversation, session_id: str) -> int:
     """Memory rows holding the session's events (what the checkpoint record must report)."""
-    async with convo.memory_service.engine.connect() as conn:
+    async with operator_connect(convo.memory_service.engine) as conn:
         return await conn.scalar(
             text(
                 f"SELECT count(*) FROM {TABLE} WHERE app_name = 'concierge' AND user_id = :user"

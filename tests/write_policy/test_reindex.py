@@ -12,6 +12,7 @@ from google.adk.events.event import Event
 from google.genai import types
 from sqlalchemy import text
 
+from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.lifecycle.reindex import reindex
 from adk_memory_kit.memory.schema import TABLE
 from adk_memory_kit.memory.service import PgVectorMemoryService
@@ -44,7 +45,7 @@ async def seed(sessions, app: str, user: str) -> None:
 
 
 async def rows(memory, app: str, user: str) -> list[tuple]:
-    async with memory.engine.connect() as conn:
+    async with operator_connect(memory.engine) as conn:
         result = await conn.execute(
             text(
                 f"SELECT id, text, source_hash, ingested_at FROM {TABLE}"

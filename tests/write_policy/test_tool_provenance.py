@@ -20,6 +20,7 @@ from adk_memory_kit.core.tool_names import (
     MEMORY_TOOL_NAMES,
     PROFILE_TOOL_NAMES,
 )
+from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.demo.concierge import build_concierge_app
 from adk_memory_kit.lifecycle import end_session_tool
 from adk_memory_kit.memory.schema import TABLE
@@ -103,7 +104,7 @@ async def test_reports_of_memory_tools_are_not_stored_but_a_booking_is(sessions,
         assert full.state["user:pref_diet"] == "vegetarian"
         await memory.add_session_to_memory(full)
 
-        async with memory.engine.connect() as conn:
+        async with operator_connect(memory.engine) as conn:
             rows = await conn.execute(
                 text(f"SELECT text FROM {TABLE} WHERE app_name = :app AND user_id = :user"),
                 {"app": app.name, "user": user},

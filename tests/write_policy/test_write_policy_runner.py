@@ -14,6 +14,7 @@ from google.adk.runners import Runner
 from google.genai import types
 from sqlalchemy import text
 
+from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.demo.concierge import (
     build_concierge_agent,
     offline_concierge_responder,
@@ -59,7 +60,7 @@ async def say(runner: Runner, user: str, session_id: str, said: str) -> list:
 
 
 async def stored_texts(memory: PgVectorMemoryService, app: str, user: str) -> list[str]:
-    async with memory.engine.connect() as conn:
+    async with operator_connect(memory.engine) as conn:
         rows = await conn.execute(
             text(f"SELECT text FROM {TABLE} WHERE app_name = :app AND user_id = :user"),
             {"app": app, "user": user},
