@@ -25,7 +25,7 @@ import asyncio
 import functools
 import inspect
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from typing import Any, ParamSpec, TypeVar
 
@@ -180,10 +180,10 @@ async def db_errors(what: str) -> AsyncIterator[None]:
 
 def translates_db_errors(
     what: str,
-) -> Callable[[Callable[P, Awaitable[R]]], Callable[P, Awaitable[R]]]:
-    """Decorator form of :func:`db_errors` for an async function or method."""
+) -> Callable[[Callable[P, Coroutine[Any, Any, R]]], Callable[P, Coroutine[Any, Any, R]]]:
+    """Decorator form of :func:`db_errors` for an async function or method (keeps its type)."""
 
-    def wrap(func: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    def wrap(func: Callable[P, Coroutine[Any, Any, R]]) -> Callable[P, Coroutine[Any, Any, R]]:
         scoped = call_scope(func)  # row-level security: the call's user (core.scope)
 
         @functools.wraps(func)

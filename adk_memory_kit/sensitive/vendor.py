@@ -38,28 +38,28 @@ from detect_secrets.plugins.twilio import TwilioKeyDetector
 from adk_memory_kit.sensitive.base import CREDENTIAL, Finding
 
 
-class HuggingFaceTokenDetector(RegexBasedDetector):  # type: ignore[misc]
+class HuggingFaceTokenDetector(RegexBasedDetector):
     """Hugging Face user access tokens."""
 
     secret_type = "Hugging Face Token"
     denylist = (re.compile(r"(?<![\w-])hf_[A-Za-z0-9]{30,40}(?![\w-])"),)
 
 
-class ShopifyTokenDetector(RegexBasedDetector):  # type: ignore[misc]
+class ShopifyTokenDetector(RegexBasedDetector):
     """Shopify admin, custom-app, private-app tokens and shared secrets."""
 
     secret_type = "Shopify Token"
     denylist = (re.compile(r"(?<![\w-])shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![\w-])"),)
 
 
-class DigitalOceanTokenDetector(RegexBasedDetector):  # type: ignore[misc]
+class DigitalOceanTokenDetector(RegexBasedDetector):
     """DigitalOcean personal, OAuth and refresh tokens."""
 
     secret_type = "DigitalOcean Token"
     denylist = (re.compile(r"(?<![\w-])do[opr]_v1_[a-f0-9]{64}(?![\w-])"),)
 
 
-class MailgunKeyDetector(RegexBasedDetector):  # type: ignore[misc]
+class MailgunKeyDetector(RegexBasedDetector):
     """Mailgun private API keys, old (``key-``) and current (hex with two dashed parts)."""
 
     secret_type = "Mailgun Key"
@@ -69,14 +69,14 @@ class MailgunKeyDetector(RegexBasedDetector):  # type: ignore[misc]
     )
 
 
-class NpmTokenDetector(RegexBasedDetector):  # type: ignore[misc]
+class NpmTokenDetector(RegexBasedDetector):
     """npm access tokens written anywhere, not only in an ``.npmrc`` line."""
 
     secret_type = "npm Token"
     denylist = (re.compile(r"(?<![\w-])npm_[A-Za-z0-9]{36}(?![\w-])"),)
 
 
-class AzureKeyDetector(RegexBasedDetector):  # type: ignore[misc]
+class AzureKeyDetector(RegexBasedDetector):
     """Azure storage account keys: 86 base64 characters and ``==``, even without
     ``AccountKey=``, and SAS signatures in a connection string."""
 
@@ -87,7 +87,7 @@ class AzureKeyDetector(RegexBasedDetector):  # type: ignore[misc]
     )
 
 
-class JwtDetector(RegexBasedDetector):  # type: ignore[misc]
+class JwtDetector(RegexBasedDetector):
     """A whole JWT, signature included (the library's plugin stops after the payload and is
     quadratic on a long run of ``eyJ-``). Where the first ``eyJ`` of a run does not start a
     JWT, the pattern takes the rest of the run, which is then dropped (no dots), so every
@@ -101,7 +101,7 @@ class JwtDetector(RegexBasedDetector):  # type: ignore[misc]
     )
 
 
-class MoreApiKeyDetector(RegexBasedDetector):  # type: ignore[misc]
+class MoreApiKeyDetector(RegexBasedDetector):
     """Google API keys, GitHub fine-grained tokens, OpenAI/Anthropic keys, Stripe test keys,
     AWS session/access ids the library's plugin bounds too tightly."""
 
