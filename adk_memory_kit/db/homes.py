@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from adk_memory_kit.db.migrations import Step
+from adk_memory_kit.db.steps import Step
 
 HOME_COMMENT_PREFIX = "adk_memory_kit home: "
 

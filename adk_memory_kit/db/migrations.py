@@ -20,42 +20,17 @@ older release running beside this one during a rolling upgrade still reads it co
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from sqlalchemy import text
 from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from adk_memory_kit.db.rls import elevate, protect_tables
+from adk_memory_kit.db.steps import Step, StepLike, as_steps
 from adk_memory_kit.errors import SchemaMismatchError
 
 VERSION_TABLE = "adk_memory_kit_schema"
 _MIGRATION_LOCK = 0x4D454D4B
-
-
-@dataclass(frozen=True)
-class Step:
-    """One migration step.
-
-    Attributes:
-        sql: exactly one SQL statement (no bind parameters).
-        only_if: an SQL boolean expression; when it is false the statement is skipped (the
-            version still advances). Use it for "only if this column is missing" and the like.
-        legacy: the old (block) version this step completes, if it is the last statement of
-            such a block; lets databases written by older releases continue from the right step.
-    """
-
-    sql: str
-    only_if: str | None = None
-    legacy: int | None = None
-
-
-StepLike = Step | str
-
-
-def as_steps(steps: Sequence[StepLike]) -> list[Step]:
-    """``steps`` as :class:`Step` objects (a plain string is one step, run as written)."""
-    return [s if isinstance(s, Step) else Step(s) for s in steps]
 
 
 _CREATE_VERSION_TABLE = text(

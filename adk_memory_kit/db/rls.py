@@ -44,6 +44,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from adk_memory_kit.core.scope import OPERATOR, active_scope, operator_scope, user_scope
+from adk_memory_kit.db.homes import discover
 from adk_memory_kit.errors import InvalidInputError
 
 logger = logging.getLogger(__name__)
@@ -280,8 +281,6 @@ async def protect_tables(conn: AsyncConnection) -> None:
     operator mode, in the migration transactions (after :func:`elevate`)."""
     if not rls_on(conn.engine):
         return
-    from adk_memory_kit.db.homes import discover  # homes imports migrations, which imports us
-
     role = await conn.scalar(
         text("SELECT rolname FROM pg_roles WHERE rolname = :r"), {"r": SCOPED_ROLE}
     )
