@@ -179,6 +179,11 @@ class ConversationEdits:
     # someone else's detail ("my wife's number"): a memory names them with the word or one
     # this close (tune: mum/mother 0.85, kid/daughter 0.53, partner/girlfriend 0.51)
     owner_word_similarity: float = 0.5
+    # a memory naming them matches "<them>'s <head>" this close with the head adding this much
+    # over "my <them>" (tune: targets 0.51+ / lift 0.1+; neighbours naming them 0.42 at most
+    # but one, 0.49, whose lift is high: the bar stays above it)
+    owner_head_similarity: float = 0.5
+    head_lift: float = 0.1
     # a subject this close to a kind's label names that kind ("my home address")
     kind_min_similarity: float = 0.45
     # an example sentence stands in for the subject a little below a direct match
@@ -341,14 +346,26 @@ class ConversationEdits:
             by_kind = np.maximum(by_kind, (vectors[1:] @ examples.T).max(axis=1))
         scores = np.maximum(scores, by_kind - self.kind_example_discount)
         best_kind = await self._best_kind_scores(embedder, vectors[1:]) if kinds else by_kind
+        lifted = np.zeros(len(texts), dtype=bool)
         if whose:
             # someone else's detail: only a memory that names them (the head is matched below)
             others = [not ok for ok in await self._names_owner(embedder, whose, texts)]
+            # ... and says more about them than who they are: the subject is closer to it than
+            # "my <them>" is by ``head_lift`` (length-neutral: both phrases are short)
+            (owner_vector,) = _unit(await checked_embed(embedder, [f"my {whose}"]))
+            lift = cosines - vectors[1:] @ owner_vector
+            lifted = (cosines >= self.owner_head_similarity) & (lift >= self.head_lift)
         else:
             others = await self._about_others(embedder, subject, kinds, texts, named)
         own = [
-            not other and self._on_its_own(head_named, t, float(c), float(k), float(b), bool(kinds))
-            for t, c, k, b, other in zip(texts, cosines, by_kind, best_kind, others, strict=True)
+            not other
+            and (
+                bool(up)
+                or self._on_its_own(head_named, t, float(c), float(k), float(b), bool(kinds))
+            )
+            for t, c, k, b, other, up in zip(
+                texts, cosines, by_kind, best_kind, others, lifted, strict=True
+            )
         ]
         return list(zip(memories, (float(x) for x in scores), own, strict=True))
 
@@ -375,7 +392,8 @@ class ConversationEdits:
         phone number"): it holds the word, or a content word at least ``owner_word_similarity``
         close to it ("mother" for "mum", "daughter" for "kid")."""
         stem = next(iter(content_stems(whose)), whose)
-        per_text = [sorted(w for w in set(words(t)) if content_stems(w)) for t in texts]
+        per_text = [sorted({w.split("'")[0] for w in words(t)} - {""}) for t in texts]
+        per_text = [[w for w in ws if content_stems(w)] for ws in per_text]
         vocab = sorted({w for ws in per_text for w in ws})
         if not vocab:
             return [False] * len(texts)
