@@ -117,8 +117,8 @@ def possessor(subject: str) -> str | None:
     """Whose detail a subject names when it is someone else's ("my wife's phone number" ->
     "wife", "the kids' school" -> "kid"); ``None`` for the user's own."""
     match = _POSSESSIVE.search(subject.lower().replace("\u2019", "'"))
-    if match is None or match.group(1) in ("my", "our", "i", "it"):
-        return None
+    if match is None or not (content_stems(match.group(1)) - _VAGUE):
+        return None  # "what's on my mind", "that's": a contraction, not a possessor
     return match.group(1)
 
 
