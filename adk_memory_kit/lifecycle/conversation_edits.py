@@ -110,12 +110,12 @@ def _owner(text: str) -> tuple[str, str] | None:
     return None
 
 
-_POSSESSIVE = re.compile(r"\b([a-z][a-z-]*?)(?:'s|s')(?=\s|$)")
+_POSSESSIVE = re.compile(r"\b([a-z][a-z-]*?)(?:'s|(?<=s)')(?=\s|$)")
 
 
 def possessor(subject: str) -> str | None:
     """Whose detail a subject names when it is someone else's ("my wife's phone number" ->
-    "wife", "the kids' school" -> "kid"); ``None`` for the user's own."""
+    "wife", "the kids' school" -> "kids"); ``None`` for the user's own."""
     match = _POSSESSIVE.search(subject.lower().replace("\u2019", "'"))
     if match is None or not (content_stems(match.group(1)) - _VAGUE):
         return None  # "what's on my mind", "that's": a contraction, not a possessor
@@ -125,7 +125,7 @@ def possessor(subject: str) -> str | None:
 def _head(subject: str, whose: str) -> str:
     """The subject without its possessor ("wife's phone number" -> "phone number")."""
     text = subject.lower().replace("\u2019", "'")
-    text = re.sub(rf"\b(?:my|our|the)?\s*{re.escape(whose)}(?:'s|s')(?=\s|$)", " ", text)
+    text = re.sub(rf"\b(?:my|our|the)?\s*{re.escape(whose)}'s?(?=\s|$)", " ", text)
     return " ".join(text.split()) or subject
 
 
@@ -355,6 +355,7 @@ class ConversationEdits:
             (owner_vector,) = _unit(await checked_embed(embedder, [f"my {whose}"]))
             lift = cosines - vectors[1:] @ owner_vector
             lifted = (cosines >= self.owner_head_similarity) & (lift >= self.head_lift)
+            scores = np.where(lifted, np.maximum(scores, cosines), scores)
         else:
             others = await self._about_others(embedder, subject, kinds, texts, named)
         own = [

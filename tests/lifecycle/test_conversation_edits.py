@@ -51,7 +51,7 @@ def test_a_request_naming_nothing_is_vague(request_text, vague):
     ("request_text", "whose"),
     [
         ("Please forget my wife's phone number.", "wife"),
-        ("Delete the kids' school.", "kid"),
+        ("Delete the kids' school.", "kids"),
         ("Forget my phone number.", None),
         ("Forget what's on my mind.", None),
     ],
