@@ -5,7 +5,7 @@ Usage::
     python benchmarks/routing_edits.py [--split heldout|tune|all]
 
 Corpus: ``tests/routing/data/edits.jsonl`` (100 update scenarios: an old fact said
-``gap_days`` before the statement that replaces it, a question; 80 forget requests, precise /
+``gap_days`` before the statement that replaces it, a question; 130 forget requests, precise /
 broad / vague, each with the memory it names and a neighbouring memory that must survive). A
 quarter is held out by hash (``sha1(new or request) % 4 == 0``). Each case runs for a fresh
 user on the embedded PostgreSQL with the real MiniLM embedder: the old fact (or target and

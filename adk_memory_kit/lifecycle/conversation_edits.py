@@ -110,6 +110,25 @@ def _owner(text: str) -> tuple[str, str] | None:
     return None
 
 
+_POSSESSIVE = re.compile(r"\b([a-z][a-z-]*?)(?:'s|(?<=s)')(?=\s|$)")
+
+
+def possessor(subject: str) -> str | None:
+    """Whose detail a subject names when it is someone else's ("my wife's phone number" ->
+    "wife", "the kids' school" -> "kids"); ``None`` for the user's own."""
+    match = _POSSESSIVE.search(subject.lower().replace("\u2019", "'"))
+    if match is None or not (content_stems(match.group(1)) - _VAGUE):
+        return None  # "what's on my mind", "that's": a contraction, not a possessor
+    return match.group(1)
+
+
+def _head(subject: str, whose: str) -> str:
+    """The subject without its possessor ("wife's phone number" -> "phone number")."""
+    text = subject.lower().replace("\u2019", "'")
+    text = re.sub(rf"\b(?:my|our|the)?\s*{re.escape(whose)}'s?(?=\s|$)", " ", text)
+    return " ".join(text.split()) or subject
+
+
 def is_vague(subject: str) -> bool:
     """Whether a forget request's subject names nothing ("that", "what I just told you")."""
     return not (content_stems(subject) - _VAGUE)
@@ -157,6 +176,14 @@ class ConversationEdits:
     # a memory opening "my X" is about the subject when X is this close to it or to a kind's
     # label (tune: "house" 0.56 to "my home address"; "wife" 0.38 to "workplace")
     owner_min_similarity: float = 0.45
+    # someone else's detail ("my wife's number"): a memory names them with the word or one
+    # this close (tune: mum/mother 0.85, kid/daughter 0.53, partner/girlfriend 0.51)
+    owner_word_similarity: float = 0.5
+    # a memory naming them matches "<them>'s <head>" this close with the head adding this much
+    # over "my <them>" (tune: targets 0.51+ / lift 0.1+; neighbours naming them 0.42 at most
+    # but one, 0.49, whose lift is high: the bar stays above it)
+    owner_head_similarity: float = 0.5
+    head_lift: float = 0.1
     # a subject this close to a kind's label names that kind ("my home address")
     kind_min_similarity: float = 0.45
     # an example sentence stands in for the subject a little below a direct match
@@ -284,7 +311,9 @@ class ConversationEdits:
         names a kind of detail, to that kind's closest example less ``kind_example_discount``,
         whichever is higher. Without an embedder on the service, the search's own query
         similarity, and no memory matches on its own."""
-        kinds = await self._kinds_named(service, subject)
+        whose = possessor(subject)
+        head = _head(subject, whose) if whose else subject
+        kinds = await self._kinds_named(service, head)
         queries = [subject, *(" ".join(self.detail_kinds[k]) for k in kinds)]
         found: dict[str, Any] = {}
         for query in queries:
@@ -308,6 +337,7 @@ class ConversationEdits:
         # a direct match shares a word with the subject or is very close: "my boss Karen"
         # needs "Karen" or "boss", so an unrelated fact is not taken for a missing one
         named = content_stems(subject) - _VAGUE
+        head_named = content_stems(head) - _VAGUE
         shares = np.array([bool(named & content_stems(t)) for t in texts])
         scores = np.where(shares | (cosines >= self.unshared_min_similarity), cosines, -1.0)
         by_kind = np.full(len(texts), -1.0)
@@ -316,10 +346,27 @@ class ConversationEdits:
             by_kind = np.maximum(by_kind, (vectors[1:] @ examples.T).max(axis=1))
         scores = np.maximum(scores, by_kind - self.kind_example_discount)
         best_kind = await self._best_kind_scores(embedder, vectors[1:]) if kinds else by_kind
-        others = await self._about_others(embedder, subject, kinds, texts, named)
+        lifted = np.zeros(len(texts), dtype=bool)
+        if whose:
+            # someone else's detail: only a memory that names them (the head is matched below)
+            others = [not ok for ok in await self._names_owner(embedder, whose, texts)]
+            # ... and says more about them than who they are: the subject is closer to it than
+            # "my <them>" is by ``head_lift`` (length-neutral: both phrases are short)
+            (owner_vector,) = _unit(await checked_embed(embedder, [f"my {whose}"]))
+            lift = cosines - vectors[1:] @ owner_vector
+            lifted = (cosines >= self.owner_head_similarity) & (lift >= self.head_lift)
+            scores = np.where(lifted, np.maximum(scores, cosines), scores)
+        else:
+            others = await self._about_others(embedder, subject, kinds, texts, named)
         own = [
-            not other and self._on_its_own(named, t, float(c), float(k), float(b), bool(kinds))
-            for t, c, k, b, other in zip(texts, cosines, by_kind, best_kind, others, strict=True)
+            not other
+            and (
+                bool(up)
+                or self._on_its_own(head_named, t, float(c), float(k), float(b), bool(kinds))
+            )
+            for t, c, k, b, other, up in zip(
+                texts, cosines, by_kind, best_kind, others, lifted, strict=True
+            )
         ]
         return list(zip(memories, (float(x) for x in scores), own, strict=True))
 
@@ -340,6 +387,23 @@ class ConversationEdits:
         close = (vectors[: len(unnamed)] @ vectors[len(unnamed) :].T).max(axis=1)
         far = {w for w, c in zip(unnamed, close, strict=True) if c < self.owner_min_similarity}
         return [o is not None and o[0] in far for o in owners]
+
+    async def _names_owner(self, embedder: Any, whose: str, texts: list[str]) -> list[bool]:
+        """Whether each memory names ``whose`` (the possessor of a subject like "my wife's
+        phone number"): it holds the word, or a content word at least ``owner_word_similarity``
+        close to it ("mother" for "mum", "daughter" for "kid")."""
+        stem = next(iter(content_stems(whose)), whose)
+        per_text = [sorted({w.split("'")[0] for w in words(t)} - {""}) for t in texts]
+        per_text = [[w for w in ws if content_stems(w)] for ws in per_text]
+        vocab = sorted({w for ws in per_text for w in ws})
+        if not vocab:
+            return [False] * len(texts)
+        vectors = _unit(await checked_embed(embedder, [whose, *vocab]))
+        close = dict(zip(vocab, (vectors[1:] @ vectors[0]).tolist(), strict=True))
+        return [
+            stem in content_stems(t) or any(close[w] >= self.owner_word_similarity for w in ws)
+            for t, ws in zip(texts, per_text, strict=True)
+        ]
 
     def _on_its_own(
         self,

@@ -38,11 +38,27 @@ DEFAULT_DETAIL_KINDS: DetailKinds = {
         "My birthday is on 2 October.",
         "I'm 52 years old.",
     ),
-    "medical history, health, medical details, illness": (
+    "medical history, health, medical details, illness, diagnosis, condition, surgery": (
         "I was diagnosed with asthma as a child.",
         "I had an operation on my spine last year.",
         "I take tablets for my blood pressure.",
         "My doctor says I have a heart condition.",
+        "She was told she has a chronic illness.",
+        "He is having treatment in hospital.",
+    ),
+    "addiction, gambling, drinking, drugs": (
+        "I'm a recovering alcoholic.",
+        "I used to bet on horses every day.",
+        "I've been clean from drugs for a year.",
+    ),
+    "nationality, citizenship, immigration status": (
+        "I'm a French citizen.",
+        "I have a residence permit.",
+        "I hold a Brazilian passport.",
+    ),
+    "vehicle registration, number plate": (
+        "My licence plate reads XY21 ZZZ.",
+        "The van is registered as KL09 MNO.",
     ),
     "mental health": (
         "I've been treated for depression.",
@@ -108,5 +124,10 @@ DEFAULT_DETAIL_KINDS: DetailKinds = {
     "weight, height, body": ("I weigh 70 kilos.", "I'm 1.80 metres tall."),
     "allergies": ("I'm allergic to shellfish.", "Penicillin gives me a rash."),
     "pregnancy": ("I'm pregnant with our second child.", "We're expecting a baby in spring."),
-    "name, nickname": ("My name is Chris Evans.", "My friends call me Tig."),
+    "name, nickname": (
+        "My name is Chris Evans.",
+        "My friends call me Tig.",
+        "She is called Anna.",
+        "His name is Tom.",
+    ),
 }

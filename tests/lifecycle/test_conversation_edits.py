@@ -15,6 +15,7 @@ from adk_memory_kit.lifecycle.conversation_edits import (
     ConversationEdits,
     forget_subject,
     is_vague,
+    possessor,
 )
 from adk_memory_kit.routing.rule import Candidate
 from tests.support.routing import make_context
@@ -44,6 +45,19 @@ def test_the_subject_is_the_request_without_its_verb_phrase(request_text, subjec
 )
 def test_a_request_naming_nothing_is_vague(request_text, vague):
     assert is_vague(forget_subject(request_text)) is vague
+
+
+@pytest.mark.parametrize(
+    ("request_text", "whose"),
+    [
+        ("Please forget my wife's phone number.", "wife"),
+        ("Delete the kids' school.", "kids"),
+        ("Forget my phone number.", None),
+        ("Forget what's on my mind.", None),
+    ],
+)
+def test_the_possessor_of_someone_elses_detail_is_found(request_text, whose):
+    assert possessor(forget_subject(request_text)) == whose
 
 
 def test_a_weak_best_match_with_a_close_runner_up_is_not_guessed_at():
@@ -129,3 +143,20 @@ async def test_a_request_for_something_never_stored_leaves_its_closest_neighbour
     assert outcome.status == "skipped"
     assert context.state[FORGET_STATE_KEY]["needs_confirmation"] >= 1
     assert set(held) <= await _left(memory, app, user, held)
+
+
+@pytest.mark.slow
+async def test_someone_elses_detail_goes_and_the_users_own_of_that_kind_stays(memory):
+    app, user = "edits-owner", f"u-{uuid.uuid4().hex[:8]}"
+    target = "My brother's mobile is 07700 900777."
+    others = ["My number is 07700 900888.", "My brother is a plumber in Hull."]
+    await _store(memory, app, user, [target, *others])
+    context = make_context(app=app, user=user, memory=memory)
+    request = "Please forget my brother's phone number."
+    outcome = await ConversationEdits().forget(
+        Candidate(text=request, forget_request=True), context
+    )
+    assert outcome.status == "forgotten"
+    assert context.state[FORGET_STATE_KEY]["deleted"] == 1
+    left = await _left(memory, app, user, [target, *others, request])
+    assert target not in left and set(others) <= left
