@@ -7,6 +7,7 @@ The top level holds what the README teaches. Everything else is importable from 
 
 from adk_memory_kit.adk_services import register_pgvector_services
 from adk_memory_kit.context import ContextBudget, ContextBudgetPlugin, FactPreservingSummarizer
+from adk_memory_kit.core.model_access import configured_model
 from adk_memory_kit.db import embedded_db_url
 from adk_memory_kit.embedders import GeminiEmbedder
 from adk_memory_kit.episodic import EpisodicLog, EpisodicLogPlugin
@@ -60,6 +61,7 @@ from adk_memory_kit.write_policy import RoutedOptions, WritePolicy
 __version__ = "0.1.0"
 
 __all__ = [
+    "configured_model",
     # updates and "please forget", said in the conversation (routing applier handlers)
     "conversation_edit_handlers",
     # long-term memory

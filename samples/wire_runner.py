@@ -33,9 +33,9 @@ from adk_memory_kit import (
     MemoryRoutingPlugin,
     PgVectorMemoryService,
     ToolPayloadPruningPlugin,
+    configured_model,
     embedded_db_url,
 )
-from adk_memory_kit.core.model_access import configured_model
 from adk_memory_kit.routing import RoutingOutcome
 from adk_memory_kit.testing import ScriptedLlm, call, last_function_responses
 

@@ -30,13 +30,13 @@ from adk_memory_kit import (
     MemoryCheckpointPlugin,
     MemoryRoutingPlugin,
     WorkingMemoryToolset,
+    configured_model,
     conversation_edit_handlers,
     end_session_tool,
     make_profile_tools,
     working_memory_guide,
     working_memory_instruction,
 )
-from adk_memory_kit.core.model_access import configured_model
 from adk_memory_kit.recall import FramedLoadMemoryTool
 from adk_memory_kit.routing import ReviewQueue, routing_extractor
 from adk_memory_kit.testing import ScriptedLlm

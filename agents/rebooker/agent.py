@@ -19,10 +19,10 @@ from google.adk.apps import App
 from adk_memory_kit import (
     EpisodicLogPlugin,
     WorkingMemoryToolset,
+    configured_model,
     working_memory_guide,
     working_memory_instruction,
 )
-from adk_memory_kit.core.model_access import configured_model
 from adk_memory_kit.testing import ScriptedLlm
 
 from .offline import offline_rebooker_responder

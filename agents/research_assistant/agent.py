@@ -19,8 +19,8 @@ from google.adk.apps import App
 from adk_memory_kit import (
     EpisodicLogPlugin,
     PruneStaleToolPayloads,
+    configured_model,
 )
-from adk_memory_kit.core.model_access import configured_model
 from adk_memory_kit.testing import ScriptedLlm
 
 from .offline import offline_research_responder
