@@ -477,7 +477,7 @@ class ConsoleData:
     async def app_names(self) -> list[str]:
         """Every app found in the data (any kit home: memories, review items, the episodic
         log, forgets; and ADK's sessions), plus the configured ``apps``."""
-        from adk_memory_kit.db.homes import app_names
+        from adk_memory_kit.db.catalog import app_names
         from adk_memory_kit.db.rls import operator_connect
 
         await self.memory.ready()  # the memory tables exist before the catalog is read

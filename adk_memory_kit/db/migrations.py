@@ -9,12 +9,8 @@ already ran it.
 A transaction-scoped advisory lock makes concurrent first starts (several workers, several
 processes) safe; all pending steps of a component run in one transaction.
 
-Older releases numbered versions by blocks of several ``;``-separated statements and read
-only the ``version`` column. A row without ``step`` is one of theirs: the step that
-completed old version N carries ``legacy=N``, so the database continues from there (a
-component whose steps carry no ``legacy`` mark kept its numbering: one block, one step).
-``version`` keeps meaning the old block number (the highest ``legacy`` mark reached), so an
-older release running beside this one during a rolling upgrade still reads it correctly.
+The version table's ``version`` column holds the same number as ``step`` (it is ``NOT NULL``
+in the table's first shape, so it stays).
 """
 
 from __future__ import annotations
@@ -39,12 +35,7 @@ _CREATE_VERSION_TABLE = text(
     " embedding_model text, embedding_dim int,"
     " updated_at timestamptz NOT NULL DEFAULT now(), step int)"
 )
-_VERSION_TABLE_SHAPE = text(
-    "SELECT to_regclass(:t) IS NOT NULL AS has_table, EXISTS (SELECT 1 FROM pg_attribute"
-    " WHERE attrelid = to_regclass(:t) AND attname = 'step' AND NOT attisdropped) AS has_step"
-)
-# A version table created by an older release has no ``step``: its rows are legacy.
-_ADD_STEP = text(f"ALTER TABLE {VERSION_TABLE} ADD COLUMN IF NOT EXISTS step int")
+_HAS_VERSION_TABLE = text("SELECT to_regclass(:t) IS NOT NULL")
 _READ_VERSION = text(
     f"SELECT version, step, embedding_model, embedding_dim FROM {VERSION_TABLE}"
     " WHERE component = :c"
@@ -57,37 +48,9 @@ _RECORD_VERSION = text(
 
 
 async def _version_row(conn: AsyncConnection, component: str) -> Row | None:
-    shape = (await conn.execute(_VERSION_TABLE_SHAPE, {"t": VERSION_TABLE})).one()
-    if not shape.has_table:
+    if not await conn.scalar(_HAS_VERSION_TABLE, {"t": VERSION_TABLE}):
         await conn.execute(_CREATE_VERSION_TABLE)
-    elif not shape.has_step:
-        await conn.execute(_ADD_STEP)
     return (await conn.execute(_READ_VERSION, {"c": component})).first()
-
-
-def _marked(steps: Sequence[Step]) -> bool:
-    return any(s.legacy is not None for s in steps)
-
-
-def translate_legacy(component: str, steps: Sequence[Step], version: int) -> int:
-    """The step count that old block version ``version`` of ``component`` corresponds to."""
-    if version == 0 or not _marked(steps):
-        return version
-    for index, step in enumerate(steps, start=1):
-        if step.legacy == version:
-            return index
-    raise SchemaMismatchError(
-        f"the database holds {component} schema version {version} (old numbering), which "
-        "this adk-memory-kit does not know; upgrade adk-memory-kit"
-    )
-
-
-def legacy_version(steps: Sequence[Step], applied: int) -> int:
-    """The old block number of a database that ran ``steps[:applied]`` (what older
-    releases read from ``version``)."""
-    if not _marked(steps):
-        return applied
-    return max((s.legacy for s in steps[:applied] if s.legacy is not None), default=0)
 
 
 async def lock_and_read_version(
@@ -95,9 +58,8 @@ async def lock_and_read_version(
 ) -> int | None:
     """Take the migration lock and return ``component``'s version (``None`` if new).
 
-    A row in the old numbering is translated and rewritten. Raises if the database is newer
-    than ``steps``. Callers check recorded attributes (:func:`recorded_embedding`), then call
-    :func:`run_steps` in the same transaction. The transaction runs in operator mode from
+    Raises if the database is newer than ``steps``. Callers check recorded attributes
+    (:func:`recorded_embedding`), then call :func:`run_steps` in the same transaction. The transaction runs in operator mode from
     here on (:func:`~adk_memory_kit.db.rls.elevate`), whoever's call opened it.
     """
     await elevate(conn)
@@ -105,19 +67,11 @@ async def lock_and_read_version(
     row = await _version_row(conn, component)
     if row is None:
         return None
-    all_steps = as_steps(steps)
     current = row.step
     if current is None:
-        current = translate_legacy(component, all_steps, row.version)
-        await conn.execute(
-            _RECORD_VERSION,
-            {
-                "c": component,
-                "v": legacy_version(all_steps, min(current, len(all_steps))),
-                "s": current,
-                "m": row.embedding_model,
-                "d": row.embedding_dim,
-            },
+        raise SchemaMismatchError(
+            f"the database's {VERSION_TABLE} row for {component} has no step number; it was "
+            "not written by this adk-memory-kit"
         )
     if current > len(steps):
         raise SchemaMismatchError(
@@ -154,9 +108,7 @@ async def run_steps(
     for number, step in enumerate(all_steps[from_version:], start=from_version + 1):
         if step.only_if is None or await conn.scalar(text(f"SELECT ({step.only_if})")):
             await conn.execute(text(step.sql))
-        await conn.execute(
-            _RECORD_VERSION, {**params, "s": number, "v": legacy_version(all_steps, number)}
-        )
+        await conn.execute(_RECORD_VERSION, {**params, "s": number, "v": number})
     if from_version == 0 and not all_steps:
         await conn.execute(_RECORD_VERSION, {**params, "s": 0, "v": 0})
     await protect_tables(conn)  # row-level security on the kit tables that exist now

@@ -44,7 +44,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from adk_memory_kit.core.scope import OPERATOR, active_scope, operator_scope, user_scope
-from adk_memory_kit.db.homes import discover
+from adk_memory_kit.db.catalog import discover
 from adk_memory_kit.errors import InvalidInputError
 
 logger = logging.getLogger(__name__)

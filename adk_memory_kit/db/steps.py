@@ -15,13 +15,10 @@ class Step:
         sql: exactly one SQL statement (no bind parameters).
         only_if: an SQL boolean expression; when it is false the statement is skipped (the
             version still advances). Use it for "only if this column is missing" and the like.
-        legacy: the old (block) version this step completes, if it is the last statement of
-            such a block; lets databases written by older releases continue from the right step.
     """
 
     sql: str
     only_if: str | None = None
-    legacy: int | None = None
 
 
 StepLike = Step | str

@@ -46,8 +46,8 @@ from adk_memory_kit.core.data_home import DataHome
 from adk_memory_kit.core.db_errors import db_errors, describe, translates_db_errors
 from adk_memory_kit.core.scope import Scope
 from adk_memory_kit.db import fence
-from adk_memory_kit.db import homes as kit_homes
-from adk_memory_kit.db.homes import KitHome
+from adk_memory_kit.db import catalog
+from adk_memory_kit.db.catalog import KitHome
 from adk_memory_kit.db.rls import operator_connect, protect_homes
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.lifecycle import forget_log
@@ -81,7 +81,7 @@ async def _discover(engine: AsyncEngine) -> tuple[list[KitHome], list[str]]:
     cannot (marked, but without ``app_name``/``user_id`` columns)."""
     await protect_homes(engine)  # row-level security on homes marked since the migrations
     async with engine.connect() as conn:
-        found = await kit_homes.discover(conn)
+        found = await catalog.discover(conn)
     usable = [h for h in found if h.keyed]
     broken = [
         f"table {h.label} is marked as kit home {h.name!r} but lacks app_name/user_id columns"

@@ -5,7 +5,7 @@ Kept apart so that :mod:`.schema` orders them without importing the store that n
 
 from __future__ import annotations
 
-from adk_memory_kit.db.homes import home_comment_step
+from adk_memory_kit.db.catalog import home_comment_step
 from adk_memory_kit.db.migrations import Step
 
 WATERMARKS = "adk_memory_kit_ingest_watermarks"

@@ -13,7 +13,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from adk_memory_kit.core.config import KitConfig
-from adk_memory_kit.db.homes import home_comment_step
+from adk_memory_kit.db.catalog import home_comment_step
 from adk_memory_kit.db.migrations import (
     Step,
     lock_and_read_version,
@@ -73,7 +73,7 @@ END $$""",
 def _steps(dim: int, partitions: int | None = None) -> list[Step]:
     """Schema steps, one statement each; step N brings the schema from version N-1 to N.
 
-    Append, never edit. ``legacy`` marks where a version of the old block numbering ended.
+    Append, never edit.
     ``partitions`` changes only how a new database's tables are created (steps 1 and 6, and
     the partition steps that run only on partitioned tables), never the number of steps.
     """
@@ -127,7 +127,6 @@ def _steps(dim: int, partitions: int | None = None) -> list[Step]:
         Step(
             f"CREATE INDEX IF NOT EXISTS {TABLE}_expires_idx ON {TABLE} (expires_at)"
             " WHERE expires_at IS NOT NULL",
-            legacy=1,
         ),
         Step(
             f"""
@@ -140,7 +139,6 @@ def _steps(dim: int, partitions: int | None = None) -> list[Step]:
             PRIMARY KEY (app_name, user_id, session_id)
         )"""
             + by_user,
-            legacy=2,
         ),
         home_comment_step(TABLE, "memory_items"),
         home_comment_step(SNAPSHOTS, "session_snapshots"),

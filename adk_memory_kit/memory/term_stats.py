@@ -21,7 +21,7 @@ upper bound, which only lowers the IDF of words in rows that are about to go.
 
 from __future__ import annotations
 
-from adk_memory_kit.db.homes import home_comment_step
+from adk_memory_kit.db.catalog import home_comment_step
 from adk_memory_kit.db.migrations import Step
 from adk_memory_kit.memory.schema import TABLE, create_partitions_step
 

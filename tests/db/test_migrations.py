@@ -1,7 +1,6 @@
-"""Migrations as data: one statement per step, version per step, conditions, old numbering.
+"""Migrations as data: one statement per step, version per step, conditions.
 
-Components and tables get unique names on the shared embedded server; the version-table
-upgrade runs on a fresh database with the version table as older releases created it.
+Components and tables get unique names on the shared embedded server.
 """
 
 from __future__ import annotations
@@ -9,23 +8,15 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from google.adk.memory.memory_entry import MemoryEntry
-from google.genai import types
 from sqlalchemy import text
-from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from adk_memory_kit.db.migrations import (
     VERSION_TABLE,
     Step,
-    legacy_version,
     migrate,
-    translate_legacy,
 )
-from adk_memory_kit.db.rls import operator_begin, operator_connect
 from adk_memory_kit.errors import SchemaMismatchError
-from adk_memory_kit.memory import schema as memory_schema
-from adk_memory_kit.memory.service import PgVectorMemoryService
 
 pytestmark = pytest.mark.slow  # Postgres-heavy
 
@@ -43,7 +34,7 @@ def _names() -> tuple[str, str]:
 
 
 async def _version(engine, component: str) -> tuple[int, int] | None:
-    """``(step, version)``: steps applied, and the old block number older releases read."""
+    """``(step, version)``: steps applied, recorded in both columns."""
     async with engine.connect() as conn:
         row = (
             await conn.execute(
@@ -73,7 +64,7 @@ async def test_a_do_block_with_semicolons_is_one_step(engine):
     ]
     await migrate(engine, component, steps)
     assert await _values(engine, table) == ["a", "b"]
-    assert await _version(engine, component) == (2, 2)  # unmarked steps: the same numbers
+    assert await _version(engine, component) == (2, 2)
 
 
 async def test_only_the_new_steps_run_and_each_is_recorded(engine):
@@ -120,104 +111,17 @@ async def test_a_database_newer_than_the_code_is_refused(engine):
         await migrate(engine, component, [Step(f"CREATE TABLE {table} (v text)")])
 
 
-def test_old_block_versions_translate_to_the_step_that_ended_them():
-    steps = [Step("a"), Step("b", legacy=1), Step("c"), Step("d"), Step("e", legacy=2), Step("f")]
-    assert [translate_legacy("x", steps, v) for v in (0, 1, 2)] == [0, 2, 5]
-    assert [legacy_version(steps, n) for n in range(7)] == [0, 0, 1, 1, 1, 2, 2]
-    with pytest.raises(SchemaMismatchError, match="old numbering"):
-        translate_legacy("x", steps, 3)
-    plain = [Step("a"), Step("b")]  # no marks: the numbering did not change
-    assert translate_legacy("x", plain, 2) == 2
-    assert legacy_version(plain, 2) == 2
-
-
-async def test_an_old_numbered_row_continues_after_its_last_block(engine):
+async def test_a_row_without_a_step_number_is_refused(engine):
+    """Only this kit writes the version table, always with a step number: a row without one
+    is not ours, and nothing runs over it."""
     component, table = _names()
-    steps = [
-        Step(f"CREATE TABLE {table} (v text)"),
-        Step(f"INSERT INTO {table} VALUES ('old')", legacy=1),
-        Step(f"INSERT INTO {table} VALUES ('new')"),
-    ]
-    async with engine.begin() as conn:  # as an older release left it: block 1 done
-        await conn.execute(text(f"CREATE TABLE {table} (v text)"))
-        await conn.execute(text(f"INSERT INTO {table} VALUES ('old')"))
     await migrate(engine, "bootstrap_" + component, [])  # the version table exists
     async with engine.begin() as conn:
         await conn.execute(
             text(f"INSERT INTO {VERSION_TABLE} (component, version) VALUES (:c, 1)"),
             {"c": component},
         )
-    await migrate(engine, component, steps)
-    assert await _values(engine, table) == ["new", "old"]
-    assert await _version(engine, component) == (3, 1)  # older releases still read 1
-
-
-@pytest.fixture
-async def fresh_db(db_url):
-    """A new, empty database on the embedded server; dropped afterwards."""
-    name = f"mig_{uuid.uuid4().hex[:10]}"
-    admin = create_async_engine(db_url, isolation_level="AUTOCOMMIT")
-    try:
-        async with admin.connect() as conn:
-            await conn.execute(text(f'CREATE DATABASE "{name}"'))
-        yield make_url(db_url).set(database=name).render_as_string(hide_password=False)
-        async with admin.connect() as conn:
-            await conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    finally:
-        await admin.dispose()
-
-
-async def test_a_memory_database_of_the_old_numbering_upgrades_and_works(fresh_db, embedder):
-    """The version table as older releases created it (no ``numbering``), the memory tables
-    at old version 2 (two blocks of statements), with a stored item: the current code
-    translates the version, runs nothing twice, and reads and writes the table.
-    """
-    steps = memory_schema._steps(embedder.dim)
-    ends = [i for i, s in enumerate(steps) if s.legacy]
-    old_engine = create_async_engine(fresh_db)
-    try:
-        async with operator_begin(old_engine) as conn:
-            await conn.execute(text("CREATE EXTENSION IF NOT EXISTS vector"))
-            await conn.execute(
-                text(
-                    f"CREATE TABLE {VERSION_TABLE} (component text PRIMARY KEY,"
-                    " version int NOT NULL, embedding_model text, embedding_dim int,"
-                    " updated_at timestamptz NOT NULL DEFAULT now())"
-                )
-            )
-            for step in steps[: ends[-1] + 1]:
-                await conn.execute(text(step.sql))
-            await conn.execute(
-                text(
-                    f"INSERT INTO {VERSION_TABLE} (component, version, embedding_model,"
-                    " embedding_dim) VALUES ('memory', 2, :m, :d)"
-                ),
-                {"m": embedder.model_id, "d": embedder.dim},
-            )
-    finally:
-        await old_engine.dispose()
-
-    memory = PgVectorMemoryService(fresh_db, embedder=embedder)
-    try:
-        entry = MemoryEntry(
-            content=types.Content(role="user", parts=[types.Part(text="the cat is called Miso")])
-        )
-        await memory.add_memory(app_name="old_app", user_id="u", memories=[entry])
-        found = await memory.search_memory(app_name="old_app", user_id="u", query="cat name")
-        assert any("Miso" in (m.content.parts[0].text or "") for m in found.memories)
-        # all steps recorded; ``version`` still says 2, so an older release beside this one
-        # (a rolling upgrade) keeps working
-        assert await _version(memory.engine, "memory") == (len(steps), 2)
-        async with operator_connect(memory.engine) as conn:
-            marks = await conn.execute(
-                text(
-                    "SELECT obj_description(CAST(t AS regclass)) FROM"
-                    " unnest(ARRAY['adk_memory_items', 'adk_memory_session_snapshots']) AS t"
-                )
-            )
-            assert [m[0] for m in marks] == [
-                "adk_memory_kit home: memory_items",
-                "adk_memory_kit home: session_snapshots",
-            ]
-    finally:
-        await memory.close()
+    with pytest.raises(SchemaMismatchError, match="has no step number"):
+        await migrate(engine, component, [Step(f"CREATE TABLE {table} (v text)")])
+    async with engine.connect() as conn:
+        assert await conn.scalar(text("SELECT to_regclass(:t)"), {"t": table}) is None
