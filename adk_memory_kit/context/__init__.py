@@ -10,6 +10,7 @@ from adk_memory_kit.context.budget import (
     BudgetReport,
     ContextBudget,
 )
+from adk_memory_kit.context.config import ContextBudgetConfig
 from adk_memory_kit.context.plugin import ContextBudgetPlugin
 from adk_memory_kit.context.sections import SECTIONS
 from adk_memory_kit.context.summarizer import (
@@ -28,6 +29,7 @@ __all__ = [
     "BudgetRecord",
     "BudgetReport",
     "ContextBudget",
+    "ContextBudgetConfig",
     "ContextBudgetPlugin",
     "ExactValue",
     "FactPreservingSummarizer",

@@ -32,7 +32,7 @@ import hashlib
 import logging
 import math
 from collections import OrderedDict, deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -40,6 +40,7 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
+from adk_memory_kit.context.config import MAX_TOKENS, ContextBudgetConfig, Prunable
 from adk_memory_kit.context.sections import (
     HISTORY,
     SCOPED_RECALL,
@@ -50,7 +51,6 @@ from adk_memory_kit.context.sections import (
     measure,
 )
 from adk_memory_kit.context.summarizer import DEFAULT_DISTILLED_TOOLS, FactPreservingSummarizer
-from adk_memory_kit.core.validation import check_number
 from adk_memory_kit.errors import ContextBudgetExceededError, InvalidInputError
 from adk_memory_kit.pruning.core import prune_contents
 from adk_memory_kit.pruning.tokens import (
@@ -70,11 +70,6 @@ CUT_KEY = STATE_PREFIX + "cut"
 """Fingerprint (a hash, no text) of the first invocation kept in the request."""
 PRUNE_KEY = STATE_PREFIX + "pruned_before"
 """Fingerprint of the invocation before which every prunable tool payload is a tombstone."""
-
-MAX_TOKENS = 100_000_000
-"""The largest token count a budget accepts (far above any model's window)."""
-
-_DEFAULT = object()
 
 
 @dataclass
@@ -156,75 +151,38 @@ class ContextBudget:
     after_model_callback=budget.after_model_callback)``; or use
     :class:`~adk_memory_kit.context.ContextBudgetPlugin` for every agent of an app.
 
-    Args:
-        max_tokens: The hard limit per request, in estimated tokens.
-        safety_margin: Fraction added to each estimate before comparing with ``max_tokens``.
-        target_ratio: When history must be cut, cut to this share of ``max_tokens`` so later
-            turns append to an unchanged prefix for a while (fewer cache invalidations).
-        keep_recent_invocations: Invocations reported as ``recent`` (the rest is ``older``).
-        prunable: Tools whose stale results may be replaced by tombstones (names or a
-            predicate); default: every tool except distilled and working-memory tools.
-        recall_max_tokens: Cap for recalled memories when over budget (default 1/6).
-        summarizer: Summarises dropped history (default: an offline
-            :class:`FactPreservingSummarizer`); ``None`` drops it without a summary.
-        summary_max_tokens: Room reserved for that summary when choosing the cut.
+    Takes its options as a :class:`~adk_memory_kit.context.config.ContextBudgetConfig`
+    (``config=``), or as that model's fields by keyword (``ContextBudget(max_tokens=6000,
+    target_ratio=0.5)``), not both; a wrong value raises
+    :class:`~adk_memory_kit.errors.InvalidInputError` naming the field.
     """
 
     def __init__(
         self,
-        max_tokens: int,
+        max_tokens: int | None = None,
         *,
-        safety_margin: float = 0.05,
-        target_ratio: float = 0.6,
-        keep_recent_invocations: int = 2,
-        prunable: Iterable[str] | Callable[[str], bool] | None = None,
-        recall_max_tokens: int | None = None,
-        summarizer: FactPreservingSummarizer | None | object = _DEFAULT,
-        summary_max_tokens: int | None = None,
+        config: ContextBudgetConfig | None = None,
+        **options: Any,
     ) -> None:
-        check_number("max_tokens", max_tokens, minimum=1, maximum=MAX_TOKENS, integer=True)
-        check_number("safety_margin", safety_margin, minimum=0, maximum=0.99)
-        check_number("target_ratio", target_ratio, minimum=0, maximum=1, exclusive_minimum=True)
-        check_number(
-            "keep_recent_invocations",
-            keep_recent_invocations,
-            minimum=1,
-            maximum=10_000,
-            integer=True,
-        )
-        check_number(
-            "recall_max_tokens",
-            recall_max_tokens,
-            minimum=0,
-            maximum=MAX_TOKENS,
-            integer=True,
-            allow_none=True,
-        )
-        check_number(
-            "summary_max_tokens",
-            summary_max_tokens,
-            minimum=0,
-            maximum=MAX_TOKENS,
-            integer=True,
-            allow_none=True,
-        )
-        self.max_tokens = max_tokens
-        self.safety_margin = safety_margin
-        self.target_ratio = target_ratio
-        self.keep_recent_invocations = keep_recent_invocations
-        self.recall_max_tokens = (
-            max_tokens // 6 if recall_max_tokens is None else int(recall_max_tokens)
-        )
-        if summarizer is _DEFAULT:
-            summarizer = FactPreservingSummarizer(
-                max_recent_tokens=max(40, max_tokens // 25),
-                max_older_tokens=max(20, max_tokens // 40),
-                max_values=24,
-                max_tool_values=6,
+        if config is None:
+            config = ContextBudgetConfig(**{"max_tokens": max_tokens, **options})
+        elif max_tokens is not None or options:
+            raise InvalidInputError("pass either max_tokens/options or a config, not both")
+        elif not isinstance(config, ContextBudgetConfig):
+            raise InvalidInputError(
+                f"config must be a ContextBudgetConfig, got {type(config).__name__}"
             )
-        if summarizer is not None and not isinstance(summarizer, FactPreservingSummarizer):
-            raise InvalidInputError("summarizer must be a FactPreservingSummarizer or None")
+        self.config = config
+        self.max_tokens = config.max_tokens
+        self.safety_margin = config.safety_margin
+        self.target_ratio = config.target_ratio
+        self.keep_recent_invocations = config.keep_recent_invocations
+        self.recall_max_tokens = (
+            config.max_tokens // 6 if config.recall_max_tokens is None else config.recall_max_tokens
+        )
+        summarizer = config.summarizer
         self.summarizer: FactPreservingSummarizer | None = summarizer
+        summary_max_tokens = config.summary_max_tokens
         if summary_max_tokens is None and summarizer is not None:
             summary_max_tokens = (
                 summarizer.max_recent_tokens
@@ -234,7 +192,7 @@ class ContextBudget:
                 + 60
             )
         self.summary_max_tokens = summary_max_tokens or 0
-        self._prunable = _predicate(prunable, summarizer)
+        self._prunable = _predicate(config.prunable, summarizer)
         self._tombstone = tombstone_factory(None, findings_tool=None)
         self._tombstones = TombstoneCache()
         self._summaries: OrderedDict[tuple[str, int], types.Content | None] = OrderedDict()
@@ -567,24 +525,16 @@ class ContextBudget:
 
 
 def _predicate(
-    prunable: Iterable[str] | Callable[[str], bool] | None,
-    summarizer: Any,
+    prunable: Prunable, summarizer: FactPreservingSummarizer | None
 ) -> Callable[[str], bool]:
     if prunable is None:
         protected = set(DEFAULT_DISTILLED_TOOLS)
-        if isinstance(summarizer, FactPreservingSummarizer):
+        if summarizer is not None:
             protected |= summarizer.distilled_tools
         return lambda name: name not in protected
-    if isinstance(prunable, str):
-        return {prunable}.__contains__
-    if callable(prunable):
-        return prunable
-    if not isinstance(prunable, (list, tuple, set, frozenset)):
-        raise InvalidInputError("prunable must be tool names or a predicate on a tool name")
-    names = frozenset(prunable)
-    if not all(isinstance(name, str) for name in names):
-        raise InvalidInputError("prunable must be tool names or a predicate on a tool name")
-    return names.__contains__
+    if isinstance(prunable, frozenset):
+        return prunable.__contains__
+    return prunable
 
 
 def _session_id(callback_context: Any) -> str | None:
@@ -596,6 +546,7 @@ def _session_id(callback_context: Any) -> str | None:
 
 __all__ = [
     "CUT_KEY",
+    "MAX_TOKENS",
     "PRUNE_KEY",
     "REPORT_KEY",
     "STATE_PREFIX",

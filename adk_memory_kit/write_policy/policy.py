@@ -42,14 +42,16 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated, Any
 
 from google.adk.events.event import Event
 from google.genai import types
+from pydantic import ConfigDict, Field, PlainValidator
 
+from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.core.validation import short
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.routing.extractors import Extractor, RuleBasedExtractor, event_text
@@ -101,44 +103,69 @@ class WritePolicy(str, Enum):
     FULL_TRANSCRIPT = "full_transcript"
 
 
-@dataclass(frozen=True)
-class RoutedOptions:
-    """Tuning of :attr:`WritePolicy.ROUTED`.
+def _extractor_or_none(value: Any) -> Any:
+    if value is not None and not callable(getattr(value, "extract", None)):
+        raise ValueError("must be an Extractor (an object with an async extract(events)) or None")
+    return value
 
-    Args:
-        fallback_extractor: classifies turns that carry no routing record (``None``: such
-            turns get only the filler/question/sensitive/echo filters).
-        echo_threshold: an agent sentence whose content words are at least this fraction
-            recalled text (or excluded user text) restates it and is not stored.
-        attributed_echo_threshold: the same, for a sentence that cites memory ("last time
-            you asked for ...").
-        keep_agent_turns: store agent sentences with their own substance.
-        detectors: sensitive-data detectors (default: the kit's).
-        sentence_router: the classifier the routing plugin uses offline
-            (:class:`~adk_memory_kit.routing.offline.LearnedExtractor`), asked about every user
-            sentence no router gave a home: one it calls a behaviour change, session-only,
-            sensitive or a request to forget is not stored, even with no candidate extracted
-            from it. ``None``: not asked. Default: the process-wide shared one.
-        session_only_confidence: the router's least confidence for a "session only" verdict
-            to keep a sentence out of long-term memory. Below it the sentence is stored: an
-            unsure verdict must not lose a lasting fact (the bank's session-only examples
-            score 0.84 and more; an episode such as "my tomatoes ripened this week" scores
-            about 0.5).
-    """
 
-    fallback_extractor: Extractor | None = field(default_factory=RuleBasedExtractor)
-    echo_threshold: float = 0.6
-    attributed_echo_threshold: float = 0.2
-    keep_agent_turns: bool = True
-    detectors: Sequence[Detector] | None = None
-    sentence_router: LearnedExtractor | None = field(default_factory=shared_learned_extractor)
-    session_only_confidence: float = 0.6
+def _detectors_or_none(value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise ValueError("must be a sequence of Detectors or None")
+    detectors = tuple(value)
+    if not all(callable(getattr(d, "find", None)) for d in detectors):
+        raise ValueError("every item must be a Detector (an object with find(text))")
+    return detectors
 
-    def __post_init__(self) -> None:
-        for name in ("echo_threshold", "attributed_echo_threshold", "session_only_confidence"):
-            value = getattr(self, name)
-            if not 0.0 < value <= 1.0:
-                raise InvalidInputError(f"{name} must be in (0, 1], got {short(value)}")
+
+class RoutedOptions(KitConfig):
+    """Tuning of :attr:`WritePolicy.ROUTED` (validated at construction; see
+    :class:`~adk_memory_kit.core.config.KitConfig`)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    fallback_extractor: Annotated[Extractor | None, PlainValidator(_extractor_or_none)] = Field(
+        default_factory=RuleBasedExtractor,
+        description="Classifies turns that carry no routing record (None: such turns get only "
+        "the filler/question/sensitive/echo filters).",
+    )
+    echo_threshold: float = Field(
+        0.6,
+        gt=0.0,
+        le=1.0,
+        description="An agent sentence whose content words are at least this fraction recalled "
+        "text (or excluded user text) restates it and is not stored.",
+    )
+    attributed_echo_threshold: float = Field(
+        0.2,
+        gt=0.0,
+        le=1.0,
+        description="The same, for a sentence that cites memory ('last time you asked for ...').",
+    )
+    keep_agent_turns: bool = Field(
+        True, description="Store agent sentences with their own substance."
+    )
+    detectors: Annotated[Sequence[Detector] | None, PlainValidator(_detectors_or_none)] = Field(
+        None, description="Sensitive-data detectors (None: the kit's)."
+    )
+    sentence_router: LearnedExtractor | None = Field(
+        default_factory=shared_learned_extractor,
+        description="The classifier the routing plugin uses offline, asked about every user "
+        "sentence no router gave a home: one it calls a behaviour change, session-only, "
+        "sensitive or a request to forget is not stored, even with no candidate extracted from "
+        "it. None: not asked. Default: the process-wide shared one.",
+    )
+    session_only_confidence: float = Field(
+        0.6,
+        gt=0.0,
+        le=1.0,
+        description="The router's least confidence for a 'session only' verdict to keep a "
+        "sentence out of long-term memory. Below it the sentence is stored: an unsure verdict "
+        "must not lose a lasting fact (the bank's session-only examples score 0.84 and more; "
+        "an episode such as 'my tomatoes ripened this week' scores about 0.5).",
+    )
 
 
 #: Environment variable naming the policy when none is passed (``adk web``, the CLIs).
