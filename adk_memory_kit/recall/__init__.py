@@ -8,6 +8,7 @@ from adk_memory_kit.recall.load import FramedLoadMemoryTool
 from adk_memory_kit.recall.preload import (
     BudgetedPreloadMemoryTool,
     RecallBlock,
+    RecallBudget,
     build_recall_block,
     estimate_tokens,
 )
@@ -22,6 +23,7 @@ __all__ = [
     "FramedLoadMemoryTool",
     "ProfileValue",
     "RecallBlock",
+    "RecallBudget",
     "RecalledMemory",
     "build_recall_block",
     "estimate_tokens",

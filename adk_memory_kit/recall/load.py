@@ -17,7 +17,6 @@ content, each item dated, the conflict rule applied, within a token and a result
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from google.adk.features import FeatureName, is_feature_enabled
@@ -31,8 +30,7 @@ from adk_memory_kit.recall.framing import RECALL_TAG
 from adk_memory_kit.recall.preload import (
     RecallBlock,
     RecallBudget,
-    as_value_tuples,
-    estimate_tokens,
+    recall_budget,
 )
 
 if TYPE_CHECKING:
@@ -53,40 +51,25 @@ class FramedLoadMemoryTool(FunctionTool):
     """A ``load_memory(query)`` tool whose result is framed, dated, quoted and capped.
 
     Args:
-        max_tokens: cap on the returned block (as measured by ``count_tokens``).
-        max_results: cap on how many memories may appear.
-        count_tokens: token counter; defaults to :func:`estimate_tokens`.
-        include_full_profile: show every ``user:pref_*`` value (default), not only those a
-            memory disagrees with.
+        budget: the caps and the conflict-rule vocabulary (:class:`RecallBudget`, shared with
+            :class:`~adk_memory_kit.recall.preload.BudgetedPreloadMemoryTool`); or give its
+            fields by keyword (``max_tokens=800, max_results=5``), not both.
         max_query_chars: the model's query is cut to this length before searching.
         name: the function name the model calls (``load_memory``, as ADK's tool).
-        known_values, subject_terms: what makes a memory about a preference, for the
-            conflict rule.
         add_instruction: tell the model, as ADK's ``load_memory`` does, that it has memory
             and how to use the result.
     """
 
     def __init__(
         self,
+        budget: RecallBudget | None = None,
         *,
-        max_tokens: int = 800,
-        max_results: int = 5,
-        count_tokens: Callable[[str], int] = estimate_tokens,
-        include_full_profile: bool = True,
         max_query_chars: int = 500,
         name: str = "load_memory",
-        known_values: Mapping[str, Iterable[str]] | None = None,
-        subject_terms: Mapping[str, Iterable[str]] | None = None,
         add_instruction: bool = True,
+        **options: Any,
     ) -> None:
-        budget = RecallBudget(
-            max_tokens=max_tokens,
-            max_results=max_results,
-            count_tokens=count_tokens,
-            include_full_profile=include_full_profile,
-            known_values=as_value_tuples(known_values),
-            subject_terms=as_value_tuples(subject_terms),
-        )
+        budget = recall_budget(budget, options)
 
         @tool_errors
         async def load_memory(query: str, tool_context: ToolContext) -> dict[str, Any]:

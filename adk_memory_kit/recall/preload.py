@@ -215,42 +215,37 @@ class RecallBudget(KitConfig):
         )
 
 
+def recall_budget(budget: RecallBudget | None, options: Mapping[str, Any]) -> RecallBudget:
+    """``budget``, or one built from ``options`` (:class:`RecallBudget`'s fields), not both."""
+    if budget is None:
+        return RecallBudget(**options)
+    if options:
+        raise InvalidInputError("pass either a budget or its options, not both")
+    if not isinstance(budget, RecallBudget):
+        raise InvalidInputError(f"budget must be a RecallBudget, got {type(budget).__name__}")
+    return budget
+
+
 @contained_doors
 class BudgetedPreloadMemoryTool(BaseTool):
     """Preloads this user's memories into each request, framed as dated data, within a budget.
 
     Args:
-        max_tokens: cap on the whole recalled block (as measured by ``count_tokens``).
-        max_results: cap on how many memories may appear.
-        count_tokens: token counter; defaults to :func:`estimate_tokens`.
-        include_full_profile: show every ``user:pref_*`` value (default), not only those a
-            memory disagrees with.
+        budget: the caps and the conflict-rule vocabulary (:class:`RecallBudget`); or give
+            its fields by keyword (``max_tokens=400, max_results=3``), not both.
         max_query_chars: the user's message is cut to this length before searching.
-        known_values, subject_terms: what makes a memory about a preference, for the
-            conflict rule (defaults: ``DEFAULT_KNOWN_VALUES``, ``DEFAULT_SUBJECT_TERMS``).
     """
 
     def __init__(
         self,
+        budget: RecallBudget | None = None,
         *,
-        max_tokens: int = 800,
-        max_results: int = 5,
-        count_tokens: Callable[[str], int] = estimate_tokens,
-        include_full_profile: bool = True,
         max_query_chars: int = 2000,
         name: str = "budgeted_preload_memory",
-        known_values: Mapping[str, Iterable[str]] | None = None,
-        subject_terms: Mapping[str, Iterable[str]] | None = None,
+        **options: Any,
     ) -> None:
         super().__init__(name=name, description="Preloads budgeted, framed memories.")
-        self.budget = RecallBudget(
-            max_tokens=max_tokens,
-            max_results=max_results,
-            count_tokens=count_tokens,
-            include_full_profile=include_full_profile,
-            known_values=as_value_tuples(known_values),
-            subject_terms=as_value_tuples(subject_terms),
-        )
+        self.budget = recall_budget(budget, options)
         self.max_query_chars = max_query_chars
         self._cache: OrderedDict[tuple[str, str], list[MemoryEntry]] = OrderedDict()
 

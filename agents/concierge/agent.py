@@ -37,7 +37,7 @@ from adk_memory_kit import (
     working_memory_guide,
     working_memory_instruction,
 )
-from adk_memory_kit.recall import FramedLoadMemoryTool
+from adk_memory_kit.recall import FramedLoadMemoryTool, RecallBudget
 from adk_memory_kit.routing import ReviewQueue, routing_extractor
 from adk_memory_kit.testing import ScriptedLlm
 
@@ -56,6 +56,7 @@ STATIC_INSTRUCTION = (
 
 
 MODEL = configured_model() or ScriptedLlm(responder=offline_concierge_responder)
+RECALL = RecallBudget(max_tokens=400, max_results=3)  # one budget for pulled and pushed recall
 
 root_agent = LlmAgent(
     name="concierge",
@@ -64,8 +65,8 @@ root_agent = LlmAgent(
     instruction=working_memory_instruction(),  # contains {wm_view?}
     tools=[
         *make_profile_tools(),
-        FramedLoadMemoryTool(max_tokens=400, max_results=3),
-        BudgetedPreloadMemoryTool(max_tokens=400, max_results=3),
+        FramedLoadMemoryTool(RECALL),
+        BudgetedPreloadMemoryTool(RECALL),
         WorkingMemoryToolset(),
         end_session_tool(),
     ],
