@@ -22,7 +22,7 @@ from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from adk_memory_kit.db.rls import elevate, protect_tables
-from adk_memory_kit.db.steps import Step, StepLike, as_steps
+from adk_memory_kit.db.steps import StepLike, as_steps
 from adk_memory_kit.errors import SchemaMismatchError
 
 VERSION_TABLE = "adk_memory_kit_schema"
@@ -59,8 +59,9 @@ async def lock_and_read_version(
     """Take the migration lock and return ``component``'s version (``None`` if new).
 
     Raises if the database is newer than ``steps``. Callers check recorded attributes
-    (:func:`recorded_embedding`), then call :func:`run_steps` in the same transaction. The transaction runs in operator mode from
-    here on (:func:`~adk_memory_kit.db.rls.elevate`), whoever's call opened it.
+    (:func:`recorded_embedding`), then call :func:`run_steps` in the same transaction. The
+    transaction runs in operator mode from here on (:func:`~adk_memory_kit.db.rls.elevate`),
+    whoever's call opened it.
     """
     await elevate(conn)
     await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})

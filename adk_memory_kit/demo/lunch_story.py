@@ -20,12 +20,7 @@ from google.adk.sessions.session import Session
 from google.genai import types
 
 from adk_memory_kit.core.wording import counted, describe_counts
-from adk_memory_kit.demo.concierge import (
-    APP_NAME,
-    build_concierge_agent,
-    concierge_plugins,
-    recalled_texts,
-)
+from adk_memory_kit.demo.concierge import APP_NAME, build_concierge_agent, concierge_plugins
 from adk_memory_kit.demo.console import note, show_events, show_table, step
 from adk_memory_kit.errors import MemoryKitError
 from adk_memory_kit.lifecycle import IdleIngestJob, forget_user
@@ -33,7 +28,7 @@ from adk_memory_kit.lifecycle.sleep_time import SleepTimeDistiller
 from adk_memory_kit.memory.cli import format_search_results
 from adk_memory_kit.memory.service import PgVectorMemoryService
 from adk_memory_kit.routing import ReviewQueue, RoutingOutcome, RuleBasedExtractor
-from adk_memory_kit.testing import ScriptedLlm
+from adk_memory_kit.testing import ScriptedLlm, recalled_lines
 
 #: Prefix of the state keys the kit writes for its own bookkeeping (routing/recall records).
 INTERNAL_PREFIX = "_adk_memory_kit"
@@ -186,9 +181,8 @@ async def run_lunch_story(db_url: str, model: str | BaseLlm, user_id: str) -> St
         for event in events:
             for part in (event.content.parts if event.content else None) or []:
                 if part.function_response and part.function_response.name == "load_memory":
-                    result.thursday_recalled.extend(
-                        recalled_texts(part.function_response.response or {})
-                    )
+                    lines = recalled_lines(part.function_response.response or {})
+                    result.thursday_recalled.extend(line.lstrip()[1:].strip() for line in lines)
         _record_outcomes(result, pending)
         pending.clear()
         step(

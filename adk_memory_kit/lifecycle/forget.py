@@ -45,8 +45,7 @@ from adk_memory_kit.core.contracts import UserMemoryEraser
 from adk_memory_kit.core.data_home import DataHome
 from adk_memory_kit.core.db_errors import db_errors, describe, translates_db_errors
 from adk_memory_kit.core.scope import Scope
-from adk_memory_kit.db import fence
-from adk_memory_kit.db import catalog
+from adk_memory_kit.db import catalog, fence
 from adk_memory_kit.db.catalog import KitHome
 from adk_memory_kit.db.rls import operator_connect, protect_homes
 from adk_memory_kit.errors import InvalidInputError

@@ -25,9 +25,9 @@ from adk_memory_kit.core.data_home import DataHome, FunctionDataHome
 from adk_memory_kit.core.db_errors import db_doors, translates_db_errors
 from adk_memory_kit.core.scope import app_wide_unless, operator_wide
 from adk_memory_kit.core.validation import check_identifier, check_scope, clean_text, short
+from adk_memory_kit.db.catalog import home_comment_step
 from adk_memory_kit.db.engine import make_engine
 from adk_memory_kit.db.fence import guard_write
-from adk_memory_kit.db.catalog import home_comment_step
 from adk_memory_kit.db.migrations import Step, migrate
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.sensitive import redact_for_store

@@ -15,7 +15,8 @@
 ``adk web`` and ``adk eval`` load ``app`` (an ``App`` carries plugins; ``root_agent`` cannot).
 
 Model: Gemini (``gemini-2.5-flash``, or ``ADK_MEMORY_KIT_MODEL``) when ``GOOGLE_API_KEY`` or
-Vertex AI is configured; otherwise the scripted offline model in ``offline.py``.
+Vertex AI is configured; otherwise the kit's scripted offline concierge
+(``adk_memory_kit.testing.offline_concierge_responder``, which ``adk-memory-kit demo`` runs too).
 """
 
 from __future__ import annotations
@@ -34,26 +35,13 @@ from adk_memory_kit import (
     conversation_edit_handlers,
     end_session_tool,
     make_profile_tools,
-    working_memory_guide,
     working_memory_instruction,
 )
 from adk_memory_kit.recall import FramedLoadMemoryTool, RecallBudget
 from adk_memory_kit.routing import ReviewQueue, routing_extractor
-from adk_memory_kit.testing import ScriptedLlm
-
-from .offline import offline_concierge_responder
+from adk_memory_kit.testing import CONCIERGE_INSTRUCTION, ScriptedLlm, offline_concierge_responder
 
 CHECKPOINT_EVERY = 3
-
-STATIC_INSTRUCTION = (
-    "You are a lunch concierge. Call get_profile before asking about preferences; when the "
-    "user states a lasting preference (diet, language, ...), save it with save_preference. "
-    "When you need something the user said in an earlier conversation (such as a delivery "
-    "address), call load_memory. Keep the current order's goal and facts in working memory. "
-    "When the user says goodbye or the order is done, call end_session.\n\n"
-    + working_memory_guide()
-)
-
 
 MODEL = configured_model() or ScriptedLlm(responder=offline_concierge_responder)
 RECALL = RecallBudget(max_tokens=400, max_results=3)  # one budget for pulled and pushed recall
@@ -61,7 +49,7 @@ RECALL = RecallBudget(max_tokens=400, max_results=3)  # one budget for pulled an
 root_agent = LlmAgent(
     name="concierge",
     model=MODEL,
-    static_instruction=STATIC_INSTRUCTION,
+    static_instruction=CONCIERGE_INSTRUCTION,
     instruction=working_memory_instruction(),  # contains {wm_view?}
     tools=[
         *make_profile_tools(),

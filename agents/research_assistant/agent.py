@@ -8,7 +8,9 @@ request only; the stored session keeps every raw result. It records what each ca
 session state under ``adk_memory_kit:pruning:last`` (the dev UI's State tab).
 
 Model: Gemini (``gemini-2.5-flash``, or ``ADK_MEMORY_KIT_MODEL``) when ``GOOGLE_API_KEY`` or
-Vertex AI is configured; otherwise the scripted offline model in ``offline.py``.
+Vertex AI is configured; otherwise the kit's scripted offline research assistant
+(``adk_memory_kit.testing.offline_research_responder``, which ``adk-memory-kit demo`` runs too).
+The tools are offline stand-ins from the kit too: a bulky ``web_search`` and the findings store.
 """
 
 from __future__ import annotations
@@ -21,24 +23,21 @@ from adk_memory_kit import (
     PruneStaleToolPayloads,
     configured_model,
 )
-from adk_memory_kit.testing import ScriptedLlm
-
-from .offline import offline_research_responder
-from .tools import get_findings, save_finding, web_search
-
-INSTRUCTION = (
-    "You are a research assistant. For each question, call web_search, then save each useful "
-    "fact with save_finding (short, with its source) before answering. Raw search results may "
-    "later be replaced by a 'pruned' note: call get_findings to see what you saved."
+from adk_memory_kit.testing import (
+    RESEARCH_INSTRUCTION,
+    ScriptedLlm,
+    get_findings,
+    offline_research_responder,
+    save_finding,
+    web_search,
 )
-
 
 pruner = PruneStaleToolPayloads(prunable={"web_search"}, keep_recent=4)
 
 root_agent = LlmAgent(
     name="research_assistant",
     model=configured_model() or ScriptedLlm(responder=offline_research_responder),
-    instruction=INSTRUCTION,
+    instruction=RESEARCH_INSTRUCTION,
     tools=[web_search, save_finding, get_findings],
     before_model_callback=pruner,
     after_model_callback=pruner.after_model_callback,

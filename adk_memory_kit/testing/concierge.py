@@ -1,6 +1,7 @@
-"""The scripted offline model's behaviour (used when no GOOGLE_API_KEY is set).
+"""The lunch concierge's instruction and its scripted offline behaviour (no API key set).
 
-It plays the concierge conversation of this folder's README section. It does not know the
+Shared by the sample agent (``agents/concierge``) and ``adk-memory-kit demo``. The responder
+plays the concierge conversation of agents/README.md. It does not know the
 delivery address: on "order lunch" it calls ``get_profile`` and ``load_memory``, and its reply
 quotes what ``load_memory`` actually returned in the request (with the memory's date). When
 memory holds no delivery instruction, it says so and asks.
@@ -14,7 +15,18 @@ from typing import Any
 from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
-from adk_memory_kit.testing import call, conversation, last_function_responses, last_user_text
+from adk_memory_kit.testing.llm import call, conversation, last_function_responses, last_user_text
+from adk_memory_kit.working_memory import working_memory_guide
+
+CONCIERGE_INSTRUCTION = (
+    "You are a lunch concierge. Call get_profile before asking about preferences; when the "
+    "user states a lasting preference (diet, language, ...), save it with save_preference. "
+    "When you need something the user said in an earlier conversation (such as a delivery "
+    "address), call load_memory. Keep the current order's goal and facts in working memory. "
+    "When the user says goodbye or the order is done, call end_session.\n\n"
+    + working_memory_guide()
+)
+"""The concierge's static instruction (for a real model; the scripted one ignores it)."""
 
 OFFLINE = "[offline scripted model]"
 MEMORY_QUERY = "delivery address office"
