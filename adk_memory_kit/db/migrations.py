@@ -22,7 +22,7 @@ from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from adk_memory_kit.db.rls import elevate, protect_tables
-from adk_memory_kit.db.steps import StepLike, as_steps
+from adk_memory_kit.db.steps import Step, StepLike, as_steps
 from adk_memory_kit.errors import SchemaMismatchError
 
 VERSION_TABLE = "adk_memory_kit_schema"
@@ -120,3 +120,14 @@ async def migrate(engine: AsyncEngine, component: str, steps: Sequence[StepLike]
     async with engine.begin() as conn:
         version = await lock_and_read_version(conn, component, steps)
         await run_steps(conn, component, steps, version or 0)
+
+
+__all__ = [
+    "VERSION_TABLE",
+    "Step",
+    "StepLike",
+    "lock_and_read_version",
+    "migrate",
+    "recorded_embedding",
+    "run_steps",
+]

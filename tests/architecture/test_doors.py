@@ -44,6 +44,7 @@ NO_DATABASE = {
     "Extractor": "protocol",
     "FactPreservingSummarizer": "a model call",
     "ContextBudget": "token arithmetic",
+    "ScriptedLlm": "the test double: scripted replies, no model, no database",
     "select_events": "the write policy's choice over events in memory",
     "WorkingMemoryToolset": "session state only (its tools are checked as tools)",
     "MemoryToolset": "get_tools only (its tools are checked as tools)",
