@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -132,15 +131,6 @@ def console() -> int:
 
 
 ICONS = Path("/usr/share/fonts/woff/material-design-icons-iconfont/MaterialIcons-Regular.woff2")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 FLOWS = {
     "research_assistant": [
         [
@@ -213,11 +203,14 @@ def shoot(page: Page, base: str, name: str, out: Path) -> None:
 
 def agents(names: list[str]) -> int:
     """Each agent's README conversation in ``adk web``, as docs/img/adk-web-<agent>.png."""
-    from playwright.sync_api import sync_playwright
+    sys.path.insert(0, str(ROOT))
+    from tests.console.browser import chromium, missing_browser
+    from tests.support.samples import free_port
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    if reason := missing_browser():
+        print(f"cannot take screenshots: {reason}", file=sys.stderr)
+        return 1
+    port = free_port()
     home = tempfile.mkdtemp(prefix="amk_ui_")
     env = {k: v for k, v in os.environ.items() if k not in {"GOOGLE_API_KEY"}}
     env.update(ADK_MEMORY_KIT_HOME=home, ADK_DISABLE_LOAD_DOTENV="1")
@@ -236,15 +229,13 @@ def agents(names: list[str]) -> int:
                 break
             except OSError:
                 time.sleep(0.5)
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        with chromium() as browser:
             for name in names or list(FLOWS):
                 page = browser.new_page(viewport={"width": 1500, "height": 1000})
                 page.route("https://fonts.gstatic.com/**", _fonts)
                 page.route("https://fonts.googleapis.com/**", lambda route: route.abort())
                 shoot(page, base, name, ROOT / "docs" / "img" / f"adk-web-{name}.png")
                 page.close()
-            browser.close()
     finally:
         server.terminate()
         server.wait(timeout=30)

@@ -1,8 +1,8 @@
 """Serving the console on a free localhost port and opening Debian's chromium with Playwright.
 
-Used by the browser tests and by ``docs/screenshots.py``. Never downloads a browser: it
-drives ``/usr/bin/chromium`` (``apt-get install -y chromium``) through Playwright's
-``executable_path``.
+Used by the browser tests and by ``docs/screenshots.py`` (its console and ``adk web`` shots).
+Never downloads a browser: it drives ``/usr/bin/chromium`` (``apt-get install -y chromium``)
+through Playwright's ``executable_path``.
 """
 
 from __future__ import annotations
@@ -10,10 +10,11 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import socket
 import threading
 import time
 from collections.abc import Iterator
+
+from tests.support.samples import free_port
 
 CHROMIUM = os.environ.get("ADK_MEMORY_KIT_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -38,18 +39,12 @@ def missing_browser() -> str | None:
     return None
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextlib.contextmanager
 def serve(app) -> Iterator[str]:
     """Run ``app`` with uvicorn in a thread; yields its base URL, stops it on exit."""
     import uvicorn
 
-    port = _free_port()
+    port = free_port()
     config = uvicorn.Config(
         app, host="127.0.0.1", port=port, log_level="warning", access_log=False, lifespan="on"
     )
