@@ -10,7 +10,6 @@ are validated, so the cost stays linear in the text.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -34,10 +33,9 @@ from adk_memory_kit.sensitive.base import (
     PAYMENT_CARD,
     Finding,
     LiteralHeads,
-    matches_at_heads,
     window_before,
 )
-from adk_memory_kit.sensitive.scan import TextScan, matches_at, register_heads
+from adk_memory_kit.sensitive.scan import TextScan, keyword_matches, register_heads
 
 #: A run of digits, single separators allowed between them. It cannot start inside a word.
 _DIGIT_RUN = re.compile(r"\d(?<![\w.,/-]\d)(?:[ \u00a0\u202f\u2009./-]?\d)*")
@@ -472,14 +470,7 @@ class IdDocumentDetector:
         text = scan.text
         found: list[Finding] = []
         last = 0
-        heads = scan.heads(_DOC_SET)
-        if heads is None:  # read alone: a needle first, then the name at its heads
-            if not any(n in scan.lower for n in _DOC_NEEDLES):
-                return found
-            names: Iterable[re.Match[str]] = matches_at_heads(ID_DOCUMENT, _DOC_HEADS, text)
-        else:
-            names = matches_at(ID_DOCUMENT, heads, text)
-        for kw in names:
+        for kw in keyword_matches(scan, _DOC_SET, ID_DOCUMENT, _DOC_HEADS, _DOC_NEEDLES):
             lo = max(last, kw.start() - self.window)
             hi = min(len(text), kw.end() + self.window)
             for m in _DOC_NUMBER.finditer(text, lo, hi):

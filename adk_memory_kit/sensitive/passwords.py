@@ -13,11 +13,10 @@ look like a token: long enough and random enough (``detect-secrets``' Shannon en
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 
-from adk_memory_kit.sensitive.base import CREDENTIAL, Finding, LiteralHeads, matches_at_heads
-from adk_memory_kit.sensitive.scan import TextScan, matches_at, register_heads
+from adk_memory_kit.sensitive.base import CREDENTIAL, Finding, LiteralHeads
+from adk_memory_kit.sensitive.scan import TextScan, keyword_matches, register_heads
 from adk_memory_kit.sensitive.vendor import entropy_at_least
 
 _L = r"A-Za-z\u00c0-\u024f"  # letters, Latin scripts
@@ -191,13 +190,7 @@ class PasswordDetector:
         text = scan.text
         found: list[Finding] = []
         covered = -1
-        heads = scan.heads(_KEYWORD_SET)
-        if heads is None:  # read alone: a needle first, then the keyword at its heads
-            if not any(n in scan.lower for n in _KEYWORD_NEEDLES):
-                return found
-            keywords: Iterable[re.Match[str]] = matches_at_heads(_KEYWORD, _KEYWORD_HEADS, text)
-        else:
-            keywords = matches_at(_KEYWORD, heads, text)
+        keywords = keyword_matches(scan, _KEYWORD_SET, _KEYWORD, _KEYWORD_HEADS, _KEYWORD_NEEDLES)
         memo: dict[tuple[str, int, bool], tuple[int, int] | None] = {}
         for kw in keywords:
             if kw.start() < covered:
@@ -447,13 +440,8 @@ class LoginPhraseDetector:
         for pattern, needles in _LOGIN_PATTERNS:
             if not any(n in lower for n in needles):
                 continue
-            heads = scan.heads(_LOGIN_SETS[pattern])
-            matches: Iterable[re.Match[str]] = (
-                matches_at_heads(pattern, _LOGIN_HEADS[pattern], text)
-                if heads is None
-                else matches_at(pattern, heads, text)
-            )
-            for m in matches:
+            heads = _LOGIN_HEADS[pattern]
+            for m in keyword_matches(scan, _LOGIN_SETS[pattern], pattern, heads, needles):
                 start, end = _trim(text, m.start("v"), m.end("v"))
                 value = text[start:end]
                 if len(value) < 3 or _is_prose(value):

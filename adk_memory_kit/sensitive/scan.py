@@ -16,8 +16,9 @@ it would alone.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
-from adk_memory_kit.sensitive.base import LiteralHeads, prefix_tree
+from adk_memory_kit.sensitive.base import LiteralHeads, matches_at_heads, prefix_tree
 
 #: Characters that lower-case to one ASCII letter or that a case-insensitive pattern matches
 #: with one, though they are none: dotless i, long s, the Kelvin sign.
@@ -119,3 +120,21 @@ def matches_at(pattern: re.Pattern[str], heads: list[int], text: str) -> list[re
             found.append(m)
             pos = max(m.end(), head + 1)
     return found
+
+
+def keyword_matches(
+    scan: TextScan,
+    head_set: str,
+    pattern: re.Pattern[str],
+    heads: LiteralHeads,
+    needles: tuple[str, ...],
+) -> Iterable[re.Match[str]]:
+    """``pattern``'s matches in ``scan``, tried at the heads of ``head_set`` the shared pass
+    found. A text the pass cannot read is read alone: without one of ``needles`` in its lower
+    case there is no match; else ``pattern`` is tried at ``heads`` found in it."""
+    shared = scan.heads(head_set)
+    if shared is not None:
+        return matches_at(pattern, shared, scan.text)
+    if not any(n in scan.lower for n in needles):
+        return ()
+    return matches_at_heads(pattern, heads, scan.text)
