@@ -14,10 +14,10 @@ from adk_memory_kit.context.config import ContextBudgetConfig
 from adk_memory_kit.context.plugin import ContextBudgetPlugin
 from adk_memory_kit.context.sections import SECTIONS
 from adk_memory_kit.context.summarizer import (
-    DEFAULT_DISTILLED_TOOLS,
     FactPreservingSummarizer,
     parse_summary,
 )
+from adk_memory_kit.context.summary_config import DEFAULT_DISTILLED_TOOLS, SummarizerConfig
 from adk_memory_kit.context.values import ExactValue, find_exact_values, salient_sentences
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "ContextBudgetPlugin",
     "ExactValue",
     "FactPreservingSummarizer",
+    "SummarizerConfig",
     "find_exact_values",
     "parse_summary",
     "salient_sentences",

@@ -50,7 +50,8 @@ from adk_memory_kit.context.sections import (
     layout,
     measure,
 )
-from adk_memory_kit.context.summarizer import DEFAULT_DISTILLED_TOOLS, FactPreservingSummarizer
+from adk_memory_kit.context.summarizer import FactPreservingSummarizer
+from adk_memory_kit.context.summary_config import DEFAULT_DISTILLED_TOOLS
 from adk_memory_kit.errors import ContextBudgetExceededError, InvalidInputError
 from adk_memory_kit.pruning.core import prune_contents
 from adk_memory_kit.pruning.tokens import (

@@ -46,6 +46,7 @@ from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
+from adk_memory_kit.context.summary_config import SummarizerConfig
 from adk_memory_kit.context.values import (
     ExactValue,
     clean_segments,
@@ -57,7 +58,6 @@ from adk_memory_kit.context.values import (
 from adk_memory_kit.core.model_access import DEFAULT_GEMINI, has_model_access
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.pruning.tokens import estimate_text_tokens, payload_json
-from adk_memory_kit.sensitive import Detector
 
 logger = logging.getLogger(__name__)
 
@@ -70,11 +70,6 @@ _KEPT = "Kept exactly (verbatim):"
 _FROM_TOOLS = "From tool results: "
 CONSTRAINT = "constraint"
 """Kind of a "Kept exactly" line holding one of the user's constraint sentences verbatim."""
-
-DEFAULT_DISTILLED_TOOLS: frozenset[str] = frozenset(
-    {"save_finding", "save_findings", "get_findings", "record_finding"}
-)
-"""Tools whose results are already distilled; never summarised again."""
 
 AUTO = "auto"
 """``model="auto"``: Gemini when a key is configured (see ``core.model_access``), else
@@ -201,47 +196,35 @@ class FactPreservingSummarizer(BaseEventsSummarizer):
             by ADK's ``LLMRegistry``, e.g. ``"gemini-2.5-flash"``): that model writes the
             prose. ``"auto"``: Gemini when ``GOOGLE_API_KEY``/Vertex AI is configured, else
             extractive. The "kept exactly" block is always built without the model.
-        max_recent_tokens: Cap on the prose of the newly compacted turns.
-        max_older_tokens: Cap on the condensed prose of earlier summaries.
-        max_values: Cap on verbatim values stated in the dialogue (and carried from
-            earlier summaries); the oldest go first.
-        max_tool_values: Cap on verbatim values found only in tool results.
-        max_constraints: Cap on the user's verbatim constraint sentences (carried from
-            earlier summaries; a constraint stated again counts as new; the oldest go first).
-        distilled_tools: Tools whose results are already distilled (never summarised);
-            working-memory tools are always included.
-        detectors: Sensitive-data detectors (``None``: the kit's defaults).
+        config: the caps, the distilled tools and the detectors
+            (:class:`~adk_memory_kit.context.summary_config.SummarizerConfig`); or give its
+            fields by keyword (``max_values=24``), not both.
     """
 
     def __init__(
         self,
         model: BaseLlm | str | None = None,
         *,
-        max_recent_tokens: int = 400,
-        max_older_tokens: int = 250,
-        max_values: int = 40,
-        max_tool_values: int = 12,
-        max_constraints: int = 24,
-        distilled_tools: Iterable[str] = DEFAULT_DISTILLED_TOOLS,
-        detectors: Sequence[Detector] | None = None,
+        config: SummarizerConfig | None = None,
+        **options: Any,
     ) -> None:
-        for name, number in (
-            ("max_recent_tokens", max_recent_tokens),
-            ("max_older_tokens", max_older_tokens),
-            ("max_values", max_values),
-            ("max_tool_values", max_tool_values),
-            ("max_constraints", max_constraints),
-        ):
-            if not isinstance(number, int) or number < 0:
-                raise InvalidInputError(f"{name} must be a non-negative int")
+        if config is None:
+            config = SummarizerConfig(**options)
+        elif options:
+            raise InvalidInputError("pass either a config or its options, not both")
+        elif not isinstance(config, SummarizerConfig):
+            raise InvalidInputError(
+                f"config must be a SummarizerConfig, got {type(config).__name__}"
+            )
+        self.config = config
         self.llm = _resolve_model(model)
-        self.max_recent_tokens = max_recent_tokens
-        self.max_older_tokens = max_older_tokens
-        self.max_values = max_values
-        self.max_tool_values = max_tool_values
-        self.max_constraints = max_constraints
-        self.distilled_tools = frozenset(distilled_tools) | _working_memory_tools()
-        self.detectors = detectors
+        self.max_recent_tokens = config.max_recent_tokens
+        self.max_older_tokens = config.max_older_tokens
+        self.max_values = config.max_values
+        self.max_tool_values = config.max_tool_values
+        self.max_constraints = config.max_constraints
+        self.distilled_tools = config.distilled_tools | _working_memory_tools()
+        self.detectors = config.detectors
 
     # ---- ADK interface -------------------------------------------------------------------
     async def maybe_summarize_events(self, *, events: list[Event]) -> Event | None:

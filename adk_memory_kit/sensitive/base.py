@@ -37,6 +37,19 @@ class Detector(Protocol):
     def find(self, text: str) -> Iterable[Finding]: ...
 
 
+def as_detectors(value: object) -> tuple[Detector, ...] | None:
+    """``value`` as a tuple of detectors (``None`` stays ``None``); a ``ValueError`` when it
+    is not a sequence of objects with ``find(text)`` (for configuration validators)."""
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise ValueError("must be a sequence of Detectors or None")
+    detectors = tuple(value)
+    if not all(callable(getattr(d, "find", None)) for d in detectors):
+        raise ValueError("every item must be a Detector (an object with find(text))")
+    return detectors
+
+
 @dataclass(frozen=True)
 class RegexDetector:
     """A regular expression, optionally confirmed by ``validate(matched_text)``.

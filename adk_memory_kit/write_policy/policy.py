@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Annotated, Any
@@ -68,6 +68,7 @@ from adk_memory_kit.routing.text_signals import (
     strip_tags,
 )
 from adk_memory_kit.sensitive import Detector, detect_sensitive
+from adk_memory_kit.sensitive.base import as_detectors
 from adk_memory_kit.write_policy.provenance import memory_report_stems
 
 if TYPE_CHECKING:
@@ -109,17 +110,6 @@ def _extractor_or_none(value: Any) -> Any:
     return value
 
 
-def _detectors_or_none(value: Any) -> Any:
-    if value is None:
-        return None
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        raise ValueError("must be a sequence of Detectors or None")
-    detectors = tuple(value)
-    if not all(callable(getattr(d, "find", None)) for d in detectors):
-        raise ValueError("every item must be a Detector (an object with find(text))")
-    return detectors
-
-
 class RoutedOptions(KitConfig):
     """Tuning of :attr:`WritePolicy.ROUTED` (validated at construction; see
     :class:`~adk_memory_kit.core.config.KitConfig`)."""
@@ -147,7 +137,7 @@ class RoutedOptions(KitConfig):
     keep_agent_turns: bool = Field(
         True, description="Store agent sentences with their own substance."
     )
-    detectors: Annotated[Sequence[Detector] | None, PlainValidator(_detectors_or_none)] = Field(
+    detectors: Annotated[Sequence[Detector] | None, PlainValidator(as_detectors)] = Field(
         None, description="Sensitive-data detectors (None: the kit's)."
     )
     sentence_router: LearnedExtractor | None = Field(
