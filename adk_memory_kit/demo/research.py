@@ -13,14 +13,8 @@ from google.adk.models.base_llm import BaseLlm
 
 from adk_memory_kit.core.model_access import configured_model
 from adk_memory_kit.pruning import PruneStaleToolPayloads
-from adk_memory_kit.testing import (
-    RESEARCH_INSTRUCTION,
-    ScriptedLlm,
-    get_findings,
-    offline_research_responder,
-    save_finding,
-    web_search,
-)
+from adk_memory_kit.testing import ScriptedLlm
+from adk_memory_kit.testing import research as sample
 
 
 def build_research_agent(
@@ -28,11 +22,12 @@ def build_research_agent(
 ) -> LlmAgent:
     """The research assistant with the pruning callback on its model calls."""
     pruner = pruner or PruneStaleToolPayloads(prunable={"web_search"}, keep_recent=4)
+    offline = ScriptedLlm(responder=sample.offline_research_responder)
     return LlmAgent(
         name="research_assistant",
-        model=model or configured_model() or ScriptedLlm(responder=offline_research_responder),
-        instruction=RESEARCH_INSTRUCTION,
-        tools=[web_search, save_finding, get_findings],
+        model=model or configured_model() or offline,
+        instruction=sample.RESEARCH_INSTRUCTION,
+        tools=[sample.web_search, sample.save_finding, sample.get_findings],
         before_model_callback=pruner,
         after_model_callback=pruner.after_model_callback,
     )
