@@ -53,10 +53,9 @@ async def run_demo(args: argparse.Namespace) -> int:
         os.environ["ADK_MEMORY_KIT_HOME"] = str(Path(args.home).expanduser())
     from adk_memory_kit.core.model_access import has_model_access
     from adk_memory_kit.db.engine import resolve_db_url
-    from adk_memory_kit.demo.concierge import offline_concierge_responder
     from adk_memory_kit.demo.lunch_story import run_lunch_story
-    from adk_memory_kit.demo.research import offline_research_responder
     from adk_memory_kit.demo.research_session import run_research_session
+    from adk_memory_kit.testing import offline_concierge_responder, offline_research_responder
 
     started = time.perf_counter()
     heading("adk-memory-kit demo")
