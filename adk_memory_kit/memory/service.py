@@ -59,7 +59,13 @@ class PgVectorMemoryService(BaseMemoryService):
         engine: AsyncEngine | None = None,
         uri: str | None = None,
         agents_dir: str | None = None,
+        **unknown: Any,
     ) -> None:
+        if unknown:
+            raise InvalidInputError(
+                f"unknown PgVectorMemoryService options: {sorted(unknown)}; options go in "
+                "config=MemoryConfig(...) or PgVectorMemoryService.from_url(url, **options)"
+            )
         if db_url and uri and db_url != uri:
             raise InvalidInputError("give db_url or uri, not two different URLs")
         if config is not None and not isinstance(config, MemoryConfig):
@@ -68,18 +74,18 @@ class PgVectorMemoryService(BaseMemoryService):
             from adk_memory_kit.embedders.local import LocalMiniLMEmbedder
 
             embedder = LocalMiniLMEmbedder()
-        self.config = config or MemoryConfig()
+        config = config or MemoryConfig()
         self.metrics = MemoryMetrics()
         self.store = MemoryStore(
             db_url or uri,
             embedder=embedder,
-            storage=self.config.storage,
-            search=self.config.search,
+            storage=config.storage,
+            search=config.search,
             engine=engine,
-            pool_size=self.config.pool_size,
-            access_flush_delay=self.config.access_flush_delay,
+            pool_size=config.pool_size,
+            access_flush_delay=config.access_flush_delay,
         )
-        self.pipeline = WritePipeline(self.store, self.config, self.metrics)
+        self.pipeline = WritePipeline(self.store, config, self.metrics)
         self.curator = MemoryCurator(self.store, self.pipeline, self.metrics)
 
     @classmethod
@@ -96,6 +102,12 @@ class PgVectorMemoryService(BaseMemoryService):
         return cls(url, config=MemoryConfig(**config), embedder=embedder, engine=engine)
 
     # ------------------------------------------------------------------ plumbing
+    @property
+    def config(self) -> MemoryConfig:
+        """The configuration the service was built with (the pipeline's; search options
+        live on the store, where they may be replaced between searches)."""
+        return self.pipeline.config
+
     @property
     def embedder(self) -> Embedder:
         return self.store.embedder
