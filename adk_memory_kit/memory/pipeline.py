@@ -70,8 +70,23 @@ class WritePipeline:
     async def write_session(self, session: Session) -> SessionWrite:
         """Upsert the text events of ``session`` the write policy selects; drop other rows.
 
-        See :meth:`PgVectorMemoryService.add_session_to_memory` for the guarantees (snapshot
-        order, kept hygiene values, one read, one embedding call, one transaction).
+        Under ``WritePolicy.ROUTED`` (default) each event is first reduced to the sentences the
+        policy stores (:func:`adk_memory_kit.write_policy.select_events`); an event left with
+        nothing is not stored, and its row from an earlier ingestion is deleted as if the event
+        were gone. ``FULL_TRANSCRIPT`` stores every text event.
+
+        Snapshots of one session are ordered by their newest event time (of any event, text or
+        not). A snapshot older than one already written changes nothing, so a slow writer of an
+        older copy of the session never undoes a newer one. Rows of events missing from the
+        snapshot are deleted only if they are not newer than the snapshot's newest event: rows
+        of later events (from a newer snapshot or ``add_events_to_memory``) are kept, so
+        removing a session's *latest* events without appending a newer one does not remove
+        them from memory (use ``delete_memory`` or ``delete_session_memories``). A session
+        with no events changes nothing. Expiry, importance, subject and extra metadata that an
+        explicit add set on the session's rows are kept.
+
+        One connection: one read (the snapshot mark and the stored rows by id), one embedding
+        call for the changed texts, then one transaction. Returns a :class:`SessionWrite`.
         """
         check_scope(session.app_name, session.user_id)
         check_identifier("session.id", session.id)
@@ -199,11 +214,23 @@ class WritePipeline:
         custom_metadata: Mapping[str, object] | None = None,
         consolidator: Consolidator | None = None,
     ) -> WriteReport:
-        """Store explicit memories; see :meth:`PgVectorMemoryService.add_memory`.
+        """Store explicit memories (dated facts). Re-adding the same id or text updates it.
 
-        ``consolidator`` overrides the configured one for this call (the sleep-time
-        distiller passes its own). Returns every entry's outcome (rejected ones included),
-        also counted in ``metrics``.
+        ``MemoryEntry.id`` is either the id of a row ``search_memory`` returned (that row is
+        updated in place) or the caller's own stable key (scoped by
+        ``custom_metadata["session_id"]`` when given); without an id the entry is keyed by its
+        normalized text (:func:`adk_memory_kit.core.ids.fact_key`). The keys ``search_memory``
+        adds to returned metadata (``score``, ``scores``, ``event_id``, ``ingested_at``,
+        ``superseded_at``) are not stored. Call-wide and per-entry metadata may carry the
+        hygiene keys (:mod:`adk_memory_kit.memory.hygiene`) and ``memory_type``, ``tags``,
+        ``valid_from``; an entry whose subject has a newer-dated current fact is stored
+        already superseded. One read, one embedding call, one transaction (all or nothing);
+        of entries with the same key the last one wins.
+
+        Entries below ``min_importance`` or refused by the ``verifier`` are not stored; with a
+        consolidator (``consolidator`` here, else the configured one) each fact is compared
+        with the user's nearby facts first (ADD, UPDATE, NOOP, CONFLICT). Returns a
+        :class:`WriteReport` with every entry's outcome, also counted in :attr:`metrics`.
         """
         check_scope(app_name, user_id)
         base = check_mapping("custom_metadata", custom_metadata)
