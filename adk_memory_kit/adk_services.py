@@ -31,8 +31,10 @@ def db_url_from_uri(uri: str) -> str | None:
 
 
 def pgvector_memory_factory(uri: str, **kwargs: Any) -> PgVectorMemoryService:
-    """Memory factory with the signature ADK's registry expects (``agents_dir`` is ignored)."""
-    return PgVectorMemoryService(uri=uri, **kwargs)
+    """Memory factory with the signature ADK's registry expects (``agents_dir`` is ignored;
+    other keywords are :class:`~adk_memory_kit.memory.config.MemoryConfig` fields)."""
+    kwargs.pop("agents_dir", None)
+    return PgVectorMemoryService.from_url(uri, **kwargs)
 
 
 def pgvector_session_factory(uri: str, **kwargs: Any) -> DatabaseSessionService:

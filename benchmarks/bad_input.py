@@ -311,7 +311,7 @@ async def run(db_url: str | None) -> dict[str, Tally]:
     app = f"bad_{uuid.uuid4().hex[:8]}"
     embedder = LocalMiniLMEmbedder()
     # every event is stored (full transcript), so odd texts reach the database
-    memory = PgVectorMemoryService(url, embedder=embedder, write_policy="full_transcript")
+    memory = PgVectorMemoryService.from_url(url, embedder=embedder, write_policy="full_transcript")
     sessions = DatabaseSessionService(db_url=url, hide_parameters=True)
     queue = ReviewQueue(engine=memory.engine)
     tallies: dict[str, Tally] = {}
@@ -769,7 +769,7 @@ async def run(db_url: str | None) -> dict[str, Tally]:
     for bad in ("no", "yes", 0, 1, None, 2.0, [True]):
         cases += [
             (f"pin_memory pinned={bad!r}",
-             lambda b=bad: memory.pin_memory(app_name=app, user_id="u10", memory_id=mid,
+             lambda b=bad: memory.curator.pin_memory(app_name=app, user_id="u10", memory_id=mid,
                                              reason="r", pinned=b), None),
             (f"search record_access={bad!r}",
              lambda b=bad: memory.search(app_name=app, user_id="u10", query="tea",
@@ -787,12 +787,12 @@ async def run(db_url: str | None) -> dict[str, Tally]:
     ):
         cases.append(
             (f"purge_stale older_than {bad!r:.20}",
-             lambda b=bad: memory.purge_stale(app, older_than=b, max_importance=0.1), None)
+             lambda b=bad: memory.curator.purge_stale(app, older_than=b, max_importance=0.1), None)
         )  # fmt: skip
     for bad in (math.nan, math.inf, -math.inf, 1.5, -0.1, "high", None, True):
         cases.append(
             (f"purge_stale max_importance {bad!r}",
-             lambda b=bad: memory.purge_stale(app, older_than=timedelta(days=1),
+             lambda b=bad: memory.curator.purge_stale(app, older_than=timedelta(days=1),
                                               max_importance=b), None)
         )  # fmt: skip
     for kw in (
@@ -810,12 +810,12 @@ async def run(db_url: str | None) -> dict[str, Tally]:
         args = {"memory_id": mid, "new_text": "u10 likes green tea", "reason": "fix", **kw}
         cases.append(
             (f"correct_memory {sorted(kw)}",
-             lambda a=args: memory.correct_memory(app_name=app, user_id="u10", **a), None)
+             lambda a=args: memory.curator.correct_memory(app_name=app, user_id="u10", **a), None)
         )  # fmt: skip
     for bad in (LONG, 3, None, "not-a-uuid"):
         cases.append(
             ("pin_memory memory_id",
-             lambda b=bad: memory.pin_memory(app_name=app, user_id="u10", memory_id=b,
+             lambda b=bad: memory.curator.pin_memory(app_name=app, user_id="u10", memory_id=b,
                                              reason="r"), None)
         )  # fmt: skip
     cases.append(("flush_access", lambda: memory.flush_access(), lambda n: isinstance(n, int)))

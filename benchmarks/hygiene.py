@@ -11,7 +11,7 @@ is delivered up to 90 days away from its time). Every mention is one ``add_memor
 
 Three memories receive the same stream:
 
-* ``consolidated``: ``PgVectorMemoryService(consolidator=RuleConsolidator())``;
+* ``consolidated``: ``PgVectorMemoryService.from_url(consolidator=RuleConsolidator())``;
 * ``plain``: ``PgVectorMemoryService`` without consolidation (subject supersession by date and
   text-keyed upserts only);
 * ``adk-inmemory``: ADK's ``InMemoryMemoryService`` (keyword match; no subjects, no time).
@@ -237,7 +237,7 @@ async def main() -> None:
     stamp = int(time.time())
     results = []
     for name, consolidator in (("consolidated", RuleConsolidator()), ("plain", None)):
-        service = PgVectorMemoryService(
+        service = PgVectorMemoryService.from_url(
             args.db_url, embedder=embedder, consolidator=consolidator, access_flush_delay=3600
         )
         app = f"hygiene-{name}-{stamp}"

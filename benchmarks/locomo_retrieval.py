@@ -170,7 +170,7 @@ def service_specs(args: argparse.Namespace, tmp: str) -> dict[str, ServiceSpec]:
     from adk_memory_kit.write_policy import WritePolicy
 
     def pg(policy: WritePolicy = WritePolicy.FULL_TRANSCRIPT) -> BaseMemoryService:
-        return PgVectorMemoryService(
+        return PgVectorMemoryService.from_url(
             search=SearchOptions(**_kv(args.search_option)),
             indexing=IndexingOptions(**_kv(args.indexing_option)),
             write_policy=policy,
@@ -332,7 +332,8 @@ async def policy_reasons(service: Any, convs: list[Conversation]) -> dict[str, i
     """Per reason, how many sentences the service's write policy kept or left out."""
     from adk_memory_kit.write_policy import WritePolicy, select_events
 
-    if getattr(service, "write_policy", None) is not WritePolicy.ROUTED:
+    config = getattr(service, "config", None)
+    if getattr(config, "write_policy", None) is not WritePolicy.ROUTED:
         return {}
     counts: dict[str, int] = defaultdict(int)
     for conv in convs:
@@ -340,7 +341,7 @@ async def policy_reasons(service: Any, convs: list[Conversation]) -> dict[str, i
             verdicts: list[Any] = []
             events = list(session.events)
             await select_events(
-                session, events, WritePolicy.ROUTED, service.routed_options, verdicts
+                session, events, WritePolicy.ROUTED, service.config.routed_options, verdicts
             )
             for v in verdicts:
                 counts[v.reason] += 1
@@ -512,7 +513,9 @@ async def main(argv: Sequence[str] | None = None) -> int:
             ingest_convs = await routed_sessions(convs, args.routed_cache or None)
             # a cache made from more conversations than this run loads
             ingest_convs = ingest_convs[: len(convs)]
-            service.write_policy = WritePolicy.FULL_TRANSCRIPT
+            service.pipeline.config = service.config.model_copy(
+                update={"write_policy": WritePolicy.FULL_TRANSCRIPT}
+            )
         asked = {q.conv for q in questions}
         ingest_convs = [c for c in ingest_convs if c.index in asked]
         if key.startswith("pgvector") and not args.reuse:
@@ -539,16 +542,16 @@ async def main(argv: Sequence[str] | None = None) -> int:
         }
         results[spec.name] = res  # first in the report, before its read-time variants
         if key.startswith("pgvector"):
-            base = service.search_options
+            base = service.store.search_options
             for vname, overrides in read_variants.items():
-                service.search_options = base.model_copy(update=overrides)
+                service.store.search_options = base.model_copy(update=overrides)
                 vranked, vlat = await run_queries(service, spec, convs, questions, vname)
                 results[f"{spec.name} [{vname}]"] = {
                     "ingest_s": 0.0,
                     "latency_ms": {"p50": pct(vlat, 50), "p95": pct(vlat, 95)},
                     "metrics": summarize(questions, vranked),
                 }
-            service.search_options = base
+            service.store.search_options = base
             res["rows"] = await count_rows(service, convs)
             res["sentences"] = await policy_reasons(service, convs)
         if key.startswith("pgvector") and not args.no_reingest:

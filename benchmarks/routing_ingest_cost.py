@@ -59,7 +59,7 @@ async def main() -> None:
     parser.add_argument("--sessions", type=int, default=20)
     args = parser.parse_args()
     url = embedded_db_url()
-    before = PgVectorMemoryService(url, routed_options=RoutedOptions(sentence_router=None))
+    before = PgVectorMemoryService.from_url(url, routed_options=RoutedOptions(sentence_router=None))
     after = PgVectorMemoryService(url)
     texts = [e.text for e in load_bank() if e.split == "heldout"]
     warm = session(texts[:TURNS])

@@ -438,8 +438,8 @@ async def main() -> None:
     }
     after_opts = SearchOptions(**tuned)
     before_opts = SearchOptions(heavy_user_rows=2**62)
-    after = PgVectorMemoryService(args.db_url, embedder=stand_in, search=after_opts)
-    before = PgVectorMemoryService(args.db_url, embedder=stand_in, search=before_opts)
+    after = PgVectorMemoryService.from_url(args.db_url, embedder=stand_in, search=after_opts)
+    before = PgVectorMemoryService.from_url(args.db_url, embedder=stand_in, search=before_opts)
     await after.search_memory(app_name=APP, user_id="warm-up", query="create the schema")
     engine = after.engine
 
@@ -459,7 +459,7 @@ async def main() -> None:
             t0 = time.perf_counter()
             await after.search_memory(app_name=APP, user_id=user, query="first search")
             first_ms = (time.perf_counter() - t0) * 1000
-            await after.wait_for_index_builds()
+            await after.store.wait_for_index_builds()
             print(
                 f"  {user}: first search {first_ms:.0f} ms (exact, build started);"
                 f" HNSW index ready after {time.perf_counter() - t0:.1f} s in the background",

@@ -107,7 +107,7 @@ async def main() -> None:
     queries = [" ".join(rng.sample(WORDS, 3)) for _ in range(args.queries)]
     users = [f"user-{rng.randrange(args.users)}" for _ in range(args.queries)]
     vectors = await memory.embedder.embed(queries)
-    opts = memory.search_options
+    opts = memory.store.search_options
 
     async def db_pass(conn) -> list[float]:
         timings: list[float] = []

@@ -73,14 +73,14 @@ def _partitioned_schema(request):
 
     from adk_memory_kit.memory.service import PgVectorMemoryService
 
-    service = PgVectorMemoryService(
+    service = PgVectorMemoryService.from_url(
         request.getfixturevalue("db_url"),
         embedder=request.getfixturevalue("embedder"),
-        partitions=TEST_PARTITIONS,
+        storage={"partitions": TEST_PARTITIONS},
     )
 
     async def create() -> None:
-        await service._ensure_ready()
+        await service.store.ready()
         await service.close()
 
     asyncio.run(create())
@@ -107,11 +107,11 @@ async def memory(db_url, embedder):
     from adk_memory_kit.memory.service import PgVectorMemoryService
     from adk_memory_kit.write_policy import WritePolicy
 
-    service = PgVectorMemoryService(
+    service = PgVectorMemoryService.from_url(
         db_url,
         embedder=embedder,
         write_policy=WritePolicy.FULL_TRANSCRIPT,
-        partitions=TEST_PARTITIONS,
+        storage={"partitions": TEST_PARTITIONS},
     )
     yield service
     await service.close()

@@ -86,7 +86,7 @@ class MemoryView:
     @classmethod
     def from_entry(cls, entry: MemoryEntry) -> MemoryView:
         """From ``PgVectorMemoryService.search``'s ``MemoryEntry`` (its ``custom_metadata``
-        keys: see ``memory/service.py``, ``_entry_from_row``)."""
+        keys: see ``memory/service.py``, ``entry_from_row`` in ``memory/entries.py``)."""
         meta = dict(entry.custom_metadata or {})
         text = "".join(p.text or "" for p in (entry.content.parts or []) if p.text)
         raw = meta.get("scores") or {}
@@ -626,7 +626,7 @@ class ConsoleData:
         ``changes`` (``memory_type``, ``tags``, ``importance``) edit the rest. Another user's
         id: :class:`NotFoundError`."""
         try:
-            return await self.memory.correct_memory(
+            return await self.memory.curator.correct_memory(
                 app_name=app_name,
                 user_id=user_id,
                 memory_id=memory_id,
@@ -643,7 +643,7 @@ class ConsoleData:
     ) -> None:
         """The kit's ``pin_memory`` (a pinned item never decays); ``pinned=False`` unpins."""
         try:
-            await self.memory.pin_memory(
+            await self.memory.curator.pin_memory(
                 app_name=app_name,
                 user_id=user_id,
                 memory_id=memory_id,

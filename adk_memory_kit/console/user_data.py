@@ -73,7 +73,7 @@ async def list_user_memories(
 ) -> ListedPage:
     """The user's memories without a query (unranked; a look is not a use)."""
     page = await list_memories(
-        data.memory,
+        data.memory.store,
         app_name=app_name,
         user_id=user_id,
         sort=sort,
@@ -205,7 +205,7 @@ async def export_user(data: ConsoleData, app_name: str, user_id: str) -> dict[st
     state, and the episodic log's entries. The data map's counts say where each came from."""
     from google.adk.sessions.base_session_service import GetSessionConfig
 
-    memories = await export_memories(data.memory, app_name=app_name, user_id=user_id)
+    memories = await export_memories(data.memory.store, app_name=app_name, user_id=user_id)
     reviews = await data.review_items(app_name=app_name, user_id=user_id, status=None, limit=10_000)
     sessions: list[dict[str, Any]] = []
     for row in await data.user_sessions(app_name, user_id):

@@ -32,7 +32,7 @@ async def resolve_engine(
     from adk_memory_kit.memory.service import PgVectorMemoryService
 
     if isinstance(memory_service, PgVectorMemoryService):
-        return await asyncio.to_thread(lambda: memory_service.engine), False
+        return await asyncio.to_thread(lambda: memory_service.store.engine), False
     session_engine = postgres_session_engine(session_service)
     if session_engine is not None:
         return session_engine, False

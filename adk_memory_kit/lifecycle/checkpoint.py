@@ -55,7 +55,7 @@ def checkpoint_record(
 
 def _policy_name(memory_service: object) -> str | None:
     if isinstance(memory_service, PgVectorMemoryService):
-        return memory_service.write_policy.value
+        return memory_service.config.write_policy.value
     return None
 
 

@@ -199,7 +199,8 @@ class ConversationEdits:
         """Supersede the closest current memory with ``candidate``; ``None``: nothing close
         enough (store it as usual) or the service cannot correct."""
         service = context_memory_service(context)
-        if service is None or not hasattr(service, "correct_memory"):
+        curator = getattr(service, "curator", None)  # PgVectorMemoryService's part
+        if service is None or curator is None:
             return None
         session = context.session
         found = await service.search(
@@ -218,7 +219,7 @@ class ConversationEdits:
         if not current:
             return None
         best = max(current, key=_dense)
-        fixed = await service.correct_memory(
+        fixed = await curator.correct_memory(
             app_name=session.app_name,
             user_id=session.user_id,
             memory_id=best.id,

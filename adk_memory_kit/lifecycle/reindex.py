@@ -64,13 +64,14 @@ async def reindex(
     progress: Callable[[str], None] | None = None,
 ) -> ReindexReport:
     """Re-ingest the sessions of ``app_name`` (only ``user_id``'s when given) under
-    ``memory_service.write_policy``; ``dry_run`` writes nothing and reports the row count
+    ``memory_service.config.write_policy``; ``dry_run`` writes nothing and reports the row count
     the run would leave (``rows_after``)."""
     check_identifier("app_name", app_name)
     if user_id is not None:
         check_identifier("user_id", user_id)
     if not isinstance(memory_service, PgVectorMemoryService):
         raise InvalidInputError("reindex needs a PgVectorMemoryService (it rewrites its rows)")
+    pipeline = memory_service.pipeline  # the one way in: policy, redaction, write
     listed = await session_service.list_sessions(app_name=app_name, user_id=user_id)
     by_user: dict[str, list[str]] = {}
     for s in listed.sessions:
@@ -93,15 +94,15 @@ async def reindex(
             await select_events(
                 session,
                 list(session.events),
-                memory_service.write_policy,
-                memory_service.routed_options,
+                pipeline.config.write_policy,
+                pipeline.config.routed_options,
                 verdicts,
             )
             done.sentences.update(v.reason for v in verdicts)
             if dry_run:
-                delta += await memory_service.session_row_delta(session)
+                delta += await pipeline.session_row_delta(session)
             else:
-                await memory_service.add_session_to_memory(session)
+                await pipeline.write_session(session)
             done.sessions += 1
         done.rows_after = (
             done.rows_before + delta

@@ -46,7 +46,7 @@ async def _reindex(args: argparse.Namespace) -> int:
 
     db_url = resolve_db_url(args.db_url)
     sessions = DatabaseSessionService(db_url=resolve_db_url(args.session_db_url or args.db_url))
-    memory = PgVectorMemoryService(db_url, write_policy=args.write_policy)
+    memory = PgVectorMemoryService.from_url(db_url, write_policy=args.write_policy)
     try:
         report = await reindex(
             sessions,

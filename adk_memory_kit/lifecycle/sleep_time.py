@@ -111,12 +111,12 @@ class SleepTimeDistiller:
                 session_id=session.id,
             )
             if pg is not None:
-                report = await pg.add_memory(
+                report = await pg.pipeline.write_entries(
                     app_name=session.app_name,
                     user_id=session.user_id,
                     memories=[entry],
                     custom_metadata=meta or None,
-                    consolidator=self.consolidator or pg.consolidator or RuleConsolidator(),
+                    consolidator=self.consolidator or pg.config.consolidator or RuleConsolidator(),
                 )
                 outcome = report.outcomes[0].outcome if report.outcomes else "REJECTED"
                 self.outcomes.append(outcome)

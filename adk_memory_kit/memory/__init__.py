@@ -1,6 +1,7 @@
-"""Long-term memory: PgVectorMemoryService and its options."""
+"""Long-term memory: PgVectorMemoryService, its configuration and its options."""
 
 from adk_memory_kit.memory.ann import build_user_index, index_heavy_users
+from adk_memory_kit.memory.config import MemoryConfig
 from adk_memory_kit.memory.consolidation import (
     ConsolidationDecision,
     Consolidator,
@@ -34,6 +35,7 @@ __all__ = [
     "IncomingFact",
     "IndexingOptions",
     "LlmConsolidator",
+    "MemoryConfig",
     "MemoryMetrics",
     "Outcome",
     "PgVectorMemoryService",

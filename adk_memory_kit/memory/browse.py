@@ -23,7 +23,7 @@ from adk_memory_kit.memory.hygiene import check_memory_type, check_tags
 from adk_memory_kit.memory.schema import TABLE
 
 if TYPE_CHECKING:
-    from adk_memory_kit.memory.service import PgVectorMemoryService
+    from adk_memory_kit.memory.memory_store import MemoryStore
 
 #: ``sort`` -> the ORDER BY key (newest / largest first with ``descending``; empty last).
 SORTS: dict[str, str] = {
@@ -83,7 +83,7 @@ def _where(types: Sequence[str] | None, tags: Sequence[str] | None, contains: st
 
 @user_scoped
 async def list_memories(
-    service: PgVectorMemoryService,
+    store: MemoryStore,
     *,
     app_name: str,
     user_id: str,
@@ -123,8 +123,7 @@ async def list_memories(
     count = text(
         f"SELECT count(*) FROM {TABLE} t WHERE t.app_name = :app AND t.user_id = :user{where}"
     )
-    await service.ready()
-    engine = service.engine
+    engine = await store.ready()
     async with engine.connect() as conn:
         rows = [r._mapping for r in await conn.execute(query, params)]
         total = int((await conn.execute(count, params)).scalar_one())
@@ -133,7 +132,7 @@ async def list_memories(
 
 @user_scoped
 async def export_memories(
-    service: PgVectorMemoryService, *, app_name: str, user_id: str
+    store: MemoryStore, *, app_name: str, user_id: str
 ) -> list[dict[str, Any]]:
     """Every memory row of the user (current, superseded and held for review), oldest first,
     as JSON-ready dicts: the stored fields, without the embedding and the search index."""
@@ -142,17 +141,16 @@ async def export_memories(
         f"SELECT {_COLUMNS} FROM {TABLE} t WHERE t.app_name = :app AND t.user_id = :user"
         " ORDER BY t.recorded_at, t.event_time, t.id"
     )
-    await service.ready()
-    engine = service.engine
+    engine = await store.ready()
     async with engine.connect() as conn:
         rows = [r._mapping for r in await conn.execute(query, {"app": app_name, "user": user_id})]
     return [_jsonable(dict(r)) for r in rows]
 
 
 def _entry(row: Any) -> MemoryEntry:
-    from adk_memory_kit.memory.service import _entry_from_row
+    from adk_memory_kit.memory.entries import entry_from_row
 
-    entry = _entry_from_row({**row, "score": 0.0})
+    entry = entry_from_row({**row, "score": 0.0})
     meta = dict(entry.custom_metadata or {})
     for key in ("score", "scores"):
         meta.pop(key, None)

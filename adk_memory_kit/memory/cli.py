@@ -120,7 +120,7 @@ async def _purge(args: argparse.Namespace) -> int:
 
 async def _purge_stale(args: argparse.Namespace) -> int:
     async with PgVectorMemoryService(args.db_url) as memory:
-        report = await memory.purge_stale(
+        report = await memory.curator.purge_stale(
             args.app,
             older_than=timedelta(days=args.days),
             max_importance=args.max_importance,

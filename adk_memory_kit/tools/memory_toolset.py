@@ -211,7 +211,7 @@ class _Tools:
             return {**_result(outcome), "corrected": False}
         session = tool_context.session
         try:
-            fixed = await service.correct_memory(
+            fixed = await service.curator.correct_memory(
                 app_name=session.app_name,
                 user_id=session.user_id,
                 memory_id=memory_id,

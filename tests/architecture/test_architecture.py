@@ -68,8 +68,6 @@ LAYERS: dict[str, int] = {
 #: Circles between modules of one package that are known and scheduled, in packages being
 #: rewritten on other branches (issue 27). Nothing may be added; each leaves with its fix.
 KNOWN_CIRCLES: list[frozenset[str]] = [
-    # memory/: the service split (the curation mixin imports a row helper back)
-    frozenset({"memory.curation", "memory.service"}),
     # memory/: the schema lists term_stats' steps; term_stats reads the schema's table name
     frozenset({"memory.schema", "memory.term_stats"}),
     # db/: the embedded server starts the reaper, the reaper stops the server (lazy imports)

@@ -26,11 +26,11 @@ async def test_cli_search_does_not_record_a_use(db_url, memory, capsys):
         main, ["--db-url", db_url, "search", "--app", app, "--user", "dara", "parking level"]
     )
     assert code == 0 and "Dara parks on level 3." in capsys.readouterr().out
-    page = await list_memories(memory, app_name=app, user_id="dara")
+    page = await list_memories(memory.store, app_name=app, user_id="dara")
     meta = page.items[0].custom_metadata
     assert meta["access_count"] == 0 and "last_accessed_at" not in meta
     # the agent's own search does count (the test can fail)
     await memory.search_memory(app_name=app, user_id="dara", query="parking level")
     await memory.flush_access()
-    page = await list_memories(memory, app_name=app, user_id="dara")
+    page = await list_memories(memory.store, app_name=app, user_id="dara")
     assert page.items[0].custom_metadata["access_count"] == 1

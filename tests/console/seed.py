@@ -163,13 +163,13 @@ async def seed(
         app_name=app, user_id="alice", query="billing address", types=["fact"], limit=1
     )
     out.pinned = found.memories[0].id
-    await memory.pin_memory(
+    await memory.curator.pin_memory(
         app_name=app, user_id="alice", memory_id=out.pinned, reason="needed for invoices"
     )
     found = await memory.search(
         app_name=app, user_id="alice", query="window seats trains", tags=["travel"], limit=1
     )
-    fixed = await memory.correct_memory(
+    fixed = await memory.curator.correct_memory(
         app_name=app,
         user_id="alice",
         memory_id=found.memories[0].id,

@@ -54,13 +54,13 @@ CALLS = {
     "search_memory": lambda m, app, mid, s: m.search_memory(
         app_name=app, user_id="ann", query=s[1]
     ),
-    "correct_memory": lambda m, app, mid, s: m.correct_memory(
+    "correct_memory": lambda m, app, mid, s: m.curator.correct_memory(
         app_name=app, user_id="ann", memory_id=mid, new_text=f"pin {s[1]}", reason="moved"
     ),
-    "pin_memory": lambda m, app, mid, s: m.pin_memory(
+    "pin_memory": lambda m, app, mid, s: m.curator.pin_memory(
         app_name=app, user_id="ann", memory_id=mid, reason="keep"
     ),
-    "purge_stale": lambda m, app, mid, s: m.purge_stale(
+    "purge_stale": lambda m, app, mid, s: m.curator.purge_stale(
         app, older_than=timedelta(days=1), max_importance=1.0
     ),
     "add_memory": lambda m, app, mid, s: m.add_memory(

@@ -148,7 +148,7 @@ async def services(fault_server, embedder):
     sessions = DatabaseSessionService(db_url=url, hide_parameters=True, pool_pre_ping=True)
     killer = KillingEmbedder(embedder, pgdata)
     # the fault tests check storage mechanics on every event: the full-transcript policy
-    memory = PgVectorMemoryService(url, embedder=killer, write_policy="full_transcript")
+    memory = PgVectorMemoryService.from_url(url, embedder=killer, write_policy="full_transcript")
     yield sessions, memory, killer
     await memory.close()
     await sessions.close()
@@ -157,12 +157,12 @@ async def services(fault_server, embedder):
 async def session_rows(memory, app: str, user: str) -> dict[str, int]:
     """The user's stored rows per session (read through the public search, every row: the
     relevance floor off for this read)."""
-    floor = memory.search_options
-    memory.search_options = floor.model_copy(update={"relevance_floor": False})
+    floor = memory.store.search_options
+    memory.store.search_options = floor.model_copy(update={"relevance_floor": False})
     try:
         found = await memory.search_memory(app_name=app, user_id=user, query="anything", limit=1000)
     finally:
-        memory.search_options = floor
+        memory.store.search_options = floor
     rows: dict[str, int] = {}
     for m in found.memories:
         sid = m.custom_metadata["session_id"]

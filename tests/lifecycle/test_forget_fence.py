@@ -82,7 +82,7 @@ async def test_writes_racing_a_forget_are_refused_or_deleted(memory, sessions, p
                 elif kind == "review":
                     await queue.submit(app_name=app, user_id=user, text=f"una asks {n}")
                 else:
-                    await memory.pin_memory(
+                    await memory.curator.pin_memory(
                         app_name=app, user_id=user, memory_id=found.memories[0].id, reason="r"
                     )
                 acknowledged.append(kind)

@@ -71,7 +71,7 @@ async def sessions(db_url):
 @pytest.fixture
 async def memory(db_url, embedder):
     # whole transcripts: these tests count what each path wrote, event by event
-    service = CountingMemory(db_url, embedder=embedder, write_policy="full_transcript")
+    service = CountingMemory.from_url(db_url, embedder=embedder, write_policy="full_transcript")
     yield service
     await service.close()
 

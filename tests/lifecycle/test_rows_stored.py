@@ -29,7 +29,7 @@ TEXTS = [
 @pytest.fixture
 async def routed(db_url, embedder):
     service = PgVectorMemoryService(db_url, embedder=embedder)  # default: the routed policy
-    assert service.write_policy is WritePolicy.ROUTED
+    assert service.config.write_policy is WritePolicy.ROUTED
     yield service
     await service.close()
 

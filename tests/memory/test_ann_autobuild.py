@@ -49,14 +49,14 @@ async def _index_state(engine, app: str, user: str) -> bool | None:
 
 async def test_a_search_builds_a_heavy_users_missing_index_in_the_background(db_url, embedder):
     options = SearchOptions(heavy_user_rows=THRESHOLD)
-    async with PgVectorMemoryService(db_url, embedder=embedder, search=options) as memory:
+    async with PgVectorMemoryService.from_url(db_url, embedder=embedder, search=options) as memory:
         app, light, heavy = unique("ann"), unique("light"), unique("heavy")
         await memory.add_memory(app_name=app, user_id=light, memories=_facts(THRESHOLD - 5))
         await memory.add_memory(app_name=app, user_id=heavy, memories=_facts(THRESHOLD + 5))
         for user in (light, heavy):
             found = await memory.search_memory(app_name=app, user_id=user, query="gecko seeds")
             assert found.memories  # answered at once, exactly, while the build runs
-        await memory.wait_for_index_builds()
+        await memory.store.wait_for_index_builds()
         assert await _index_state(memory.engine, app, heavy) is True
         assert await _index_state(memory.engine, app, light) is None
         async with operator_connect(memory.engine) as conn:
@@ -65,22 +65,22 @@ async def test_a_search_builds_a_heavy_users_missing_index_in_the_background(db_
         assert "gecko" in found.memories[0].content.parts[0].text
         # nothing more to build on the next searches
         await memory.search_memory(app_name=app, user_id=heavy, query="ferret")
-        assert memory._index_builder.running == 0
+        assert memory.store.index_builder.running == 0
 
 
 async def test_auto_build_can_be_turned_off(db_url, embedder):
     options = SearchOptions(heavy_user_rows=THRESHOLD, ann_auto_build=False)
-    async with PgVectorMemoryService(db_url, embedder=embedder, search=options) as memory:
+    async with PgVectorMemoryService.from_url(db_url, embedder=embedder, search=options) as memory:
         app, user = unique("ann"), unique("heavy")
         await memory.add_memory(app_name=app, user_id=user, memories=_facts(THRESHOLD + 5))
         await memory.search_memory(app_name=app, user_id=user, query="canary")
-        await memory.wait_for_index_builds()
+        await memory.store.wait_for_index_builds()
         assert await _index_state(memory.engine, app, user) is None
 
 
 async def test_a_second_process_never_builds_the_same_index(db_url, embedder):
     options = SearchOptions(heavy_user_rows=THRESHOLD, ann_auto_build=False)
-    async with PgVectorMemoryService(db_url, embedder=embedder, search=options) as memory:
+    async with PgVectorMemoryService.from_url(db_url, embedder=embedder, search=options) as memory:
         app, user = unique("ann"), unique("heavy")
         await memory.add_memory(app_name=app, user_id=user, memories=_facts(THRESHOLD + 5))
     # another process holds the build lock: this one skips, builds nothing

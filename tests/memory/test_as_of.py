@@ -51,7 +51,7 @@ def _expected(subject: str, at: datetime) -> str | None:
 async def services(db_url, embedder):
     both = {
         "plain": PgVectorMemoryService(db_url, embedder=embedder),
-        "consolidating": PgVectorMemoryService(
+        "consolidating": PgVectorMemoryService.from_url(
             db_url, embedder=embedder, consolidator=RuleConsolidator()
         ),
     }

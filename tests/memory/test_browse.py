@@ -53,7 +53,7 @@ async def stocked(memory):
 
 
 async def test_list_sorts_filters_pages_and_stays_in_scope(memory, stocked):
-    page = await list_memories(memory, app_name=stocked, user_id="ines")
+    page = await list_memories(memory.store, app_name=stocked, user_id="ines")
     assert _texts(page) == [
         "Ines lives in Porto.",
         "Ines prefers green tea.",
@@ -61,26 +61,32 @@ async def test_list_sorts_filters_pages_and_stays_in_scope(memory, stocked):
     ]
     assert page.total == 3 and not page.has_next
     by_importance = await list_memories(
-        memory, app_name=stocked, user_id="ines", sort="importance", descending=False
+        memory.store, app_name=stocked, user_id="ines", sort="importance", descending=False
     )
     assert _texts(by_importance)[0] == "Ines rides a blue bicycle."
-    first = await list_memories(memory, app_name=stocked, user_id="ines", limit=2)
-    second = await list_memories(memory, app_name=stocked, user_id="ines", limit=2, offset=2)
+    first = await list_memories(memory.store, app_name=stocked, user_id="ines", limit=2)
+    second = await list_memories(memory.store, app_name=stocked, user_id="ines", limit=2, offset=2)
     assert first.has_next and _texts(first) + _texts(second) == _texts(page)
-    prefs = await list_memories(memory, app_name=stocked, user_id="ines", types=["preference"])
+    prefs = await list_memories(
+        memory.store, app_name=stocked, user_id="ines", types=["preference"]
+    )
     assert _texts(prefs) == ["Ines prefers green tea."]
-    tagged = await list_memories(memory, app_name=stocked, user_id="ines", tags=["home", "sport"])
+    tagged = await list_memories(
+        memory.store, app_name=stocked, user_id="ines", tags=["home", "sport"]
+    )
     assert sorted(_texts(tagged)) == ["Ines lives in Porto.", "Ines rides a blue bicycle."]
-    found = await list_memories(memory, app_name=stocked, user_id="ines", contains="PORTO")
+    found = await list_memories(memory.store, app_name=stocked, user_id="ines", contains="PORTO")
     assert _texts(found) == ["Ines lives in Porto."]
     for bad in ({"sort": "random"}, {"state": "deleted"}, {"limit": 0}, {"offset": -1}):
         with pytest.raises(InvalidInputError):
-            await list_memories(memory, app_name=stocked, user_id="ines", **bad)
+            await list_memories(memory.store, app_name=stocked, user_id="ines", **bad)
 
 
 async def test_edit_type_tags_importance_keeps_the_old_version(memory, stocked):
-    (tea,) = (await list_memories(memory, app_name=stocked, user_id="ines", contains="tea")).items
-    fixed = await memory.correct_memory(
+    (tea,) = (
+        await list_memories(memory.store, app_name=stocked, user_id="ines", contains="tea")
+    ).items
+    fixed = await memory.curator.correct_memory(
         app_name=stocked,
         user_id="ines",
         memory_id=tea.id,
@@ -90,27 +96,29 @@ async def test_edit_type_tags_importance_keeps_the_old_version(memory, stocked):
         tags=["drinks"],
         importance=0.4,
     )
-    (now,) = (await list_memories(memory, app_name=stocked, user_id="ines", contains="tea")).items
+    (now,) = (
+        await list_memories(memory.store, app_name=stocked, user_id="ines", contains="tea")
+    ).items
     meta = now.custom_metadata
     assert now.id == fixed.new_id and now.content.parts[0].text == "Ines prefers green tea."
     assert (meta["memory_type"], meta["tags"], meta["importance"]) == ("fact", ["drinks"], 0.4)
     old = await list_memories(
-        memory, app_name=stocked, user_id="ines", contains="tea", state="superseded"
+        memory.store, app_name=stocked, user_id="ines", contains="tea", state="superseded"
     )
     assert [e.id for e in old.items] == [tea.id]
     assert old.items[0].custom_metadata["superseded_reason"] == "a standing habit"
     with pytest.raises(InvalidInputError):
-        await memory.correct_memory(
+        await memory.curator.correct_memory(
             app_name=stocked, user_id="ines", memory_id=now.id, reason="nothing to change"
         )
     with pytest.raises(InvalidInputError):
-        await memory.correct_memory(
+        await memory.curator.correct_memory(
             app_name=stocked, user_id="ines", memory_id=now.id, reason="x", importance=1.5
         )
 
 
 async def test_export_holds_every_row_of_the_user_only(memory, stocked):
-    rows = await export_memories(memory, app_name=stocked, user_id="ines")
+    rows = await export_memories(memory.store, app_name=stocked, user_id="ines")
     assert {r["text"] for r in rows} == {
         "Ines rides a blue bicycle.",
         "Ines prefers green tea.",

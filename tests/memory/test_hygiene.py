@@ -37,8 +37,8 @@ def said(response) -> list[str]:
 
 @pytest.fixture(scope="module")
 async def plain(db_url, embedder, test_partitions):
-    service = PgVectorMemoryService(
-        db_url, embedder=embedder, partitions=test_partitions, access_flush_delay=60
+    service = PgVectorMemoryService.from_url(
+        db_url, embedder=embedder, storage={"partitions": test_partitions}, access_flush_delay=60
     )
     yield service
     await service.close()
@@ -46,8 +46,11 @@ async def plain(db_url, embedder, test_partitions):
 
 @pytest.fixture(scope="module")
 async def curated(db_url, embedder, test_partitions):
-    service = PgVectorMemoryService(
-        db_url, embedder=embedder, partitions=test_partitions, consolidator=RuleConsolidator()
+    service = PgVectorMemoryService.from_url(
+        db_url,
+        embedder=embedder,
+        storage={"partitions": test_partitions},
+        consolidator=RuleConsolidator(),
     )
     yield service
     await service.close()
@@ -86,10 +89,10 @@ async def test_types_and_tags_filter_inside_the_sql_and_procedures_stay_out(plai
 
 
 async def test_heavy_path_applies_the_same_filters(db_url, embedder, test_partitions):
-    heavy = PgVectorMemoryService(
+    heavy = PgVectorMemoryService.from_url(
         db_url,
         embedder=embedder,
-        partitions=test_partitions,
+        storage={"partitions": test_partitions},
         search=SearchOptions(heavy_user_rows=1),
     )
     app, user = unique("app"), unique("u")
@@ -122,7 +125,7 @@ async def test_recall_records_access_batched_off_the_hot_path(plain):
     found = await plain.search_memory(app_name=app, user_id=user, query="kayak")
     # nothing written yet: the recorder waits (flush delay 60 s)
     assert found.memories[0].custom_metadata["access_count"] == 0
-    assert plain._access.pending >= 1
+    assert plain.store.access.pending >= 1
     assert await plain.flush_access() >= 1
     again = await plain.search_memory(app_name=app, user_id=user, query="kayak")
     meta = again.memories[0].custom_metadata
@@ -130,8 +133,8 @@ async def test_recall_records_access_batched_off_the_hot_path(plain):
 
 
 async def test_background_flush_writes_without_being_awaited(db_url, embedder, test_partitions):
-    quick = PgVectorMemoryService(
-        db_url, embedder=embedder, partitions=test_partitions, access_flush_delay=0.05
+    quick = PgVectorMemoryService.from_url(
+        db_url, embedder=embedder, storage={"partitions": test_partitions}, access_flush_delay=0.05
     )
     app, user = unique("app"), unique("u")
     try:
@@ -139,7 +142,7 @@ async def test_background_flush_writes_without_being_awaited(db_url, embedder, t
         await quick.search_memory(app_name=app, user_id=user, query="kite")
         for _ in range(100):
             await asyncio.sleep(0.05)
-            if quick._access.pending == 0 and quick._access.flushed_rows:
+            if quick.store.access.pending == 0 and quick.store.access.flushed_rows:
                 break
         found = await quick.search_memory(app_name=app, user_id=user, query="kite")
         assert found.memories[0].custom_metadata["access_count"] == 1
@@ -174,30 +177,32 @@ async def test_purge_stale_dry_run_then_delete_keeping_pinned_state_and_importan
     )
     await _age(plain, app, user, 200)
     found = await plain.search(app_name=app, user_id=user, query="allergic nuts", limit=1)
-    await plain.pin_memory(
+    await plain.curator.pin_memory(
         app_name=app, user_id=user, memory_id=found.memories[0].id, reason="health"
     )
     await plain.search(app_name=app, user_id=user, query="note about the gym", limit=1)
     await plain.flush_access()
-    dry = await plain.purge_stale(
+    dry = await plain.curator.purge_stale(
         app, older_than=timedelta(days=90), max_importance=0.7, dry_run=True
     )
     assert dry.deleted == 0 and [u for u, _ in dry.rows] == [user]
     gone_id = dry.rows[0][1].id
     assert await plain.count_memories(app_name=app, user_id=user) == {"fact": 5}
-    done = await plain.purge_stale(app, older_than=timedelta(days=90), max_importance=0.7)
+    done = await plain.curator.purge_stale(app, older_than=timedelta(days=90), max_importance=0.7)
     assert done.deleted == 1 and done.rows[0][1].id == gone_id
     left = await plain.search(app_name=app, user_id=user, query="museum nuts seat passport gym")
     assert "Old trivia about a museum visit" not in said(left) and len(left.memories) == 4
     with pytest.raises(InvalidInputError, match="older_than"):
-        await plain.purge_stale(app, older_than=90, max_importance=0.5)
+        await plain.curator.purge_stale(app, older_than=90, max_importance=0.5)
 
 
 async def test_quality_gate_rejects_and_reports_never_silently(db_url, embedder):
     def verifier(e: MemoryEntry):
         return "speculation" if "maybe" in e.content.parts[0].text else True
 
-    gated = PgVectorMemoryService(db_url, embedder=embedder, verifier=verifier, min_importance=0.3)
+    gated = PgVectorMemoryService.from_url(
+        db_url, embedder=embedder, verifier=verifier, min_importance=0.3
+    )
     app, user = unique("app"), unique("u")
     try:
         report = await gated.add_memory(
@@ -227,7 +232,7 @@ async def test_correction_supersedes_with_reason_and_both_visible_as_of(plain):
     )
     before = datetime.now(timezone.utc)
     await asyncio.sleep(0.01)
-    fixed = await plain.correct_memory(
+    fixed = await plain.curator.correct_memory(
         app_name=app,
         user_id=user,
         query="dentist",
@@ -249,7 +254,7 @@ async def test_correction_supersedes_with_reason_and_both_visible_as_of(plain):
     )
     assert said(later) == ["The user's dentist is Dr Costa"]
     with pytest.raises(InvalidInputError, match="no memory of this user"):
-        await plain.correct_memory(
+        await plain.curator.correct_memory(
             app_name=app, user_id="someone-else", memory_id=fixed.new_id, new_text="x", reason="y"
         )
 
@@ -356,7 +361,7 @@ async def test_bad_filters_are_clear_errors(plain):
     with pytest.raises(InvalidInputError, match="tags"):
         await plain.search(app_name="a", user_id="u", query="x", tags=[1])
     with pytest.raises(InvalidInputError, match="memory_id"):
-        await plain.pin_memory(app_name="a", user_id="u", memory_id="nope")
+        await plain.curator.pin_memory(app_name="a", user_id="u", memory_id="nope")
 
 
 async def test_a_look_without_record_access_is_not_a_use(plain):
@@ -382,11 +387,11 @@ async def test_another_users_memory_id_is_memory_not_found(plain):
     await plain.add_memory(app_name=app, user_id=user, memories=[entry("The user likes tea")])
     mid = (await plain.search(app_name=app, user_id=user, query="tea")).memories[0].id
     with pytest.raises(MemoryNotFoundError):
-        await plain.pin_memory(app_name=app, user_id="other", memory_id=mid, reason="x")
+        await plain.curator.pin_memory(app_name=app, user_id="other", memory_id=mid, reason="x")
     with pytest.raises(MemoryNotFoundError):
-        await plain.correct_memory(
+        await plain.curator.correct_memory(
             app_name=app, user_id="other", memory_id=mid, new_text="x", reason="y"
         )
     with pytest.raises(InvalidInputError) as bad:  # not an id at all: plain bad input
-        await plain.pin_memory(app_name=app, user_id=user, memory_id="nope", reason="x")
+        await plain.curator.pin_memory(app_name=app, user_id=user, memory_id="nope", reason="x")
     assert not isinstance(bad.value, MemoryNotFoundError)

@@ -40,7 +40,7 @@ async def test_the_model_decides_noop_with_the_strict_schema(db_url, embedder):
 
     model = ScriptedLlm(responder=noop)
     consolidator = LlmConsolidator(model)
-    service = PgVectorMemoryService(db_url, embedder=embedder, consolidator=consolidator)
+    service = PgVectorMemoryService.from_url(db_url, embedder=embedder, consolidator=consolidator)
     app, user = unique("app"), unique("u")
     try:
         first = await service.add_memory(
@@ -70,7 +70,7 @@ async def test_the_model_decides_noop_with_the_strict_schema(db_url, embedder):
 )
 async def test_an_answer_outside_the_schema_falls_back_to_the_rule(db_url, embedder, answer):
     consolidator = LlmConsolidator(ScriptedLlm(responder=lambda _: answer))
-    service = PgVectorMemoryService(db_url, embedder=embedder, consolidator=consolidator)
+    service = PgVectorMemoryService.from_url(db_url, embedder=embedder, consolidator=consolidator)
     app, user = unique("app"), unique("u")
     try:
         await service.add_memory(

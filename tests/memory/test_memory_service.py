@@ -23,7 +23,9 @@ pytestmark = pytest.mark.slow  # Postgres- or Runner-heavy: `pytest -m 'not slow
 @pytest.fixture(scope="module")
 async def memory(db_url, embedder):
     # storage mechanics on every event; the default ROUTED policy: tests/write_policy/
-    service = PgVectorMemoryService(db_url, embedder=embedder, write_policy="full_transcript")
+    service = PgVectorMemoryService.from_url(
+        db_url, embedder=embedder, write_policy="full_transcript"
+    )
     yield service
     await service.close()
 
@@ -245,7 +247,7 @@ async def test_result_cap_default_and_override(memory):
     )
     capped = await memory.search_memory(app_name=app, user_id=user, query="pizza", limit=3)
     assert len(capped.memories) == 3
-    small = PgVectorMemoryService(
+    small = PgVectorMemoryService.from_url(
         memory.engine.url.render_as_string(hide_password=False),
         embedder=memory.embedder,
         search=SearchOptions(limit=4),
@@ -271,11 +273,15 @@ async def test_stopword_only_query_returns_nothing_unless_the_floor_is_off(memor
     await memory.add_session_to_memory(session_with(app, user, [("user", "it was what it was")]))
     found = await memory.search_memory(app_name=app, user_id=user, query="what was it")
     assert texts(found) == []  # ADK's contract: nothing is relevant to stop words
-    memory.search_options = memory.search_options.model_copy(update={"relevance_floor": False})
+    memory.store.search_options = memory.store.search_options.model_copy(
+        update={"relevance_floor": False}
+    )
     try:
         found = await memory.search_memory(app_name=app, user_id=user, query="what was it")
     finally:
-        memory.search_options = memory.search_options.model_copy(update={"relevance_floor": True})
+        memory.store.search_options = memory.store.search_options.model_copy(
+            update={"relevance_floor": True}
+        )
     assert texts(found) == ["it was what it was"]  # the vector half, as before
 
 
@@ -360,11 +366,13 @@ async def test_function_calls_are_indexed_only_when_asked(db_url, embedder):
     )
     session = session_with(app, user, [])
     session.events = [event]
-    service = PgVectorMemoryService(  # function calls are stored in full-transcript mode only
-        db_url,
-        embedder=embedder,
-        indexing=IndexingOptions(index_function_calls=True),
-        write_policy="full_transcript",
+    service = (
+        PgVectorMemoryService.from_url(  # function calls are stored in full-transcript mode only
+            db_url,
+            embedder=embedder,
+            indexing=IndexingOptions(index_function_calls=True),
+            write_policy="full_transcript",
+        )
     )
     try:
         await service.add_session_to_memory(session)
@@ -498,6 +506,8 @@ async def test_embedder_mismatch_is_refused_with_a_clear_error(memory, db_url):
 async def test_unknown_options_and_conflicting_urls_are_rejected():
     with pytest.raises(InvalidInputError, match="unknown PgVectorMemoryService options"):
         PgVectorMemoryService(embedder=_OtherDimEmbedder(), colour="blue")
+    with pytest.raises(InvalidInputError, match=r"MemoryConfig\.colour"):
+        PgVectorMemoryService.from_url(embedder=_OtherDimEmbedder(), colour="blue")
     with pytest.raises(InvalidInputError, match="not two different"):
         PgVectorMemoryService(
             "postgresql://a/b", uri="postgresql://c/d", embedder=_OtherDimEmbedder()
@@ -651,7 +661,7 @@ class _GatedEmbedder:
 
 async def test_an_older_session_snapshot_committing_last_loses_nothing(db_url, embedder):
     gated = _GatedEmbedder(embedder)
-    service = PgVectorMemoryService(db_url, embedder=gated, write_policy="full_transcript")
+    service = PgVectorMemoryService.from_url(db_url, embedder=gated, write_policy="full_transcript")
     app, user = unique("app"), unique("u")
     newer = session_with(
         app,
@@ -713,7 +723,7 @@ async def test_isolation_holds_inside_every_ranked_list(db_url, embedder):
     options = SearchOptions(candidates=3, limit=3)
     # every turn stored (this checks the lists' user filter, not the write policy: the routed
     # default keeps a sentence about a code out of memory when the router calls it sensitive)
-    service = PgVectorMemoryService(
+    service = PgVectorMemoryService.from_url(
         db_url, embedder=embedder, search=options, write_policy=WritePolicy.FULL_TRANSCRIPT
     )
     app, user, other = unique("app"), unique("u"), unique("u")
@@ -885,7 +895,7 @@ async def test_custom_metadata_is_redacted_and_cleaned_before_it_is_stored(memor
 async def test_documents_are_built_off_the_event_loop(memory, monkeypatch):
     import threading
 
-    import adk_memory_kit.memory.service as service_module
+    import adk_memory_kit.memory.pipeline as service_module  # where the documents are built
 
     threads: list[threading.Thread] = []
     for name in ("documents_from_events", "documents_from_entries"):

@@ -232,7 +232,7 @@ async def test_the_by_id_read_returns_a_vector_only_where_it_is_reused(counted):
     app, user = unique("app"), unique("u")
     session = session_with(app, user, [("user", "the boat is moored in Sines")])
     await memory.add_session_to_memory(session)
-    (doc,) = memory._session_documents(session, list(session.events))[0]
+    (doc,) = memory.pipeline._session_documents(session, list(session.events))[0]
     other = doc.source_hash.split(":")[0] + ":" + "0" * 32
     new_text = "f" * 32 + ":" + "0" * 32
     async with operator_connect(memory.engine) as conn:

@@ -54,13 +54,15 @@ def _explain(sql):
 
 @pytest.fixture(scope="module")
 async def partitioned(db_url, embedder):
-    service = PgVectorMemoryService(await _fresh_database(db_url), embedder=embedder, partitions=4)
+    service = PgVectorMemoryService.from_url(
+        await _fresh_database(db_url), embedder=embedder, storage={"partitions": 4}
+    )
     yield service
     await service.close()
 
 
 async def test_new_database_gets_hash_partitioned_tables(partitioned):
-    await partitioned._ensure_ready()
+    await partitioned.store.ready()
     async with operator_connect(partitioned.engine) as conn:
         for table in TABLES:
             row = (
@@ -112,23 +114,25 @@ async def test_search_on_partitions_touches_one_partition(partitioned, embedder)
 async def test_partitions_refused_on_an_existing_plain_table(db_url, embedder):
     url = await _fresh_database(db_url)
     plain = PgVectorMemoryService(url, embedder=embedder)
-    await plain._ensure_ready()
+    await plain.store.ready()
     await plain.close()
-    again = PgVectorMemoryService(url, embedder=embedder, partitions=4)
+    again = PgVectorMemoryService.from_url(url, embedder=embedder, storage={"partitions": 4})
     with pytest.raises(SchemaMismatchError, match="not partitioned.*docs/scale.md"):
-        await again._ensure_ready()
+        await again.store.ready()
     await again.close()
 
 
 @pytest.mark.parametrize("bad", [0, -2, True, 2.5, "4"])
 def test_partitions_must_be_a_positive_whole_number(bad):
     with pytest.raises(InvalidInputError, match="partitions"):
-        PgVectorMemoryService("postgresql+psycopg://x@localhost/x", partitions=bad)
+        PgVectorMemoryService.from_url(
+            "postgresql+psycopg://x@localhost/x", storage={"partitions": bad}
+        )
 
 
 async def test_this_runs_memory_tables_match_the_requested_layout(memory, test_partitions):
     """Under ADK_MEMORY_KIT_TEST_PARTITIONS the shared test database is partitioned."""
-    await memory._ensure_ready()
+    await memory.store.ready()
     async with operator_connect(memory.engine) as conn:
         kind = await conn.scalar(
             text("SELECT relkind::text FROM pg_class WHERE oid = to_regclass('adk_memory_items')")
@@ -143,11 +147,11 @@ async def test_storage_settings_keep_updates_in_place_and_pending_lists_short(
     """fillfactor 70 on the memory table (each partition), a 256 kB GIN pending list on both
     full-text indexes (each partition's), so recorded accesses are HOT updates and full-text
     scans never read a long pending list (docs/scale.md)."""
-    service = PgVectorMemoryService(
-        await _fresh_database(db_url), embedder=embedder, partitions=partitions
+    service = PgVectorMemoryService.from_url(
+        await _fresh_database(db_url), embedder=embedder, storage={"partitions": partitions}
     )
     try:
-        await service._ensure_ready()
+        await service.store.ready()
         async with operator_connect(service.engine) as conn:
             rows = await conn.execute(
                 text(

@@ -68,13 +68,13 @@ async def test_the_service_applies_the_reordering_options(db_url, embedder):
         ("user", "Separately, the dentist moved my appointment."),
         ("model", "I noted the new dentist time."),
     ]
-    plain = PgVectorMemoryService(
+    plain = PgVectorMemoryService.from_url(
         db_url,
         embedder=embedder,
         search=SearchOptions(session_weight=0.0, neighbour_weight=0.0),
         write_policy="full_transcript",
     )
-    lifted = PgVectorMemoryService(
+    lifted = PgVectorMemoryService.from_url(
         db_url,
         embedder=embedder,
         search=SearchOptions(session_weight=0.0, neighbour_weight=1.0),

@@ -66,14 +66,17 @@ TURNS = [
 @pytest.fixture(scope="module")
 async def services(db_url, embedder, test_partitions):
     # every turn is stored (full transcript): these tests count rows and statistics per event
-    light = PgVectorMemoryService(
-        db_url, embedder=embedder, partitions=test_partitions, write_policy="full_transcript"
+    light = PgVectorMemoryService.from_url(
+        db_url,
+        embedder=embedder,
+        storage={"partitions": test_partitions},
+        write_policy="full_transcript",
     )
-    heavy = PgVectorMemoryService(
+    heavy = PgVectorMemoryService.from_url(
         db_url,
         embedder=embedder,
         search=SearchOptions(heavy_user_rows=1, lexical_budget=1_000),
-        partitions=test_partitions,
+        storage={"partitions": test_partitions},
         write_policy="full_transcript",
     )
     yield light, heavy
@@ -165,8 +168,8 @@ async def test_heavy_path_ranks_like_the_exact_path(services):
     app, user = unique("app"), unique("u")
     await _seed(light, app, user)
     async with operator_connect(heavy.engine) as conn:
-        assert (await plan_search(conn, app, user, heavy.search_options)).heavy
-        assert not (await plan_search(conn, app, user, light.search_options)).heavy
+        assert (await plan_search(conn, app, user, heavy.store.search_options)).heavy
+        assert not (await plan_search(conn, app, user, light.store.search_options)).heavy
     for query in ["what does my sister do in June", "vegetarian dinner", "budget review day"]:
         exact = await light.search_memory(app_name=app, user_id=user, query=query, limit=5)
         bounded = await heavy.search_memory(app_name=app, user_id=user, query=query, limit=5)
@@ -184,7 +187,7 @@ async def test_heavy_path_keeps_exact_identifiers_findable(services, with_index)
         name = await build_user_index(heavy.engine, app, user)
         assert name == index_name(app, user)
         async with operator_connect(heavy.engine) as conn:
-            assert (await plan_search(conn, app, user, heavy.search_options)).ann
+            assert (await plan_search(conn, app, user, heavy.store.search_options)).ann
     found = await heavy.search_memory(app_name=app, user_id=user, query="A-4521", limit=3)
     top = texts(found)
     assert "A-4521" in top[0]
@@ -229,11 +232,15 @@ async def test_score_parts_on_every_result(services):
     assert not (
         await light.search_memory(app_name=app, user_id=user, query="the of and ?")
     ).memories
-    light.search_options = light.search_options.model_copy(update={"relevance_floor": False})
+    light.store.search_options = light.store.search_options.model_copy(
+        update={"relevance_floor": False}
+    )
     try:
         vector_only = await light.search_memory(app_name=app, user_id=user, query="the of and ?")
     finally:
-        light.search_options = light.search_options.model_copy(update={"relevance_floor": True})
+        light.store.search_options = light.store.search_options.model_copy(
+            update={"relevance_floor": True}
+        )
     assert vector_only.memories[0].custom_metadata["scores"]["bm25"] is None
 
 
@@ -261,7 +268,7 @@ async def test_small_lexical_budget_still_returns_the_rare_match(db_url, embedde
     filler = [("user", f"Another order update number {i} about the lamp") for i in range(30)]
     await _seed(light, app, user, TURNS + filler)
     options = SearchOptions(heavy_user_rows=1, lexical_budget=5)
-    tight = PgVectorMemoryService(
+    tight = PgVectorMemoryService.from_url(
         db_url, embedder=embedder, search=options, write_policy="full_transcript"
     )
     query = "order A-4521 lamp"
@@ -359,7 +366,7 @@ async def test_a_failed_query_embedding_stops_the_heavy_search_cleanly(db_url, e
     light, _ = services
     app, user = unique("app"), unique("u")
     await _seed(light, app, user)
-    memory = PgVectorMemoryService(
+    memory = PgVectorMemoryService.from_url(
         db_url,
         embedder=_FailingQueries(embedder),
         search=SearchOptions(heavy_user_rows=1),
@@ -369,7 +376,7 @@ async def test_a_failed_query_embedding_stops_the_heavy_search_cleanly(db_url, e
         with pytest.raises(EmbedderError):
             await memory.search_memory(app_name=app, user_id=user, query="explode the lamp order")
         # the background index build the first search started holds a connection of its own
-        await memory.wait_for_index_builds()
+        await memory.store.wait_for_index_builds()
         assert memory.engine.pool.checkedout() == 0  # the lexical side was cancelled and closed
         found = await memory.search_memory(app_name=app, user_id=user, query="blue lamp order")
         assert "lamp" in texts(found)[0]
@@ -385,7 +392,7 @@ async def test_one_connection_and_two_connections_return_the_same_rows(services,
     for query in ["vegetarian dinner", "order A-4521", "Maria June"]:
         (qvec,) = await embedder.embed([query])
         terms = query_terms(query)
-        options = heavy.search_options
+        options = heavy.store.search_options
 
         async def embed_query(vector=qvec):
             return vector
@@ -526,7 +533,7 @@ async def test_a_user_who_grows_gets_a_denser_index_under_the_same_name(services
     again, _ = await _index_state(heavy.engine, name)
     assert again.oid == dense.oid
     async with operator_connect(heavy.engine) as conn:
-        assert (await plan_search(conn, app, user, heavy.search_options)).ann
+        assert (await plan_search(conn, app, user, heavy.store.search_options)).ann
     found = await heavy.search_memory(app_name=app, user_id=user, query="A-4521", limit=3)
     assert "A-4521" in texts(found)[0]
 

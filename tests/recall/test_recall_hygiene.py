@@ -27,7 +27,7 @@ def entry(words: str, **meta) -> MemoryEntry:
 
 async def test_preload_and_load_memory_skip_procedures_and_record_use(db_url, embedder):
     sessions = DatabaseSessionService(db_url=db_url)
-    memory = PgVectorMemoryService(db_url, embedder=embedder, access_flush_delay=60)
+    memory = PgVectorMemoryService.from_url(db_url, embedder=embedder, access_flush_delay=60)
     model = ScriptedLlm(turns=[[call("load_memory", query="refund policy")], "Done."])
     agent = LlmAgent(
         name="assistant",

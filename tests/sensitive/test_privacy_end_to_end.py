@@ -78,7 +78,7 @@ async def test_no_corpus_secret_reaches_a_kit_table(sessions, embedder, db_url):
     rows = _positives()[::STEP][:LIMIT]
     assert len({r["kind"] for r in rows}) >= 20
     app_name, user = f"e2e_{uuid.uuid4().hex[:8]}", "u1"
-    memory = PgVectorMemoryService(
+    memory = PgVectorMemoryService.from_url(
         db_url, embedder=embedder, write_policy=WritePolicy.FULL_TRANSCRIPT
     )
     queue = ReviewQueue(db_url)

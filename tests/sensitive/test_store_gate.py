@@ -84,10 +84,10 @@ async def test_no_secret_reaches_any_kit_column(memory, sessions, db_url):
     ))  # fmt: skip
     found = await memory.search_memory(app_name=app, user_id=user, query="card for the gym")
     row_id = found.memories[0].id
-    await memory.pin_memory(
+    await memory.curator.pin_memory(
         app_name=app, user_id=user, memory_id=row_id, reason=f"key {s['pin_reason']}"
     )
-    await memory.correct_memory(
+    await memory.curator.correct_memory(
         app_name=app,
         user_id=user,
         memory_id=row_id,

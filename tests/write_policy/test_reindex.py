@@ -58,7 +58,7 @@ async def rows(memory, app: str, user: str) -> list[tuple]:
 
 async def test_reindex_rewrites_only_that_users_rows(sessions, embedder, db_url):
     app, other_app = f"ri_{uuid.uuid4().hex[:8]}", f"ri_{uuid.uuid4().hex[:8]}"
-    old = PgVectorMemoryService(
+    old = PgVectorMemoryService.from_url(
         db_url, embedder=embedder, write_policy=WritePolicy.FULL_TRANSCRIPT
     )  # today's store
     try:

@@ -85,7 +85,7 @@ async def say(runner: Runner, user: str, session_id: str, said: str) -> list:
 async def test_reports_of_memory_tools_are_not_stored_but_a_booking_is(sessions, embedder, db_url):
     user = "u1"
     memory = PgVectorMemoryService(db_url, embedder=embedder)
-    assert memory.write_policy is WritePolicy.ROUTED
+    assert memory.config.write_policy is WritePolicy.ROUTED
     queue = ReviewQueue(db_url)
     app = build_concierge_app(ScriptedLlm(responder=responder), review_queue=queue)
     app = app.model_copy(update={"name": f"prov_{uuid.uuid4().hex[:8]}"})

@@ -96,7 +96,7 @@ async def test_runner_closer_checkpoint_and_a_new_session_store_only_routed_cont
 ):
     app_name, user = f"wp_{uuid.uuid4().hex[:8]}", "u1"
     memory = PgVectorMemoryService(db_url, embedder=embedder)  # default settings
-    assert memory.write_policy is WritePolicy.ROUTED
+    assert memory.config.write_policy is WritePolicy.ROUTED
     queue = ReviewQueue(db_url)
     runner = Runner(
         app=concierge_app(app_name, queue), session_service=sessions, memory_service=memory
@@ -143,7 +143,7 @@ async def test_the_same_session_in_full_transcript_mode_stores_everything_said(
     sessions, embedder, db_url
 ):
     app_name, user = f"wp_{uuid.uuid4().hex[:8]}", "u1"
-    memory = PgVectorMemoryService(
+    memory = PgVectorMemoryService.from_url(
         db_url, embedder=embedder, write_policy=WritePolicy.FULL_TRANSCRIPT
     )
     queue = ReviewQueue(db_url)

@@ -1,0 +1,241 @@
+"""MemoryStore: the memory tables of one database, bound to its engine and options.
+
+It owns the engine (made on first use, or shared), the schema check, the ranked search, the
+batched recall accesses and the background index builds. Every statement lives in
+``memory/store.py``, ``memory/search.py``, ``memory/schema.py`` and ``memory/ann.py``; this
+class only binds them to one engine. No ADK types: the service converts rows to entries.
+Every per-user operation takes ``app`` and ``user`` and touches that user's rows only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from adk_memory_kit.core.db_errors import db_doors
+from adk_memory_kit.core.scope import operator_scope, user_scope
+from adk_memory_kit.db.embedded import DB_URL_ENV, kit_home
+from adk_memory_kit.db.engine import is_default_uri, make_engine
+from adk_memory_kit.db.fence import fences_of
+from adk_memory_kit.embedders.base import Embedder, checked_embed
+from adk_memory_kit.errors import DatabaseUnavailableError
+from adk_memory_kit.memory import store
+from adk_memory_kit.memory.access import AccessRecorder
+from adk_memory_kit.memory.ann import IndexBuilder
+from adk_memory_kit.memory.query import query_terms
+from adk_memory_kit.memory.rerank import asks_about_now
+from adk_memory_kit.memory.schema import StorageOptions, ensure_schema
+from adk_memory_kit.memory.search import SearchFilters, SearchOptions, SearchPlan, search_on_engine
+
+logger = logging.getLogger(__name__)
+
+
+@db_doors
+class MemoryStore:
+    """The SQL side of long-term memory on one engine.
+
+    Args:
+        db_url: a SQLAlchemy URL; ``None`` uses ``ADK_MEMORY_KIT_DB_URL`` or the embedded server.
+        embedder: embeds search queries; its ``dim`` and ``model_id`` fix the table's schema.
+        storage: the layout of a new database's tables.
+        search: ranking options; may be replaced between searches (tuning benchmarks do).
+        engine: an existing engine to share (never disposed of here).
+        pool_size: connections of the engine made here.
+        access_flush_delay: seconds recall accesses wait before one UPDATE per user.
+    """
+
+    def __init__(
+        self,
+        db_url: str | None,
+        *,
+        embedder: Embedder,
+        storage: StorageOptions,
+        search: SearchOptions,
+        engine: AsyncEngine | None = None,
+        pool_size: int = 5,
+        access_flush_delay: float = 2.0,
+    ) -> None:
+        self.embedder = embedder
+        self.storage = storage
+        self.search_options = search
+        self._db_url = db_url
+        self._engine = engine
+        self._owns_engine = engine is None
+        self._pool_size = pool_size
+        self._ready = False
+        self._ready_lock: asyncio.Lock | None = None
+        self.access = AccessRecorder(self._write_access, flush_delay=access_flush_delay)
+        self.index_builder = IndexBuilder(min_rows=search.heavy_user_rows)
+
+    # ------------------------------------------------------------------ engine
+    @property
+    def engine(self) -> AsyncEngine:
+        """The engine (created on first use; starts the embedded server if needed)."""
+        if self._engine is None:
+            self._engine = make_engine(self._db_url, pool_size=self._pool_size)
+        return self._engine
+
+    def _url_given(self) -> bool:
+        """Whether a database URL was chosen (argument or environment), not the embedded one."""
+        if self._engine is not None and not self._owns_engine:
+            return True
+        given = self._db_url and not is_default_uri(self._db_url)
+        return bool(given or os.environ.get(DB_URL_ENV))
+
+    async def ready(self) -> AsyncEngine:
+        """The engine, once reachable and with the memory schema created or checked."""
+        if not self._ready:
+            if self._ready_lock is None:
+                self._ready_lock = asyncio.Lock()
+            async with self._ready_lock:
+                if not self._ready:
+                    engine = await asyncio.to_thread(lambda: self.engine)
+                    await _check_reachable(engine, self._url_given())
+                    await ensure_schema(
+                        engine,
+                        dim=self.embedder.dim,
+                        model_id=self.embedder.model_id,
+                        partitions=self.storage.partitions,
+                    )
+                    self._ready = True
+        return self.engine
+
+    async def close(self) -> None:
+        """Write pending accesses; dispose of the engine (only if this store made it)."""
+        await self.index_builder.close()
+        if self._ready:
+            try:
+                await self.access.close()
+            except Exception as exc:  # never keep a pool open for a failed flush
+                logger.warning("memory access flush at close failed: %s", type(exc).__name__)
+        if self._engine is not None and self._owns_engine:
+            await self._engine.dispose()
+            self._engine = None
+            self._ready = False
+
+    # ------------------------------------------------------------------ search and access
+    async def search_rows(
+        self, *, app_name: str, user_id: str, query: str, limit: int, filters: SearchFilters
+    ) -> list[Mapping[str, Any]]:
+        """The ranked rows of ``query`` (clean, non-empty text) for one user, best first."""
+        engine = await self.ready()
+        app, user = app_name, user_id
+
+        async def embed_query() -> list[float]:
+            (qvec,) = await checked_embed(self.embedder, [query], queries=True)
+            return qvec
+
+        def on_plan(plan: SearchPlan) -> None:
+            if self.search_options.ann_auto_build:  # a heavy user's missing index
+                self.index_builder.consider(engine, app, user, plan.rows, plan.ann)
+
+        return await search_on_engine(
+            engine,
+            app=app,
+            user=user,
+            embed_query=embed_query,
+            terms=query_terms(query),
+            limit=limit,
+            options=self.search_options,
+            filters=filters,
+            on_plan=on_plan,
+            present_tense=asks_about_now(query),
+        )
+
+    async def wait_for_index_builds(self) -> None:
+        """Wait for the background index builds this store started (memory/ann.py)."""
+        await self.index_builder.wait()
+
+    async def flush_access(self) -> int:
+        """Write the pending recall accesses now; returns how many rows were touched."""
+        return await self.access.flush()
+
+    async def _write_access(
+        self, app: str, user: str, rows: Mapping[str, tuple[int, datetime]]
+    ) -> None:
+        engine = await self.ready()
+        with user_scope(app, user):  # flushed in the background: the rows' own user
+            async with engine.begin() as conn:
+                fence = (await fences_of(conn, {(app, user)})).get((app, user))
+                if fence is not None:
+                    rows = {k: v for k, v in rows.items() if not fence.discards(v[1])}
+                    if not rows:
+                        return  # queued before or during a forget of the user: discarded
+                await store.record_access(conn, app, user, rows)
+
+    # ------------------------------------------------------------------ deletes and counts
+    async def delete_id(self, *, app_name: str, user_id: str, row_id: str) -> int:
+        """Delete one row of the user; returns how many went (0 or 1)."""
+        async with (await self.ready()).begin() as conn:
+            return await store.delete_id(conn, app_name, user_id, row_id)
+
+    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> int:
+        """Delete the rows of one session and its snapshot mark; returns the rows gone."""
+        async with (await self.ready()).begin() as conn:
+            return await store.delete_session(conn, app_name, user_id, session_id)
+
+    async def delete_user(self, *, app_name: str, user_id: str) -> int:
+        """Delete every row of the user under their exclusive write lock."""
+        async with (await self.ready()).begin() as conn:
+            await store.lock_user(conn, app_name, user_id, exclusive=True)
+            return await store.delete_user(conn, app_name, user_id)
+
+    async def purge_expired(self) -> int:
+        """Delete every user's rows whose time-to-live has passed (an operator's job)."""
+        engine = await self.ready()
+        with operator_scope():  # maintenance over every user
+            async with engine.begin() as conn:
+                return await store.purge_expired(conn)
+
+    async def count_by_kind(self, *, app_name: str, user_id: str) -> dict[str, int]:
+        """How many rows the user has, by kind."""
+        async with (await self.ready()).connect() as conn:
+            return dict(await store.count_by_kind(conn, app_name, user_id))
+
+    async def list_users(self, app_name: str) -> list[str]:
+        """The user ids with rows in ``app_name`` (an operator's view)."""
+        engine = await self.ready()
+        with operator_scope():  # an operator's view across the app's users
+            async with engine.connect() as conn:
+                return await store.list_users(conn, app_name)
+
+
+async def _check_reachable(engine: AsyncEngine, url_given: bool) -> None:
+    """Open one connection; a server that cannot be reached raises a clear error.
+
+    ``url_given``: a URL was passed or set in ``ADK_MEMORY_KIT_DB_URL`` (then the hint
+    suggests the embedded default); otherwise the embedded server itself failed, and the
+    hint points to its log.
+    """
+    try:
+        async with engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
+    except (OperationalError, InterfaceError, OSError) as exc:
+        url = engine.url.render_as_string(hide_password=True)
+        cause = getattr(exc, "orig", None) or exc
+        detail = " ".join(str(cause).split())[:300]
+        logger.debug("memory database %s is unreachable: %s", url, type(cause).__name__)
+        if url_given:
+            hint = (
+                "Check that the PostgreSQL server is running and reachable and that the URL "
+                "and credentials are right (the db_url argument, or ADK_MEMORY_KIT_DB_URL), or "
+                "pass no URL and unset ADK_MEMORY_KIT_DB_URL to use the embedded default server"
+            )
+        else:
+            hint = (
+                "This is the embedded default server: see its log under "
+                f"{kit_home() / 'pgdata' / 'log'} and 'adk-memory-kit db status'"
+            )
+        err = DatabaseUnavailableError(
+            f"cannot connect to the memory database at {url} ({detail}). {hint}"
+        )
+        err.transient = True
+        raise err from None
