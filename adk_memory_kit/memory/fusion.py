@@ -1,15 +1,16 @@
-"""Reciprocal-rank fusion of a heavy user's ranked lists, in the process.
+"""Reciprocal-rank fusion: the one ranking of every search path, light and heavy.
 
-The light path fuses in SQL (``search._FUSE_AND_FETCH``); a heavy user's lists already come
-back to the process from two statements (memory/search.py), each row with its scores and
-ordering keys, so fusing them here leaves the database only the fetch of the returned rows.
+The SQL statements (memory/search_sql.py) only read ranked lists, each row with its list's
+score and its ordering keys; this module ranks them, for a light user's exact lists and a
+heavy user's bounded ones alike, so a tuning change is made here once.
 
-Guarantee: the same ranking as the SQL fusion, term for term. Each list is ranked by score
-(descending, then id), the BM25 list keeps rows with a score and the exact-phrase list rows
-scoring above 0, each cut to ``cand``; a row's fused score is the sum, in the order vector,
-BM25, exact, of ``weight / (rrf_k + rank)`` over the lists holding it (the same float8
-operations in the same order, so the same values); rows are ordered current first, then fused
-score plus author bonus, importance and event time (all descending), then id.
+Guarantees: each list is ranked by score (descending, then id), the BM25 list keeps rows with
+a score and the exact-phrase list rows scoring above 0, each cut to ``cand``; a row's fused
+score is the sum, in the order vector, BM25, exact, of ``weight / (rrf_k + rank)`` over the
+lists holding it (float8 arithmetic, as the SQL fusion it replaced); rows are ordered current
+first, then fused score plus author bonus, importance and event time (all descending; a
+missing time first, as PostgreSQL sorts NULL), then id. The relevance floor keeps a row only
+in the dense list when its cosine similarity reaches ``min_similarity``.
 """
 
 from __future__ import annotations

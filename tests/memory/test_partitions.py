@@ -14,14 +14,13 @@ from adk_memory_kit import InvalidInputError, PgVectorMemoryService
 from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.errors import SchemaMismatchError
 from adk_memory_kit.memory.query import query_terms
-from adk_memory_kit.memory.search import (
-    HEAVY_FETCH_SQL,
-    HYBRID_SQL,
-    SearchOptions,
-    candidate_queries,
+from adk_memory_kit.memory.lexical import candidate_queries
+from adk_memory_kit.memory.search import SearchOptions, search_params
+from adk_memory_kit.memory.search_sql import (
+    FETCH_SQL,
+    LIGHT_LISTS_SQL,
     heavy_lexical_sql,
     heavy_sql,
-    search_params,
 )
 from tests.support.memory import session_with, texts, unique
 
@@ -95,10 +94,10 @@ async def test_search_on_partitions_touches_one_partition(partitioned, embedder)
     row_id = found.memories[0].id
     params.update(ids=[row_id])
     statements = {
-        "light": HYBRID_SQL,
+        "light": LIGHT_LISTS_SQL,
         "heavy lexical": heavy_lexical_sql(True, 2),
         "heavy dense": heavy_sql(app, users[0]),
-        "heavy fetch": HEAVY_FETCH_SQL,
+        "fetch": FETCH_SQL,
     }
     async with operator_connect(partitioned.engine) as conn:
         for name, sql in statements.items():

@@ -31,11 +31,9 @@ from adk_memory_kit.memory.ann import (
     index_name,
 )
 from adk_memory_kit.memory.query import query_terms
+from adk_memory_kit.memory.lexical import TIER_LEXEMES, CandidateQueries, candidate_queries
 from adk_memory_kit.memory.search import (
-    TIER_LEXEMES,
-    CandidateQueries,
     SearchOptions,
-    candidate_queries,
     lexical_lists,
     plan_search,
     search_on_engine,
