@@ -7,6 +7,7 @@ texts the bounded lexical statement (memory/search_sql.py) reads candidates with
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import combinations
@@ -64,3 +65,46 @@ def candidate_queries(dfs: Mapping[str, int], budget: int) -> CandidateQueries:
     top = common[:TIER_LEXEMES]
     tiers = tuple(_at_least(top, m) for m in range(len(top), 0, -1))
     return CandidateQueries(rare=" | ".join(_tsquery_literal(x) for x in rare) or None, tiers=tiers)
+
+
+@dataclass(frozen=True)
+class CoverageTerm:
+    """One query lexeme of the cheap pre-ranking (:func:`coverage_terms`): a candidate holding
+    it in the turn itself gains ``in_turn``, one holding it only in the neighbouring turns
+    ``in_context``."""
+
+    turn_query: str
+    any_query: str
+    in_turn: float
+    in_context: float
+
+
+def coverage_terms(
+    dfs: Mapping[str, int], rows: int, k1: float, context_weight: float
+) -> tuple[CoverageTerm, ...]:
+    """The terms of the cheap pre-ranking of a heavy user's candidates: each query lexeme's
+    BM25 weight for a row holding it once, at an average length (its IDF times the saturated
+    term frequency, the turn counting 1 and a neighbouring turn ``context_weight``), with the
+    tsquery texts that test for it. A candidate's coverage score is the sum over the lexemes
+    it holds: BM25 without repeated occurrences and length normalisation, read with one or two
+    tsvector lookups per lexeme instead of unnesting the row's lexemes."""
+    n = max(rows, 1)
+
+    def saturated(tf: float) -> float:
+        return tf * (k1 + 1) / (tf + k1) if tf + k1 > 0 else 0.0
+
+    terms = []
+    for lexeme, df in sorted(dfs.items()):
+        if "\\" in lexeme:
+            continue
+        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        literal = _tsquery_literal(lexeme)
+        terms.append(
+            CoverageTerm(
+                turn_query=f"{literal}:A",
+                any_query=literal,
+                in_turn=idf * saturated(1.0),
+                in_context=idf * saturated(context_weight),
+            )
+        )
+    return tuple(terms)

@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.memory.ann import index_name
 from adk_memory_kit.memory.fusion import FusionWeights, fuse
-from adk_memory_kit.memory.lexical import candidate_queries
+from adk_memory_kit.memory.lexical import candidate_queries, coverage_terms
 from adk_memory_kit.memory.query import websearch_or_query
 from adk_memory_kit.memory.rerank import rerank
 from adk_memory_kit.memory.search_sql import (
@@ -109,6 +109,14 @@ class SearchOptions(KitConfig):
         ge=1,
         le=MAX_LIMIT,
         description="Heavy path: the most rows the full-text candidate stage reads.",
+    )
+    lexical_rescore: int = Field(
+        400,
+        ge=1,
+        le=MAX_LIMIT,
+        description="Heavy path: how many full-text candidates, pre-ranked by their coverage "
+        "of the query's words weighted by IDF (memory/lexical.py), are scored by BM25 (at "
+        "least ``candidates``).",
     )
     ann_ef_search: int = Field(
         400,
@@ -217,6 +225,7 @@ def search_params(
         "lim": limit,
         "cand": max(options.candidates, limit),
         "budget": max(options.lexical_budget, 1),
+        "rescore": max(options.lexical_rescore, options.candidates, limit),
         "floor": options.min_similarity if options.relevance_floor else None,
         **(filters or SearchFilters()).params(),
     }
@@ -231,12 +240,23 @@ async def _rows(conn: AsyncConnection, sql: TextClause, params: dict[str, Any]) 
 
 async def lexical_lists(conn: AsyncConnection, params: dict[str, Any]) -> list[Any]:
     """A heavy user's BM25 and exact-phrase lists (no query vector needed): one probe of the
-    query lexemes' document frequencies, then one statement."""
-    found = await conn.execute(LEXEME_DF_SQL, params)
-    plan = candidate_queries({r.lexeme: int(r.df) for r in found}, params["budget"])
-    tiers = {f"tier{i}": tier for i, tier in enumerate(plan.tiers)}
-    sql = heavy_lexical_sql(plan.rare is not None, len(plan.tiers))
-    return await _rows(conn, sql, {**params, "tq_rare": plan.rare, **tiers})
+    query lexemes' document frequencies, then one statement (memory/lexical.py plans it)."""
+    found = (await conn.execute(LEXEME_DF_SQL, params)).all()
+    dfs = {r.lexeme: int(r.df) for r in found}
+    plan = candidate_queries(dfs, params["budget"])
+    terms = coverage_terms(dfs, int(found[0].n) if found else 0, params["k1"], params["ctxw"])
+    bound: dict[str, Any] = {f"tier{i}": tier for i, tier in enumerate(plan.tiers)}
+    for i, term in enumerate(terms):
+        bound.update(
+            {
+                f"cq{i}t": term.turn_query,
+                f"cq{i}c": term.any_query,
+                f"cw{i}t": term.in_turn,
+                f"cw{i}c": term.in_context,
+            }
+        )
+    sql = heavy_lexical_sql(plan.rare is not None, len(plan.tiers), len(terms))
+    return await _rows(conn, sql, {**params, "tq_rare": plan.rare, **bound})
 
 
 async def _dense_list(

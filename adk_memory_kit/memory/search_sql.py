@@ -248,38 +248,44 @@ def _ranked(name: str, scores: str, where: str = "true") -> str:
 )"""
 
 
-# The query's lexemes and this user's document frequencies (write-maintained, one index probe
-# per lexeme): the input of :func:`candidate_queries`.
+# The query's lexemes, this user's document frequencies and row count (write-maintained, one
+# index probe per lexeme): the input of memory/lexical.py's ``candidate_queries``.
 LEXEME_DF_SQL = text(
     f"""
-SELECT ts.lexeme, ts.df FROM {TERM_STATS} ts
+SELECT ts.lexeme, ts.df, s.n FROM {TERM_STATS} ts
+    JOIN {USER_STATS} s ON s.app_name = ts.app_name AND s.user_id = ts.user_id
 WHERE ts.app_name = :app AND ts.user_id = :user
   AND ts.lexeme = ANY(ARRAY(SELECT lexeme FROM unnest(to_tsvector('english', :qtext))))
 """
 )
 
-# At most this many common lexemes (the rarest of them) form the coverage tiers: the tier
-# "at least m of k" is an OR of C(k, m) conjunctions, each evaluated by the GIN index over the
-# union of their posting lists, so k = 4 keeps a tier to 6 conjunctions (k = 6 gave the same
-# overlap with the exact ranking and cost up to 60 ms a tier).
+
+_CAND_COLUMNS = "t.id, t.tsv_en, t.search_len"
 
 
-_CAND_COLUMNS = f"t.id, t.tsv, t.tsv_en, t.search_len, {_ORDER_KEYS}"
-# The exact-phrase list of a heavy user ranks the candidates of the BM25 list (and, in the
-# dense statement, the dense list): ts_rank_cd costs ~12 us a row, and a row matching the
-# query's unstemmed words matches its stems too, so it is in the BM25 list when it matters.
-_BM25_TOP_ROWS = "(SELECT l.id, l.tsv FROM lexcand l JOIN bm25 b ON b.id = l.id)"
+def _coverage(terms: int) -> str:
+    """A candidate's coverage score (memory/lexical.py ``coverage_terms``): per query lexeme,
+    :cw<i>t if the turn holds it, else :cw<i>c if a neighbouring turn does."""
+    parts = [
+        f"CASE WHEN c.tsv_en @@ CAST(:cq{i}t AS tsquery) THEN :cw{i}t"
+        f" WHEN c.tsv_en @@ CAST(:cq{i}c AS tsquery) THEN :cw{i}c ELSE 0 END"
+        for i in range(terms)
+    ]
+    return " + ".join(parts) or "0"
 
 
-@lru_cache(maxsize=32)
-def heavy_lexical_sql(rare: bool, tiers: int) -> TextClause:
+@lru_cache(maxsize=128)
+def heavy_lexical_sql(rare: bool, tiers: int, terms: int) -> TextClause:
     """The lexical lists of a heavy user: (list, id, score, ordering keys) rows, list 'bm25'
     or 'exact', each list best first.
 
     Candidates: every row matching ``:tq_rare`` (when ``rare``; at most :budget), then rows of
     the coverage tiers ``:tier0`` .. in order, at most :budget / 2 of them (a later tier's
-    index scan does not run once the budget is spent). The candidates' tsvectors are read in
-    the same heap visit; BM25 and the exact phrase are scored on them only."""
+    index scan does not run once the budget is spent), each read with its ``tsv_en`` in the
+    same heap visit. They are pre-ranked by their coverage score (``terms`` query lexemes,
+    :func:`_coverage`: a few tsvector lookups a row) and only the best :rescore are scored by
+    BM25; the exact phrase is scored on the BM25 top :cand, whose unstemmed tsvectors and
+    ordering keys are read by primary key."""
     branches = []
     if rare:
         branches.append(
@@ -304,14 +310,23 @@ WITH {_Q}, {_HEAVY_STATS}, lexcand AS MATERIALIZED (
     SELECT DISTINCT ON (c.id) c.* FROM (
         {union}
     ) c
-), {_hits("lexcand", "true")},
+), rescored AS MATERIALIZED (
+    SELECT c.* FROM lexcand c
+    ORDER BY {_coverage(terms)} DESC, c.id
+    LIMIT :rescore
+), {_hits("rescored", "true")},
 {_ranked("bm25", _BM25_OF_HITS)},
-{_ranked("exact", _exact_of(_BM25_TOP_ROWS), "x.score > 0")}
-SELECT 'bm25' AS list, b.id, b.score, l.cur, l.bonus, l.imp, l.et
-FROM bm25 b JOIN lexcand l ON l.id = b.id
+scored AS MATERIALIZED (
+    SELECT b.id, b.score, t.tsv, {_ORDER_KEYS}
+    FROM bm25 b JOIN {TABLE} t ON t.id = b.id
+    WHERE t.app_name = :app AND t.user_id = :user
+),
+{_ranked("exact", _exact_of("scored"), "x.score > 0")}
+SELECT 'bm25' AS list, s.id, s.score, s.cur, s.bonus, s.imp, s.et
+FROM scored s
 UNION ALL
-SELECT 'exact', e.id, e.score, l.cur, l.bonus, l.imp, l.et
-FROM exact e JOIN lexcand l ON l.id = e.id
+SELECT 'exact', e.id, e.score, s.cur, s.bonus, s.imp, s.et
+FROM exact e JOIN scored s ON s.id = e.id
 ORDER BY 1, 3 DESC, 2
 """
     )
