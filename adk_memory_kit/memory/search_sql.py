@@ -161,7 +161,8 @@ WITH {_Q}, vec AS (
     UNION ALL
     SELECT 'exact', id, score, NULL, 0 FROM exact
 )
-SELECT l.list, l.id, l.score, l.sim, NULL::float8 AS bm25, NULL::float8 AS exact, {_ORDER_KEYS}
+SELECT l.list, l.id, l.score, l.sim, NULL::float8 AS bm25, NULL::float8 AS exact,
+       {_ORDER_KEYS}
 FROM lists l JOIN {TABLE} t ON t.id = l.id
 WHERE t.app_name = :app AND t.user_id = :user
 ORDER BY l.list, l.rank
