@@ -282,17 +282,49 @@ async def time_db(engine, user, queries, vectors, options, *, forced_light: bool
     return timings, tops
 
 
-async def time_full(memory, user, queries, cpu=None) -> list[float]:
+async def _client_backends(engine) -> list[int]:
+    """Process ids of the server's client backends (the pooled connections a search uses)."""
+    from sqlalchemy import text
+
+    async with engine.connect() as conn:
+        found = await conn.execute(
+            text(
+                "SELECT pid FROM pg_stat_activity"
+                " WHERE datname = current_database() AND backend_type = 'client backend'"
+            )
+        )
+        return [int(r.pid) for r in found]
+
+
+def _server_cpu_ms(pids: list[int]) -> float | None:
+    """CPU ms the server processes ``pids`` have run so far; ``None`` if one is unreadable."""
+    total = 0.0
+    for pid in pids:
+        ms = _backend_cpu_ms(pid)
+        if ms is None:
+            return None
+        total += ms
+    return total
+
+
+async def time_full(memory, user, queries, cpu=None, server_cpu=None) -> list[float]:
     """Wall ms of each ``search_memory`` call; ``cpu`` (a list) receives this process's CPU ms
-    per call (the query embedding, the fusion, the drivers; the database's own is not in it)."""
+    per call (the query embedding, the fusion, the drivers), ``server_cpu`` the database
+    server's (every client backend of the pool, where the server runs on this machine)."""
+    await memory.search_memory(app_name=APP, user_id=user, query=queries[0])  # open the pool
     timings = []
     for q in queries:
+        pids = await _client_backends(memory.engine) if server_cpu is not None else []
+        s0 = _server_cpu_ms(pids)
         c0 = time.process_time()
         t0 = time.perf_counter()
         await memory.search_memory(app_name=APP, user_id=user, query=q)
         timings.append((time.perf_counter() - t0) * 1000)
         if cpu is not None:
             cpu.append((time.process_time() - c0) * 1000)
+        s1 = _server_cpu_ms(pids)
+        if server_cpu is not None and s0 is not None and s1 is not None:
+            server_cpu.append(s1 - s0)
     return timings
 
 
@@ -393,7 +425,9 @@ async def main() -> None:
     )
     parser.add_argument("--sizes", default="500,2000,10000,100000")
     parser.add_argument("--queries", type=int, default=40)
-    parser.add_argument("--write-rows", type=int, default=200, help="rows per write test")
+    parser.add_argument(
+        "--write-rows", type=int, default=200, help="rows per write test (0: skip it)"
+    )
     parser.add_argument("--no-minilm", action="store_true", help="stand-in query embedding")
     parser.add_argument("--plot", default="docs/scale_cost_curve.png")
     parser.add_argument("--json", dest="json_out", default=None)
@@ -478,6 +512,7 @@ async def main() -> None:
         b_cpu: list[float] = []
         a_cpu: list[float] = []
         a_client_cpu: list[float] = []
+        a_server_cpu: list[float] = []
         with user_scope(APP, user):  # the database part runs as the service runs it
             if args.no_before:
                 b_db, b_top, b_full = [math.nan], [], [math.nan]
@@ -491,7 +526,9 @@ async def main() -> None:
             a_db, a_top = await time_db(
                 engine, user, queries, vectors, after_opts, forced_light=False, cpu=a_cpu
             )
-            a_full = await time_full(after, user, queries, cpu=a_client_cpu)
+            a_full = await time_full(
+                after, user, queries, cpu=a_client_cpu, server_cpu=a_server_cpu
+            )
         pairs = list(zip(a_top, b_top, strict=True)) if b_top else []
         overlap = text_overlap = math.nan  # not measured without the old query
         if pairs:
@@ -503,6 +540,11 @@ async def main() -> None:
                 len({t for _, t in a} & {t for _, t in b}) / max(1, len({t for _, t in b}))
                 for a, b in pairs
             )
+        total_cpu = (
+            [a + b for a, b in zip(a_client_cpu, a_server_cpu, strict=True)]
+            if len(a_server_cpu) == len(a_client_cpu)
+            else []
+        )
         heavy = size >= after_opts.heavy_user_rows
         indexed = size >= ANN_MIN_ROWS
         with user_scope(APP, user):
@@ -533,6 +575,8 @@ async def main() -> None:
                 "after_db_cpu_p95": _stat(a_cpu, 95),
                 "after_client_cpu_p50": _stat(a_client_cpu, 50),
                 "after_client_cpu_p95": _stat(a_client_cpu, 95),
+                "after_total_cpu_p50": _stat(total_cpu, 50),
+                "after_total_cpu_p95": _stat(total_cpu, 95),
                 "top10_overlap": overlap,
                 "top10_text_overlap": text_overlap,
                 "ann_recall10": recall[0],
@@ -543,19 +587,23 @@ async def main() -> None:
 
     # write throughput: real MiniLM vs the stand-in (separate apps: one embedder per schema is
     # recorded, so the MiniLM run uses its own database under --home/minilm)
-    write_texts = make_rows(turns, args.write_rows, seed=99)
-    t_stand = await write_throughput(after, f"writer-{uuid.uuid4().hex[:6]}", write_texts, 20)
+    t_stand = t_real = math.nan
+    if args.write_rows > 0:
+        write_texts = make_rows(turns, args.write_rows, seed=99)
+        writer = f"writer-{uuid.uuid4().hex[:6]}"
+        t_stand = await write_throughput(after, writer, write_texts, 20)
     await before.close()
     await after.close()
-    minilm_home = os.path.join(args.home, "minilm")
-    os.makedirs(minilm_home, exist_ok=True)
-    from adk_memory_kit.db import embedded_db_url
+    if args.write_rows > 0:
+        minilm_home = os.path.join(args.home, "minilm")
+        os.makedirs(minilm_home, exist_ok=True)
+        from adk_memory_kit.db import embedded_db_url
 
-    url = args.db_url or embedded_db_url(minilm_home)
-    real = PgVectorMemoryService(url, embedder=minilm)
-    await real.search_memory(app_name=APP, user_id="warm-up", query="start the server")
-    t_real = await write_throughput(real, f"writer-{uuid.uuid4().hex[:6]}", write_texts, 20)
-    await real.close()
+        url = args.db_url or embedded_db_url(minilm_home)
+        real = PgVectorMemoryService(url, embedder=minilm)
+        await real.search_memory(app_name=APP, user_id="warm-up", query="start the server")
+        t_real = await write_throughput(real, f"writer-{uuid.uuid4().hex[:6]}", write_texts, 20)
+        await real.close()
 
     load = os.getloadavg()
     print(f"\nmachine: {os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f}")
@@ -588,13 +636,26 @@ async def main() -> None:
             f" | {r['after_db_cpu_p50']:.1f} / {r['after_db_cpu_p95']:.1f}"
             f" | {r['after_client_cpu_p50']:.1f} / {r['after_client_cpu_p95']:.1f} |"
         )
+    print(
+        "\nsearch_memory per call, after (the figures of issue 25): wall ms, and CPU ms of this"
+        " process plus the database server's backends (load-independent)\n"
+    )
+    print("| rows of the user | wall p50 / p95 | CPU p50 / p95 |")
+    print("|---:|---:|---:|")
+    for r in results:
+        print(
+            f"| {r['rows']:,} | {r['after_full_p50']:.1f} / {r['after_full_p95']:.1f}"
+            f" | {r['after_total_cpu_p50']:.1f} / {r['after_total_cpu_p95']:.1f} |"
+        )
     light = next((r for r in results if r["rows"] == min(sizes)), None)
     for r in results:
         if light and r is not light and r["path"] != "exact (light)":
             print(
                 f"\n{r['rows']:,}-row user against the {light['rows']:,}-row user, p95 after:"
                 f" database {r['after_db_p95'] / light['after_db_p95']:.1f}x,"
-                f" search_memory {r['after_full_p95'] / light['after_full_p95']:.1f}x"
+                f" search_memory wall {r['after_full_p95'] / light['after_full_p95']:.2f}x,"
+                f" search_memory CPU"
+                f" {r['after_total_cpu_p95'] / light['after_total_cpu_p95']:.2f}x"
             )
     print("\n| write path | rows/s |\n|---|---:|")
     print(f"| add_events_to_memory, MiniLM int8 (real) | {t_real:,.0f} |")

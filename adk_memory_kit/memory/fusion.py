@@ -1,15 +1,16 @@
-"""Reciprocal-rank fusion of a heavy user's ranked lists, in the process.
+"""Reciprocal-rank fusion: the one ranking of every search path, light and heavy.
 
-The light path fuses in SQL (``search._FUSE_AND_FETCH``); a heavy user's lists already come
-back to the process from two statements (memory/search.py), each row with its scores and
-ordering keys, so fusing them here leaves the database only the fetch of the returned rows.
+The SQL statements (memory/search_sql.py) only read ranked lists, each row with its list's
+score and its ordering keys; this module ranks them, for a light user's exact lists and a
+heavy user's bounded ones alike, so a tuning change is made here once.
 
-Guarantee: the same ranking as the SQL fusion, term for term. Each list is ranked by score
-(descending, then id), the BM25 list keeps rows with a score and the exact-phrase list rows
-scoring above 0, each cut to ``cand``; a row's fused score is the sum, in the order vector,
-BM25, exact, of ``weight / (rrf_k + rank)`` over the lists holding it (the same float8
-operations in the same order, so the same values); rows are ordered current first, then fused
-score plus author bonus, importance and event time (all descending), then id.
+Guarantees: each list is ranked by score (descending, then id), the BM25 list keeps rows with
+a score and the exact-phrase list rows scoring above 0, each cut to ``cand``; a row's fused
+score is the sum, in the order vector, BM25, exact, of ``weight / (rrf_k + rank)`` over the
+lists holding it (float8 arithmetic, as the SQL fusion it replaced); rows are ordered current
+first, then fused score plus author bonus, importance and event time (all descending; a
+missing time first, as PostgreSQL sorts NULL), then id. The relevance floor keeps a row only
+in the dense list when its cosine similarity reaches ``min_similarity``.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ class FusedRow:
     exact: float | None
 
 
-def _ranked(scores: Mapping[uuid.UUID, float], cand: int) -> list[tuple[uuid.UUID, float]]:
+def _ranked(scores: Mapping[int, float], cand: int) -> list[tuple[int, float]]:
     """``scores`` best first (score descending, then id), cut to ``cand``."""
     by_id = sorted(scores.items(), key=lambda item: item[0])
     by_id.sort(key=lambda item: item[1], reverse=True)  # stable: ties stay in id order
@@ -52,12 +53,12 @@ def _ranked(scores: Mapping[uuid.UUID, float], cand: int) -> list[tuple[uuid.UUI
 
 
 def _merge(
-    first: Iterable[tuple[uuid.UUID, float | None]],
-    then: Iterable[tuple[uuid.UUID, float | None]],
+    first: Iterable[tuple[int, float | None]],
+    then: Iterable[tuple[int, float | None]],
     keep: Callable[[float], bool],
-) -> dict[uuid.UUID, float]:
+) -> dict[int, float]:
     """One score per id (the first source's when both hold it), those ``keep`` accepts."""
-    merged: dict[uuid.UUID, float] = {}
+    merged: dict[int, float] = {}
     for source in (first, then):
         for row_id, score in source:
             if row_id not in merged and score is not None and keep(score):
@@ -76,31 +77,42 @@ def fuse(
 ) -> list[FusedRow]:
     """The top ``limit`` rows of the fused lists.
 
-    ``dense``: the dense list best first, rows with ``id``, ``bm25``, ``exact`` (the row's
-    scores; ``None``: no match) and the ordering keys ``cur``, ``bonus``, ``imp``, ``et``.
-    ``lexical``: rows with ``list`` (``'bm25'`` or ``'exact'``), ``id``, ``score`` and the
-    same ordering keys. A row in both carries the same scores (one scoring expression).
-    ``min_similarity``: the relevance floor (``None``: none); a row in neither cut lexical
-    list is returned only if its dense row's ``sim`` (cosine similarity) reaches it.
+    ``dense``: the dense list best first, rows with ``id``, ``sim`` (cosine similarity),
+    ``bm25``, ``exact`` (the row's scores; ``None`` or absent: no match) and the ordering keys
+    ``cur``, ``bonus``, ``imp``, ``et``. ``lexical``: rows with ``list`` (``'bm25'`` or
+    ``'exact'``), ``id``, ``score`` and the same ordering keys. A row in both carries the same
+    scores (one scoring expression). ``min_similarity``: the relevance floor (``None``: none);
+    a row in neither cut lexical list is returned only if its dense row's ``sim`` reaches it.
     """
-    keys: dict[uuid.UUID, Mapping[str, Any]] = {r["id"]: r for r in lexical}
-    keys.update({r["id"]: r for r in dense})
-    vec = [r["id"] for r in dense[:cand]]
-    lexical_scores = {
-        name: [(r["id"], r["score"]) for r in lexical if r["list"] == name]
-        for name in ("bm25", "exact")
-    }
+    # ids as the UUID's integer: it orders as the UUID (and as PostgreSQL's uuid) and hashes
+    # and compares in C, where a UUID does both in Python (the light path fuses ~600 rows)
+    ids: dict[int, uuid.UUID] = {}
+    keys: dict[int, Mapping[str, Any]] = {}
+    for row in (*lexical, *dense):
+        key = row["id"].int
+        ids[key] = row["id"]
+        keys[key] = row  # a dense row's keys win (the same values either way)
+    vec = [r["id"].int for r in dense[:cand]]
+    lexical_scores: dict[str, list[tuple[int, float | None]]] = {"bm25": [], "exact": []}
+    for row in lexical:
+        lexical_scores[row["list"]].append((row["id"].int, row["score"]))
     bm25 = _ranked(
-        _merge(lexical_scores["bm25"], ((r["id"], r["bm25"]) for r in dense), lambda s: True),
+        _merge(
+            lexical_scores["bm25"], ((r["id"].int, r.get("bm25")) for r in dense), lambda s: True
+        ),
         cand,
     )
     exact = _ranked(
-        _merge(lexical_scores["exact"], ((r["id"], r["exact"]) for r in dense), lambda s: s > 0),
+        _merge(
+            lexical_scores["exact"],
+            ((r["id"].int, r.get("exact")) for r in dense),
+            lambda s: s > 0,
+        ),
         cand,
     )
-    fused: dict[uuid.UUID, float] = {}
-    bm25_of: dict[uuid.UUID, float] = {}
-    exact_of: dict[uuid.UUID, float] = {}
+    fused: dict[int, float] = {}
+    bm25_of: dict[int, float] = {}
+    exact_of: dict[int, float] = {}
     for rank, row_id in enumerate(vec, start=1):
         fused[row_id] = fused.get(row_id, 0.0) + weights.vector / (weights.rrf_k + rank)
     for rank, (row_id, score) in enumerate(bm25, start=1):
@@ -112,7 +124,7 @@ def fuse(
 
     final = {row_id: score + keys[row_id]["bonus"] for row_id, score in fused.items()}
 
-    def order(row_id: uuid.UUID) -> tuple[bool, float, float, bool, datetime]:
+    def order(row_id: int) -> tuple[bool, float, float, bool, datetime]:
         key = keys[row_id]
         et = key["et"]
         # PostgreSQL sorts a NULL time first in descending order
@@ -126,7 +138,7 @@ def fuse(
 
     if min_similarity is not None:
         floor = min_similarity
-        sims = {r["id"]: r.get("sim") for r in dense}
+        sims = {r["id"].int: r.get("sim") for r in dense}
         fused = {
             row_id: score
             for row_id, score in fused.items()
@@ -138,7 +150,7 @@ def fuse(
     ranked.sort(key=order, reverse=True)
     return [
         FusedRow(
-            id=row_id,
+            id=ids[row_id],
             score=final[row_id],
             bm25=bm25_of.get(row_id),
             exact=exact_of.get(row_id),

@@ -13,15 +13,14 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from adk_memory_kit import InvalidInputError, PgVectorMemoryService
 from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.errors import SchemaMismatchError
+from adk_memory_kit.memory.lexical import candidate_queries
 from adk_memory_kit.memory.query import query_terms
-from adk_memory_kit.memory.search import (
-    HEAVY_FETCH_SQL,
-    HYBRID_SQL,
-    SearchOptions,
-    candidate_queries,
+from adk_memory_kit.memory.search import SearchOptions, search_params
+from adk_memory_kit.memory.search_sql import (
+    FETCH_SQL,
+    LIGHT_LISTS_SQL,
     heavy_lexical_sql,
     heavy_sql,
-    search_params,
 )
 from tests.support.memory import session_with, texts, unique
 
@@ -94,13 +93,14 @@ async def test_search_on_partitions_touches_one_partition(partitioned, embedder)
     tiers = candidate_queries({"4521": 1, "late": 8, "order": 8}, budget=1)
     assert tiers.rare and len(tiers.tiers) == 2
     params.update(tq_rare=tiers.rare, tier0=tiers.tiers[0], tier1=tiers.tiers[1])
+    params.update(cq0t="'order':A", cq0c="'order'", cw0t=1.0, cw0c=0.5)
     row_id = found.memories[0].id
     params.update(ids=[row_id])
     statements = {
-        "light": HYBRID_SQL,
-        "heavy lexical": heavy_lexical_sql(True, 2),
+        "light": LIGHT_LISTS_SQL,
+        "heavy lexical": heavy_lexical_sql(True, 2, 1),
         "heavy dense": heavy_sql(app, users[0]),
-        "heavy fetch": HEAVY_FETCH_SQL,
+        "fetch": FETCH_SQL,
     }
     async with operator_connect(partitioned.engine) as conn:
         for name, sql in statements.items():

@@ -7,6 +7,7 @@ exercises it; the light (exact) path of the default service is the reference.
 from __future__ import annotations
 
 import logging
+import math
 
 import pytest
 from sqlalchemy import text
@@ -30,12 +31,15 @@ from adk_memory_kit.memory.ann import (
     index_heavy_users,
     index_name,
 )
-from adk_memory_kit.memory.query import query_terms
-from adk_memory_kit.memory.search import (
+from adk_memory_kit.memory.lexical import (
     TIER_LEXEMES,
     CandidateQueries,
-    SearchOptions,
     candidate_queries,
+    coverage_terms,
+)
+from adk_memory_kit.memory.query import query_terms
+from adk_memory_kit.memory.search import (
+    SearchOptions,
     lexical_lists,
     plan_search,
     search_on_engine,
@@ -344,6 +348,49 @@ async def test_rows_matching_more_of_the_query_are_read_first(services):
         texts_by_id = {r.id: r.text for r in by_id}
     bm25 = [texts_by_id[r["id"]] for r in lists if r["list"] == "bm25"]
     assert bm25[0] == target
+
+
+def test_coverage_terms_weigh_rare_words_and_the_turn_itself_most():
+    terms = coverage_terms(
+        {"nike": 5, "john": 900, "a\\b": 1}, rows=1_000, k1=1.2, context_weight=0.5
+    )
+    by_query = {t.any_query: t for t in terms}
+    assert set(by_query) == {"'nike'", "'john'"}  # a backslash lexeme is left to BM25
+    nike, john = by_query["'nike'"], by_query["'john'"]
+    assert nike.turn_query == "'nike':A"
+    assert nike.in_turn > john.in_turn > 0
+    # BM25 of one occurrence at an average length: IDF times tf (k1 + 1) / (tf + k1)
+    assert nike.in_turn == pytest.approx(math.log(1 + 995.5 / 5.5))
+    assert nike.in_context == pytest.approx(nike.in_turn * 0.5 * 2.2 / 1.7)
+
+
+async def test_only_the_best_covered_candidates_are_scored(services):
+    """With a rescore depth of 5, BM25 scores only 5 of the ~90 candidates, chosen by their
+    IDF-weighted coverage of the query: the row holding three of its words still leads, and
+    the BM25 list holds no more than 5 rows."""
+    light, _ = services
+    app, user = unique("app"), unique("u")
+    counts = {"blue": 20, "lamp": 20, "parcel": 20, "tracking": 30}
+    filler = [
+        ("user", f"Entry {word} {i}: nothing else here")
+        for word, n in counts.items()
+        for i in range(n)
+    ]
+    await _seed(light, app, user, filler)
+    target = "The blue lamp parcel arrived yesterday"
+    await _seed(light, app, user, [("user", target)])
+    options = SearchOptions(heavy_user_rows=1, candidates=5, lexical_rescore=5)
+    params = search_params(app, user, query_terms("blue lamp parcel tracking"), 5, options)
+    assert params["rescore"] == 5
+    async with operator_connect(light.engine) as conn:
+        lists = await lexical_lists(conn, params)
+        by_id = await conn.execute(
+            text("SELECT id, text FROM adk_memory_items WHERE app_name = :a AND user_id = :u"),
+            {"a": app, "u": user},
+        )
+        texts_by_id = {r.id: r.text for r in by_id}
+    bm25 = [texts_by_id[r["id"]] for r in lists if r["list"] == "bm25"]
+    assert bm25[0] == target and len(bm25) <= 5
 
 
 class _FailingQueries:
