@@ -21,6 +21,7 @@ from adk_memory_kit.core.ids import fact_key, memory_row_id
 from adk_memory_kit.core.validation import check_identifier, clean_text, short
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.sensitive import redact_for_store
+from adk_memory_kit.write_policy.index_keys import index_text, is_context_only, left_out_text
 
 
 class IndexingOptions(KitConfig):
@@ -72,6 +73,19 @@ class IndexingOptions(KitConfig):
     )
     embed_date: bool = Field(
         False, description="Also prefix the embedded text with the event's date."
+    )
+    index_left_out: bool = Field(
+        True,
+        description="Index the sentences the routed write policy leaves out of the stored "
+        "text as filler or fact-less questions (adk_memory_kit.write_policy.index_keys): in the "
+        "turn's own full-text context, and as its neighbours' context (a turn left with only "
+        "such sentences is context, never a row). Never stored or returned; sensitive and "
+        "routed-away sentences are never among them.",
+    )
+    embed_left_out: bool = Field(
+        False,
+        description="Embed the turn's whole indexable text (stored and left-out sentences) "
+        "instead of its stored text.",
     )
 
 
@@ -355,31 +369,53 @@ def documents_from_events(
     options: IndexingOptions,
     extra_metadata: dict[str, Any] | None = None,
 ) -> list[MemoryDocument]:
-    """One document per event that has text; events without text are skipped."""
-    turns: list[tuple[Event, str, str]] = []
+    """One document per event that has text; events without text are skipped.
+
+    An event the write policy marked context-only makes no document; with
+    ``options.index_left_out`` it is its neighbours' context, and a kept event's left-out
+    sentences join its own full-text context (never its stored text)."""
+    turns: list[_Turn] = []
     for event in events:
         if not isinstance(event, Event):
             raise InvalidInputError(f"events must be google.adk Event objects, got {type(event)}")
+        context_only = is_context_only(event)
+        if context_only and not options.index_left_out:
+            continue
         text = _filtered(event.content, options)
         if not text.strip():
             continue
-        if not event.id:
+        if not event.id and not context_only:
             raise InvalidInputError("every event needs an id to be stored in memory")
-        check_identifier("event id", event.id)
-        own = _labelled(_author(event.author), text, options)[: options.max_index_chars]
-        turns.append((event, text, own))
+        if not context_only:
+            check_identifier("event id", event.id)
+        author = _author(event.author)
+        own = _labelled(author, text, options)[: options.max_index_chars]
+        whole, left_out = own, ""
+        if options.index_left_out and not context_only and left_out_text(event):
+            whole = _labelled(author, _redacted(index_text(event), options), options)
+            whole = whole[: options.max_index_chars]
+            left_out = _redacted(left_out_text(event), options)[: options.max_index_chars]
+        turns.append(_Turn(event, text, own, whole, left_out, context_only))
     docs: list[MemoryDocument] = []
     extra = clean_metadata(extra_metadata or {}, options.redactor)
     chars = options.context_chars
     n_before, n_after = max(0, options.context_turns), max(0, options.context_turns_after)
-    for i, (event, text, own) in enumerate(turns):
-        before = [t[2][-chars:] for t in turns[max(0, i - n_before) : i]] if chars else []
-        after = [t[2][:chars] for t in turns[i + 1 : i + 1 + n_after]] if chars else []
-        context = "\n".join(before + after)
+    for i, turn in enumerate(turns):
+        if turn.context_only:
+            continue
+        event, text, own = turn.event, turn.text, turn.own
+        before = (
+            [x[-chars:] for t in turns[max(0, i - n_before) : i] for x in t.parts] if chars else []
+        )
+        after = (
+            [x[:chars] for t in turns[i + 1 : i + 1 + n_after] for x in t.parts] if chars else []
+        )
+        context = "\n".join(before + after + ([turn.left_out] if turn.left_out else []))
+        embedded = turn.whole if options.embed_left_out else own
         if options.embed_context and (before or after):
-            embed_text = "\n".join([*before, own, *after])
+            embed_text = "\n".join([*before, embedded, *after])
         else:
-            embed_text = own
+            embed_text = embedded
         when = event_time(event)
         context, embed_text = _index_keys(when, embed_text, context, options)
         docs.append(
@@ -402,6 +438,31 @@ def documents_from_events(
             )
         )
     return docs
+
+
+@dataclass(frozen=True)
+class _Turn:
+    """One text event on its way to a document: ``own`` is its labelled stored text, ``whole``
+    its labelled indexable text (``own`` unless the write policy left sentences out),
+    ``left_out`` those sentences (index keys only)."""
+
+    event: Event
+    text: str
+    own: str
+    whole: str
+    left_out: str
+    context_only: bool
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        """What a neighbour's context holds of this turn: its labelled stored text, then its
+        left-out sentences (kept apart, so the re-ranker still finds the stored text there)."""
+        return (self.own, self.left_out) if self.left_out else (self.own,)
+
+
+def _redacted(text: str, options: IndexingOptions) -> str:
+    text = clean_text(text)
+    return options.redactor(text) if options.redactor and text else text
 
 
 # Keys search_memory adds to every returned entry's metadata; they describe the stored row, so

@@ -251,7 +251,9 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
         check_identifier("session.id", session.id)
         events = as_events(session.events)  # duck-typed events as ADK's services take them
         # write-policy hook: only what the policy selects is stored (newest stays the session's)
-        selected = await select_events(session, events, self.write_policy, self.routed_options)
+        selected = await select_events(
+            session, events, self.write_policy, self.routed_options, index_context=True
+        )
         docs, newest = await asyncio.to_thread(self._session_documents, session, events, selected)
         if newest is None:
             return SessionWrite(session.id, 0, status="empty")
@@ -297,7 +299,9 @@ class PgVectorMemoryService(CurationMixin, BaseMemoryService):
         check_scope(session.app_name, session.user_id)
         check_identifier("session.id", session.id)
         events = as_events(session.events)  # duck-typed events as ADK's services take them
-        selected = await select_events(session, events, self.write_policy, self.routed_options)
+        selected = await select_events(
+            session, events, self.write_policy, self.routed_options, index_context=True
+        )
         docs, newest = await asyncio.to_thread(self._session_documents, session, events, selected)
         if newest is None:
             return 0
