@@ -48,7 +48,9 @@ class IndexingOptions(KitConfig):
         False, description="Also index function calls and responses as text."
     )
     include_author: bool = Field(
-        True, description="Prefix the indexed text with the event's author."
+        True,
+        description="Prefix the indexed and embedded text with the event's author (the "
+        "full-text index leaves out ADK's generic 'user', which names no one).",
     )
     context_turns: int = Field(
         1, ge=0, le=100, description="Preceding turns indexed with a turn (low weight)."
@@ -335,7 +337,19 @@ def _author(value: str | None) -> str | None:
 
 
 def _labelled(author: str | None, text: str, options: IndexingOptions) -> str:
+    """The embedded form of a turn: ``author: text``."""
     return f"{author}: {text}" if options.include_author and author else text
+
+
+#: Authors that name no one: ADK writes ``user`` on every user turn, so the word would make
+#: every user turn a full-text match (and pass the relevance floor) for "what does the user
+#: ...?". Their label stays in the embedded text (the router embeds ``user: <sentence>`` too).
+UNNAMED_AUTHORS = frozenset({"user"})
+
+
+def _indexed(author: str | None, text: str, options: IndexingOptions) -> str:
+    """The full-text form of a turn: ``author: text``, without an unnamed author's label."""
+    return text if (author or "").lower() in UNNAMED_AUTHORS else _labelled(author, text, options)
 
 
 def date_key(when: datetime) -> str:
@@ -389,13 +403,15 @@ def documents_from_events(
         if not context_only:
             check_identifier("event id", event.id)
         author = _author(event.author)
-        own = _labelled(author, text, options)[: options.max_index_chars]
-        whole, left_out = own, ""
+        own = _indexed(author, text, options)[: options.max_index_chars]
+        embedded = _labelled(author, text, options)[: options.max_index_chars]
+        left_out = ""
         if options.index_left_out and not context_only and left_out_text(event):
-            whole = _labelled(author, _redacted(index_text(event), options), options)
-            whole = whole[: options.max_index_chars]
             left_out = _redacted(left_out_text(event), options)[: options.max_index_chars]
-        turns.append(_Turn(event, text, own, whole, left_out, context_only))
+            if options.embed_left_out:
+                whole = _labelled(author, _redacted(index_text(event), options), options)
+                embedded = whole[: options.max_index_chars]
+        turns.append(_Turn(event, text, own, embedded, left_out, context_only))
     docs: list[MemoryDocument] = []
     extra = clean_metadata(extra_metadata or {}, options.redactor)
     chars = options.context_chars
@@ -411,11 +427,10 @@ def documents_from_events(
             [x[:chars] for t in turns[i + 1 : i + 1 + n_after] for x in t.parts] if chars else []
         )
         context = "\n".join(before + after + ([turn.left_out] if turn.left_out else []))
-        embedded = turn.whole if options.embed_left_out else own
         if options.embed_context and (before or after):
-            embed_text = "\n".join([*before, embedded, *after])
+            embed_text = "\n".join([*before, turn.embedded, *after])
         else:
-            embed_text = embedded
+            embed_text = turn.embedded
         when = event_time(event)
         context, embed_text = _index_keys(when, embed_text, context, options)
         docs.append(
@@ -442,14 +457,14 @@ def documents_from_events(
 
 @dataclass(frozen=True)
 class _Turn:
-    """One text event on its way to a document: ``own`` is its labelled stored text, ``whole``
-    its labelled indexable text (``own`` unless the write policy left sentences out),
-    ``left_out`` those sentences (index keys only)."""
+    """One text event on its way to a document: ``own`` is its full-text indexed stored text,
+    ``embedded`` its embedded text, ``left_out`` the sentences the write policy left out
+    (index keys only)."""
 
     event: Event
     text: str
     own: str
-    whole: str
+    embedded: str
     left_out: str
     context_only: bool
 
@@ -530,7 +545,8 @@ def documents_from_entries(
             key = entry.id or fact_key(text)
             doc_id = memory_row_id(app_name, user_id, session_id, key)
         author = _author(entry.author)
-        indexed = _labelled(author, text, options)[: options.max_index_chars]
+        indexed = _indexed(author, text, options)[: options.max_index_chars]
+        labelled = _labelled(author, text, options)[: options.max_index_chars]
         when = parse_timestamp(entry.timestamp)
         # only a date the caller gave is an index key (no timestamp: stored as now)
         dated = (
@@ -538,7 +554,7 @@ def documents_from_entries(
             if entry.timestamp
             else options.model_copy(update={"index_date": False, "embed_date": False})
         )
-        context, embed_text = _index_keys(when, indexed, "", dated)
+        context, embed_text = _index_keys(when, labelled, "", dated)
         docs.append(
             MemoryDocument(
                 id=doc_id,

@@ -61,3 +61,29 @@ async def test_a_left_out_question_finds_its_answer_and_is_never_returned(db_url
         assert all("glassblowing" not in r["context_text"] for r in rows)
         found = await service.search_memory(app_name=app, user_id=user, query="glassblowing")
         assert not any("green vase" in t for t in texts(found))
+
+
+async def test_the_word_user_in_a_query_does_not_match_every_user_turn(db_url, embedder):
+    """ADK names every user turn's author ``user``: indexing that label would make every user
+    turn a full-text match (and pass the relevance floor) for "what does the user ...?"."""
+    app, user = unique("app"), unique("u")
+    home = [
+        ("user", "I adopted a beagle puppy called Biscuit last spring."),
+        ("user", "Our kitchen renovation finally finished, new oak cabinets everywhere."),
+    ]
+    travel = [("user", "I commute on the 7:40 regional train to Utrecht every weekday.")]
+    async with PgVectorMemoryService(db_url, embedder=embedder) as service:
+        await service.add_session_to_memory(session_with(app, user, home))
+        await service.add_session_to_memory(session_with(app, user, travel))
+        found = texts(
+            await service.search_memory(
+                app_name=app, user_id=user, query="Which train does the user take?"
+            )
+        )
+        assert any("regional train" in t for t in found)
+        assert not any("beagle" in t or "kitchen" in t for t in found)
+        # a named author is still an index key (LoCoMo-style "What did Caroline say?")
+        named = session_with(app, user, [("Caroline", "The bakery opens at six.")])
+        await service.add_session_to_memory(named)
+        found = texts(await service.search_memory(app_name=app, user_id=user, query="Caroline"))
+        assert found == ["The bakery opens at six."]
