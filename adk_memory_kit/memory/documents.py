@@ -84,6 +84,11 @@ class IndexingOptions(KitConfig):
         "such sentences is context, never a row). Never stored or returned; sensitive and "
         "routed-away sentences are never among them.",
     )
+    left_out_in_turn: bool = Field(
+        False,
+        description="Index the left-out sentences with the turn's own text (full weight, as "
+        "the full transcript indexes them) instead of in its low-weight context.",
+    )
     embed_left_out: bool = Field(
         False,
         description="Embed the turn's whole indexable text (stored and left-out sentences) "
@@ -408,6 +413,10 @@ def documents_from_events(
         left_out = ""
         if options.index_left_out and not context_only and left_out_text(event):
             left_out = _redacted(left_out_text(event), options)[: options.max_index_chars]
+            if options.left_out_in_turn:
+                whole = _redacted(index_text(event), options)
+                own = _indexed(author, whole, options)[: options.max_index_chars]
+                left_out = ""
             if options.embed_left_out:
                 whole = _labelled(author, _redacted(index_text(event), options), options)
                 embedded = whole[: options.max_index_chars]
