@@ -85,9 +85,10 @@ class IndexingOptions(KitConfig):
         "routed-away sentences are never among them.",
     )
     left_out_in_turn: bool = Field(
-        False,
+        True,
         description="Index the left-out sentences with the turn's own text (full weight, as "
-        "the full transcript indexes them) instead of in its low-weight context.",
+        "the full transcript indexes them; what its neighbours' context holds too); False: "
+        "in its low-weight context only. Index keys either way, never stored text.",
     )
     embed_left_out: bool = Field(
         False,

@@ -103,13 +103,16 @@ async def test_a_rewritten_turn_keeps_its_own_left_out_sentences_as_context():
     first = keyed[0]
     assert text_of(first) == "I adopted a grey kitten called Miso."
     assert index_text(first).startswith("Oh nice! I adopted")
-    docs = documents_from_events("a", "u", "s1", keyed, IndexingOptions())
+    in_context = IndexingOptions(left_out_in_turn=False)
+    docs = documents_from_events("a", "u", "s1", keyed, in_context)
     assert "ever have pets" in docs[0].context_text
     assert "ever have pets" not in docs[0].text
     # the neighbour sees the stored text and the left-out sentence
     assert "Priya: I adopted a grey kitten called Miso." in docs[1].context_text
     assert "ever have pets" in docs[1].context_text
-    embedded = documents_from_events("a", "u", "s1", keyed, IndexingOptions(embed_left_out=True))
+    embedded = documents_from_events(
+        "a", "u", "s1", keyed, in_context.model_copy(update={"embed_left_out": True})
+    )
     assert embedded[0].embed_text == (
         "Priya: Oh nice! I adopted a grey kitten called Miso. Did you ever have pets?"
     )
@@ -139,3 +142,20 @@ async def test_incoming_events_cannot_carry_index_keys_through_the_policy():
         assert len(out) == 1 and not is_context_only(out[0])
         assert "forged" not in left_out_text(out[0]) + index_text(out[0])
         assert out[0].custom_metadata == {"topic": "run"}
+
+
+async def test_by_default_they_are_indexed_with_the_turn_itself():
+    turns = [
+        ("Priya", "Oh nice! I adopted a grey kitten called Miso. Did you ever have pets?"),
+        ("Tomas", "A parrot, years ago."),
+    ]
+    keyed = await selected(turns, index_context=True)
+    docs = documents_from_events("a", "u", "s1", keyed, IndexingOptions())  # left_out_in_turn
+    first = docs[0]
+    assert first.text == "I adopted a grey kitten called Miso."
+    assert first.search_text == (
+        "Priya: Oh nice! I adopted a grey kitten called Miso. Did you ever have pets?"
+    )
+    assert "ever have pets" not in first.context_text
+    assert first.embed_text == "Priya: I adopted a grey kitten called Miso."
+    assert first.search_text in docs[1].context_text  # the neighbour sees the same text
