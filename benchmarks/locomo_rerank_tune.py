@@ -32,22 +32,26 @@ from locomo_retrieval import TUNE_CONVERSATIONS, Conversation, load, recall  # n
 from adk_memory_kit.memory.rerank import rerank  # noqa: E402
 
 
-def texts_by_event(convs: list[Any]) -> dict[str, tuple[str, str]]:
-    """event id -> (indexed text, context text) as ingestion builds them (one turn each side,
-    the turn's own text labelled with its author)."""
+def texts_by_event(convs: list[Any], options: Any = None) -> dict[str, tuple[str, str]]:
+    """event id -> (indexed text, context text) exactly as ingestion builds them
+    (``documents_from_events`` with the default ``IndexingOptions``, or ``options``)."""
+    from adk_memory_kit.memory.documents import IndexingOptions, documents_from_events
+
+    options = options or IndexingOptions()
     out: dict[str, tuple[str, str]] = {}
     for conv in convs:
         for session in conv.sessions:
-            turns = [
-                (e.id, f"{e.author}: {e.content.parts[0].text}")
-                for e in session.events
-                if e.content and e.content.parts and e.content.parts[0].text
-            ]
-            for i, (eid, own) in enumerate(turns):
-                context = [t[1][-300:] for t in turns[max(0, i - 1) : i]]
-                context += [t[1][:300] for t in turns[i + 1 : i + 2]]
-                out[eid] = (own, "\n".join(context))
+            docs = documents_from_events(
+                "locomo", conv.user_id, session.id, list(session.events), options
+            )
+            for doc in docs:
+                out[doc.event_id] = (doc.search_text, doc.context_text)
     return out
+
+
+def _mean(values: list[float]) -> str:
+    """The mean to 4 places; ``-`` for a split the dump does not hold."""
+    return f"{statistics.fmean(values):.4f}" if values else "-"
 
 
 def main() -> int:
@@ -62,7 +66,8 @@ def main() -> int:
         # the cache was pickled by locomo_retrieval.py run as a script (__main__)
         sys.modules["__main__"].Conversation = Conversation  # type: ignore[attr-defined]
         with open(args.sessions, "rb") as fh:
-            convs = pickle.load(fh)
+            loaded = pickle.load(fh)
+        convs = loaded["conversations"] if isinstance(loaded, dict) else loaded
     else:
         convs, _, _ = load(args.data, None)
     texts = texts_by_event(convs)
@@ -97,7 +102,7 @@ def main() -> int:
                 by_split["tune5"].append(recall(ranked, q["evidence"], 5))
         print(
             f"| {sw} | {nw} | {statistics.fmean(by_split['tune']):.4f}"
-            f" | {statistics.fmean(by_split['heldout']):.4f}"
+            f" | {_mean(by_split['heldout'])}"
             f" | {statistics.fmean(by_split['tune5']):.4f} |"
         )
     return 0

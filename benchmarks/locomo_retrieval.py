@@ -196,28 +196,38 @@ def service_specs(args: argparse.Namespace, tmp: str) -> dict[str, ServiceSpec]:
 async def routed_sessions(convs: list[Conversation], cache: str | None) -> list[Conversation]:
     """The conversations as the default (routed) write policy stores them: each session's
     events reduced by ``select_events`` (what ``add_session_to_memory`` does under ROUTED
-    before indexing). Ingesting these under FULL_TRANSCRIPT writes the same rows, so index-time
-    variants need not re-run the policy; ``cache`` keeps them between runs (pickle)."""
+    before indexing, index-only keys included). Ingesting these under FULL_TRANSCRIPT writes
+    the same rows, so index-time variants need not re-run the policy; ``cache`` keeps them
+    between runs (pickle; a cache of another format is recomputed)."""
     import pickle
 
     from adk_memory_kit.write_policy import RoutedOptions, WritePolicy, select_events
 
     if cache and os.path.exists(cache):
         with open(cache, "rb") as fh:
-            return pickle.load(fh)
+            loaded = pickle.load(fh)
+        if isinstance(loaded, dict) and loaded.get("format") == ROUTED_CACHE_FORMAT:
+            return loaded["conversations"]
+        log(f"  {cache} holds an older selection format: recomputing it")
     out: list[Conversation] = []
     for conv in convs:
         sessions = []
         for session in conv.sessions:
             events = list(session.events)
-            kept = await select_events(session, events, WritePolicy.ROUTED, RoutedOptions())
+            kept = await select_events(
+                session, events, WritePolicy.ROUTED, RoutedOptions(), index_context=True
+            )
             sessions.append(session.model_copy(update={"events": kept}))
         out.append(Conversation(conv.index, conv.user_id, sessions, conv.event_to_dia))
         log(f"  routed selection of {conv.user_id} done")
     if cache:
         with open(cache, "wb") as fh:
-            pickle.dump(out, fh)
+            pickle.dump({"format": ROUTED_CACHE_FORMAT, "conversations": out}, fh)
     return out
+
+
+#: Format of the --routed-cache pickle (2: with the policy's index-only keys).
+ROUTED_CACHE_FORMAT = 2
 
 
 # ---------------------------------------------------------------------------- scoring

@@ -21,6 +21,7 @@ from adk_memory_kit.core.ids import fact_key, memory_row_id
 from adk_memory_kit.core.validation import check_identifier, clean_text, short
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.sensitive import redact_for_store
+from adk_memory_kit.write_policy.index_keys import index_text, is_context_only, left_out_text
 
 
 class IndexingOptions(KitConfig):
@@ -47,7 +48,9 @@ class IndexingOptions(KitConfig):
         False, description="Also index function calls and responses as text."
     )
     include_author: bool = Field(
-        True, description="Prefix the indexed text with the event's author."
+        True,
+        description="Prefix the indexed and embedded text with the event's author (the "
+        "full-text index leaves out ADK's generic 'user', which names no one).",
     )
     context_turns: int = Field(
         1, ge=0, le=100, description="Preceding turns indexed with a turn (low weight)."
@@ -72,6 +75,25 @@ class IndexingOptions(KitConfig):
     )
     embed_date: bool = Field(
         False, description="Also prefix the embedded text with the event's date."
+    )
+    index_left_out: bool = Field(
+        True,
+        description="Index the sentences the routed write policy leaves out of the stored "
+        "text as filler or fact-less questions (adk_memory_kit.write_policy.index_keys): in the "
+        "turn's own full-text context, and as its neighbours' context (a turn left with only "
+        "such sentences is context, never a row). Never stored or returned; sensitive and "
+        "routed-away sentences are never among them.",
+    )
+    left_out_in_turn: bool = Field(
+        True,
+        description="Index the left-out sentences with the turn's own text (full weight, as "
+        "the full transcript indexes them; what its neighbours' context holds too); False: "
+        "in its low-weight context only. Index keys either way, never stored text.",
+    )
+    embed_left_out: bool = Field(
+        False,
+        description="Embed the turn's whole indexable text (stored and left-out sentences) "
+        "instead of its stored text.",
     )
 
 
@@ -321,7 +343,19 @@ def _author(value: str | None) -> str | None:
 
 
 def _labelled(author: str | None, text: str, options: IndexingOptions) -> str:
+    """The embedded form of a turn: ``author: text``."""
     return f"{author}: {text}" if options.include_author and author else text
+
+
+#: Authors that name no one: ADK writes ``user`` on every user turn, so the word would make
+#: every user turn a full-text match (and pass the relevance floor) for "what does the user
+#: ...?". Their label stays in the embedded text (the router embeds ``user: <sentence>`` too).
+UNNAMED_AUTHORS = frozenset({"user"})
+
+
+def _indexed(author: str | None, text: str, options: IndexingOptions) -> str:
+    """The full-text form of a turn: ``author: text``, without an unnamed author's label."""
+    return text if (author or "").lower() in UNNAMED_AUTHORS else _labelled(author, text, options)
 
 
 def date_key(when: datetime) -> str:
@@ -355,31 +389,58 @@ def documents_from_events(
     options: IndexingOptions,
     extra_metadata: dict[str, Any] | None = None,
 ) -> list[MemoryDocument]:
-    """One document per event that has text; events without text are skipped."""
-    turns: list[tuple[Event, str, str]] = []
+    """One document per event that has text; events without text are skipped.
+
+    An event the write policy marked context-only makes no document; with
+    ``options.index_left_out`` it is its neighbours' context, and a kept event's left-out
+    sentences join its own full-text context (never its stored text)."""
+    turns: list[_Turn] = []
     for event in events:
         if not isinstance(event, Event):
             raise InvalidInputError(f"events must be google.adk Event objects, got {type(event)}")
+        context_only = is_context_only(event)
+        if context_only and not options.index_left_out:
+            continue
         text = _filtered(event.content, options)
         if not text.strip():
             continue
-        if not event.id:
+        if not event.id and not context_only:
             raise InvalidInputError("every event needs an id to be stored in memory")
-        check_identifier("event id", event.id)
-        own = _labelled(_author(event.author), text, options)[: options.max_index_chars]
-        turns.append((event, text, own))
+        if not context_only:
+            check_identifier("event id", event.id)
+        author = _author(event.author)
+        own = _indexed(author, text, options)[: options.max_index_chars]
+        embedded = _labelled(author, text, options)[: options.max_index_chars]
+        left_out = ""
+        if options.index_left_out and not context_only and left_out_text(event):
+            left_out = _redacted(left_out_text(event), options)[: options.max_index_chars]
+            if options.left_out_in_turn:
+                whole = _redacted(index_text(event), options)
+                own = _indexed(author, whole, options)[: options.max_index_chars]
+                left_out = ""
+            if options.embed_left_out:
+                whole = _labelled(author, _redacted(index_text(event), options), options)
+                embedded = whole[: options.max_index_chars]
+        turns.append(_Turn(event, text, own, embedded, left_out, context_only))
     docs: list[MemoryDocument] = []
     extra = clean_metadata(extra_metadata or {}, options.redactor)
     chars = options.context_chars
     n_before, n_after = max(0, options.context_turns), max(0, options.context_turns_after)
-    for i, (event, text, own) in enumerate(turns):
-        before = [t[2][-chars:] for t in turns[max(0, i - n_before) : i]] if chars else []
-        after = [t[2][:chars] for t in turns[i + 1 : i + 1 + n_after]] if chars else []
-        context = "\n".join(before + after)
+    for i, turn in enumerate(turns):
+        if turn.context_only:
+            continue
+        event, text, own = turn.event, turn.text, turn.own
+        before = (
+            [x[-chars:] for t in turns[max(0, i - n_before) : i] for x in t.parts] if chars else []
+        )
+        after = (
+            [x[:chars] for t in turns[i + 1 : i + 1 + n_after] for x in t.parts] if chars else []
+        )
+        context = "\n".join(before + after + ([turn.left_out] if turn.left_out else []))
         if options.embed_context and (before or after):
-            embed_text = "\n".join([*before, own, *after])
+            embed_text = "\n".join([*before, turn.embedded, *after])
         else:
-            embed_text = own
+            embed_text = turn.embedded
         when = event_time(event)
         context, embed_text = _index_keys(when, embed_text, context, options)
         docs.append(
@@ -402,6 +463,31 @@ def documents_from_events(
             )
         )
     return docs
+
+
+@dataclass(frozen=True)
+class _Turn:
+    """One text event on its way to a document: ``own`` is its full-text indexed stored text,
+    ``embedded`` its embedded text, ``left_out`` the sentences the write policy left out
+    (index keys only)."""
+
+    event: Event
+    text: str
+    own: str
+    embedded: str
+    left_out: str
+    context_only: bool
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        """What a neighbour's context holds of this turn: its labelled stored text, then its
+        left-out sentences (kept apart, so the re-ranker still finds the stored text there)."""
+        return (self.own, self.left_out) if self.left_out else (self.own,)
+
+
+def _redacted(text: str, options: IndexingOptions) -> str:
+    text = clean_text(text)
+    return options.redactor(text) if options.redactor and text else text
 
 
 # Keys search_memory adds to every returned entry's metadata; they describe the stored row, so
@@ -469,7 +555,8 @@ def documents_from_entries(
             key = entry.id or fact_key(text)
             doc_id = memory_row_id(app_name, user_id, session_id, key)
         author = _author(entry.author)
-        indexed = _labelled(author, text, options)[: options.max_index_chars]
+        indexed = _indexed(author, text, options)[: options.max_index_chars]
+        labelled = _labelled(author, text, options)[: options.max_index_chars]
         when = parse_timestamp(entry.timestamp)
         # only a date the caller gave is an index key (no timestamp: stored as now)
         dated = (
@@ -477,7 +564,7 @@ def documents_from_entries(
             if entry.timestamp
             else options.model_copy(update={"index_date": False, "embed_date": False})
         )
-        context, embed_text = _index_keys(when, indexed, "", dated)
+        context, embed_text = _index_keys(when, labelled, "", dated)
         docs.append(
             MemoryDocument(
                 id=doc_id,

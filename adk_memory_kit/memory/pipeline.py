@@ -93,7 +93,11 @@ class WritePipeline:
         events = as_events(session.events)  # duck-typed events as ADK's services take them
         # write-policy hook: only what the policy selects is stored (newest stays the session's)
         selected = await select_events(
-            session, events, self.config.write_policy, self.config.routed_options
+            session,
+            events,
+            self.config.write_policy,
+            self.config.routed_options,
+            index_context=True,
         )
         docs, newest = await asyncio.to_thread(self._session_documents, session, events, selected)
         if newest is None:
@@ -140,7 +144,11 @@ class WritePipeline:
         check_identifier("session.id", session.id)
         events = as_events(session.events)  # duck-typed events as ADK's services take them
         selected = await select_events(
-            session, events, self.config.write_policy, self.config.routed_options
+            session,
+            events,
+            self.config.write_policy,
+            self.config.routed_options,
+            index_context=True,
         )
         docs, newest = await asyncio.to_thread(self._session_documents, session, events, selected)
         if newest is None:

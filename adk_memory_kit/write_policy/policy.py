@@ -69,6 +69,7 @@ from adk_memory_kit.routing.text_signals import (
 )
 from adk_memory_kit.sensitive import Detector, detect_sensitive
 from adk_memory_kit.sensitive.base import as_detectors
+from adk_memory_kit.write_policy.index_keys import INDEX_ONLY_REASONS, with_keys, without_keys
 from adk_memory_kit.write_policy.provenance import memory_report_stems
 
 if TYPE_CHECKING:
@@ -200,11 +201,16 @@ async def select_events(
     policy: WritePolicy = WritePolicy.ROUTED,
     options: RoutedOptions | None = None,
     verdicts: list[SentenceVerdict] | None = None,
+    *,
+    index_context: bool = False,
 ) -> list[Event]:
     """The events to store under ``policy``: copies holding only the stored sentences.
 
     ``FULL_TRANSCRIPT`` returns ``events`` unchanged. ``verdicts`` (if given) receives one entry
-    per sentence, for reports and tests.
+    per sentence, for reports and tests. ``index_context``: the copies also carry the filler and
+    fact-less question sentences left out, as index keys only, and an event left with only such
+    sentences comes back as a context-only copy (:mod:`adk_memory_kit.write_policy.index_keys`);
+    the stored text is the same either way.
     """
     if policy is WritePolicy.FULL_TRANSCRIPT:
         return list(events)
@@ -233,6 +239,8 @@ async def select_events(
     for event, rows in plan:
         is_user = event.author == USER_AUTHOR
         stored: list[str] = []
+        indexable: list[str] = []
+        left_out: list[str] = []
         for index, sentence, reason in rows:
             if reason is None and not is_user:
                 reason = _agent_reason(
@@ -248,8 +256,23 @@ async def select_events(
                 )
             if reason is None:
                 stored.append(strip_tags(sentence))
-        if stored:
-            kept.append(_with_text(event, " ".join(stored)))
+                indexable.append(stored[-1])
+            elif index_context and reason in INDEX_ONLY_REASONS and strip_tags(sentence):
+                left_out.append(strip_tags(sentence))
+                indexable.append(left_out[-1])
+        if not index_context:
+            if stored:
+                kept.append(_with_text(event, " ".join(stored)))
+            continue
+        if stored or left_out:
+            copy = _with_text(event, " ".join(stored or left_out))
+            meta = with_keys(
+                copy.custom_metadata,
+                " ".join(indexable),
+                " ".join(left_out),
+                context_only=not stored,
+            )
+            kept.append(copy.model_copy(update={"custom_metadata": meta}))
     return kept
 
 
@@ -374,4 +397,5 @@ def _agent_reason(
 def _with_text(event: Event, text: str) -> Event:
     role = event.content.role if event.content else None
     content = types.Content(role=role, parts=[types.Part(text=text)])
-    return event.model_copy(update={"content": content})
+    metadata = without_keys(event.custom_metadata)  # only the policy sets index keys
+    return event.model_copy(update={"content": content, "custom_metadata": metadata})
