@@ -160,7 +160,7 @@ class ConversationEdits:
 
     # the store's own query similarity a memory needs to be looked at for an update; which
     # one is replaced is decided by ``subject_check`` (an update about X never replaces Y)
-    update_min_similarity: float = 0.3
+    update_min_similarity: float = 0.2
     update_candidates: int = 8
     subject_check: SubjectCheck = field(default_factory=SubjectCheck)
     forget_min_similarity: float = 0.3
