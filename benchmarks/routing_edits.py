@@ -2,18 +2,22 @@
 
 Usage::
 
-    python benchmarks/routing_edits.py [--split heldout|tune|all]
+    python benchmarks/routing_edits.py [--split heldout|tune|all] [--only updates|forgets]
 
-Corpus: ``tests/routing/data/edits.jsonl`` (100 update scenarios: an old fact said
-``gap_days`` before the statement that replaces it, a question; 130 forget requests, precise /
-broad / vague, each with the memory it names and a neighbouring memory that must survive). A
-quarter is held out by hash (``sha1(new or request) % 4 == 0``). Each case runs for a fresh
-user on the embedded PostgreSQL with the real MiniLM embedder: the old fact (or target and
-neighbour, plus unrelated memories) is stored, the new sentence is routed by the offline
-router and applied by ``MemoryApplier`` with the conversation-edit handlers, then the
-question is searched. Each precise request runs again for a user who never stored its
-target: nothing may be deleted (a weak match asks for a confirmation). Figures and their
-reading: docs/routing.md.
+Corpus: ``tests/routing/data/edits.jsonl`` (136 update scenarios: an old fact said
+``gap_days`` before the statement that replaces it, a question; 24 plain facts; 144 forget
+requests, precise / broad / vague, each with the memory it names and a neighbouring memory that
+must survive). The split is the row's ``split`` field (the first rows: a quarter held out by
+hash; rows added later: every other one). Each case runs for a fresh user on the embedded
+PostgreSQL with the real MiniLM embedder: the old fact (or target and neighbour, plus
+unrelated memories) is stored, the new sentence is routed by the offline router and applied by
+``MemoryApplier`` with the conversation-edit handlers, then the question is searched; the
+update's neighbour (a memory on a related subject, when the row has one) and the fillers must
+stay current. Plain facts (``kind: plain``: no update, said beside a memory on a related
+subject) are applied with ``replaces_earlier`` forced on: a false flag must supersede nothing
+("unrelated memories wrongly superseded"). Each precise request runs again for a user who
+never stored its target: nothing may be deleted (a weak match asks for a confirmation). Figures
+and their reading: docs/routing.md.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import asyncio
 import json
 import sys
 import uuid
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -73,10 +78,19 @@ def texts_of(found) -> list[str]:
     return [" ".join(p.text or "" for p in m.content.parts) for m in found.memories]
 
 
+async def still_current(memory, app: str, user: str, texts: list[str]) -> set[str]:
+    """Which of ``texts`` a default search (superseded memories left out) still returns."""
+    left: set[str] = set()
+    for query in texts:
+        left.update(texts_of(await memory.search_memory(app_name=app, user_id=user, query=query)))
+    return left & set(texts)
+
+
 async def run_update(row, memory, router, applier, show: bool) -> dict:
     app, user = "edits", f"u-{uuid.uuid4().hex[:8]}"
     long_ago = datetime.now(timezone.utc) - timedelta(days=row.get("gap_days", 40))
-    await seed(memory, app, user, [row["old"], *FILLER], long_ago)
+    unrelated = [*([row["neighbour"]] if row.get("neighbour") else []), *FILLER]
+    await seed(memory, app, user, [row["old"], *unrelated], long_ago)
     context = make_context(app=app, user=user, memory=memory)
     routes = await router.route_sentences([(row["new"], datetime.now(timezone.utc))])
     flagged = any(c.replaces_earlier for r in routes for c in r.candidates)
@@ -94,10 +108,38 @@ async def run_update(row, memory, router, applier, show: bool) -> dict:
         "current_first": row["new"] in rank and rank[row["new"]] < rank.get(row["old"], len(texts)),
         "top1": bool(texts) and texts[0] == row["new"],
         "as_of_old": row["old"] in texts_of(past),
+        "unrelated_superseded": len(unrelated)
+        - len(await still_current(memory, app, user, unrelated)),
+        "unrelated": len(unrelated),
     }
     if show and not out["current_first"]:
         print(f"miss (update, flagged={flagged}): {row['new']!r} -> {texts[:3]}")
     return out
+
+
+async def run_plain(row, memory, router, applier, show: bool) -> dict:
+    """A plain fact (no update) said beside a related memory on another subject: how often the
+    router flags it as an update, and what a flag would supersede: the fact is applied with
+    ``replaces_earlier`` forced on, so the figure holds whatever the router decided."""
+    app, user = "edits", f"u-{uuid.uuid4().hex[:8]}"
+    unrelated = [row["neighbour"], *FILLER]
+    await seed(memory, app, user, unrelated, datetime.now(timezone.utc) - timedelta(days=30))
+    context = make_context(app=app, user=user, memory=memory)
+    routes = await router.route_sentences([(row["new"], datetime.now(timezone.utc))])
+    flagged = any(c.replaces_earlier for r in routes for c in r.candidates)
+    for r in routes:
+        for c in r.candidates:
+            forced = replace(c, replaces_earlier=True) if c.needed_in_future_sessions else c
+            await applier.apply_one(forced, context)
+    kept = await still_current(memory, app, user, unrelated)
+    if show and len(kept) < len(unrelated):
+        print(f"miss (plain fact superseded an unrelated memory): {row['new']!r}")
+    return {
+        "flagged": flagged,
+        "unrelated_superseded": len(unrelated) - len(kept),
+        "unrelated": len(unrelated),
+        "stored": row["new"] in await still_current(memory, app, user, [row["new"]]),
+    }
 
 
 async def run_forget(row, memory, router, applier, show: bool, absent: bool = False) -> dict:
@@ -152,6 +194,11 @@ async def main() -> None:
         for r in rows
         if r["kind"] == "update" and args.only != "forgets"
     ]
+    plains = [
+        await run_plain(r, memory, router, applier, args.show_misses)
+        for r in rows
+        if r["kind"] == "plain" and args.only != "forgets"
+    ]
     forgets: dict[str, list] = {}
     for r in rows:
         if r["kind"].startswith("forget_") and args.only != "updates":
@@ -176,6 +223,21 @@ async def main() -> None:
         print(
             f"| {len(updates)} | {rate(updates, 'flagged')} | {rate(updates, 'current_first')} | "
             f"{rate(updates, 'top1')} | {rate(updates, 'as_of_old')} |"
+        )
+    if plains or updates:
+
+        def wrong(xs):
+            superseded = sum(x["unrelated_superseded"] for x in xs)
+            return f"{superseded} / {sum(x['unrelated'] for x in xs)}"
+
+        print(
+            "\n| unrelated memories wrongly superseded | by the updates | by plain facts "
+            "forced to count as updates | plain facts flagged as updates | plain facts stored |"
+        )
+        print("|---|---|---|---|---|")
+        print(
+            f"| {wrong(updates + plains)} | {wrong(updates)} | {wrong(plains)} | "
+            f"{rate(plains, 'flagged')} | {rate(plains, 'stored')} |"
         )
     if not forgets:
         return

@@ -3,10 +3,12 @@
 Wired into the router's applier (``MemoryApplier(update_handler=..., forget_handler=...)``,
 see :func:`conversation_edit_handlers`), both use the memory service's own machinery:
 
-* an update (a fact flagged ``replaces_earlier``): the user's current memory most similar to
-  it (cosine at least ``update_min_similarity``) is corrected with ``correct_memory``: the old
-  one gets ``valid_to`` (still reached with ``as_of``), the new one is current. With no
-  memory that close, the fact is stored as usual.
+* an update (a fact flagged ``replaces_earlier``): the user's current memory about the same
+  subject (:mod:`.update_subject`: the same people, the same slot, close enough; or the same
+  typed ``key``), the closest if several, is corrected with ``correct_memory``: the old one
+  gets ``valid_to`` (still reached with ``as_of``), the new one is current. With none about
+  its subject, the fact is stored as usual: a plain fact wrongly flagged as an update
+  replaces nothing unrelated.
 * a forget request (``MemoryHome.FORGET``): what to forget is the request minus its verb
   phrase. A subject that names nothing ("forget what I just told you") is not guessed at:
   nothing is deleted and the state asks for a confirmation. Otherwise every memory of the
@@ -40,6 +42,7 @@ from adk_memory_kit.embedders.base import checked_embed
 from adk_memory_kit.lifecycle import forget_log
 from adk_memory_kit.lifecycle.detail_kinds import DEFAULT_DETAIL_KINDS, DetailKinds
 from adk_memory_kit.lifecycle.schema import ensure_lifecycle_schema
+from adk_memory_kit.lifecycle.update_subject import SubjectCheck
 from adk_memory_kit.routing.apply import NOTES_KEY, RoutingOutcome
 from adk_memory_kit.routing.rule import Candidate, MemoryHome
 from adk_memory_kit.routing.text_signals import content_stems, overlap, words
@@ -155,7 +158,11 @@ def _dense(entry: Any) -> float:
 class ConversationEdits:
     """The handlers (see the module docstring); thresholds are cosine similarities."""
 
-    update_min_similarity: float = 0.3
+    # the store's own query similarity a memory needs to be looked at for an update; which
+    # one is replaced is decided by ``subject_check`` (an update about X never replaces Y)
+    update_min_similarity: float = 0.2
+    update_candidates: int = 8
+    subject_check: SubjectCheck = field(default_factory=SubjectCheck)
     forget_min_similarity: float = 0.3
     # tune split: 0.1 also took a same-kind neighbour ("my sister's number" for "my phone
     # number"); 0.06-0.08 kept every neighbour and honoured every precise request
@@ -196,8 +203,9 @@ class ConversationEdits:
     _example_vectors: dict[str, np.ndarray] = field(default_factory=dict, init=False, repr=False)
 
     async def update(self, candidate: Candidate, context: Context) -> RoutingOutcome | None:
-        """Supersede the closest current memory with ``candidate``; ``None``: nothing close
-        enough (store it as usual) or the service cannot correct."""
+        """Supersede the current memory about the same subject as ``candidate`` (the closest
+        one :meth:`about_the_same` accepts); ``None``: none is (store it as usual) or the
+        service cannot correct."""
         service = context_memory_service(context)
         curator = getattr(service, "curator", None)  # PgVectorMemoryService's part
         if service is None or curator is None:
@@ -207,7 +215,7 @@ class ConversationEdits:
             app_name=session.app_name,
             user_id=session.user_id,
             query=candidate.text,
-            limit=5,
+            limit=self.update_candidates,
             record_access=False,
         )
         current = [
@@ -216,9 +224,9 @@ class ConversationEdits:
             if "superseded_at" not in (m.custom_metadata or {})
             and _dense(m) >= self.update_min_similarity
         ]
-        if not current:
+        best = await self.about_the_same(service, candidate, current)
+        if best is None:
             return None
-        best = max(current, key=_dense)
         fixed = await curator.correct_memory(
             app_name=session.app_name,
             user_id=session.user_id,
@@ -230,6 +238,29 @@ class ConversationEdits:
         return RoutingOutcome(
             MemoryHome.LONG_TERM, "stored", candidate.key, f"supersedes {fixed.old_id}"
         )
+
+    async def about_the_same(
+        self, service: Any, candidate: Candidate, memories: Sequence[Any]
+    ) -> Any | None:
+        """The memory ``candidate`` replaces: of those about its subject, the closest. A typed
+        subject decides when both carry one (the ``key`` metadata: equal, or different);
+        otherwise :class:`~.update_subject.SubjectCheck` (the same people, the same slot, close
+        enough). Without an embedder on the service, only a typed subject matches."""
+        key = (candidate.key or "").strip().lower()
+        typed = [m for m in memories if ((m.custom_metadata or {}).get("key") or "").lower()]
+        if key:
+            same = [m for m in typed if (m.custom_metadata or {})["key"].lower() == key]
+            if same:
+                return max(same, key=_dense)
+        untyped = [m for m in memories if m not in typed] if key else list(memories)
+        embedder = getattr(service, "embedder", None)
+        if embedder is None or not untyped:
+            return None
+        verdicts = await self.subject_check.same_subject(
+            embedder, candidate.text, [_text(m) for m in untyped]
+        )
+        same_subject = [(c, m) for m, (ok, c) in zip(untyped, verdicts, strict=True) if ok]
+        return max(same_subject, key=lambda pair: pair[0])[1] if same_subject else None
 
     async def forget(self, candidate: Candidate, context: Context) -> RoutingOutcome:
         """Delete what the request names from every home; the count goes to state."""

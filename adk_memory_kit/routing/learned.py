@@ -16,6 +16,7 @@ split only; ``benchmarks/routing.py`` reports the held-out split beside it.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
@@ -39,6 +40,19 @@ from adk_memory_kit.routing.rule import MemoryHome
 CACHE_FILE = "data/bank_embeddings.npy"
 CACHE_META = "data/bank_embeddings.json"
 HEAD_FILE = "data/bank_head.npz"
+UPDATE_BANK = "data/update_bank.jsonl"
+UPDATE_HEAD_FILE = "data/update_head.npz"
+
+#: The labels of a lasting fact; the update head tells the two apart.
+LASTING = ("long_term", "update")
+
+#: The update head's step halves whenever its training loss rises (a fixed step oscillated).
+UPDATE_BACKOFF = 0.5
+
+#: A lasting fact is flagged as an update when the update head gives it at least this (chosen
+#: on the tune split of tests/routing/data/edits.jsonl: 82 / 86 updates flagged at 0.3, 78 at 0.5;
+#: a false flag is harmless: an update replaces only a memory about its subject).
+UPDATE_FLOOR = 0.3
 
 #: What the router puts before each sentence it embeds: the author label the store puts
 #: before a user turn (``IndexingOptions.include_author``), so the two embed the same text.
@@ -73,8 +87,18 @@ class Decision:
 class LinearHead:
     """Multinomial logistic regression trained by full-batch gradient descent (numpy)."""
 
-    def __init__(self, *, l2: float = 0.01, temperature: float = 10.0, steps: int = 500):
-        self.l2, self.temperature, self.steps = l2, temperature, steps
+    def __init__(
+        self,
+        *,
+        l2: float = 0.01,
+        temperature: float = 10.0,
+        steps: int = 500,
+        backoff: float | None = None,
+    ):
+        # backoff: the step (starting at 1) is multiplied by it whenever the loss rises, so
+        # descent settles instead of oscillating (``None``: a fixed step, as the shipped
+        # routing head was trained)
+        self.l2, self.temperature, self.steps, self.backoff = l2, temperature, steps, backoff
         self.labels: tuple[str, ...] = ()
         self.weights = np.zeros((0, 0), dtype=np.float32)
         self.bias = np.zeros(0, dtype=np.float32)
@@ -87,16 +111,36 @@ class LinearHead:
         weights = np.zeros((features.shape[1], len(self.labels)), dtype=np.float32)
         bias = np.zeros(len(self.labels), dtype=np.float32)
         t = self.temperature
+        rate, last = 1.0, np.inf
         for _ in range(self.steps):
             probs = _softmax(features @ weights * t + bias)
+            if self.backoff is not None:
+                loss = float(-np.log(probs[target > 0] + 1e-12).mean())
+                if loss > last:
+                    rate *= self.backoff
+                last = loss
             grad = (probs - target) / len(features)
-            weights -= t * features.T @ grad + self.l2 * weights
-            bias -= grad.sum(axis=0)
+            weights -= rate * (t * features.T @ grad + self.l2 * weights)
+            bias -= rate * grad.sum(axis=0)
         self.weights, self.bias = weights, bias
         return self
 
     def predict_proba(self, features: np.ndarray) -> np.ndarray:
         return _softmax(features @ self.weights * self.temperature + self.bias)
+
+
+def load_update_bank() -> tuple[Example, ...]:
+    """The extra lasting facts the update head learns from (``update`` / ``long_term``, all in
+    the tune split): changes of job, home, pet, number... and plain facts that look like them."""
+    text = resources.files("adk_memory_kit.routing").joinpath(UPDATE_BANK).read_text("utf-8")
+    rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+    return tuple(Example(r["text"], r["label"], r.get("split", "tune")) for r in rows)
+
+
+def update_bank_digest() -> str:
+    """A digest of the bank and the update bank (the shipped update head is valid for both)."""
+    text = resources.files("adk_memory_kit.routing").joinpath(UPDATE_BANK).read_text("utf-8")
+    return hashlib.sha256((bank_digest() + text).encode()).hexdigest()
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
@@ -148,6 +192,28 @@ def _cached_head(model_id: str, params: dict) -> LinearHead | None:
     return head
 
 
+def _cached_update_head(model_id: str, params: dict) -> LinearHead | None:
+    """The shipped update head, if it matches both banks, the embedder and its parameters."""
+    base = resources.files("adk_memory_kit.routing")
+    try:
+        meta = json.loads(base.joinpath(CACHE_META).read_text("utf-8"))
+        if not _meta_matches(meta, model_id) or meta.get("update_head") != {
+            **params,
+            "backoff": UPDATE_BACKOFF,
+            "digest": update_bank_digest(),
+        }:
+            return None
+        with resources.as_file(base.joinpath(UPDATE_HEAD_FILE)) as path:
+            data = np.load(path)
+            head = LinearHead(l2=params["l2"], backoff=UPDATE_BACKOFF)
+            head.weights = data["weights"].astype(np.float32)
+            head.bias = data["bias"].astype(np.float32)
+            head.labels = tuple(str(x) for x in data["labels"])
+    except (FileNotFoundError, ValueError, OSError, KeyError):
+        return None
+    return head
+
+
 class LearnedRouter:
     """Decides each sentence's home (and preference name) from its embedding.
 
@@ -163,6 +229,11 @@ class LearnedRouter:
         guards: ``{label: floor}``: a label that keeps text out of retrieval (``drop``,
             ``review``) wins when its probability reaches the floor (default
             :data:`DEFAULT_GUARDS`): the cheap mistake is the safe one.
+        update_floor: a sentence the head routes to long-term memory (``long_term`` or
+            ``update``) is an ``update`` when the update head (a second, binary head trained on
+            the bank's lasting facts and the update bank, :data:`UPDATE_BANK`) gives it at
+            least this (default :data:`UPDATE_FLOOR`). It only sets the flag: the home is
+            the same, and an update replaces only a memory about its subject.
     """
 
     def __init__(
@@ -174,7 +245,10 @@ class LearnedRouter:
         cue_weight: float = 0.3,
         l2: float = 0.01,
         guards: Mapping[str, float] | None = None,
+        update_floor: float = UPDATE_FLOOR,
     ) -> None:
+        self.update_floor = update_floor
+        self.update_head = LinearHead(l2=l2, backoff=UPDATE_BACKOFF)
         self.guards = dict(DEFAULT_GUARDS if guards is None else guards)
         self.cache_size = 4096
         self._cache: OrderedDict[str, Decision] = OrderedDict()
@@ -185,6 +259,8 @@ class LearnedRouter:
         self.embedder = embedder
         self._use_cache = examples is None
         self.examples = tuple(examples if examples is not None else load_bank())
+        splits = {e.split for e in self.examples}
+        self.update_examples = tuple(e for e in load_update_bank() if e.split in splits)
         extra: list[Example] = []
         for name, phrasings in (extra_preferences or {}).items():
             phrasings = [p for p in phrasings if isinstance(p, str) and p.strip()]
@@ -227,11 +303,12 @@ class LearnedRouter:
 
     def fit_sync(self) -> LearnedRouter:
         """Embed the examples (the bank from the shipped cache when valid) and train (the
-        shipped head when nothing was added to the bank)."""
+        shipped heads when nothing was added to the bank)."""
         if self._use_cache and not self.extra:
             head = _cached_head(self.embedder.model_id, self.head_params)
-            if head is not None:
-                self.head, self._fitted = head, True
+            update_head = _cached_update_head(self.embedder.model_id, self.head_params)
+            if head is not None and update_head is not None:
+                self.head, self.update_head, self._fitted = head, update_head, True
                 return self
         texts = [e.text for e in self.examples]
         cached = (
@@ -241,9 +318,24 @@ class LearnedRouter:
         if self.extra:
             vectors = np.vstack([vectors, self._embed_sync([e.text for e in self.extra])])
         every = (*self.examples, *self.extra)
-        self.head.fit(self.features([e.text for e in every], vectors), [e.label for e in every])
+        features = self.features([e.text for e in every], vectors)
+        self.head.fit(features, [e.label for e in every])
+        self._fit_update_head(every, features)
         self._fitted = True
         return self
+
+    def _fit_update_head(self, every: Sequence[Example], features: np.ndarray) -> None:
+        """Train the update head on the lasting facts of ``every`` and the update bank."""
+        lasting = [i for i, e in enumerate(every) if e.label in LASTING]
+        extra = [e.text for e in self.update_examples]
+        labels = {every[i].label for i in lasting} | {e.label for e in self.update_examples}
+        if len(labels) < len(LASTING):
+            return  # nothing to tell apart: no sentence is flagged by the update head
+        more = self.features(extra, self._embed_sync(extra)) if extra else features[:0]
+        self.update_head.fit(
+            np.vstack([features[lasting], more]),
+            [every[i].label for i in lasting] + [e.label for e in self.update_examples],
+        )
 
     async def fit(self) -> LearnedRouter:
         """:meth:`fit_sync` in a worker thread, once (concurrent callers wait for it)."""
@@ -258,8 +350,17 @@ class LearnedRouter:
             return []
         if not self._fitted:
             self.fit_sync()
-        probs = self.head.predict_proba(self.features(texts, vectors))
-        return [self._pick(row) for row in probs]
+        features = self.features(texts, vectors)
+        probs = self.head.predict_proba(features)
+        decisions = [self._pick(row) for row in probs]
+        lasting = [i for i, d in enumerate(decisions) if d.label in LASTING]
+        if lasting and "update" in self.update_head.labels:
+            column = self.update_head.labels.index("update")
+            p_update = self.update_head.predict_proba(features[lasting])[:, column]
+            for i, p in zip(lasting, p_update.tolist(), strict=True):
+                label = "update" if p >= self.update_floor else "long_term"
+                decisions[i] = Decision(label, decisions[i].confidence)
+        return decisions
 
     def _pick(self, row: np.ndarray) -> Decision:
         """The most likely label, unless a guarded label reaches its floor: the cheap mistake
@@ -309,7 +410,15 @@ def write_embedding_cache(embedder=None) -> str:
     base = Path(__file__).parent
     np.save(base / CACHE_FILE, vectors.astype(np.float16))
     stored = vectors.astype(np.float16).astype(np.float32)  # train on what ships
-    router.head.fit(router.features(texts, stored), [e.label for e in router.examples])
+    features = router.features(texts, stored)
+    router.head.fit(features, [e.label for e in router.examples])
+    router._fit_update_head(router.examples, features)
+    np.savez(
+        base / UPDATE_HEAD_FILE,
+        weights=router.update_head.weights,
+        bias=router.update_head.bias,
+        labels=np.array(router.update_head.labels),
+    )
     np.savez(
         base / HEAD_FILE,
         weights=router.head.weights,
@@ -320,6 +429,11 @@ def write_embedding_cache(embedder=None) -> str:
         "digest": bank_digest(),
         "model_id": router.embedder.model_id,
         "head_params": router.head_params,
+        "update_head": {
+            **router.head_params,
+            "backoff": UPDATE_BACKOFF,
+            "digest": update_bank_digest(),
+        },
         "embed_prefix": EMBED_PREFIX,
         "cues": N_CUES,
     }

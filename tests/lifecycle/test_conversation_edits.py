@@ -17,6 +17,7 @@ from adk_memory_kit.lifecycle.conversation_edits import (
     is_vague,
     possessor,
 )
+from adk_memory_kit.lifecycle.update_subject import SubjectCheck
 from adk_memory_kit.routing.rule import Candidate
 from tests.support.routing import make_context
 
@@ -160,3 +161,72 @@ async def test_someone_elses_detail_goes_and_the_users_own_of_that_kind_stays(me
     assert context.state[FORGET_STATE_KEY]["deleted"] == 1
     left = await _left(memory, app, user, [target, *others, request])
     assert target not in left and set(others) <= left
+
+
+# --- updates: an update about X never supersedes a memory about Y ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("new", "memory_text", "same"),
+    [
+        # the same subject, said in other words
+        ("I changed dentists, I'm with Dr. Amin now.", "My dentist is Dr. Hale.", True),
+        ("Rolo passed away in June.", "Our beagle Rolo is nine.", True),
+        ("My mum moved to Perth last year.", "My mother lives in Derby.", True),
+        # someone else's detail: another person
+        ("I moved to Glasgow in the spring.", "My sister lives in Edinburgh.", False),
+        ("My husband drives a Kia now.", "I drive an old Saab.", False),
+        ("I changed dentists, I'm with Dr. Amin now.", "My son's dentist is Dr. Hale.", False),
+        # another slot of the user's, sharing only a place or a title
+        ("I'm a welder in Hull these days.", "My accountant is Mr Cole in Hull.", False),
+        # a fact that adds to what the user has replaces nothing
+        ("We also adopted a kitten.", "We have a beagle called Rolo.", False),
+    ],
+)
+async def test_an_update_matches_only_a_memory_about_its_subject(embedder, new, memory_text, same):
+    ((verdict, _),) = await SubjectCheck().same_subject(embedder, new, [memory_text])
+    assert verdict is same
+
+
+async def _current(memory, app: str, user: str, texts: list[str]) -> set[str]:
+    return await _left(memory, app, user, texts) & set(texts)
+
+
+@pytest.mark.slow
+async def test_an_update_supersedes_the_memory_about_its_subject_and_nothing_else(memory):
+    app, user = "edits-update", f"u-{uuid.uuid4().hex[:8]}"
+    old = "My barber is Kemal on Mill Lane."
+    others = ["My brother's barber is on the high street.", "I play the oboe in a quartet."]
+    await _store(memory, app, user, [old, *others])
+    context = make_context(app=app, user=user, memory=memory)
+    new = "I've switched barbers, I go to Dario now."
+    outcome = await ConversationEdits().update(
+        Candidate(text=new, needed_in_future_sessions=True, replaces_earlier=True), context
+    )
+    assert outcome is not None and outcome.detail.startswith("supersedes")
+    current = await _current(memory, app, user, [old, new, *others])
+    assert current == {new, *others}
+
+
+@pytest.mark.slow
+async def test_a_plain_fact_wrongly_flagged_as_an_update_supersedes_nothing(memory):
+    """The safety property: the handler gets a fact flagged ``replaces_earlier`` that is about
+    something the user never said before; every related-looking memory stays current."""
+    app, user = "edits-false-flag", f"u-{uuid.uuid4().hex[:8]}"
+    held = [
+        "My wife works at the council.",  # the same kind of detail, someone else's
+        "I learn German on Tuesday evenings.",  # close in meaning, another subject
+        "My dentist is Dr. Moss in Stockport.",  # shares only the town
+    ]
+    await _store(memory, app, user, held)
+    context = make_context(app=app, user=user, memory=memory)
+    for plain in (
+        "I work at a print shop in Stockport.",
+        "I also take salsa classes on Thursdays.",
+    ):
+        outcome = await ConversationEdits().update(
+            Candidate(text=plain, needed_in_future_sessions=True, replaces_earlier=True),
+            context,
+        )
+        assert outcome is None  # nothing about its subject: stored as usual by the applier
+    assert await _current(memory, app, user, held) == set(held)

@@ -1,0 +1,219 @@
+"""Whether a stored memory is about the same subject as a fact that replaces an earlier one.
+
+A fact flagged as an update ("I switched to Monzo") supersedes an old memory only when both
+are about the same thing; a plain fact wrongly flagged must then supersede nothing unrelated.
+Cosine similarity alone cannot tell ("I take Italian lessons" and "I learn Spanish" are as
+close as a job and the job that replaced it), so :class:`SubjectCheck` asks three things of a
+memory, each decided with the MiniLM embedder where words differ:
+
+* **the same people**: a person the memory is about ("My daughter's dentist ...", "My cousin
+  volunteers ...") is named by the new fact too (a word of the same group, :data:`PEOPLE_GROUPS`:
+  "mum" / "mother", or the name the memory gives them), and the other way round ("My wife
+  drives ..." does not replace "I drive ...");
+* **the same slot**: a memory that opens "my X" / "our X" ("My hairdresser is Sam") has X, or
+  a word at least ``word_similarity`` close to it ("haircuts"), in the new fact, or shares a
+  name with it ("Our dog Pepper ..." / "Pepper passed away");
+* **nothing added**: a fact saying it adds ("We also have a parrot", "... too") replaces
+  nothing;
+* **close enough**: cosine at least ``min_similarity`` (with a shared content word) or at
+  least ``unshared_similarity`` (without one).
+
+Thresholds are from the tune split of ``tests/routing/data/edits.jsonl`` only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from adk_memory_kit.embedders.base import checked_embed
+from adk_memory_kit.routing.text_signals import content_stems, words
+
+#: Words naming a person other than the user, one group per person (MiniLM puts "wife" and
+#: "husband", "sister" and "brother" too close to tell them apart by similarity).
+PEOPLE_GROUPS = (
+    "wife",
+    "husband",
+    "partner spouse",
+    "fiance fiancee",
+    "girlfriend",
+    "boyfriend",
+    "son sons stepson",
+    "daughter daughters stepdaughter",
+    "kid kids child children baby twins",
+    "mum mom mother mummy stepmother",
+    "dad father daddy stepfather",
+    "parents parent in-laws",
+    "brother brothers",
+    "sister sisters",
+    "sibling siblings",
+    "cousin cousins",
+    "niece",
+    "nephew",
+    "aunt auntie",
+    "uncle",
+    "grandmother grandma granny gran nan",
+    "grandfather grandpa grandad",
+    "grandparents",
+    "grandson granddaughter grandchildren",
+    "friend friends",
+    "flatmate roommate housemate",
+    "colleague colleagues coworker",
+    "neighbour neighbor neighbours neighbors",
+)
+_PERSON = {w: g.split()[0] for g in PEOPLE_GROUPS for w in g.split()}
+PEOPLE = frozenset(_PERSON)
+
+# words that say a change, not what changed: never the shared word that ties two facts
+_CHANGE = content_stems(
+    "now anymore longer instead these days used changed change new moved switched since "
+    "stopped sold left quit died passed finished gone correction update actually replaced "
+    "lately currently old previous former first favourite really also just still last"
+)
+_NAME = re.compile(r"(?<!^)(?<![.!?] )\b(?!(?:Dr|Mr|Mrs|Ms|Miss|Prof|St)\b)[A-Z][A-Za-z]+\b")
+# a fact that adds to what the user has ("We also have a parrot") replaces nothing
+_ADDS = re.compile(r"\b(?:also|as well|another|in addition)\b|\btoo[.!]*\s*$", re.IGNORECASE)
+#: how many words after a person or slot word a name is taken to name it ("my brother Paul")
+NAME_WINDOW = 4
+
+
+def _unit(vectors: Any) -> np.ndarray:
+    array = np.asarray(vectors, dtype=np.float32)
+    return array / np.clip(np.linalg.norm(array, axis=-1, keepdims=True), 1e-12, None)
+
+
+def _plain(word: str) -> str:
+    return word.split("'")[0]
+
+
+def people(text: str) -> set[str]:
+    """The people ``text`` is about, one word per person ("My mum's dentist ..." -> {"mum"})."""
+    return {_PERSON[_plain(w)] for w in words(text) if _plain(w) in _PERSON}
+
+
+def _person_words(text: str, person: str) -> list[str]:
+    return [_plain(w) for w in words(text) if _PERSON.get(_plain(w)) == person]
+
+
+def slot(text: str) -> str | None:
+    """The head of a memory opening "my X" / "our X" that is not a person ("My hairdresser
+    is Sam" -> "hairdresser"; "My favourite film ..." -> "film"); else ``None``."""
+    tokens = words(text)
+    if not tokens or tokens[0] not in ("my", "our"):
+        return None
+    for token in tokens[1:4]:
+        word = _plain(token)
+        if word in PEOPLE:
+            return None
+        if content_stems(word) - _CHANGE:
+            return word
+    return None
+
+
+def names(text: str) -> set[str]:
+    """Capitalised words inside ``text`` (not its first word): names of pets, people, places."""
+    return {m.group(0).lower() for m in _NAME.finditer(text)}
+
+
+def names_near(text: str, anchor: str) -> set[str]:
+    """The names at most :data:`NAME_WINDOW` words after ``anchor`` ("My gym is FitHub on
+    Main Street", "gym" -> {"fithub"}; "Main" and "Street" are too far)."""
+    tokens = [_plain(w) for w in words(text)]
+    named = names(text)
+    out: set[str] = set()
+    for i, token in enumerate(tokens):
+        if token == anchor:
+            out |= {t for t in tokens[i + 1 : i + 1 + NAME_WINDOW] if t in named}
+    return out
+
+
+def adds(text: str) -> bool:
+    """Whether a fact adds to what the user has rather than replacing it ("also", "too")."""
+    return _ADDS.search(text) is not None
+
+
+def distinct_stems(text: str) -> set[str]:
+    return content_stems(text) - _CHANGE
+
+
+@dataclass
+class SubjectCheck:
+    """Decides whether memories are about the subject of a new fact (module docstring)."""
+
+    # tune: true pairs sharing a content word reach 0.31; no true pair shares no word below 0.43
+    min_similarity: float = 0.3
+    unshared_similarity: float = 0.42
+    # a word this close names the same person or slot (tune: mum/mother, boss/manager)
+    word_similarity: float = 0.55
+
+    async def same_subject(
+        self, embedder: Any, new: str, memories: Sequence[str]
+    ) -> list[tuple[bool, float]]:
+        """For each memory: whether it is about the subject of ``new``, and its cosine."""
+        if not memories:
+            return []
+        if adds(new):
+            return [(False, 0.0) for _ in memories]
+        vectors = _unit(await checked_embed(embedder, [new, *memories]))
+        cosines = vectors[1:] @ vectors[0]
+        new_words = sorted({_plain(w) for w in words(new)} - {""})
+        new_words = [w for w in new_words if content_stems(w)]
+        wanted = {h for h in map(slot, memories) if h}
+        close = await self._closeness(embedder, sorted(wanted), new_words, memories)
+        out = []
+        for text, cosine in zip(memories, cosines.tolist(), strict=True):
+            ok = self._people_agree(new, text) and self._slot_agrees(new, text, close)
+            shared = bool(distinct_stems(new) & distinct_stems(text))
+            bar = self.min_similarity if shared else self.unshared_similarity
+            out.append((ok and cosine >= bar, float(cosine)))
+        return out
+
+    async def _closeness(
+        self, embedder: Any, wanted: list[str], new_words: list[str], memories: Sequence[str]
+    ) -> dict[tuple[str, str], float]:
+        """Cosine of each wanted word to each word of the new fact and of the memories."""
+        vocab = sorted(
+            set(new_words) | {_plain(w) for t in memories for w in words(t) if content_stems(w)}
+        )
+        if not wanted or not vocab:
+            return {}
+        vectors = _unit(await checked_embed(embedder, [*wanted, *vocab]))
+        sims = vectors[: len(wanted)] @ vectors[len(wanted) :].T
+        return {
+            (w, v): float(sims[i, j]) for i, w in enumerate(wanted) for j, v in enumerate(vocab)
+        }
+
+    def _named(self, word: str, text: str, close: dict[tuple[str, str], float]) -> bool:
+        """Whether ``text`` names ``word`` (its stem, or a word at least ``word_similarity``)."""
+        if content_stems(word) & content_stems(text):
+            return True
+        return any(close.get((word, _plain(w)), 0.0) >= self.word_similarity for w in words(text))
+
+    @staticmethod
+    def _people_agree(new: str, memory: str) -> bool:
+        """Each person of either fact is in the other (the same word group: "mum" and
+        "mother"), or named there by the name the fact gives them ("my brother Paul" /
+        "Paul")."""
+        said = {"new": people(new), "memory": people(memory)}
+
+        def named(person: str, text: str, other: str) -> bool:
+            if person in said[other]:
+                return True
+            near: set[str] = set()
+            for word in _person_words(text, person):
+                near |= names_near(text, word)
+            return bool(near & {_plain(w) for w in words(new if other == "new" else memory)})
+
+        return all(named(p, memory, "new") for p in said["memory"]) and all(
+            named(p, new, "memory") for p in said["new"]
+        )
+
+    def _slot_agrees(self, new: str, memory: str, close: dict[tuple[str, str], float]) -> bool:
+        head = slot(memory)
+        if head is None or self._named(head, new, close):
+            return True
+        return bool(names_near(memory, head) & {_plain(w) for w in words(new)})
