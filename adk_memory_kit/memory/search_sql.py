@@ -122,8 +122,9 @@ _ITEM_COLUMNS = """t.id, t.session_id, t.event_id, t.kind, t.author, t.role, t.t
 # Light users: exact lists over all of the user's rows (recall 1.0). Document frequencies are
 # read off the rows matching the query, in the statement: cost linear in the user's rows.
 # Rows: (list, id, score, sim, bm25, exact, ordering keys); ``list`` is 'vec' (score = sim,
-# the cosine similarity; bm25 and exact NULL: the lexical lists are complete), 'bm25' or
-# 'exact'; each list best first.
+# the cosine similarity; bm25 and exact: the row's score in those lists, NULL if not in
+# them), or 'bm25' / 'exact' for a row of that list that is not in the vec list (a row in
+# several lists comes once if it is in the vec list: fewer rows for the fusion to read).
 LIGHT_LISTS_SQL = text(
     f"""
 WITH {_Q}, vec AS (
@@ -155,14 +156,14 @@ WITH {_Q}, vec AS (
     ) s
     WHERE s.score > 0
 ), lists AS (
-    SELECT 'vec' AS list, id, sim AS score, sim, rank FROM vec
+    SELECT 'vec' AS list, v.id, v.sim AS score, v.sim, v.rank, b.score AS bm25, e.score AS exact
+    FROM vec v LEFT JOIN bm25 b ON b.id = v.id LEFT JOIN exact e ON e.id = v.id
     UNION ALL
-    SELECT 'bm25', id, score, NULL, 0 FROM bm25
+    SELECT 'bm25', id, score, NULL, 0, NULL, NULL FROM bm25 WHERE id NOT IN (SELECT id FROM vec)
     UNION ALL
-    SELECT 'exact', id, score, NULL, 0 FROM exact
+    SELECT 'exact', id, score, NULL, 0, NULL, NULL FROM exact WHERE id NOT IN (SELECT id FROM vec)
 )
-SELECT l.list, l.id, l.score, l.sim, NULL::float8 AS bm25, NULL::float8 AS exact,
-       {_ORDER_KEYS}
+SELECT l.list, l.id, l.score, l.sim, l.bm25, l.exact, {_ORDER_KEYS}
 FROM lists l JOIN {TABLE} t ON t.id = l.id
 WHERE t.app_name = :app AND t.user_id = :user
 ORDER BY l.list, l.rank
