@@ -32,6 +32,7 @@ from adk_memory_kit.lifecycle.conversation_edits import conversation_edit_handle
 from adk_memory_kit.memory import (
     IndexingOptions,
     LlmConsolidator,
+    MemoryConfig,
     PgVectorMemoryService,
     RuleConsolidator,
     SearchOptions,
@@ -66,6 +67,7 @@ __all__ = [
     "conversation_edit_handlers",
     # long-term memory
     "PgVectorMemoryService",
+    "MemoryConfig",
     "WritePolicy",
     "RoutedOptions",
     "SearchOptions",
