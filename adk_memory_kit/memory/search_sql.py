@@ -254,8 +254,10 @@ def _ranked(name: str, scores: str, where: str = "true") -> str:
 # index probe per lexeme): the input of memory/lexical.py's ``candidate_queries``.
 LEXEME_DF_SQL = text(
     f"""
-SELECT ts.lexeme, ts.df, s.n FROM {TERM_STATS} ts
-    JOIN {USER_STATS} s ON s.app_name = ts.app_name AND s.user_id = ts.user_id
+SELECT ts.lexeme, ts.df,
+    COALESCE((SELECT s.n FROM {USER_STATS} s WHERE s.app_name = :app AND s.user_id = :user), 0)
+        AS n
+FROM {TERM_STATS} ts
 WHERE ts.app_name = :app AND ts.user_id = :user
   AND ts.lexeme = ANY(ARRAY(SELECT lexeme FROM unnest(to_tsvector('english', :qtext))))
 """

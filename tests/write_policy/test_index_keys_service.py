@@ -55,7 +55,7 @@ async def test_a_left_out_question_finds_its_answer_and_is_never_returned(db_url
         assert again.rows_written == 0
 
     off = IndexingOptions(index_left_out=False)
-    async with PgVectorMemoryService(db_url, embedder=embedder, indexing=off) as service:
+    async with PgVectorMemoryService.from_url(db_url, embedder=embedder, indexing=off) as service:
         await service.add_session_to_memory(session)
         rows = await _rows(service, app, user)
         assert all("glassblowing" not in r["context_text"] for r in rows)
