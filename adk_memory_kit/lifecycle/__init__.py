@@ -14,7 +14,12 @@ from adk_memory_kit.lifecycle.checkpoint import (
     end_session,
     end_session_tool,
 )
-from adk_memory_kit.lifecycle.closer import CloseResult, SessionCloser, is_transient
+from adk_memory_kit.lifecycle.closer import (
+    CloseResult,
+    SessionCloser,
+    SessionCloserConfig,
+    is_transient,
+)
 from adk_memory_kit.lifecycle.forget import (
     DataLocation,
     DataMap,
@@ -43,6 +48,7 @@ __all__ = [
     "MemoryCheckpointPlugin",
     "PendingForget",
     "SessionCloser",
+    "SessionCloserConfig",
     "SessionKey",
     "SleepTimeDistiller",
     "WatermarkState",
