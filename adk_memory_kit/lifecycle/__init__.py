@@ -10,6 +10,7 @@ from adk_memory_kit.core.data_home import DataHome, FunctionDataHome
 from adk_memory_kit.lifecycle.checkpoint import (
     CHECKPOINT_STATE_KEY,
     END_SESSION_STATE_KEY,
+    MemoryCheckpointConfig,
     MemoryCheckpointPlugin,
     end_session,
     end_session_tool,
@@ -45,6 +46,7 @@ __all__ = [
     "FunctionDataHome",
     "IdleIngestJob",
     "IdleRunReport",
+    "MemoryCheckpointConfig",
     "MemoryCheckpointPlugin",
     "PendingForget",
     "SessionCloser",
