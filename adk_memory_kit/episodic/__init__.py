@@ -2,9 +2,10 @@
 
 ``EpisodicLogPlugin`` records; ``EpisodicLog`` stores and reads back (``trace``,
 ``cost_summary``, ``first_failure``, ``export_trajectories``); ``PriceTable`` prices model
-calls. See ``docs/episodic.md``.
+calls; ``EpisodicLogConfig`` holds the log's options. See ``docs/episodic.md``.
 """
 
+from adk_memory_kit.episodic.config import EpisodicLogConfig
 from adk_memory_kit.episodic.entry import KINDS, LogEntry
 from adk_memory_kit.episodic.plugin import EpisodicLogPlugin
 from adk_memory_kit.episodic.pricing import GEMINI_PRICES, PRICES_SOURCE, ModelPrice, PriceTable
@@ -17,6 +18,7 @@ __all__ = [
     "CostLine",
     "CostSummary",
     "EpisodicLog",
+    "EpisodicLogConfig",
     "EpisodicLogPlugin",
     "LogEntry",
     "ModelPrice",

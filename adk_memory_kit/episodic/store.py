@@ -29,12 +29,12 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_memory_kit.core.db_errors import db_doors
 from adk_memory_kit.core.scope import app_wide_unless, operator_scope
-from adk_memory_kit.core.validation import check_number
 from adk_memory_kit.db import make_engine
 from adk_memory_kit.db.fence import Fence, fences_of
 from adk_memory_kit.db.rls import protect_tables
+from adk_memory_kit.episodic.config import EpisodicLogConfig
 from adk_memory_kit.episodic.entry import FAILURE_KINDS, MODEL_CALL, LogEntry
-from adk_memory_kit.episodic.payload import DEFAULT_MAX_PAYLOAD_BYTES, prepare_payload
+from adk_memory_kit.episodic.payload import prepare_payload
 from adk_memory_kit.episodic.pricing import ModelPrice, PriceTable
 from adk_memory_kit.errors import DatabaseUnavailableError, InvalidInputError
 
@@ -263,11 +263,11 @@ class EpisodicLog:
         embedded server, like ``PgVectorMemoryService``.
       prices: a :class:`PriceTable`, or a mapping of model name to :class:`ModelPrice` added
         to the Gemini defaults.
-      retention_days: default for :meth:`purge_expired`.
-      batch_size / flush_interval: write when this many entries wait, or this often.
-      max_pending: entries held while the database is slow; beyond it new entries are
-        dropped (counted in ``dropped``) rather than growing memory without bound.
-      max_payload_bytes: payloads above this are stored truncated with size and sha256.
+      config: an :class:`~adk_memory_kit.episodic.config.EpisodicLogConfig`
+        (``retention_days``, ``batch_size``, ``flush_interval``, ``max_pending``,
+        ``max_payload_bytes``), or its fields by keyword
+        (``EpisodicLog(url, batch_size=1)``), not both; a wrong value raises
+        :class:`~adk_memory_kit.errors.InvalidInputError` naming the field.
     """
 
     def __init__(
@@ -276,28 +276,18 @@ class EpisodicLog:
         *,
         engine: AsyncEngine | None = None,
         prices: PriceTable | Mapping[str, ModelPrice] | None = None,
-        retention_days: float | None = None,
-        batch_size: int = 64,
-        flush_interval: float = 0.5,
-        max_pending: int = 10_000,
-        max_payload_bytes: int = DEFAULT_MAX_PAYLOAD_BYTES,
+        config: EpisodicLogConfig | None = None,
+        **options: Any,
     ) -> None:
-        check_number("batch_size", batch_size, minimum=1, maximum=100_000, integer=True)
-        check_number("max_pending", max_pending, minimum=batch_size, maximum=10**7, integer=True)
-        check_number(
-            "flush_interval", flush_interval, minimum=0, maximum=86_400, exclusive_minimum=True
-        )
-        check_number(
-            "retention_days",
-            retention_days,
-            minimum=0,
-            maximum=365_000,
-            exclusive_minimum=True,
-            allow_none=True,
-        )
-        check_number(
-            "max_payload_bytes", max_payload_bytes, minimum=256, maximum=2**30, integer=True
-        )
+        if config is None:
+            config = EpisodicLogConfig(**options)
+        elif options:
+            raise InvalidInputError("pass either the log's options or a config, not both")
+        elif not isinstance(config, EpisodicLogConfig):
+            raise InvalidInputError(
+                f"config must be an EpisodicLogConfig, got {type(config).__name__}"
+            )
+        self.config = config
         self._engine = engine or make_engine(db_url)
         self._owns_engine = engine is None
         if prices is None:
@@ -306,11 +296,11 @@ class EpisodicLog:
             self.prices = prices
         else:
             self.prices = PriceTable.with_overrides(prices)
-        self.retention_days = retention_days
-        self.batch_size = batch_size
-        self.flush_interval = flush_interval
-        self.max_pending = max_pending
-        self.max_payload_bytes = max_payload_bytes
+        self.retention_days = config.retention_days
+        self.batch_size = config.batch_size
+        self.flush_interval = config.flush_interval
+        self.max_pending = config.max_pending
+        self.max_payload_bytes = config.max_payload_bytes
         self.dropped = 0
         """Entries dropped because the queue was full."""
         self.failed_writes = 0

@@ -10,11 +10,17 @@ from adk_memory_kit.core.data_home import DataHome, FunctionDataHome
 from adk_memory_kit.lifecycle.checkpoint import (
     CHECKPOINT_STATE_KEY,
     END_SESSION_STATE_KEY,
+    MemoryCheckpointConfig,
     MemoryCheckpointPlugin,
     end_session,
     end_session_tool,
 )
-from adk_memory_kit.lifecycle.closer import CloseResult, SessionCloser, is_transient
+from adk_memory_kit.lifecycle.closer import (
+    CloseResult,
+    SessionCloser,
+    SessionCloserConfig,
+    is_transient,
+)
 from adk_memory_kit.lifecycle.forget import (
     DataLocation,
     DataMap,
@@ -40,9 +46,11 @@ __all__ = [
     "FunctionDataHome",
     "IdleIngestJob",
     "IdleRunReport",
+    "MemoryCheckpointConfig",
     "MemoryCheckpointPlugin",
     "PendingForget",
     "SessionCloser",
+    "SessionCloserConfig",
     "SessionKey",
     "SleepTimeDistiller",
     "WatermarkState",

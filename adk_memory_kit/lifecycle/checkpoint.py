@@ -20,11 +20,12 @@ from google.adk.events.event_actions import EventActions
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_context import ToolContext
+from pydantic import Field
 
 from adk_memory_kit.core.db_errors import contained_doors, describe
 from adk_memory_kit.core.tool_errors import tool_errors
 from adk_memory_kit.errors import InvalidInputError
-from adk_memory_kit.lifecycle.closer import CloseResult, SessionCloser
+from adk_memory_kit.lifecycle.closer import CloseResult, SessionCloser, SessionCloserConfig
 from adk_memory_kit.memory.service import PgVectorMemoryService
 
 if TYPE_CHECKING:
@@ -59,6 +60,30 @@ def _policy_name(memory_service: object) -> str | None:
     return None
 
 
+class MemoryCheckpointConfig(SessionCloserConfig):
+    """When a :class:`MemoryCheckpointPlugin` ingests, and its closer's retries (``attempts``,
+    ``backoff`` of :class:`SessionCloserConfig`); a wrong value raises ``InvalidInputError``
+    naming the field."""
+
+    every_n_invocations: int | None = Field(
+        5,
+        strict=True,
+        ge=1,
+        le=1_000_000,
+        description="Checkpoint period; None checkpoints only when end_session was called.",
+    )
+    max_tracked_sessions: int = Field(
+        10_000,
+        strict=True,
+        ge=1,
+        le=10_000_000,
+        description="Sessions the in-process count (truncated sessions only) remembers.",
+    )
+
+
+_UNSET: Any = object()
+
+
 @contained_doors
 class MemoryCheckpointPlugin(BasePlugin):
     """Ingest the session into memory after every ``every_n_invocations``-th invocation.
@@ -72,37 +97,37 @@ class MemoryCheckpointPlugin(BasePlugin):
     are logged, never raised: a failed checkpoint must not fail the user's turn (the next
     checkpoint, the closer or the idle job ingests the session later).
 
-    Args:
-        every_n_invocations: checkpoint period; ``None`` checkpoints only when the
-            ``end_session`` tool was called.
-        attempts / backoff: retry policy of the underlying :class:`SessionCloser`.
-        max_tracked_sessions: how many sessions the in-process count (truncated sessions
-            only) remembers.
-        name: the plugin's name in the runner.
+    Options: a :class:`MemoryCheckpointConfig` (``config=``: ``every_n_invocations``,
+    ``attempts``, ``backoff``, ``max_tracked_sessions``), or its fields by keyword
+    (``every_n_invocations`` may also come first by position), not both. ``name``: the
+    plugin's name in the runner.
     """
 
     def __init__(
         self,
-        every_n_invocations: int | None = 5,
+        every_n_invocations: int | None = _UNSET,
         *,
-        attempts: int = 3,
-        backoff: float = 0.5,
-        max_tracked_sessions: int = 10_000,
         name: str = "memory_checkpoint",
+        config: MemoryCheckpointConfig | None = None,
+        **options: Any,
     ) -> None:
         super().__init__(name=name)
-        if every_n_invocations is not None and every_n_invocations < 1:
+        if every_n_invocations is not _UNSET:
+            options["every_n_invocations"] = every_n_invocations
+        if config is None:
+            config = MemoryCheckpointConfig(**options)
+        elif options:
+            raise InvalidInputError("pass either the plugin's options or a config, not both")
+        elif not isinstance(config, MemoryCheckpointConfig):
             raise InvalidInputError(
-                f"every_n_invocations must be at least 1 (or None), got {every_n_invocations}"
+                f"config must be a MemoryCheckpointConfig, got {type(config).__name__}"
             )
-        if max_tracked_sessions < 1:
-            raise InvalidInputError(
-                f"max_tracked_sessions must be at least 1, got {max_tracked_sessions}"
-            )
-        self.every_n_invocations = every_n_invocations
-        self.max_tracked_sessions = max_tracked_sessions
-        self.attempts = attempts
-        self.backoff = backoff
+        self.config = config
+        self.every_n_invocations = config.every_n_invocations
+        self.max_tracked_sessions = config.max_tracked_sessions
+        self.attempts = config.attempts
+        self.backoff = config.backoff
+        self._closer_config = SessionCloserConfig(attempts=config.attempts, backoff=config.backoff)
         self.last_result: CloseResult | None = None
         self._seen: OrderedDict[tuple[str, str, str], int] = OrderedDict()
         self._warned_no_memory = False
@@ -139,9 +164,7 @@ class MemoryCheckpointPlugin(BasePlugin):
                 logger.warning("MemoryCheckpointPlugin: the Runner has no memory_service")
                 self._warned_no_memory = True
             return None
-        closer = SessionCloser(
-            ctx.session_service, ctx.memory_service, attempts=self.attempts, backoff=self.backoff
-        )
+        closer = SessionCloser(ctx.session_service, ctx.memory_service, config=self._closer_config)
         session = ctx.session
         try:
             self.last_result = await closer.close(session.app_name, session.user_id, session.id)

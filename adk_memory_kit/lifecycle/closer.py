@@ -12,14 +12,16 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from google.adk.memory.base_memory_service import BaseMemoryService
 from google.adk.sessions.base_session_service import BaseSessionService
+from pydantic import Field
 
+from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.core.db_errors import db_doors, describe, translate
 from adk_memory_kit.core.db_errors import is_transient as db_is_transient
-from adk_memory_kit.core.validation import check_identifier, check_number, check_scope
+from adk_memory_kit.core.validation import check_identifier, check_scope
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.memory.service import PgVectorMemoryService
 
@@ -57,6 +59,27 @@ class CloseResult:
         return self.status == "ingested"
 
 
+class SessionCloserConfig(KitConfig):
+    """How a :class:`SessionCloser` retries (validated at construction; a wrong value
+    raises ``InvalidInputError`` naming the field)."""
+
+    attempts: int = Field(
+        3,
+        strict=True,
+        ge=1,
+        le=100,
+        description="Total tries for a transient failure (1 = no retry).",
+    )
+    backoff: float = Field(
+        0.5,
+        strict=True,
+        allow_inf_nan=False,
+        ge=0,
+        le=3600,
+        description="Seconds before the first retry; doubles each time.",
+    )
+
+
 @db_doors
 class SessionCloser:
     """Ingest a finished session into long-term memory.
@@ -66,8 +89,8 @@ class SessionCloser:
             latest events are ingested.
         memory_service: any ``BaseMemoryService``; must upsert (``PgVectorMemoryService``
             does) for retries to be duplicate-free.
-        attempts: total tries for a transient failure (1 = no retry).
-        backoff: seconds before the first retry; doubles each time.
+        config: a :class:`SessionCloserConfig` (``attempts``, ``backoff``), or its fields
+            by keyword (``SessionCloser(s, m, attempts=5)``), not both.
         retry_if: which exceptions are transient (default :func:`is_transient`).
         sleep: the coroutine used to wait between tries (tests pass a no-op).
     """
@@ -77,24 +100,31 @@ class SessionCloser:
         session_service: BaseSessionService,
         memory_service: BaseMemoryService | None,
         *,
-        attempts: int = 3,
-        backoff: float = 0.5,
+        config: SessionCloserConfig | None = None,
         retry_if: Callable[[BaseException], bool] = is_transient,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+        **options: Any,
     ) -> None:
         if memory_service is None:
             raise InvalidInputError(
                 "SessionCloser needs a memory service; pass memory_service= to the Runner "
                 "(e.g. PgVectorMemoryService()) or to SessionCloser"
             )
-        check_number("attempts", attempts, minimum=1, maximum=100, integer=True)
-        check_number("backoff", backoff, minimum=0, maximum=3600)
+        if config is None:
+            config = SessionCloserConfig(**options)
+        elif options:
+            raise InvalidInputError("pass either attempts/backoff or a config, not both")
+        elif not isinstance(config, SessionCloserConfig):
+            raise InvalidInputError(
+                f"config must be a SessionCloserConfig, got {type(config).__name__}"
+            )
         if not callable(retry_if) or not callable(sleep):
             raise InvalidInputError("retry_if and sleep must be callables")
         self.session_service = session_service
         self.memory_service = memory_service
-        self.attempts = attempts
-        self.backoff = backoff
+        self.config = config
+        self.attempts = config.attempts
+        self.backoff = config.backoff
         self.retry_if = retry_if
         self._sleep = sleep
 

@@ -1,11 +1,7 @@
-"""PgVectorMemoryService: ADK's BaseMemoryService on PostgreSQL + pgvector.
-
-A thin adapter over three composed parts (docs/memory-service.md):
-
-* ``service.store`` (:class:`~.memory_store.MemoryStore`): the tables, the engine, search;
-* ``service.pipeline`` (:class:`~.pipeline.WritePipeline`): every write into the tables;
-* ``service.curator`` (:class:`~.curator.MemoryCurator`): corrections, pins, decay.
-"""
+"""PgVectorMemoryService: ADK's BaseMemoryService on PostgreSQL + pgvector, a thin adapter over
+``service.store`` (:class:`~.memory_store.MemoryStore`: tables, engine, search),
+``service.pipeline`` (:class:`~.pipeline.WritePipeline`: every write) and ``service.curator``
+(:class:`~.curator.MemoryCurator`: corrections, pins, decay); see docs/memory-service.md."""
 
 from __future__ import annotations
 
@@ -39,16 +35,10 @@ if TYPE_CHECKING:
 class PgVectorMemoryService(BaseMemoryService):
     """Long-term memory on PostgreSQL + pgvector with ranked hybrid search.
 
-    Args:
-        db_url: ``postgresql+psycopg://user:pw@host:port/db``. ``None`` uses
-            ``ADK_MEMORY_KIT_DB_URL`` or else the embedded server under ``ADK_MEMORY_KIT_HOME``.
-        config: every option (:class:`MemoryConfig`); :meth:`from_url` takes its fields as
-            keywords.
-        embedder: any :class:`Embedder`; defaults to the local MiniLM ONNX model.
-        engine: an existing ``AsyncEngine`` to share (e.g. with ``DatabaseSessionService``).
-        uri: alias of ``db_url`` so ADK's ``services.yaml`` can build the service
-            (``agents_dir``, which ADK's registry passes too, is ignored).
-    """
+    ``db_url``: ``postgresql+psycopg://...`` (``None``: ``ADK_MEMORY_KIT_DB_URL``, else the
+    embedded server; ``uri``: its alias for ADK's ``services.yaml``; ``agents_dir`` ignored).
+    ``config``: every option (:class:`MemoryConfig`; :meth:`from_url` takes its fields as
+    keywords). ``embedder``: default the local MiniLM. ``engine``: an engine to share."""
 
     def __init__(
         self,
@@ -101,11 +91,9 @@ class PgVectorMemoryService(BaseMemoryService):
         (e.g. ``from_url(url, write_policy="full_transcript", min_importance=0.3)``)."""
         return cls(url, config=MemoryConfig(**config), embedder=embedder, engine=engine)
 
-    # ------------------------------------------------------------------ plumbing
     @property
     def config(self) -> MemoryConfig:
-        """The configuration the service was built with (the pipeline's; search options
-        live on the store, where they may be replaced between searches)."""
+        """The configuration built with (search options live on, and may change in, the store)."""
         return self.pipeline.config
 
     @property
@@ -118,11 +106,8 @@ class PgVectorMemoryService(BaseMemoryService):
         return self.store.engine
 
     async def ready(self) -> None:
-        """Connect and create or check the schema now (else done on first use).
-
-        Raises :class:`DatabaseUnavailableError` (unreachable server, no pgvector) or
-        :class:`~adk_memory_kit.errors.SchemaMismatchError` (another embedder's table).
-        """
+        """Connect and create or check the schema now (else on first use); raises
+        ``DatabaseUnavailableError`` or ``SchemaMismatchError`` (another embedder's table)."""
         await self.store.ready()
 
     async def close(self) -> None:
@@ -136,11 +121,9 @@ class PgVectorMemoryService(BaseMemoryService):
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    # ------------------------------------------------------------------ writes
     async def add_session_to_memory(self, session: Session) -> SessionWrite:  # type: ignore[override]  # a report ADK's callers may ignore
-        """Store what the write policy selects of ``session`` (:meth:`WritePipeline.write_session`:
-        snapshot order, kept hygiene values, one transaction); returns a :class:`SessionWrite`
-        (ADK's contract returns ``None``; callers that ignore the result are unaffected)."""
+        """Store what the write policy selects (:meth:`WritePipeline.write_session`); returns a
+        :class:`SessionWrite` (ADK's contract returns ``None``; ignoring it is fine)."""
         return await self.pipeline.write_session(session)
 
     async def add_events_to_memory(
@@ -152,12 +135,8 @@ class PgVectorMemoryService(BaseMemoryService):
         session_id: str | None = None,
         custom_metadata: Mapping[str, object] | None = None,
     ) -> None:
-        """Upsert a delta of events (nothing else of the session is touched).
-
-        ``custom_metadata`` may carry the hygiene keys (``ttl``, ``expires_at``,
-        ``importance``, ``subject``); they apply to every event of the call and replace the
-        values stored on those events' rows (none given: none kept).
-        """
+        """Upsert a delta of events (nothing else of the session is touched); hygiene keys of
+        ``custom_metadata`` apply to every event and replace the stored ones (none: none kept)."""
         await self.pipeline.write_events(
             app_name=app_name,
             user_id=user_id,
@@ -175,12 +154,8 @@ class PgVectorMemoryService(BaseMemoryService):
         custom_metadata: Mapping[str, object] | None = None,
         consolidator: Consolidator | None = None,
     ) -> WriteReport:
-        """Store explicit memories (dated facts); re-adding the same id or text updates it.
-
-        :meth:`WritePipeline.write_entries` states the keys, the hygiene values, the gate and
-        consolidation (``consolidator`` overrides the configured one for this call). Returns a
-        :class:`WriteReport` with every entry's outcome, also counted in :attr:`metrics`.
-        """
+        """Store explicit memories (re-adding an id or text updates it: ``write_entries``);
+        ``consolidator`` overrides the config's. Outcomes are returned and counted in metrics."""
         return await self.pipeline.write_entries(
             app_name=app_name,
             user_id=user_id,
@@ -189,13 +164,10 @@ class PgVectorMemoryService(BaseMemoryService):
             consolidator=consolidator,
         )
 
-    # ------------------------------------------------------------------ reads
     async def search_memory(
         self, *, app_name: str, user_id: str, query: str, limit: int | None = None
     ) -> SearchMemoryResponse:
-        """Ranked hybrid search over this app+user's memories (empty query: no results).
-
-        ADK's contract: every memory type except ``procedure`` (see :meth:`search`)."""
+        """ADK's search: :meth:`search` over every memory type but ``procedure``."""
         return await self.search(app_name=app_name, user_id=user_id, query=query, limit=limit)
 
     async def search(
@@ -211,17 +183,9 @@ class PgVectorMemoryService(BaseMemoryService):
         record_access: bool = True,
         include_superseded: bool = False,
     ) -> SearchMemoryResponse:
-        """Ranked hybrid search with filters applied inside every ranked list.
-
-        ``types``: only these memory types (``None``: all but ``procedure``, which is recalled
-        only when asked for by type). ``tags``: items holding any of these tags. ``as_of``: what
-        was true at that time (items whose ``[valid_from, valid_to)`` window holds it; naive
-        times are UTC). Records an access on every returned item (batched, off the hot path)
-        unless ``record_access`` is false (an operator looking: a look is not a use and must
-        not keep an item from decaying). Superseded items are not returned unless
-        ``include_superseded`` (they rank after current ones) or ``as_of`` names a time they
-        held.
-        """
+        """Ranked hybrid search of this app+user's memories (empty query: none), the filters
+        (docs/memory-service.md) inside every ranked list; records an access on each result
+        unless ``record_access`` is false (an operator's look is not a use)."""
         check_scope(app_name, user_id)
         if not isinstance(query, str):
             raise InvalidInputError(f"query must be a string, got {type(query).__name__}")
@@ -243,12 +207,10 @@ class PgVectorMemoryService(BaseMemoryService):
         """Write the pending recall accesses now; returns how many rows were touched."""
         return await self.store.flush_access()
 
-    # ------------------------------------------------------------------ deletes and counts
     async def delete_memory(  # type: ignore[override]  # a count ADK's callers may ignore
         self, *, app_name: str, user_id: str, memory_id: str | None = None
     ) -> int:
-        """Delete one memory item by the id carried in ``MemoryEntry.id``; returns how many
-        rows went (0: this user has no such memory)."""
+        """Delete one memory by its ``MemoryEntry.id``; returns the rows deleted (0: none)."""
         check_scope(app_name, user_id)
         try:
             parsed = uuid.UUID(str(memory_id))
@@ -259,10 +221,8 @@ class PgVectorMemoryService(BaseMemoryService):
         return await self.store.delete_id(app_name=app_name, user_id=user_id, row_id=str(parsed))
 
     async def delete_session_memories(self, *, app_name: str, user_id: str, session_id: str) -> int:
-        """Delete every memory ingested from one session; returns the number of rows deleted.
-
-        The session's snapshot mark goes too, so it can be ingested again from scratch.
-        """
+        """Delete the memories ingested from one session and its snapshot mark (it may be
+        ingested again from scratch); returns the number of rows deleted."""
         check_scope(app_name, user_id)
         check_identifier("session_id", session_id)
         return await self.store.delete_session(
@@ -270,11 +230,8 @@ class PgVectorMemoryService(BaseMemoryService):
         )
 
     async def delete_user_memories(self, *, app_name: str, user_id: str) -> int:
-        """Delete every memory of one user in one app (right to be forgotten).
-
-        Takes the user's write lock exclusively, so a racing write lands wholly before or
-        wholly after the delete.
-        """
+        """Delete every memory of one user in one app (right to be forgotten), under the
+        user's exclusive write lock: a racing write lands wholly before or after it."""
         check_scope(app_name, user_id)
         return await self.store.delete_user(app_name=app_name, user_id=user_id)
 

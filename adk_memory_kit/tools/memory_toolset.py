@@ -25,7 +25,7 @@ from google.adk.tools.tool_context import ToolContext
 from adk_memory_kit._adk_compat import context_memory_service
 from adk_memory_kit.core.tool_errors import tool_errors
 from adk_memory_kit.core.tool_names import MEMORY_TOOL_NAMES
-from adk_memory_kit.core.validation import check_number, check_positive_int, check_strings
+from adk_memory_kit.core.validation import check_number, check_strings
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.memory.hygiene import check_memory_type
 from adk_memory_kit.memory.service import PgVectorMemoryService
@@ -36,6 +36,7 @@ from adk_memory_kit.routing.extractors import (
     looks_like_behaviour_change,
 )
 from adk_memory_kit.routing.rule import Candidate, MemoryHome
+from adk_memory_kit.tools.config import MemoryToolsetConfig
 
 _WHERE = {
     MemoryHome.DROP: "not stored: it looks like sensitive data",
@@ -236,7 +237,9 @@ class MemoryToolset(BaseToolset):
             the Runner's memory service (``remember`` always writes through the run's context,
             like the router).
         applier: the routing applier (vocabulary, review queue, detectors) ``remember`` uses.
-        recall_limit: at most this many memories per ``recall``.
+        config: a :class:`~adk_memory_kit.tools.config.MemoryToolsetConfig`
+            (``recall_limit``: at most this many memories per ``recall``), or its fields by
+            keyword (``MemoryToolset(recall_limit=3)``), not both.
     """
 
     def __init__(
@@ -245,17 +248,25 @@ class MemoryToolset(BaseToolset):
         *,
         applier: MemoryApplier | None = None,
         extractor: RuleBasedExtractor | None = None,
-        recall_limit: int = 5,
         tool_filter: ToolPredicate | list[str] | None = None,
         tool_name_prefix: str | None = None,
+        config: MemoryToolsetConfig | None = None,
+        **options: Any,
     ) -> None:
+        if config is None:
+            config = MemoryToolsetConfig(**options)
+        elif options:
+            raise InvalidInputError("pass either recall_limit or a config, not both")
+        elif not isinstance(config, MemoryToolsetConfig):
+            raise InvalidInputError(
+                f"config must be a MemoryToolsetConfig, got {type(config).__name__}"
+            )
         super().__init__(tool_filter=tool_filter, tool_name_prefix=tool_name_prefix)
-        check_positive_int("recall_limit", recall_limit)
-        check_number("recall_limit", recall_limit, minimum=1, maximum=1000, integer=True)
+        self.config = config
         self.memory_service = memory_service
         self.applier = applier or MemoryApplier(author="memory_tools")
         self.extractor = extractor or RuleBasedExtractor()
-        self.recall_limit = recall_limit
+        self.recall_limit = config.recall_limit
         tools = _Tools(self)
         self._tools: list[BaseTool] = [FunctionTool(getattr(tools, n)) for n in MEMORY_TOOL_NAMES]
 

@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 
 import pytest
 
+from adk_memory_kit.episodic.config import EpisodicLogConfig
 from adk_memory_kit.episodic.entry import LogEntry
 from adk_memory_kit.episodic.payload import prepare_payload, redact_value
 from adk_memory_kit.episodic.pricing import GEMINI_PRICES, ModelPrice, PriceTable
@@ -72,6 +73,26 @@ def test_bad_log_settings_are_refused_before_connecting():
         EpisodicLog("postgresql+psycopg://x@127.0.0.1:1/db", batch_size=0)
     with pytest.raises(InvalidInputError, match="retention_days"):
         EpisodicLog("postgresql+psycopg://x@127.0.0.1:1/db", retention_days=0)
+
+
+def test_log_options_are_one_config_model():
+    url = "postgresql+psycopg://x@127.0.0.1:1/db"
+    config = EpisodicLogConfig(batch_size=8, max_pending=8, retention_days=30)
+    log = EpisodicLog(url, config=config)
+    assert log.config is config and (log.batch_size, log.max_pending) == (8, 8)
+    assert EpisodicLog(url, batch_size=8, max_pending=8, retention_days=30).config == config
+    with pytest.raises(InvalidInputError, match="max_pending must be at least batch_size"):
+        EpisodicLog(url, batch_size=64, max_pending=10)
+    with pytest.raises(InvalidInputError, match="EpisodicLogConfig.flush_interval"):
+        EpisodicLog(url, flush_interval=float("nan"))
+    with pytest.raises(InvalidInputError, match="EpisodicLogConfig.batch_size"):
+        EpisodicLog(url, batch_size=True)
+    with pytest.raises(InvalidInputError, match="EpisodicLogConfig.batch_size_typo"):
+        EpisodicLog(url, batch_size_typo=3)
+    with pytest.raises(InvalidInputError, match="not both"):
+        EpisodicLog(url, config=config, batch_size=8)
+    with pytest.raises(InvalidInputError, match="config must be an EpisodicLogConfig"):
+        EpisodicLog(url, config={"batch_size": 8})
 
 
 def _entry(seq: int, kind: str, name: str = "", **kw) -> LogEntry:

@@ -20,6 +20,7 @@ from adk_memory_kit.errors import DatabaseUnavailableError, InvalidInputError
 from adk_memory_kit.lifecycle import (
     IdleIngestJob,
     SessionCloser,
+    SessionCloserConfig,
     SessionKey,
     WatermarkStore,
     is_transient,
@@ -177,6 +178,31 @@ def test_is_transient_classification():
 def test_closer_needs_a_memory_service():
     with pytest.raises(InvalidInputError, match="memory service"):
         SessionCloser(InMemorySessionService(), None)
+
+
+def test_closer_options_are_one_config_model():
+    from google.adk.memory.in_memory_memory_service import InMemoryMemoryService
+
+    sessions, memory = InMemorySessionService(), InMemoryMemoryService()
+    config = SessionCloserConfig(attempts=5, backoff=0)
+    closer = SessionCloser(sessions, memory, config=config)
+    assert closer.config is config and (closer.attempts, closer.backoff) == (5, 0)
+    assert SessionCloser(sessions, memory, attempts=5, backoff=0).config == config
+    assert SessionCloser(sessions, memory).config == SessionCloserConfig(attempts=3, backoff=0.5)
+    for bad, field in [
+        ({"attempts": 0}, "attempts"),
+        ({"attempts": True}, "attempts"),
+        ({"attempts": float("nan")}, "attempts"),
+        ({"backoff": float("inf")}, "backoff"),
+        ({"backoff": -1}, "backoff"),
+        ({"backof": 1}, "backof"),
+    ]:
+        with pytest.raises(InvalidInputError, match=rf"SessionCloserConfig\.{field}\b"):
+            SessionCloser(sessions, memory, **bad)
+    with pytest.raises(InvalidInputError, match="not both"):
+        SessionCloser(sessions, memory, config=config, attempts=2)
+    with pytest.raises(InvalidInputError, match="config must be a SessionCloserConfig"):
+        SessionCloser(sessions, memory, config={"attempts": 2})
 
 
 # --------------------------------------------------------------------------- idle job

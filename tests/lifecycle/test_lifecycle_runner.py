@@ -24,6 +24,7 @@ from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.lifecycle import (
     CHECKPOINT_STATE_KEY,
     IdleIngestJob,
+    MemoryCheckpointConfig,
     MemoryCheckpointPlugin,
     end_session_tool,
 )
@@ -214,6 +215,28 @@ def test_checkpoint_plugin_validates_n():
         MemoryCheckpointPlugin(every_n_invocations=0)
     with pytest.raises(InvalidInputError):
         MemoryCheckpointPlugin(max_tracked_sessions=0)
+
+
+def test_checkpoint_options_are_one_config_model():
+    config = MemoryCheckpointConfig(every_n_invocations=2, attempts=4, backoff=0)
+    plugin = MemoryCheckpointPlugin(config=config)
+    assert plugin.config is config and (plugin.every_n_invocations, plugin.attempts) == (2, 4)
+    assert MemoryCheckpointPlugin(2, attempts=4, backoff=0).config == config
+    assert MemoryCheckpointPlugin(None).every_n_invocations is None
+    assert MemoryCheckpointPlugin().config == MemoryCheckpointConfig()
+    for bad, field in [
+        ({"every_n_invocations": 1.5}, "every_n_invocations"),
+        ({"every_n_invocations": True}, "every_n_invocations"),
+        ({"max_tracked_sessions": -1}, "max_tracked_sessions"),
+        ({"attempts": 0}, "attempts"),  # checked here, not at the first checkpoint
+        ({"backoff": float("inf")}, "backoff"),
+    ]:
+        with pytest.raises(InvalidInputError, match=rf"MemoryCheckpointConfig\.{field}\b"):
+            MemoryCheckpointPlugin(**bad)
+    with pytest.raises(InvalidInputError, match="not both"):
+        MemoryCheckpointPlugin(2, config=config)
+    with pytest.raises(InvalidInputError, match="config must be a MemoryCheckpointConfig"):
+        MemoryCheckpointPlugin(config={"attempts": 2})
 
 
 async def test_truncated_session_counts_stay_bounded():

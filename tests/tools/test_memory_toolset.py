@@ -9,8 +9,10 @@ from google.adk.agents.llm_agent import LlmAgent
 from google.adk.sessions.database_session_service import DatabaseSessionService
 
 from adk_memory_kit import MemoryToolset, PgVectorMemoryService
+from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.routing import MemoryApplier, ReviewQueue
 from adk_memory_kit.testing import ScriptedLlm, call, last_function_responses
+from adk_memory_kit.tools import MemoryToolsetConfig
 from tests.support.routing import Harness
 
 pytestmark = pytest.mark.slow
@@ -131,3 +133,19 @@ async def test_recall_correct_and_forget_stay_with_the_current_user(services):
     assert current.memories == []  # the current fact is gone; the old one stays superseded
     left = await memory.search(app_name=h.app, user_id=h.user, query="gym", include_superseded=True)
     assert [m.content.parts[0].text for m in left.memories] == ["The user's gym is Iron Temple"]
+
+
+def test_recall_limit_is_a_config_model():
+    config = MemoryToolsetConfig(recall_limit=3)
+    assert MemoryToolset(config=config).recall_limit == 3
+    assert MemoryToolset(recall_limit=3).config == config
+    assert MemoryToolset().recall_limit == 5
+    for bad in (0, 1001, True, 1.5, "3"):
+        with pytest.raises(InvalidInputError, match=r"MemoryToolsetConfig\.recall_limit\b"):
+            MemoryToolset(recall_limit=bad)
+    with pytest.raises(InvalidInputError, match=r"MemoryToolsetConfig\.recal_limit\b"):
+        MemoryToolset(recal_limit=3)
+    with pytest.raises(InvalidInputError, match="not both"):
+        MemoryToolset(config=config, recall_limit=3)
+    with pytest.raises(InvalidInputError, match="config must be a MemoryToolsetConfig"):
+        MemoryToolset(config={"recall_limit": 3})
