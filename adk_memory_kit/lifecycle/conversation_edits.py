@@ -193,6 +193,14 @@ class ConversationEdits:
     head_lift: float = 0.1
     # a subject this close to a kind's label names that kind ("my home address")
     kind_min_similarity: float = 0.45
+    # ... or this close to one term of the label ("my diagnosis": 0.81 to "diagnosis", 0.39
+    # to the whole label); single words sit closer, so the bar is higher (tune: 0.65 for
+    # "how much I earn" / "salary" and 0.54 "my salary" / "job" named kinds whose other
+    # details were then taken for a target never stored)
+    kind_term_min_similarity: float = 0.7
+    # such a kind's examples count this much less (tune: "I pay ... rent" 0.44 to the finance
+    # examples, "My salary is ..." 0.59; the kind's own bar is ``kind_own_min_similarity``)
+    kind_term_penalty: float = 0.05
     # an example sentence stands in for the subject a little below a direct match
     kind_example_discount: float = 0.1
     detail_kinds: DetailKinds = field(default_factory=lambda: dict(DEFAULT_DETAIL_KINDS))
@@ -200,6 +208,9 @@ class ConversationEdits:
     # ``by`` as the author and as ``superseded_by``)
     by: str = "user"
     _label_vectors: np.ndarray | None = field(default=None, init=False, repr=False)
+    _term_owner: np.ndarray = field(
+        default_factory=lambda: np.zeros(0, int), init=False, repr=False
+    )
     _example_vectors: dict[str, np.ndarray] = field(default_factory=dict, init=False, repr=False)
 
     async def update(self, candidate: Candidate, context: Context) -> RoutingOutcome | None:
@@ -345,7 +356,8 @@ class ConversationEdits:
         similarity, and no memory matches on its own."""
         whose = possessor(subject)
         head = _head(subject, whose) if whose else subject
-        kinds = await self._kinds_named(service, head)
+        named_kinds = await self._kinds_named(service, head)
+        kinds = [k for k, _ in named_kinds]
         queries = [subject, *(" ".join(self.detail_kinds[k]) for k in kinds)]
         found: dict[str, Any] = {}
         for query in queries:
@@ -373,9 +385,12 @@ class ConversationEdits:
         shares = np.array([bool(named & content_stems(t)) for t in texts])
         scores = np.where(shares | (cosines >= self.unshared_min_similarity), cosines, -1.0)
         by_kind = np.full(len(texts), -1.0)
-        for kind in kinds:
+        for kind, narrower in named_kinds:
             examples = await self._examples(embedder, kind)
-            by_kind = np.maximum(by_kind, (vectors[1:] @ examples.T).max(axis=1))
+            # a subject narrower than its kind ("my salary" in finances) does not take every
+            # detail of that kind ("I pay rent"): only those closer to its examples
+            penalty = self.kind_term_penalty if narrower else 0.0
+            by_kind = np.maximum(by_kind, (vectors[1:] @ examples.T).max(axis=1) - penalty)
         scores = np.maximum(scores, by_kind - self.kind_example_discount)
         best_kind = await self._best_kind_scores(embedder, vectors[1:]) if kinds else by_kind
         lifted = np.zeros(len(texts), dtype=bool)
@@ -482,19 +497,40 @@ class ConversationEdits:
             best = np.maximum(best, (vectors @ examples.T).max(axis=1))
         return best
 
-    async def _kinds_named(self, service: Any, subject: str) -> list[str]:
-        """The (at most two) kinds of detail whose label is at least ``kind_min_similarity``
-        to the subject, closest first."""
+    async def _kinds_named(self, service: Any, subject: str) -> list[tuple[str, bool]]:
+        """The (at most two) kinds of detail a label term of which (each comma-separated name
+        in the label, "salary" in "finances, money, debts, salary, ...") is at least
+        ``kind_min_similarity`` close to the subject, closest first: a one-word subject ("my
+        diagnosis") is far from a long label as a whole but close to its own term. Each comes
+        with whether only a term named it (the subject is narrower than the kind)."""
         embedder = getattr(service, "embedder", None)
         if embedder is None or not self.detail_kinds:
             return []
         labels = list(self.detail_kinds)
         if self._label_vectors is None:
-            self._label_vectors = _unit(await checked_embed(embedder, labels))
+            terms = [
+                (i, t.strip())
+                for i, label in enumerate(labels)
+                for t in label.split(",")
+                if t.strip()
+            ]
+            self._term_owner = np.array([i for i, _ in terms])
+            self._label_vectors = _unit(
+                await checked_embed(embedder, [*labels, *(t for _, t in terms)])
+            )
         (subject_vector,) = _unit(await checked_embed(embedder, [subject]))
-        sims = self._label_vectors @ subject_vector
+        all_sims = self._label_vectors @ subject_vector
+        whole = all_sims[: len(labels)]
+        sims = whole.copy()
+        for owner, sim in zip(self._term_owner, all_sims[len(labels) :], strict=True):
+            if sim >= self.kind_term_min_similarity:
+                sims[owner] = max(sims[owner], sim)
         order = sorted(range(len(labels)), key=lambda i: -sims[i])[:2]
-        return [labels[i] for i in order if sims[i] >= self.kind_min_similarity]
+        return [
+            (labels[i], bool(whole[i] < self.kind_min_similarity))
+            for i in order
+            if sims[i] >= self.kind_min_similarity
+        ]
 
     async def _examples(self, embedder: Any, kind: str) -> np.ndarray:
         if kind not in self._example_vectors:
