@@ -42,7 +42,7 @@ from adk_memory_kit.embedders.base import checked_embed
 from adk_memory_kit.lifecycle import forget_log
 from adk_memory_kit.lifecycle.detail_kinds import DEFAULT_DETAIL_KINDS, DetailKinds
 from adk_memory_kit.lifecycle.schema import ensure_lifecycle_schema
-from adk_memory_kit.lifecycle.update_subject import SubjectCheck
+from adk_memory_kit.lifecycle.update_subject import SubjectCheck, people
 from adk_memory_kit.routing.apply import NOTES_KEY, RoutingOutcome
 from adk_memory_kit.routing.rule import Candidate, MemoryHome
 from adk_memory_kit.routing.text_signals import content_stems, overlap, words
@@ -295,10 +295,19 @@ class ConversationEdits:
         service = context_memory_service(context)
         if service is not None and hasattr(service, "search"):
             scored = await self._scored(service, session, subject)
-            chosen, ambiguous = self.choose([(m, score) for m, score, own in scored if own])
+            matching = [(m, score) for m, score, own in scored if own]
+            chosen, ambiguous = self.choose(matching)
+            if ambiguous:
+                chosen = self.same_people(subject, matching)
+                ambiguous = 0 if chosen else ambiguous
             if not chosen and not ambiguous:
                 # only weak matches (none matches the subject on its own): asked, not deleted
-                ambiguous = sum(score >= self.forget_min_similarity for _, score, _ in scored)
+                weak = [(m, score) for m, score, _ in scored if score >= self.forget_min_similarity]
+                ambiguous = len(weak)
+                # ... unless exactly one of them is about the people the subject names
+                chosen = self.same_people(subject, weak) if ambiguous > 1 else []
+                chosen = chosen if len(chosen) == 1 else []
+                ambiguous = 0 if chosen else ambiguous
             for memory in chosen:
                 gone = await service.delete_memory(
                     app_name=session.app_name, user_id=session.user_id, memory_id=memory.id
@@ -555,6 +564,20 @@ class ConversationEdits:
         if best < self.forget_confident_similarity and len(chosen) > 1:
             return [], len(chosen)
         return chosen, 0
+
+    def same_people(self, subject: str, scored: Sequence[tuple[Any, float]]) -> list[Any]:
+        """Of the close matches :meth:`choose` found ambiguous, the ones about the people the
+        subject names (:func:`~.update_subject.people`: "where my kids go to school" takes
+        "The kids go to ..." over "I went to school in ..."); empty when the subject names no
+        one, or when none or all of them name those people (still asked, not guessed)."""
+        wanted = people(subject)
+        if not wanted:
+            return []
+        best = max((score for _, score in scored), default=0.0)
+        bar = max(self.forget_min_similarity, best - self.forget_margin)
+        close = [m for m, score in scored if score >= bar]
+        agree = [m for m in close if wanted <= people(_text(m))]
+        return agree if 0 < len(agree) < len(close) else []
 
     def forget_matches(self, memories: Sequence[Any]) -> tuple[list[Any], int]:
         """:meth:`choose` over the memories' own search scores (their query similarity)."""
