@@ -13,14 +13,16 @@ see :func:`conversation_edit_handlers`), both use the memory service's own machi
   phrase. A subject that names nothing ("forget what I just told you") is not guessed at:
   nothing is deleted and the state asks for a confirmation. Otherwise every memory of the
   user (superseded ones too) is scored: the cosine similarity of its text to the subject or,
-  when the subject names a kind of detail ("my home address", :mod:`.detail_kinds`), to that
-  kind's closest example sentence less a discount. Only memories that match the subject on
+  when the subject names a kind of detail ("my home address", :mod:`.detail_kinds`; or one
+  term of a kind's label, "my age", then a little further discounted), to that kind's
+  closest example sentence less a discount. Only memories that match the subject on
   their own are deleted (the absolute bar, :meth:`ConversationEdits._on_its_own`: close
   enough, every naming word, or clearly that kind of detail; never a memory about someone
   or something the request does not name), so a request for something never stored does
   not take its closest neighbour: weak matches ask for a confirmation instead. Of those,
   every memory scoring at least ``forget_min_similarity`` and within ``forget_margin`` of the
-  best is deleted; a weak best match with a close runner-up asks for a confirmation too.
+  best is deleted; a weak best match with a close runner-up asks for a confirmation too,
+  unless the people the request names settle it (:meth:`ConversationEdits.same_people`).
   ``user:`` preferences and session notes that name it are cleared too. The request itself
   is never stored; the session state gets ``FORGET_STATE_KEY`` = the count and the homes
   reached, never the text, so the agent can tell the user what was removed.
