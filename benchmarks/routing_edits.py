@@ -5,7 +5,7 @@ Usage::
     python benchmarks/routing_edits.py [--split heldout|tune|all] [--only updates|forgets]
 
 Corpus: ``tests/routing/data/edits.jsonl`` (136 update scenarios: an old fact said
-``gap_days`` before the statement that replaces it, a question; 24 plain facts; 144 forget
+``gap_days`` before the statement that replaces it, a question; 24 plain facts; 164 forget
 requests, precise / broad / vague, each with the memory it names and a neighbouring memory that
 must survive). The split is the row's ``split`` field (the first rows: a quarter held out by
 hash; rows added later: every other one). Each case runs for a fresh user on the embedded
@@ -55,8 +55,9 @@ FILLER = [
 ]
 
 
-def load(split: str) -> list[dict]:
+def load(split: str, added: str | None = None) -> list[dict]:
     rows = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line]
+    rows = [r for r in rows if added is None or r.get("added") == added]
     return [r for r in rows if split == "all" or r["split"] == split]
 
 
@@ -184,11 +185,12 @@ async def main() -> None:
         "--show-misses", action="store_true", help="print each case that misses (tune only)"
     )
     parser.add_argument("--only", default="all", choices=("updates", "forgets", "all"))
+    parser.add_argument("--added", default=None, help="only the rows with this `added` tag")
     args = parser.parse_args()
     memory = PgVectorMemoryService(embedded_db_url())
     router = LearnedExtractor()
     applier = MemoryApplier(**conversation_edit_handlers())
-    rows = load(args.split)
+    rows = load(args.split, args.added)
     updates = [
         await run_update(r, memory, router, applier, args.show_misses)
         for r in rows
@@ -213,7 +215,7 @@ async def main() -> None:
     def rate(xs, key):
         return f"{sum(x[key] for x in xs)} / {len(xs)}"
 
-    print(f"split: {args.split}")
+    print(f"split: {args.split}" + (f" (rows added by {args.added})" if args.added else ""))
     if updates:
         print(
             "| updates | flagged as update | current fact above the old | current fact top-1 | "

@@ -13,14 +13,16 @@ see :func:`conversation_edit_handlers`), both use the memory service's own machi
   phrase. A subject that names nothing ("forget what I just told you") is not guessed at:
   nothing is deleted and the state asks for a confirmation. Otherwise every memory of the
   user (superseded ones too) is scored: the cosine similarity of its text to the subject or,
-  when the subject names a kind of detail ("my home address", :mod:`.detail_kinds`), to that
-  kind's closest example sentence less a discount. Only memories that match the subject on
+  when the subject names a kind of detail ("my home address", :mod:`.detail_kinds`; or one
+  term of a kind's label, "my age", then a little further discounted), to that kind's
+  closest example sentence less a discount. Only memories that match the subject on
   their own are deleted (the absolute bar, :meth:`ConversationEdits._on_its_own`: close
   enough, every naming word, or clearly that kind of detail; never a memory about someone
   or something the request does not name), so a request for something never stored does
   not take its closest neighbour: weak matches ask for a confirmation instead. Of those,
   every memory scoring at least ``forget_min_similarity`` and within ``forget_margin`` of the
-  best is deleted; a weak best match with a close runner-up asks for a confirmation too.
+  best is deleted; a weak best match with a close runner-up asks for a confirmation too,
+  unless the people the request names settle it (:meth:`ConversationEdits.same_people`).
   ``user:`` preferences and session notes that name it are cleared too. The request itself
   is never stored; the session state gets ``FORGET_STATE_KEY`` = the count and the homes
   reached, never the text, so the agent can tell the user what was removed.
@@ -42,7 +44,7 @@ from adk_memory_kit.embedders.base import checked_embed
 from adk_memory_kit.lifecycle import forget_log
 from adk_memory_kit.lifecycle.detail_kinds import DEFAULT_DETAIL_KINDS, DetailKinds
 from adk_memory_kit.lifecycle.schema import ensure_lifecycle_schema
-from adk_memory_kit.lifecycle.update_subject import SubjectCheck
+from adk_memory_kit.lifecycle.update_subject import SubjectCheck, people
 from adk_memory_kit.routing.apply import NOTES_KEY, RoutingOutcome
 from adk_memory_kit.routing.rule import Candidate, MemoryHome
 from adk_memory_kit.routing.text_signals import content_stems, overlap, words
@@ -193,6 +195,14 @@ class ConversationEdits:
     head_lift: float = 0.1
     # a subject this close to a kind's label names that kind ("my home address")
     kind_min_similarity: float = 0.45
+    # ... or this close to one term of the label ("my diagnosis": 0.81 to "diagnosis", 0.39
+    # to the whole label); single words sit closer, so the bar is higher (tune: 0.65 for
+    # "how much I earn" / "salary" and 0.54 "my salary" / "job" named kinds whose other
+    # details were then taken for a target never stored)
+    kind_term_min_similarity: float = 0.7
+    # such a kind's examples count this much less (tune: "I pay ... rent" 0.44 to the finance
+    # examples, "My salary is ..." 0.59; the kind's own bar is ``kind_own_min_similarity``)
+    kind_term_penalty: float = 0.05
     # an example sentence stands in for the subject a little below a direct match
     kind_example_discount: float = 0.1
     detail_kinds: DetailKinds = field(default_factory=lambda: dict(DEFAULT_DETAIL_KINDS))
@@ -200,6 +210,9 @@ class ConversationEdits:
     # ``by`` as the author and as ``superseded_by``)
     by: str = "user"
     _label_vectors: np.ndarray | None = field(default=None, init=False, repr=False)
+    _term_owner: np.ndarray = field(
+        default_factory=lambda: np.zeros(0, int), init=False, repr=False
+    )
     _example_vectors: dict[str, np.ndarray] = field(default_factory=dict, init=False, repr=False)
 
     async def update(self, candidate: Candidate, context: Context) -> RoutingOutcome | None:
@@ -284,10 +297,19 @@ class ConversationEdits:
         service = context_memory_service(context)
         if service is not None and hasattr(service, "search"):
             scored = await self._scored(service, session, subject)
-            chosen, ambiguous = self.choose([(m, score) for m, score, own in scored if own])
+            matching = [(m, score) for m, score, own in scored if own]
+            chosen, ambiguous = self.choose(matching)
+            if ambiguous:
+                chosen = self.same_people(subject, matching)
+                ambiguous = 0 if chosen else ambiguous
             if not chosen and not ambiguous:
                 # only weak matches (none matches the subject on its own): asked, not deleted
-                ambiguous = sum(score >= self.forget_min_similarity for _, score, _ in scored)
+                weak = [(m, score) for m, score, _ in scored if score >= self.forget_min_similarity]
+                ambiguous = len(weak)
+                # ... unless exactly one of them is about the people the subject names
+                chosen = self.same_people(subject, weak) if ambiguous > 1 else []
+                chosen = chosen if len(chosen) == 1 else []
+                ambiguous = 0 if chosen else ambiguous
             for memory in chosen:
                 gone = await service.delete_memory(
                     app_name=session.app_name, user_id=session.user_id, memory_id=memory.id
@@ -345,7 +367,8 @@ class ConversationEdits:
         similarity, and no memory matches on its own."""
         whose = possessor(subject)
         head = _head(subject, whose) if whose else subject
-        kinds = await self._kinds_named(service, head)
+        named_kinds = await self._kinds_named(service, head)
+        kinds = [k for k, _ in named_kinds]
         queries = [subject, *(" ".join(self.detail_kinds[k]) for k in kinds)]
         found: dict[str, Any] = {}
         for query in queries:
@@ -373,9 +396,12 @@ class ConversationEdits:
         shares = np.array([bool(named & content_stems(t)) for t in texts])
         scores = np.where(shares | (cosines >= self.unshared_min_similarity), cosines, -1.0)
         by_kind = np.full(len(texts), -1.0)
-        for kind in kinds:
+        for kind, narrower in named_kinds:
             examples = await self._examples(embedder, kind)
-            by_kind = np.maximum(by_kind, (vectors[1:] @ examples.T).max(axis=1))
+            # a subject narrower than its kind ("my salary" in finances) does not take every
+            # detail of that kind ("I pay rent"): only those closer to its examples
+            penalty = self.kind_term_penalty if narrower else 0.0
+            by_kind = np.maximum(by_kind, (vectors[1:] @ examples.T).max(axis=1) - penalty)
         scores = np.maximum(scores, by_kind - self.kind_example_discount)
         best_kind = await self._best_kind_scores(embedder, vectors[1:]) if kinds else by_kind
         lifted = np.zeros(len(texts), dtype=bool)
@@ -482,19 +508,40 @@ class ConversationEdits:
             best = np.maximum(best, (vectors @ examples.T).max(axis=1))
         return best
 
-    async def _kinds_named(self, service: Any, subject: str) -> list[str]:
-        """The (at most two) kinds of detail whose label is at least ``kind_min_similarity``
-        to the subject, closest first."""
+    async def _kinds_named(self, service: Any, subject: str) -> list[tuple[str, bool]]:
+        """The (at most two) kinds of detail a label term of which (each comma-separated name
+        in the label, "salary" in "finances, money, debts, salary, ...") is at least
+        ``kind_min_similarity`` close to the subject, closest first: a one-word subject ("my
+        diagnosis") is far from a long label as a whole but close to its own term. Each comes
+        with whether only a term named it (the subject is narrower than the kind)."""
         embedder = getattr(service, "embedder", None)
         if embedder is None or not self.detail_kinds:
             return []
         labels = list(self.detail_kinds)
         if self._label_vectors is None:
-            self._label_vectors = _unit(await checked_embed(embedder, labels))
+            terms = [
+                (i, t.strip())
+                for i, label in enumerate(labels)
+                for t in label.split(",")
+                if t.strip()
+            ]
+            self._term_owner = np.array([i for i, _ in terms])
+            self._label_vectors = _unit(
+                await checked_embed(embedder, [*labels, *(t for _, t in terms)])
+            )
         (subject_vector,) = _unit(await checked_embed(embedder, [subject]))
-        sims = self._label_vectors @ subject_vector
+        all_sims = self._label_vectors @ subject_vector
+        whole = all_sims[: len(labels)]
+        sims = whole.copy()
+        for owner, sim in zip(self._term_owner, all_sims[len(labels) :], strict=True):
+            if sim >= self.kind_term_min_similarity:
+                sims[owner] = max(sims[owner], sim)
         order = sorted(range(len(labels)), key=lambda i: -sims[i])[:2]
-        return [labels[i] for i in order if sims[i] >= self.kind_min_similarity]
+        return [
+            (labels[i], bool(whole[i] < self.kind_min_similarity))
+            for i in order
+            if sims[i] >= self.kind_min_similarity
+        ]
 
     async def _examples(self, embedder: Any, kind: str) -> np.ndarray:
         if kind not in self._example_vectors:
@@ -519,6 +566,20 @@ class ConversationEdits:
         if best < self.forget_confident_similarity and len(chosen) > 1:
             return [], len(chosen)
         return chosen, 0
+
+    def same_people(self, subject: str, scored: Sequence[tuple[Any, float]]) -> list[Any]:
+        """Of the close matches :meth:`choose` found ambiguous, the ones about the people the
+        subject names (:func:`~.update_subject.people`: "where my kids go to school" takes
+        "The kids go to ..." over "I went to school in ..."); empty when the subject names no
+        one, or when none or all of them name those people (still asked, not guessed)."""
+        wanted = people(subject)
+        if not wanted:
+            return []
+        best = max((score for _, score in scored), default=0.0)
+        bar = max(self.forget_min_similarity, best - self.forget_margin)
+        close = [m for m, score in scored if score >= bar]
+        agree = [m for m in close if wanted <= people(_text(m))]
+        return agree if 0 < len(agree) < len(close) else []
 
     def forget_matches(self, memories: Sequence[Any]) -> tuple[list[Any], int]:
         """:meth:`choose` over the memories' own search scores (their query similarity)."""

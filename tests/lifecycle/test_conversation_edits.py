@@ -163,6 +163,63 @@ async def test_someone_elses_detail_goes_and_the_users_own_of_that_kind_stays(me
     assert target not in left and set(others) <= left
 
 
+def _entry(text: str) -> MemoryEntry:
+    return MemoryEntry(
+        author="user", content=types.Content(role="user", parts=[types.Part(text=text)])
+    )
+
+
+def test_an_ambiguous_match_is_settled_only_by_the_people_the_request_names():
+    edits = ConversationEdits()
+    ours = _entry("Our daughter takes the bus to Northgate High.")
+    mine = _entry("I took the bus to school every day.")
+    scored = [(mine, 0.40), (ours, 0.38)]
+    assert edits.choose(scored) == ([], 2)  # weak and close: ambiguous on scores alone
+    assert edits.same_people("where my daughter goes to school", scored) == [ours]
+    # a subject naming no one, or matches all about those people, stay a question
+    assert edits.same_people("where I went to school", scored) == []
+    theirs = _entry("Our daughter loves the school bus.")
+    assert edits.same_people("my daughter's school", [(ours, 0.4), (theirs, 0.38)]) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("request_text", "target", "neighbour"),
+    [
+        # one word of a kind's label ("age"), far from the label as a whole
+        ("Please delete my age.", "I turned 38 in March.", "My flat is on the third floor."),
+        # known limit: an illness named without any health word stays too far from the
+        # health examples once the narrower-subject discount applies (asked, not deleted)
+        pytest.param(
+            "Please forget my diagnosis.",
+            "The specialist confirmed I have Crohn's disease.",
+            "My sister trains nurses in Leeds.",
+            marks=pytest.mark.xfail(strict=True, reason="illness named without a health word"),
+        ),
+        # a subject narrower than its kind: the salary goes, the rent (also money) stays
+        (
+            "Remove my salary.",
+            "I'm paid 3,100 a month after tax.",
+            "I pay 900 a month for my flat.",
+        ),
+    ],
+)
+async def test_a_term_of_a_kind_reaches_its_detail_and_spares_the_kinds_others(
+    memory, request_text, target, neighbour
+):
+    app, user = "edits-term", f"u-{uuid.uuid4().hex[:8]}"
+    others = [neighbour, "I go bouldering on Thursdays."]
+    await _store(memory, app, user, [target, *others])
+    context = make_context(app=app, user=user, memory=memory)
+    outcome = await ConversationEdits().forget(
+        Candidate(text=request_text, forget_request=True), context
+    )
+    assert outcome.status == "forgotten"
+    assert context.state[FORGET_STATE_KEY]["deleted"] == 1
+    left = await _left(memory, app, user, [target, *others, request_text])
+    assert target not in left and set(others) <= left
+
+
 # --- updates: an update about X never supersedes a memory about Y ---------------------------
 
 
