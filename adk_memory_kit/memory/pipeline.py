@@ -88,18 +88,7 @@ class WritePipeline:
         One connection: one read (the snapshot mark and the stored rows by id), one embedding
         call for the changed texts, then one transaction. Returns a :class:`SessionWrite`.
         """
-        check_scope(session.app_name, session.user_id)
-        check_identifier("session.id", session.id)
-        events = as_events(session.events)  # duck-typed events as ADK's services take them
-        # write-policy hook: only what the policy selects is stored (newest stays the session's)
-        selected = await select_events(
-            session,
-            events,
-            self.config.write_policy,
-            self.config.routed_options,
-            index_context=True,
-        )
-        docs, newest = await asyncio.to_thread(self._session_documents, session, events, selected)
+        docs, newest = await self._policy_documents(session)
         if newest is None:
             return SessionWrite(session.id, 0, status="empty")
         app, user, sid = session.app_name, session.user_id, session.id
@@ -134,15 +123,15 @@ class WritePipeline:
                 )
         return SessionWrite(sid, len({d.id for d in docs}), len(rows))
 
-    async def session_row_delta(self, session: Session) -> int:
-        """How many rows :meth:`write_session` would add (negative: remove) for this user,
-        computed without writing anything (``reindex --dry-run``).
-
-        Counts rows, not texts: a row the policy keeps with other text is not counted. A
-        snapshot older than the stored one changes nothing (0)."""
+    async def _policy_documents(
+        self, session: Session
+    ) -> tuple[list[MemoryDocument], datetime | None]:
+        """The documents the write policy keeps of ``session`` and its newest event time
+        (``None``: no events); checks the session's scope and id first."""
         check_scope(session.app_name, session.user_id)
         check_identifier("session.id", session.id)
         events = as_events(session.events)  # duck-typed events as ADK's services take them
+        # write-policy hook: only what the policy selects is stored (newest stays the session's)
         selected = await select_events(
             session,
             events,
@@ -150,7 +139,15 @@ class WritePipeline:
             self.config.routed_options,
             index_context=True,
         )
-        docs, newest = await asyncio.to_thread(self._session_documents, session, events, selected)
+        return await asyncio.to_thread(self._session_documents, session, events, selected)
+
+    async def session_row_delta(self, session: Session) -> int:
+        """How many rows :meth:`write_session` would add (negative: remove) for this user,
+        computed without writing anything (``reindex --dry-run``).
+
+        Counts rows, not texts: a row the policy keeps with other text is not counted. A
+        snapshot older than the stored one changes nothing (0)."""
+        docs, newest = await self._policy_documents(session)
         if newest is None:
             return 0
         app, user, sid = session.app_name, session.user_id, session.id

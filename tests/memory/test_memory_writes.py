@@ -74,6 +74,9 @@ class StatementLog:
 async def counted(db_url, embedder):
     service = PgVectorMemoryService(db_url, embedder=CountingEmbedder(embedder))
     await service.search_memory(app_name="warm", user_id="warm", query="schema ready")
+    # one write first: the forget fence's table is created on first use, on its own connection
+    # (a fresh database would count that once-per-database checkout against the write below)
+    await service.add_memory(app_name="warm", user_id="warm", memories=[fact("warm-up")])
     service.embedder.calls.clear()
     log = StatementLog(service.engine)
     yield service, log
