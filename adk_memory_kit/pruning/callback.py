@@ -13,6 +13,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
 from adk_memory_kit._adk_compat import static_instruction_prefix_end
+from adk_memory_kit.core.validation import check_number
 from adk_memory_kit.pruning.core import (
     PruningOutcome,
     ToolPredicate,
@@ -87,12 +88,16 @@ class PruneStaleToolPayloads:
         threshold_tokens: int | None = None,
         report: PruningReport | None = None,
     ) -> None:
-        if keep_recent < 0:
-            raise ValueError("keep_recent must be >= 0")
-        if min_payload_tokens < 0:
-            raise ValueError("min_payload_tokens must be >= 0")
-        if threshold_tokens is not None and threshold_tokens <= 0:
-            raise ValueError("threshold_tokens must be positive (or None for eager mode)")
+        check_number("keep_recent", keep_recent, minimum=0, integer=True)
+        check_number("min_payload_tokens", min_payload_tokens, minimum=0, integer=True)
+        check_number(  # None: eager mode
+            "threshold_tokens",
+            threshold_tokens,
+            minimum=0,
+            exclusive_minimum=True,
+            integer=True,
+            allow_none=True,
+        )
         self._is_prunable = _predicate(prunable)
         self._make_tombstone = tombstone_factory(tombstone, findings_tool=findings_tool)
         # the default tombstone points to ``findings_tool``; when a request declares tools and

@@ -11,6 +11,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
 
 from adk_memory_kit.core.db_errors import contained_doors
+from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.pruning.callback import PruneStaleToolPayloads
 from adk_memory_kit.pruning.report import PruningReport
 from adk_memory_kit.pruning.tombstones import TombstoneFactory
@@ -42,7 +43,7 @@ class ToolPayloadPruningPlugin(BasePlugin):
         super().__init__(name)
         if pruner is None:
             if prunable is None:
-                raise ValueError("pass prunable (tool names or a predicate) or a pruner")
+                raise InvalidInputError("pass prunable (tool names or a predicate) or a pruner")
             pruner = PruneStaleToolPayloads(
                 prunable,
                 keep_recent,
@@ -53,7 +54,7 @@ class ToolPayloadPruningPlugin(BasePlugin):
                 report=report,
             )
         elif prunable is not None:
-            raise ValueError("pass either prunable/options or a pruner, not both")
+            raise InvalidInputError("pass either prunable/options or a pruner, not both")
         self.pruner = pruner
 
     @property

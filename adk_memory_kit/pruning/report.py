@@ -8,6 +8,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from adk_memory_kit.core.validation import check_positive_int
+
 STATE_KEY = "temp:adk_memory_kit.pruning"
 """``temp:`` state key holding the current model call's record (never persisted)."""
 
@@ -68,8 +70,7 @@ class PruningReport:
     """A bounded, in-memory log of :class:`PruningRecord` objects."""
 
     def __init__(self, max_records: int = 10_000) -> None:
-        if max_records < 1:
-            raise ValueError("max_records must be at least 1")
+        check_positive_int("max_records", max_records)
         self._records: deque[PruningRecord] = deque(maxlen=max_records)
         self._counter = itertools.count(1)
 

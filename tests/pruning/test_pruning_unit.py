@@ -9,10 +9,12 @@ import logging
 import pytest
 from google.genai import types
 
+from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.pruning import (
     STATE_KEY,
     PrunedPayload,
     PruneStaleToolPayloads,
+    PruningReport,
     default_tombstone,
 )
 from tests.support.pruning import (
@@ -226,11 +228,25 @@ def test_default_tombstone_lists_removed_media_parts() -> None:
 
 @pytest.mark.parametrize(
     "options",
-    [{"keep_recent": -1}, {"min_payload_tokens": -5}, {"threshold_tokens": 0}],
+    [
+        {"keep_recent": -1},
+        {"min_payload_tokens": -5},
+        {"threshold_tokens": 0},
+        {"keep_recent": "4"},
+        {"keep_recent": True},
+        {"min_payload_tokens": 2.5},
+        {"threshold_tokens": float("nan")},
+    ],
 )
-def test_invalid_options_are_rejected(options: dict) -> None:
-    with pytest.raises(ValueError):
+def test_invalid_options_are_rejected_with_a_kit_error_naming_them(options: dict) -> None:
+    (name,) = options
+    with pytest.raises(InvalidInputError, match=name):
         PruneStaleToolPayloads({"web_search"}, **options)
+
+
+def test_a_report_needs_room_for_one_record() -> None:
+    with pytest.raises(InvalidInputError, match="max_records"):
+        PruningReport(max_records=0)
 
 
 def test_malformed_requests_are_handled() -> None:
