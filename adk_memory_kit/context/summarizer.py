@@ -208,14 +208,7 @@ class FactPreservingSummarizer(BaseEventsSummarizer):
         config: SummarizerConfig | None = None,
         **options: Any,
     ) -> None:
-        if config is None:
-            config = SummarizerConfig(**options)
-        elif options:
-            raise InvalidInputError("pass either a config or its options, not both")
-        elif not isinstance(config, SummarizerConfig):
-            raise InvalidInputError(
-                f"config must be a SummarizerConfig, got {type(config).__name__}"
-            )
+        config = SummarizerConfig.given(config, options)
         self.config = config
         self.llm = _resolve_model(model)
         self.max_recent_tokens = config.max_recent_tokens

@@ -8,7 +8,8 @@ it broke, so it never reaches SQL or a model call. Unknown fields are refused.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -39,3 +40,25 @@ class KitConfig(BaseModel):
             super().__init__(**data)
         except ValidationError as exc:
             raise InvalidInputError(describe_validation_error(type(self).__name__, exc)) from exc
+
+    @classmethod
+    def given(
+        cls,
+        config: object,
+        options: Mapping[str, Any],
+        *,
+        name: str = "config",
+        options_label: str = "its options",
+    ) -> Self:
+        """``config`` when one is given (it must be an instance of this model), else a model
+        built from ``options``; both at once is an :class:`InvalidInputError`."""
+        if config is None:
+            return cls(**options)
+        if options:
+            raise InvalidInputError(f"pass either {options_label} or a {name}, not both")
+        if not isinstance(config, cls):
+            article = "an" if cls.__name__[:1] in "AEIOU" else "a"
+            raise InvalidInputError(
+                f"{name} must be {article} {cls.__name__}, got {type(config).__name__}"
+            )
+        return config

@@ -279,14 +279,7 @@ class EpisodicLog:
         config: EpisodicLogConfig | None = None,
         **options: Any,
     ) -> None:
-        if config is None:
-            config = EpisodicLogConfig(**options)
-        elif options:
-            raise InvalidInputError("pass either the log's options or a config, not both")
-        elif not isinstance(config, EpisodicLogConfig):
-            raise InvalidInputError(
-                f"config must be an EpisodicLogConfig, got {type(config).__name__}"
-            )
+        config = EpisodicLogConfig.given(config, options, options_label="the log's options")
         self.config = config
         self._engine = engine or make_engine(db_url)
         self._owns_engine = engine is None

@@ -24,7 +24,6 @@ from pydantic import Field
 
 from adk_memory_kit.core.db_errors import contained_doors, describe
 from adk_memory_kit.core.tool_errors import tool_errors
-from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.lifecycle.closer import CloseResult, SessionCloser, SessionCloserConfig
 from adk_memory_kit.memory.service import PgVectorMemoryService
 
@@ -114,14 +113,7 @@ class MemoryCheckpointPlugin(BasePlugin):
         super().__init__(name=name)
         if every_n_invocations is not _UNSET:
             options["every_n_invocations"] = every_n_invocations
-        if config is None:
-            config = MemoryCheckpointConfig(**options)
-        elif options:
-            raise InvalidInputError("pass either the plugin's options or a config, not both")
-        elif not isinstance(config, MemoryCheckpointConfig):
-            raise InvalidInputError(
-                f"config must be a MemoryCheckpointConfig, got {type(config).__name__}"
-            )
+        config = MemoryCheckpointConfig.given(config, options, options_label="the plugin's options")
         self.config = config
         self.every_n_invocations = config.every_n_invocations
         self.max_tracked_sessions = config.max_tracked_sessions

@@ -110,14 +110,7 @@ class SessionCloser:
                 "SessionCloser needs a memory service; pass memory_service= to the Runner "
                 "(e.g. PgVectorMemoryService()) or to SessionCloser"
             )
-        if config is None:
-            config = SessionCloserConfig(**options)
-        elif options:
-            raise InvalidInputError("pass either attempts/backoff or a config, not both")
-        elif not isinstance(config, SessionCloserConfig):
-            raise InvalidInputError(
-                f"config must be a SessionCloserConfig, got {type(config).__name__}"
-            )
+        config = SessionCloserConfig.given(config, options, options_label="attempts/backoff")
         if not callable(retry_if) or not callable(sleep):
             raise InvalidInputError("retry_if and sleep must be callables")
         self.session_service = session_service

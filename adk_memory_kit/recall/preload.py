@@ -217,13 +217,7 @@ class RecallBudget(KitConfig):
 
 def recall_budget(budget: RecallBudget | None, options: Mapping[str, Any]) -> RecallBudget:
     """``budget``, or one built from ``options`` (:class:`RecallBudget`'s fields), not both."""
-    if budget is None:
-        return RecallBudget(**options)
-    if options:
-        raise InvalidInputError("pass either a budget or its options, not both")
-    if not isinstance(budget, RecallBudget):
-        raise InvalidInputError(f"budget must be a RecallBudget, got {type(budget).__name__}")
-    return budget
+    return RecallBudget.given(budget, options, name="budget")
 
 
 @contained_doors

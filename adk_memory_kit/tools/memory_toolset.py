@@ -253,14 +253,7 @@ class MemoryToolset(BaseToolset):
         config: MemoryToolsetConfig | None = None,
         **options: Any,
     ) -> None:
-        if config is None:
-            config = MemoryToolsetConfig(**options)
-        elif options:
-            raise InvalidInputError("pass either recall_limit or a config, not both")
-        elif not isinstance(config, MemoryToolsetConfig):
-            raise InvalidInputError(
-                f"config must be a MemoryToolsetConfig, got {type(config).__name__}"
-            )
+        config = MemoryToolsetConfig.given(config, options, options_label="recall_limit")
         super().__init__(tool_filter=tool_filter, tool_name_prefix=tool_name_prefix)
         self.config = config
         self.memory_service = memory_service
