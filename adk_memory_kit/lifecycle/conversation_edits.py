@@ -240,6 +240,11 @@ class ConversationEdits:
         best = await self.about_the_same(service, candidate, current)
         if best is None:
             return None
+        # the replacement inherits the old fact's subject words as index keys (tags), so a
+        # question the old fact answered finds it ("reading" for "Finished Dune, on X now")
+        keys = self.subject_check.inherited_keys(
+            _text(best), candidate.text, (best.custom_metadata or {}).get("tags") or ()
+        )
         fixed = await curator.correct_memory(
             app_name=session.app_name,
             user_id=session.user_id,
@@ -247,6 +252,7 @@ class ConversationEdits:
             new_text=candidate.text.strip(),
             reason="the user said it changed",
             by=self.by,
+            tags=keys or None,
         )
         return RoutingOutcome(
             MemoryHome.LONG_TERM, "stored", candidate.key, f"supersedes {fixed.old_id}"

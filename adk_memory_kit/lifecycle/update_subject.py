@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from adk_memory_kit.embedders.base import checked_embed
+from adk_memory_kit.memory.hygiene import MAX_TAGS
 from adk_memory_kit.routing.text_signals import content_stems, words
 
 #: Words naming a person other than the user, one group per person (MiniLM puts "wife" and
@@ -120,14 +121,19 @@ def names(text: str) -> set[str]:
 
 
 def names_near(text: str, anchor: str) -> set[str]:
-    """The names at most :data:`NAME_WINDOW` words after ``anchor`` ("My gym is FitHub on
-    Main Street", "gym" -> {"fithub"}; "Main" and "Street" are too far)."""
+    """The names at most :data:`NAME_WINDOW` words after ``anchor``, a name of several words
+    the window reaches taken whole ("Our car is a red Fiat Panda", "car" -> {"fiat",
+    "panda"}; in "My gym is the one by the Leeds office", "Leeds" is too far)."""
     tokens = [_plain(w) for w in words(text)]
     named = names(text)
     out: set[str] = set()
     for i, token in enumerate(tokens):
-        if token == anchor:
-            out |= {t for t in tokens[i + 1 : i + 1 + NAME_WINDOW] if t in named}
+        if token != anchor:
+            continue
+        end = i + 1 + NAME_WINDOW
+        while end < len(tokens) and tokens[end - 1] in named and tokens[end] in named:
+            end += 1  # a name the window reaches is taken whole ("... a red Fiat Panda")
+        out |= {t for t in tokens[i + 1 : end] if t in named}
     return out
 
 
@@ -138,6 +144,29 @@ def adds(text: str) -> bool:
 
 def distinct_stems(text: str) -> set[str]:
     return content_stems(text) - _CHANGE
+
+
+#: At most this many subject words a replacement inherits (:func:`subject_keys`).
+MAX_SUBJECT_KEYS = 6
+
+
+def subject_keys(old: str, new: str, tags: Sequence[str] = ()) -> list[str]:
+    """The index keys a fact replacing ``old`` inherits: ``old``'s tags and its content words
+    that ``new`` does not hold (not names, people or change words; at most
+    :data:`MAX_SUBJECT_KEYS` of them, the store's ``MAX_TAGS`` in all), so a question the old
+    fact answered ("What is the user reading?" for "I'm reading Dune") still finds the fact
+    that replaced it ("Finished Dune, on Foundation now")."""
+    held = content_stems(new) | _CHANGE
+    named = names(old)
+    keys: list[str] = []
+    for token in words(old):
+        word = _plain(token)
+        stems = content_stems(word)
+        if not stems or stems <= held or word in named or word in keys or word in PEOPLE:
+            continue
+        keys.append(word)
+    out = list(dict.fromkeys(str(t) for t in tags if isinstance(t, str) and t.strip()))
+    return (out + [k for k in keys[:MAX_SUBJECT_KEYS] if k not in out])[:MAX_TAGS]
 
 
 @dataclass
@@ -171,6 +200,11 @@ class SubjectCheck:
             bar = self.min_similarity if shared else self.unshared_similarity
             out.append((ok and cosine >= bar, float(cosine)))
         return out
+
+    @staticmethod
+    def inherited_keys(old: str, new: str, tags: Sequence[str] = ()) -> list[str]:
+        """The index keys a fact replacing ``old`` inherits (:func:`subject_keys`)."""
+        return subject_keys(old, new, tags)
 
     async def _closeness(
         self, embedder: Any, wanted: list[str], new_words: list[str], memories: Sequence[str]
