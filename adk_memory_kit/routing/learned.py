@@ -74,6 +74,10 @@ class Decision:
 
     label: str
     confidence: float
+    #: the update head's verdict for a preference label (``user_state:<name>``): the sentence
+    #: replaces an earlier fact ("I dropped Spanish, I'm learning Japanese now"); a lasting
+    #: fact carries it in its label (``update``)
+    replaces_earlier: bool = False
 
     @property
     def home(self) -> MemoryHome | None:
@@ -232,7 +236,8 @@ class LearnedRouter:
         update_floor: a sentence the head routes to long-term memory (``long_term`` or
             ``update``) is an ``update`` when the update head (a second, binary head trained on
             the bank's lasting facts and the update bank, :data:`UPDATE_BANK`) gives it at
-            least this (default :data:`UPDATE_FLOOR`). It only sets the flag: the home is
+            least this (default :data:`UPDATE_FLOOR`); a preference sentence gets
+            ``Decision.replaces_earlier`` the same way. It only sets the flag: the home is
             the same, and an update replaces only a memory about its subject.
     """
 
@@ -353,13 +358,19 @@ class LearnedRouter:
         features = self.features(texts, vectors)
         probs = self.head.predict_proba(features)
         decisions = [self._pick(row) for row in probs]
-        lasting = [i for i, d in enumerate(decisions) if d.label in LASTING]
+        lasting = [
+            i for i, d in enumerate(decisions) if d.label in LASTING or is_preference(d.label)
+        ]
         if lasting and "update" in self.update_head.labels:
             column = self.update_head.labels.index("update")
             p_update = self.update_head.predict_proba(features[lasting])[:, column]
             for i, p in zip(lasting, p_update.tolist(), strict=True):
-                label = "update" if p >= self.update_floor else "long_term"
-                decisions[i] = Decision(label, decisions[i].confidence)
+                changed = p >= self.update_floor
+                old = decisions[i]
+                if is_preference(old.label):
+                    decisions[i] = Decision(old.label, old.confidence, replaces_earlier=changed)
+                else:
+                    decisions[i] = Decision("update" if changed else "long_term", old.confidence)
         return decisions
 
     def _pick(self, row: np.ndarray) -> Decision:

@@ -193,8 +193,9 @@ class LearnedExtractor:
                 if value:
                     ruled = [self._preference(sentence, when, "allergies", value)]
             return SentenceRoute(sentence, tuple(ruled), decision, True)
+        changes = label == "update" or decision.replaces_earlier
         if ruled:
-            if label == "update":
+            if changes:
                 ruled = [
                     replace(c, replaces_earlier=True) if c.needed_in_future_sessions else c
                     for c in ruled
@@ -204,7 +205,7 @@ class LearnedExtractor:
             # the detectors found nothing: an unsure "sensitive" guess would silently lose an
             # order number or a plot number; the sentence is left to the other filters
             return SentenceRoute(sentence, (), decision, False)
-        made = self._make(sentence, when, label)
+        made = self._make(sentence, when, label, changes)
         return SentenceRoute(sentence, (made,) if made else (), decision, False)
 
     def _preference(self, sentence: str, when: datetime | None, name: str, value: str) -> Candidate:
@@ -218,8 +219,12 @@ class LearnedExtractor:
             observed_at=when,
         )
 
-    def _make(self, sentence: str, when: datetime | None, label: str) -> Candidate | None:
-        """The candidate a label gives (``None``: nothing to keep)."""
+    def _make(
+        self, sentence: str, when: datetime | None, label: str, changes: bool = False
+    ) -> Candidate | None:
+        """The candidate a label gives (``None``: nothing to keep); ``changes``: the router
+        says the sentence replaces an earlier fact (a preference stored as a lasting fact is
+        then flagged ``replaces_earlier``)."""
 
         def lasting(key: str | None = None, replaces_earlier: bool = False) -> Candidate:
             return Candidate(
@@ -237,7 +242,7 @@ class LearnedExtractor:
             value = finder(sentence) if finder else None
             if value and name in self.vocabulary:
                 return self._preference(sentence, when, name, value)
-            return lasting(key=name)
+            return lasting(key=name, replaces_earlier=changes)
         if label == "long_term":
             return lasting()
         if label == "update":
