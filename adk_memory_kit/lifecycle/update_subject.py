@@ -115,6 +115,50 @@ def slot(text: str) -> str | None:
     return None
 
 
+_COPULA = frozenset(("is", "are", "was", "were", "has", "have"))
+
+
+def slot_words(text: str) -> list[str]:
+    """The words naming a memory's slot: its head (:func:`slot`) and, in "my A B is ...", the
+    second word too ("My phone number is ..." -> ["phone", "number"])."""
+    head = slot(text)
+    if head is None:
+        return []
+    tokens = [_plain(w) for w in words(text)]
+    i = tokens.index(head)
+    after = tokens[i + 1 : i + 3]
+    if len(after) == 2 and after[1] in _COPULA and content_stems(after[0]) - _CHANGE:
+        if after[0] not in names(text) and after[0] not in PEOPLE:
+            return [head, after[0]]
+    return [head]
+
+
+#: Words before a person that make them the object of the fact, not who it is about ("the
+#: budgies went to my niece", "I moved in with my partner").
+_OBJECT_OF = frozenset(("to", "with", "for", "from", "by"))
+_DETERMINERS = frozenset(("my", "our", "the", "his", "her", "their"))
+
+
+def objects(text: str) -> set[str]:
+    """The people ``text`` names only as an object ("... went to my niece" -> {"niece"})."""
+    tokens = [_plain(w) for w in words(text)]
+    out: set[str] = set()
+    subjects: set[str] = set()
+    for i, word in enumerate(tokens):
+        person = _PERSON.get(word)
+        if person is None:
+            continue
+        before = tokens[max(0, i - 2) : i]
+        if before[-1:] and (
+            before[-1] in _OBJECT_OF
+            or (before[-1] in _DETERMINERS and before[:1] in ([p] for p in _OBJECT_OF))
+        ):
+            out.add(person)
+        else:
+            subjects.add(person)
+    return out - subjects
+
+
 def names(text: str) -> set[str]:
     """Capitalised words inside ``text`` (not its first word): names of pets, people, places."""
     return {m.group(0).lower() for m in _NAME.finditer(text)}
@@ -135,6 +179,22 @@ def names_near(text: str, anchor: str) -> set[str]:
             end += 1  # a name the window reaches is taken whole ("... a red Fiat Panda")
         out |= {t for t in tokens[i + 1 : end] if t in named}
     return out
+
+
+def people_fill_slot(new: str, memory: str) -> bool:
+    """Whether the people of ``memory`` are the value of its slot, which ``new`` names and
+    fills anew ("My emergency contact is my brother Paul" / "My wife is my emergency contact
+    now"): every person of the memory comes after its slot word, the new fact holds that
+    word, and no person of the new fact owns something there ("my wife's emergency contact")."""
+    head = slot(memory)
+    said = people(memory)
+    if head is None or not said or not (content_stems(head) & content_stems(new)):
+        return False
+    tokens = [_plain(w) for w in words(memory)]
+    after = set(tokens[tokens.index(head) + 1 :]) if head in tokens else set()
+    if not all(any(w in after for w in PEOPLE if _PERSON[w] == p) for p in said):
+        return False
+    return not any(_PERSON.get(_plain(w)) and w.endswith(("'s", "s'")) for w in words(new))
 
 
 def adds(text: str) -> bool:
@@ -191,11 +251,13 @@ class SubjectCheck:
         cosines = vectors[1:] @ vectors[0]
         new_words = sorted({_plain(w) for w in words(new)} - {""})
         new_words = [w for w in new_words if content_stems(w)]
-        wanted = {h for h in map(slot, memories) if h}
+        wanted = {h for text in memories for h in slot_words(text)}
         close = await self._closeness(embedder, sorted(wanted), new_words, memories)
         out = []
         for text, cosine in zip(memories, cosines.tolist(), strict=True):
-            ok = self._people_agree(new, text) and self._slot_agrees(new, text, close)
+            ok = (self._people_agree(new, text) or people_fill_slot(new, text)) and (
+                self._slot_agrees(new, text, close)
+            )
             shared = bool(distinct_stems(new) & distinct_stems(text))
             bar = self.min_similarity if shared else self.unshared_similarity
             out.append((ok and cosine >= bar, float(cosine)))
@@ -232,7 +294,7 @@ class SubjectCheck:
         """Each person of either fact is in the other (the same word group: "mum" and
         "mother"), or named there by the name the fact gives them ("my brother Paul" /
         "Paul")."""
-        said = {"new": people(new), "memory": people(memory)}
+        said = {"new": people(new) - objects(new), "memory": people(memory)}
 
         def named(person: str, text: str, other: str) -> bool:
             if person in said[other]:
@@ -247,7 +309,7 @@ class SubjectCheck:
         )
 
     def _slot_agrees(self, new: str, memory: str, close: dict[tuple[str, str], float]) -> bool:
-        head = slot(memory)
-        if head is None or self._named(head, new, close):
+        heads = slot_words(memory)
+        if not heads or any(self._named(head, new, close) for head in heads):
             return True
-        return bool(names_near(memory, head) & {_plain(w) for w in words(new)})
+        return bool(names_near(memory, heads[0]) & {_plain(w) for w in words(new)})

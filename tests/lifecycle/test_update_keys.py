@@ -1,0 +1,131 @@
+"""Updates said in the conversation: what the replacement inherits, whole names, people who
+fill a slot, and the router's flag on preference sentences (issue 29)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from google.adk.memory.memory_entry import MemoryEntry
+from google.genai import types
+
+from adk_memory_kit.lifecycle.conversation_edits import ConversationEdits
+from adk_memory_kit.lifecycle.update_subject import (
+    MAX_SUBJECT_KEYS,
+    SubjectCheck,
+    names_near,
+    people_fill_slot,
+    subject_keys,
+)
+from adk_memory_kit.routing.offline import LearnedExtractor
+from adk_memory_kit.routing.rule import Candidate, MemoryHome, route
+from tests.support.routing import make_context
+
+
+def test_the_replacement_inherits_the_old_facts_subject_words_not_its_names():
+    keys = subject_keys("I'm training for the Berlin marathon.", "I switched to triathlon now.")
+    assert "training" in keys and "marathon" in keys
+    assert "berlin" not in keys  # a name of the old fact is not carried
+    # words the new fact holds, change words and people are not keys; the old tags come first
+    keys = subject_keys("My sister coaches the chess club.", "I run the chess club now.", ["x"])
+    assert keys[0] == "x" and "chess" not in keys and "sister" not in keys
+    many = "I collect stamps coins badges tickets maps posters flags shells"
+    assert len(subject_keys(many, "Nothing else.")) == MAX_SUBJECT_KEYS
+
+
+def test_a_name_the_slot_window_reaches_is_taken_whole():
+    assert names_near("Our boat is a small old Beneteau Oceanis.", "boat") == {
+        "beneteau",
+        "oceanis",
+    }
+    # a name that starts beyond the window is still too far
+    assert names_near("My gym is the one by the Leeds office.", "gym") == set()
+
+
+@pytest.mark.parametrize(
+    ("new", "memory_text", "fills"),
+    [
+        ("My sister Rita is my emergency contact now.", "My emergency contact is my dad.", True),
+        # someone else's slot: a possessive person owns it
+        ("My wife's emergency contact is her sister.", "My emergency contact is my dad.", False),
+        # the memory's person owns the slot, not fills it
+        ("My sister is my emergency contact now.", "My dad's emergency contact is me.", False),
+        # the new fact does not name the slot
+        ("My sister Rita moved to Cork.", "My emergency contact is my dad.", False),
+    ],
+)
+def test_people_who_fill_a_slot_do_not_block_its_update(new, memory_text, fills):
+    assert people_fill_slot(new, memory_text) is fills
+
+
+@pytest.mark.parametrize(
+    ("new", "memory_text", "same"),
+    [
+        ("We part-exchanged the Corsa for a Yaris.", "Our car is a silver Vauxhall Corsa.", True),
+        (
+            "Put my partner Lou down as my emergency contact instead of Dan.",
+            "My emergency contact is my brother Dan.",
+            True,
+        ),
+        (
+            "My husband's emergency contact is his mum.",
+            "My emergency contact is my brother Dan.",
+            False,
+        ),
+    ],
+)
+async def test_the_subject_check_on_whole_names_and_slot_fillers(embedder, new, memory_text, same):
+    ((verdict, _),) = await SubjectCheck().same_subject(embedder, new, [memory_text])
+    assert verdict is same
+
+
+async def _store(memory, app: str, user: str, text: str, when: datetime) -> None:
+    entry = MemoryEntry(
+        author="user",
+        timestamp=when.isoformat(),
+        content=types.Content(role="user", parts=[types.Part(text=text)]),
+        custom_metadata={"kind": "fact", "source": "routing"},
+    )
+    await memory.add_memory(app_name=app, user_id=user, memories=[entry])
+
+
+def _texts(found) -> list[str]:
+    return [" ".join(p.text or "" for p in m.content.parts) for m in found.memories]
+
+
+@pytest.mark.slow
+async def test_a_question_the_old_fact_answered_finds_its_replacement(memory):
+    """The new fact shares no word with the question; it inherits "reading" from the fact it
+    replaces, so the question finds it; ``as_of`` before the update still finds the old."""
+    app, user = "edits-keys", f"u-{uuid.uuid4().hex[:8]}"
+    old = "I'm reading Anna Karenina at the moment."
+    long_ago = datetime.now(timezone.utc) - timedelta(days=30)
+    await _store(memory, app, user, old, long_ago)
+    await _store(memory, app, user, "My brother lives in Galway.", long_ago)
+    context = make_context(app=app, user=user, memory=memory)
+    new = "Finished Anna Karenina; I've started Beloved now."
+    outcome = await ConversationEdits().update(
+        Candidate(text=new, needed_in_future_sessions=True, replaces_earlier=True), context
+    )
+    assert outcome is not None and outcome.detail.startswith("supersedes")
+    question = "What is the user reading now?"
+    found = await memory.search_memory(app_name=app, user_id=user, query=question)
+    assert _texts(found)[:1] == [new] and old not in _texts(found)
+    assert "reading" in (found.memories[0].custom_metadata or {}).get("tags", [])
+    past = await memory.search(
+        app_name=app, user_id=user, query=question, as_of=long_ago + timedelta(days=1)
+    )
+    assert old in _texts(past) and new not in _texts(past)
+
+
+async def test_a_preference_that_replaces_a_fact_also_supersedes_the_lasting_fact():
+    """A sentence the router files as a ``user:`` preference and flags as a change also
+    carries a long-term update, so the old lasting fact is superseded, not left to compete;
+    the same preference said plainly carries none."""
+    router = LearnedExtractor()
+    (changed,) = await router.route_sentences([("I quit Italian and I'm learning Greek now.", None)])
+    (plain,) = await router.route_sentences([("I'm learning Greek.", None)])
+    homes = {route(c): c for c in changed.candidates}
+    assert MemoryHome.USER_STATE in homes and homes[MemoryHome.LONG_TERM].replaces_earlier
+    assert {route(c) for c in plain.candidates} == {MemoryHome.USER_STATE}
