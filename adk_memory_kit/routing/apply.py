@@ -163,7 +163,9 @@ class MemoryApplier:
         forget_handler: acts on a request to forget (``FORGET``); without one such a request
             is only kept out of every store.
         update_handler: writes a fact flagged ``replaces_earlier`` by superseding the earlier
-            one; without one (or when it finds none) the fact is stored as usual.
+            one; without one (or when it finds none) the fact is stored as usual. A ``user:``
+            preference flagged so is saved as usual and also given to it, so a lasting fact
+            it replaces is superseded (nothing more is stored when there is none).
         detectors: sensitive-data detectors (default: ``DEFAULT_DETECTORS``).
         max_notes: how many key-less notes a session/scratch list keeps (newest last).
         health_keys: preference names that may hold a health fact the user states for the
@@ -250,7 +252,16 @@ class MemoryApplier:
             if home is MemoryHome.PROCEDURAL_REVIEW:
                 return await self._review(candidate, context)
             if home is MemoryHome.USER_STATE:
-                return self._user_state(candidate, context)
+                outcome = self._user_state(candidate, context)
+                if (
+                    candidate.replaces_earlier
+                    and self.update_handler
+                    and outcome.status == "stored"
+                ):
+                    # a changed preference also retires the lasting fact said before, if any
+                    # ("I dropped X, I'm learning Y now"); with none, nothing more is stored
+                    await self.update_handler(candidate, context)
+                return outcome
             if home is MemoryHome.LONG_TERM:
                 return await self._long_term(candidate, context)
             return self._state(candidate, context, home)

@@ -35,7 +35,7 @@ from adk_memory_kit.routing.extractors import (
     split_sentences,
 )
 from adk_memory_kit.routing.learned import Decision, LearnedRouter
-from adk_memory_kit.routing.rule import Candidate, MemoryHome, route
+from adk_memory_kit.routing.rule import Candidate
 from adk_memory_kit.routing.text_signals import is_factless_question, is_filler
 from adk_memory_kit.routing.values import DEFAULT_FINDERS, Finder, allowed_value_finder
 from adk_memory_kit.sensitive import HEALTH, Detector, detect_sensitive
@@ -200,39 +200,13 @@ class LearnedExtractor:
                     replace(c, replaces_earlier=True) if c.needed_in_future_sessions else c
                     for c in ruled
                 ]
-                ruled = self._superseding(sentence, when, ruled)
             return SentenceRoute(sentence, tuple(ruled), decision, True)
         if label == "drop" and decision.confidence < DROP_WITHOUT_FINDING:
             # the detectors found nothing: an unsure "sensitive" guess would silently lose an
             # order number or a plot number; the sentence is left to the other filters
             return SentenceRoute(sentence, (), decision, False)
         made = self._make(sentence, when, label, changes)
-        kept = [made] if made else []
-        if changes:
-            kept = self._superseding(sentence, when, kept)
-        return SentenceRoute(sentence, tuple(kept), decision, False)
-
-    @staticmethod
-    def _superseding(
-        sentence: str, when: datetime | None, candidates: list[Candidate]
-    ) -> list[Candidate]:
-        """``candidates`` of a sentence that replaces an earlier fact, plus a long-term update
-        when they only set a ``user:`` preference ("I dropped Spanish, I'm learning Japanese
-        now"): the lasting fact the user said before is superseded too, not left to compete
-        with the new preference."""
-        homes = {route(c) for c in candidates}
-        if MemoryHome.USER_STATE not in homes or MemoryHome.LONG_TERM in homes:
-            return candidates
-        key = next(c.key for c in candidates if route(c) is MemoryHome.USER_STATE)
-        lasting = Candidate(
-            text=sentence,
-            key=key,
-            about_user=True,
-            needed_in_future_sessions=True,
-            replaces_earlier=True,
-            observed_at=when,
-        )
-        return [*candidates, lasting]
+        return SentenceRoute(sentence, (made,) if made else (), decision, False)
 
     def _preference(self, sentence: str, when: datetime | None, name: str, value: str) -> Candidate:
         return Candidate(
@@ -249,8 +223,8 @@ class LearnedExtractor:
         self, sentence: str, when: datetime | None, label: str, changes: bool = False
     ) -> Candidate | None:
         """The candidate a label gives (``None``: nothing to keep); ``changes``: the router
-        says the sentence replaces an earlier fact (a preference stored as a lasting fact is
-        then flagged ``replaces_earlier``)."""
+        says the sentence replaces an earlier fact (the candidate is flagged
+        ``replaces_earlier``)."""
 
         def lasting(key: str | None = None, replaces_earlier: bool = False) -> Candidate:
             return Candidate(
@@ -267,7 +241,9 @@ class LearnedExtractor:
             finder = self.finders.get(name)
             value = finder(sentence) if finder else None
             if value and name in self.vocabulary:
-                return self._preference(sentence, when, name, value)
+                # flagged: the applier also supersedes the lasting fact said before, if any
+                preference = self._preference(sentence, when, name, value)
+                return replace(preference, replaces_earlier=changes)
             return lasting(key=name, replaces_earlier=changes)
         if label == "long_term":
             return lasting()

@@ -10,7 +10,10 @@ import pytest
 from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
 
-from adk_memory_kit.lifecycle.conversation_edits import ConversationEdits
+from adk_memory_kit.lifecycle.conversation_edits import (
+    ConversationEdits,
+    conversation_edit_handlers,
+)
 from adk_memory_kit.lifecycle.update_subject import (
     MAX_SUBJECT_KEYS,
     SubjectCheck,
@@ -18,6 +21,7 @@ from adk_memory_kit.lifecycle.update_subject import (
     people_fill_slot,
     subject_keys,
 )
+from adk_memory_kit.routing import MemoryApplier
 from adk_memory_kit.routing.offline import LearnedExtractor
 from adk_memory_kit.routing.rule import Candidate, MemoryHome, route
 from tests.support.routing import make_context
@@ -35,7 +39,7 @@ def test_the_replacement_inherits_the_old_facts_subject_words_not_its_names():
 
 
 def test_a_name_the_slot_window_reaches_is_taken_whole():
-    assert names_near("Our boat is a small old Beneteau Oceanis.", "boat") == {
+    assert names_near("Our boat is an old Beneteau Oceanis.", "boat") == {
         "beneteau",
         "oceanis",
     }
@@ -119,13 +123,31 @@ async def test_a_question_the_old_fact_answered_finds_its_replacement(memory):
     assert old in _texts(past) and new not in _texts(past)
 
 
-async def test_a_preference_that_replaces_a_fact_also_supersedes_the_lasting_fact():
-    """A sentence the router files as a ``user:`` preference and flags as a change also
-    carries a long-term update, so the old lasting fact is superseded, not left to compete;
-    the same preference said plainly carries none."""
+@pytest.mark.slow
+async def test_a_preference_that_replaces_a_fact_also_supersedes_the_lasting_fact(memory):
+    """A sentence the router files as a ``user:`` preference and flags as a change is saved
+    as a preference and also retires the lasting fact said before (not left to compete); the
+    same preference said plainly is not flagged."""
     router = LearnedExtractor()
-    (changed,) = await router.route_sentences([("I quit Italian and I'm learning Greek now.", None)])
     (plain,) = await router.route_sentences([("I'm learning Greek.", None)])
-    homes = {route(c): c for c in changed.candidates}
-    assert MemoryHome.USER_STATE in homes and homes[MemoryHome.LONG_TERM].replaces_earlier
-    assert {route(c) for c in plain.candidates} == {MemoryHome.USER_STATE}
+    assert [route(c) for c in plain.candidates] == [MemoryHome.USER_STATE]
+    assert not plain.candidates[0].replaces_earlier
+    app, user = "edits-pref", f"u-{uuid.uuid4().hex[:8]}"
+    old, neighbour = "I'm learning Italian at evening class.", "My son is learning French."
+    long_ago = datetime.now(timezone.utc) - timedelta(days=60)
+    for text in (old, neighbour):
+        await _store(memory, app, user, text, long_ago)
+    context = make_context(app=app, user=user, memory=memory)
+    new = "I quit Italian and I'm learning Greek now."
+    (changed,) = await router.route_sentences([(new, None)])
+    assert {route(c) for c in changed.candidates} == {MemoryHome.USER_STATE}
+    assert all(c.replaces_earlier for c in changed.candidates)
+    applier = MemoryApplier(**conversation_edit_handlers())
+    outcomes = [await applier.apply_one(c, context) for c in changed.candidates]
+    assert [o.home for o in outcomes] == [MemoryHome.USER_STATE]
+    found = await memory.search_memory(
+        app_name=app, user_id=user, query="Which language is the user learning now?"
+    )
+    assert old not in _texts(found) and new in _texts(found)
+    left = await memory.search_memory(app_name=app, user_id=user, query=neighbour)
+    assert neighbour in _texts(left)
