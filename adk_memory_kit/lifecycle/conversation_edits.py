@@ -41,7 +41,7 @@ import numpy as np
 
 from adk_memory_kit._adk_compat import context_memory_service
 from adk_memory_kit.embedders.base import checked_embed
-from adk_memory_kit.lifecycle import forget_log
+from adk_memory_kit.lifecycle import forget_log, forget_scorer
 from adk_memory_kit.lifecycle.detail_kinds import DEFAULT_DETAIL_KINDS, DetailKinds
 from adk_memory_kit.lifecycle.schema import ensure_lifecycle_schema
 from adk_memory_kit.lifecycle.update_subject import SubjectCheck, people
@@ -172,6 +172,8 @@ class ConversationEdits:
     # a weaker best match with a close runner-up is ambiguous (asked, not guessed)
     forget_confident_similarity: float = 0.45
     max_forget: int = 50
+    # the learned scorer (:mod:`.forget_scorer`) takes a memory none of the bars took
+    learned_min_probability: float = 0.5
     # a memory sharing no word with the subject matches it directly only this close
     unshared_min_similarity: float = 0.6
     # the absolute bar (tune split): a memory this close to the subject matches it on its own;
@@ -297,19 +299,7 @@ class ConversationEdits:
         service = context_memory_service(context)
         if service is not None and hasattr(service, "search"):
             scored = await self._scored(service, session, subject)
-            matching = [(m, score) for m, score, own in scored if own]
-            chosen, ambiguous = self.choose(matching)
-            if ambiguous:
-                chosen = self.same_people(subject, matching)
-                ambiguous = 0 if chosen else ambiguous
-            if not chosen and not ambiguous:
-                # only weak matches (none matches the subject on its own): asked, not deleted
-                weak = [(m, score) for m, score, _ in scored if score >= self.forget_min_similarity]
-                ambiguous = len(weak)
-                # ... unless exactly one of them is about the people the subject names
-                chosen = self.same_people(subject, weak) if ambiguous > 1 else []
-                chosen = chosen if len(chosen) == 1 else []
-                ambiguous = 0 if chosen else ambiguous
+            chosen, ambiguous = self.decide(subject, scored)
             for memory in chosen:
                 gone = await service.delete_memory(
                     app_name=session.app_name, user_id=session.user_id, memory_id=memory.id
@@ -357,19 +347,16 @@ class ConversationEdits:
 
     async def _scored(
         self, service: Any, session: Any, subject: str
-    ) -> list[tuple[Any, float, bool]]:
+    ) -> list[tuple[Any, float, bool, float]]:
         """The user's memories (superseded ones too) that could be what ``subject`` names,
-        each with its score and whether it matches the subject on its own (:meth:`_on_its_own`).
-        The score is the cosine similarity of its text to the subject (counted when they share
-        a content word or it is at least ``unshared_min_similarity``), or, when the subject
-        names a kind of detail, to that kind's closest example less ``kind_example_discount``,
-        whichever is higher. Without an embedder on the service, the search's own query
-        similarity, and no memory matches on its own."""
+        each with its score, whether it matches the subject on its own (:meth:`_on_its_own`)
+        and the learned scorer's probability that it is what the request names
+        (:mod:`.forget_scorer`; see :meth:`assess`). Without an embedder on the service, the
+        search's own query similarity, no memory matches on its own and the probability is 0."""
         whose = possessor(subject)
         head = _head(subject, whose) if whose else subject
         named_kinds = await self._kinds_named(service, head)
-        kinds = [k for k, _ in named_kinds]
-        queries = [subject, *(" ".join(self.detail_kinds[k]) for k in kinds)]
+        queries = [subject, *(" ".join(self.detail_kinds[k]) for k, _ in named_kinds)]
         found: dict[str, Any] = {}
         for query in queries:
             result = await service.search(
@@ -385,8 +372,34 @@ class ConversationEdits:
         memories = list(found.values())
         embedder = getattr(service, "embedder", None)
         if embedder is None or not memories:
-            return [(m, _dense(m), False) for m in memories]
-        texts = [_text(m) for m in memories]
+            return [(m, _dense(m), False, 0.0) for m in memories]
+        seen = await self.assess(embedder, subject, [_text(m) for m in memories], named_kinds)
+        chances = forget_scorer.probability(seen)
+        return [
+            (m, float(score), bool(own), float(p))
+            for m, score, own, p in zip(memories, seen.scores, seen.own, chances, strict=True)
+        ]
+
+    async def assess(
+        self,
+        embedder: Any,
+        subject: str,
+        texts: list[str],
+        named_kinds: list[tuple[str, bool]] | None = None,
+    ) -> forget_scorer.Assessment:
+        """How each memory text relates to a forget request's ``subject``.
+
+        The score is the cosine similarity of its text to the subject (counted when they share
+        a content word or it is at least ``unshared_min_similarity``), or, when the subject
+        names a kind of detail, to that kind's closest example less ``kind_example_discount``,
+        whichever is higher; ``own``: whether it matches the subject on its own
+        (:meth:`_on_its_own`); and the signals the learned scorer weighs (word-level
+        similarity, kind margins, people named)."""
+        whose = possessor(subject)
+        head = _head(subject, whose) if whose else subject
+        if named_kinds is None:
+            named_kinds = await self._kinds_named_by(embedder, head)
+        kinds = [k for k, _ in named_kinds]
         vectors = _unit(await checked_embed(embedder, [subject, *texts]))
         cosines = vectors[1:] @ vectors[0]
         # a direct match shares a word with the subject or is very close: "my boss Karen"
@@ -403,7 +416,7 @@ class ConversationEdits:
             penalty = self.kind_term_penalty if narrower else 0.0
             by_kind = np.maximum(by_kind, (vectors[1:] @ examples.T).max(axis=1) - penalty)
         scores = np.maximum(scores, by_kind - self.kind_example_discount)
-        best_kind = await self._best_kind_scores(embedder, vectors[1:]) if kinds else by_kind
+        best_kind = await self._best_kind_scores(embedder, vectors[1:])
         lifted = np.zeros(len(texts), dtype=bool)
         if whose:
             # someone else's detail: only a memory that names them (the head is matched below)
@@ -426,7 +439,24 @@ class ConversationEdits:
                 texts, cosines, by_kind, best_kind, others, lifted, strict=True
             )
         ]
-        return list(zip(memories, (float(x) for x in scores), own, strict=True))
+        naming = [w for w in {x.split("'")[0] for x in words(head)} if content_stems(w) - _VAGUE - _GENERIC]
+        soft_mean, soft_min = await forget_scorer.word_matches(embedder, sorted(naming), texts)
+        wanted = people(subject)
+        return forget_scorer.Assessment(
+            cosines=cosines.astype(float),
+            scores=scores.astype(float),
+            own=np.array(own, dtype=bool),
+            by_kind=by_kind.astype(float),
+            best_kind=best_kind.astype(float),
+            names_kind=bool(kinds),
+            about_others=np.array(others, dtype=bool),
+            lifted=lifted,
+            shares=np.array([overlap(head_named, content_stems(t)) for t in texts]),
+            soft_mean=soft_mean,
+            soft_min=soft_min,
+            people_named=bool(wanted),
+            same_people=np.array([bool(wanted) and wanted <= people(t) for t in texts]),
+        )
 
     async def _about_others(
         self, embedder: Any, subject: str, kinds: Sequence[str], texts: list[str], named: set[str]
@@ -509,13 +539,19 @@ class ConversationEdits:
         return best
 
     async def _kinds_named(self, service: Any, subject: str) -> list[tuple[str, bool]]:
+        """:meth:`_kinds_named_by` with the service's embedder (none without one)."""
+        embedder = getattr(service, "embedder", None)
+        if embedder is None:
+            return []
+        return await self._kinds_named_by(embedder, subject)
+
+    async def _kinds_named_by(self, embedder: Any, subject: str) -> list[tuple[str, bool]]:
         """The (at most two) kinds of detail a label term of which (each comma-separated name
         in the label, "salary" in "finances, money, debts, salary, ...") is at least
         ``kind_min_similarity`` close to the subject, closest first: a one-word subject ("my
         diagnosis") is far from a long label as a whole but close to its own term. Each comes
         with whether only a term named it (the subject is narrower than the kind)."""
-        embedder = getattr(service, "embedder", None)
-        if embedder is None or not self.detail_kinds:
+        if not self.detail_kinds:
             return []
         labels = list(self.detail_kinds)
         if self._label_vectors is None:
@@ -549,6 +585,35 @@ class ConversationEdits:
                 await checked_embed(embedder, list(self.detail_kinds[kind]))
             )
         return self._example_vectors[kind]
+
+    def decide(
+        self, subject: str, scored: Sequence[tuple[Any, float, bool, float]]
+    ) -> tuple[list[Any], int]:
+        """The memories a forget request deletes, and how many close matches made it
+        ambiguous (asked, nothing deleted), from :meth:`_scored`'s (memory, score, on its own,
+        learned probability).
+
+        Of the memories that match the subject on their own, :meth:`choose` (ties settled by
+        :meth:`same_people`). With none, a weak match is taken only when it alone is about the
+        people the subject names; otherwise every memory the learned scorer gives at least
+        ``learned_min_probability`` is taken, and weak matches are asked about."""
+        matching = [(m, score) for m, score, own, _ in scored if own]
+        chosen, ambiguous = self.choose(matching)
+        if ambiguous:
+            chosen = self.same_people(subject, matching)
+            ambiguous = 0 if chosen else ambiguous
+        if not chosen and not ambiguous:
+            # only weak matches (none matches the subject on its own): asked, not deleted
+            weak = [(m, score) for m, score, _, _ in scored if score >= self.forget_min_similarity]
+            ambiguous = len(weak)
+            # ... unless exactly one of them is about the people the subject names
+            chosen = self.same_people(subject, weak) if ambiguous > 1 else []
+            chosen = chosen if len(chosen) == 1 else []
+            ambiguous = 0 if chosen else ambiguous
+        learned = [m for m, _, _, p in scored if p >= self.learned_min_probability]
+        if not chosen and learned:
+            return learned, 0
+        return chosen, ambiguous
 
     def choose(self, scored: Sequence[tuple[Any, float]]) -> tuple[list[Any], int]:
         """The memories a forget request deletes, and how many close matches made it
