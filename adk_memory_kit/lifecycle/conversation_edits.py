@@ -41,7 +41,7 @@ import numpy as np
 
 from adk_memory_kit._adk_compat import context_memory_service
 from adk_memory_kit.embedders.base import checked_embed
-from adk_memory_kit.lifecycle import forget_log, forget_scorer
+from adk_memory_kit.lifecycle import forget_log
 from adk_memory_kit.lifecycle.detail_kinds import DEFAULT_DETAIL_KINDS, DetailKinds
 from adk_memory_kit.lifecycle.schema import ensure_lifecycle_schema
 from adk_memory_kit.lifecycle.update_subject import SubjectCheck, people
@@ -156,6 +156,23 @@ def _dense(entry: Any) -> float:
     return float(dense) if dense is not None else 0.0
 
 
+@dataclass(frozen=True)
+class Assessment:
+    """How each memory text relates to one forget subject (arrays aligned with the texts):
+    cosine to the subject, score, whether it matches on its own, closest example of a kind the
+    subject names (``by_kind``) and of any kind (``best_kind``), whether it is about someone
+    the subject does not name, whether the possessor's head lifted it."""
+
+    cosines: np.ndarray
+    scores: np.ndarray
+    own: np.ndarray
+    by_kind: np.ndarray
+    best_kind: np.ndarray
+    names_kind: bool
+    about_others: np.ndarray
+    lifted: np.ndarray
+
+
 @dataclass
 class ConversationEdits:
     """The handlers (see the module docstring); thresholds are cosine similarities."""
@@ -172,8 +189,6 @@ class ConversationEdits:
     # a weaker best match with a close runner-up is ambiguous (asked, not guessed)
     forget_confident_similarity: float = 0.45
     max_forget: int = 50
-    # the learned scorer (:mod:`.forget_scorer`) takes a memory none of the bars took
-    learned_min_probability: float = 0.5
     # a memory sharing no word with the subject matches it directly only this close
     unshared_min_similarity: float = 0.6
     # the absolute bar (tune split): a memory this close to the subject matches it on its own;
@@ -347,12 +362,11 @@ class ConversationEdits:
 
     async def _scored(
         self, service: Any, session: Any, subject: str
-    ) -> list[tuple[Any, float, bool, float]]:
+    ) -> list[tuple[Any, float, bool]]:
         """The user's memories (superseded ones too) that could be what ``subject`` names,
-        each with its score, whether it matches the subject on its own (:meth:`_on_its_own`)
-        and the learned scorer's probability that it is what the request names
-        (:mod:`.forget_scorer`; see :meth:`assess`). Without an embedder on the service, the
-        search's own query similarity, no memory matches on its own and the probability is 0."""
+        each with its score and whether it matches the subject on its own (:meth:`assess`).
+        Without an embedder on the service, the search's own query similarity, and no memory
+        matches on its own."""
         whose = possessor(subject)
         head = _head(subject, whose) if whose else subject
         named_kinds = await self._kinds_named(service, head)
@@ -372,12 +386,11 @@ class ConversationEdits:
         memories = list(found.values())
         embedder = getattr(service, "embedder", None)
         if embedder is None or not memories:
-            return [(m, _dense(m), False, 0.0) for m in memories]
+            return [(m, _dense(m), False) for m in memories]
         seen = await self.assess(embedder, subject, [_text(m) for m in memories], named_kinds)
-        chances = forget_scorer.probability(seen)
         return [
-            (m, float(score), bool(own), float(p))
-            for m, score, own, p in zip(memories, seen.scores, seen.own, chances, strict=True)
+            (m, float(score), bool(own))
+            for m, score, own in zip(memories, seen.scores, seen.own, strict=True)
         ]
 
     async def assess(
@@ -386,15 +399,15 @@ class ConversationEdits:
         subject: str,
         texts: list[str],
         named_kinds: list[tuple[str, bool]] | None = None,
-    ) -> forget_scorer.Assessment:
+    ) -> Assessment:
         """How each memory text relates to a forget request's ``subject``.
 
         The score is the cosine similarity of its text to the subject (counted when they share
         a content word or it is at least ``unshared_min_similarity``), or, when the subject
         names a kind of detail, to that kind's closest example less ``kind_example_discount``,
         whichever is higher; ``own``: whether it matches the subject on its own
-        (:meth:`_on_its_own`); and the signals the learned scorer weighs (word-level
-        similarity, kind margins, people named)."""
+        (:meth:`_on_its_own`); and the signals those rest on (``benchmarks/
+        forget_scorer_study.py`` fits a scorer over them)."""
         whose = possessor(subject)
         head = _head(subject, whose) if whose else subject
         if named_kinds is None:
@@ -439,10 +452,7 @@ class ConversationEdits:
                 texts, cosines, by_kind, best_kind, others, lifted, strict=True
             )
         ]
-        naming = [w for w in {x.split("'")[0] for x in words(head)} if content_stems(w) - _VAGUE - _GENERIC]
-        soft_mean, soft_min = await forget_scorer.word_matches(embedder, sorted(naming), texts)
-        wanted = people(subject)
-        return forget_scorer.Assessment(
+        return Assessment(
             cosines=cosines.astype(float),
             scores=scores.astype(float),
             own=np.array(own, dtype=bool),
@@ -451,11 +461,6 @@ class ConversationEdits:
             names_kind=bool(kinds),
             about_others=np.array(others, dtype=bool),
             lifted=lifted,
-            shares=np.array([overlap(head_named, content_stems(t)) for t in texts]),
-            soft_mean=soft_mean,
-            soft_min=soft_min,
-            people_named=bool(wanted),
-            same_people=np.array([bool(wanted) and wanted <= people(t) for t in texts]),
         )
 
     async def _about_others(
@@ -587,32 +592,27 @@ class ConversationEdits:
         return self._example_vectors[kind]
 
     def decide(
-        self, subject: str, scored: Sequence[tuple[Any, float, bool, float]]
+        self, subject: str, scored: Sequence[tuple[Any, float, bool]]
     ) -> tuple[list[Any], int]:
         """The memories a forget request deletes, and how many close matches made it
-        ambiguous (asked, nothing deleted), from :meth:`_scored`'s (memory, score, on its own,
-        learned probability).
+        ambiguous (asked, nothing deleted), from :meth:`_scored`'s (memory, score, on its own).
 
         Of the memories that match the subject on their own, :meth:`choose` (ties settled by
         :meth:`same_people`). With none, a weak match is taken only when it alone is about the
-        people the subject names; otherwise every memory the learned scorer gives at least
-        ``learned_min_probability`` is taken, and weak matches are asked about."""
-        matching = [(m, score) for m, score, own, _ in scored if own]
+        people the subject names; otherwise weak matches are asked about."""
+        matching = [(m, score) for m, score, own in scored if own]
         chosen, ambiguous = self.choose(matching)
         if ambiguous:
             chosen = self.same_people(subject, matching)
             ambiguous = 0 if chosen else ambiguous
         if not chosen and not ambiguous:
             # only weak matches (none matches the subject on its own): asked, not deleted
-            weak = [(m, score) for m, score, _, _ in scored if score >= self.forget_min_similarity]
+            weak = [(m, score) for m, score, _ in scored if score >= self.forget_min_similarity]
             ambiguous = len(weak)
             # ... unless exactly one of them is about the people the subject names
             chosen = self.same_people(subject, weak) if ambiguous > 1 else []
             chosen = chosen if len(chosen) == 1 else []
             ambiguous = 0 if chosen else ambiguous
-        learned = [m for m, _, _, p in scored if p >= self.learned_min_probability]
-        if not chosen and learned:
-            return learned, 0
         return chosen, ambiguous
 
     def choose(self, scored: Sequence[tuple[Any, float]]) -> tuple[list[Any], int]:
