@@ -102,6 +102,10 @@ _GENERIC = content_stems(
 )
 
 
+# a capitalised name (not an acronym, not "I"), anywhere but a sentence's first word
+_NAME = re.compile(r"(?<=[\w,] )(?!I\b)[A-Z][a-z]+\b")
+
+
 def _owner(text: str) -> tuple[str, str] | None:
     """What a memory starting "my ..." / "our ..." is about, as (word, stem) ("My sister's
     number is ..." -> sister), skipping generic words ("my old flat" -> flat); else ``None``."""
@@ -194,6 +198,9 @@ class ConversationEdits:
     # the absolute bar (tune split): a memory this close to the subject matches it on its own;
     # the neighbours of requests whose target was never stored reached 0.58
     own_min_similarity: float = 0.6
+    # ... unless it is that close only through a name they share: without the name, this
+    # close (tune: targets 0.31+ without the shared name, neighbours sharing it 0.23 at most)
+    name_free_min_similarity: float = 0.27
     # a kind's example this close to a memory states that kind on its own (targets: 0.41+)
     kind_own_min_similarity: float = 0.4
     # ... unless another kind's example is closer by more than this (tune: targets within
@@ -442,14 +449,17 @@ class ConversationEdits:
             scores = np.where(lifted, np.maximum(scores, cosines), scores)
         else:
             others = await self._about_others(embedder, subject, kinds, texts, named)
+        # a name alone is not the subject: "my ex-girlfriend Priya" and "Priya from accounts"
+        close = cosines >= self.own_min_similarity
+        close &= ~np.array(await self._name_led(embedder, subject, texts), dtype=bool)
         own = [
             not other
             and (
                 bool(up)
-                or self._on_its_own(head_named, t, float(c), float(k), float(b), bool(kinds))
+                or self._on_its_own(head_named, t, float(c), float(k), float(b), bool(kinds), cc)
             )
-            for t, c, k, b, other, up in zip(
-                texts, cosines, by_kind, best_kind, others, lifted, strict=True
+            for t, c, k, b, other, up, cc in zip(
+                texts, cosines, by_kind, best_kind, others, lifted, close, strict=True
             )
         ]
         return Assessment(
@@ -481,6 +491,27 @@ class ConversationEdits:
         far = {w for w, c in zip(unnamed, close, strict=True) if c < self.owner_min_similarity}
         return [o is not None and o[0] in far for o in owners]
 
+    async def _name_led(self, embedder: Any, subject: str, texts: list[str]) -> list[bool]:
+        """Whether each memory is close to the subject only through a name they share: it
+        holds a capitalised name of the subject ("Priya" in "my ex-girlfriend Priya") and,
+        with the shared names left out of both, its cosine to the subject is below
+        ``name_free_min_similarity`` ("Priya from accounts is leaving": 0.61 with the name,
+        0.23 without; "Priya and I split up ...": 0.36 without)."""
+        named = set(_NAME.findall(subject))
+        shared = [{n for n in named if re.search(rf"\b{n}\b", t)} for t in texts]
+        if not any(shared):
+            return [False] * len(texts)
+        out = []
+        for text, names in zip(texts, shared, strict=True):
+            if not names:
+                out.append(False)
+                continue
+            pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b")
+            bare = [" ".join(pattern.sub(" ", x).split()) for x in (subject, text)]
+            vectors = _unit(await checked_embed(embedder, bare))
+            out.append(float(vectors[0] @ vectors[1]) < self.name_free_min_similarity)
+        return out
+
     async def _names_owner(self, embedder: Any, whose: str, texts: list[str]) -> list[bool]:
         """Whether each memory names ``whose`` (the possessor of a subject like "my wife's
         phone number"): it holds the word, or a content word at least ``owner_word_similarity``
@@ -506,19 +537,21 @@ class ConversationEdits:
         kind_score: float,
         best_kind_score: float,
         names_kind: bool,
+        close: bool | None = None,
     ) -> bool:
         """Whether a memory matches the subject by itself, not only as the closest of what the
         user has (the absolute bar: a request for something never stored deletes nothing).
 
         (A memory about someone or something else never does, :meth:`_about_others`.) It does
         when its cosine to the subject
-        is at least ``own_min_similarity``; or when it holds every word that names the subject
+        is at least ``own_min_similarity`` (``close``: that test, made by the caller, with
+        :meth:`_name_led` memories failing it); or when it holds every word that names the subject
         (generic ones like "old" or "number" aside) and is at least ``forget_min_similarity``
         close; or, for a subject naming a kind of detail, when the kind's closest example is at
         least ``kind_own_min_similarity`` close and within ``kind_tolerance`` of the closest
         example of any kind (a phone preference is not an email address).
         """
-        if cosine >= self.own_min_similarity:
+        if cosine >= self.own_min_similarity if close is None else close:
             return True
         distinct = named - _GENERIC
         if distinct and distinct <= content_stems(text) and cosine >= self.forget_min_similarity:
