@@ -90,6 +90,16 @@ async def test_the_assessment_is_aligned_with_the_texts_and_spares_someone_elses
     assert list(seen.about_others) == [False, True]
 
 
+@pytest.mark.slow
+async def test_a_name_alone_does_not_make_a_memory_the_subject(embedder):
+    edits = ConversationEdits()
+    texts = ["Marta and I broke up last winter.", "Marta from the bakery is retiring."]
+    seen = await edits.assess(embedder, "my ex-girlfriend Marta", texts)
+    assert await edits._name_led(embedder, "my ex-girlfriend Marta", texts) == [False, True]
+    assert not seen.own[1]  # shares only the name
+    assert seen.own[0]
+
+
 async def _store(memory, app: str, user: str, texts: list[str]) -> None:
     for text in texts:
         entry = MemoryEntry(
