@@ -102,6 +102,10 @@ _GENERIC = content_stems(
 )
 
 
+# a capitalised name (not an acronym, not "I"), anywhere but a sentence's first word
+_NAME = re.compile(r"(?<=[\w,] )(?!I\b)[A-Z][a-z]+\b")
+
+
 def _owner(text: str) -> tuple[str, str] | None:
     """What a memory starting "my ..." / "our ..." is about, as (word, stem) ("My sister's
     number is ..." -> sister), skipping generic words ("my old flat" -> flat); else ``None``."""
@@ -156,6 +160,23 @@ def _dense(entry: Any) -> float:
     return float(dense) if dense is not None else 0.0
 
 
+@dataclass(frozen=True)
+class Assessment:
+    """How each memory text relates to one forget subject (arrays aligned with the texts):
+    cosine to the subject, score, whether it matches on its own, closest example of a kind the
+    subject names (``by_kind``) and of any kind (``best_kind``), whether it is about someone
+    the subject does not name, whether the possessor's head lifted it."""
+
+    cosines: np.ndarray
+    scores: np.ndarray
+    own: np.ndarray
+    by_kind: np.ndarray
+    best_kind: np.ndarray
+    names_kind: bool
+    about_others: np.ndarray
+    lifted: np.ndarray
+
+
 @dataclass
 class ConversationEdits:
     """The handlers (see the module docstring); thresholds are cosine similarities."""
@@ -177,6 +198,9 @@ class ConversationEdits:
     # the absolute bar (tune split): a memory this close to the subject matches it on its own;
     # the neighbours of requests whose target was never stored reached 0.58
     own_min_similarity: float = 0.6
+    # ... unless it is that close only through a name they share: without the name, this
+    # close (tune: targets 0.31+ without the shared name, neighbours sharing it 0.23 at most)
+    name_free_min_similarity: float = 0.27
     # a kind's example this close to a memory states that kind on its own (targets: 0.41+)
     kind_own_min_similarity: float = 0.4
     # ... unless another kind's example is closer by more than this (tune: targets within
@@ -303,19 +327,7 @@ class ConversationEdits:
         service = context_memory_service(context)
         if service is not None and hasattr(service, "search"):
             scored = await self._scored(service, session, subject)
-            matching = [(m, score) for m, score, own in scored if own]
-            chosen, ambiguous = self.choose(matching)
-            if ambiguous:
-                chosen = self.same_people(subject, matching)
-                ambiguous = 0 if chosen else ambiguous
-            if not chosen and not ambiguous:
-                # only weak matches (none matches the subject on its own): asked, not deleted
-                weak = [(m, score) for m, score, _ in scored if score >= self.forget_min_similarity]
-                ambiguous = len(weak)
-                # ... unless exactly one of them is about the people the subject names
-                chosen = self.same_people(subject, weak) if ambiguous > 1 else []
-                chosen = chosen if len(chosen) == 1 else []
-                ambiguous = 0 if chosen else ambiguous
+            chosen, ambiguous = self.decide(subject, scored)
             for memory in chosen:
                 gone = await service.delete_memory(
                     app_name=session.app_name, user_id=session.user_id, memory_id=memory.id
@@ -365,17 +377,13 @@ class ConversationEdits:
         self, service: Any, session: Any, subject: str
     ) -> list[tuple[Any, float, bool]]:
         """The user's memories (superseded ones too) that could be what ``subject`` names,
-        each with its score and whether it matches the subject on its own (:meth:`_on_its_own`).
-        The score is the cosine similarity of its text to the subject (counted when they share
-        a content word or it is at least ``unshared_min_similarity``), or, when the subject
-        names a kind of detail, to that kind's closest example less ``kind_example_discount``,
-        whichever is higher. Without an embedder on the service, the search's own query
-        similarity, and no memory matches on its own."""
+        each with its score and whether it matches the subject on its own (:meth:`assess`).
+        Without an embedder on the service, the search's own query similarity, and no memory
+        matches on its own."""
         whose = possessor(subject)
         head = _head(subject, whose) if whose else subject
         named_kinds = await self._kinds_named(service, head)
-        kinds = [k for k, _ in named_kinds]
-        queries = [subject, *(" ".join(self.detail_kinds[k]) for k in kinds)]
+        queries = [subject, *(" ".join(self.detail_kinds[k]) for k, _ in named_kinds)]
         found: dict[str, Any] = {}
         for query in queries:
             result = await service.search(
@@ -392,7 +400,32 @@ class ConversationEdits:
         embedder = getattr(service, "embedder", None)
         if embedder is None or not memories:
             return [(m, _dense(m), False) for m in memories]
-        texts = [_text(m) for m in memories]
+        seen = await self.assess(embedder, subject, [_text(m) for m in memories], named_kinds)
+        return [
+            (m, float(score), bool(own))
+            for m, score, own in zip(memories, seen.scores, seen.own, strict=True)
+        ]
+
+    async def assess(
+        self,
+        embedder: Any,
+        subject: str,
+        texts: list[str],
+        named_kinds: list[tuple[str, bool]] | None = None,
+    ) -> Assessment:
+        """How each memory text relates to a forget request's ``subject``.
+
+        The score is the cosine similarity of its text to the subject (counted when they share
+        a content word or it is at least ``unshared_min_similarity``), or, when the subject
+        names a kind of detail, to that kind's closest example less ``kind_example_discount``,
+        whichever is higher; ``own``: whether it matches the subject on its own
+        (:meth:`_on_its_own`); and the signals those rest on (``benchmarks/
+        forget_scorer_study.py`` fits a scorer over them)."""
+        whose = possessor(subject)
+        head = _head(subject, whose) if whose else subject
+        if named_kinds is None:
+            named_kinds = await self._kinds_named_by(embedder, head)
+        kinds = [k for k, _ in named_kinds]
         vectors = _unit(await checked_embed(embedder, [subject, *texts]))
         cosines = vectors[1:] @ vectors[0]
         # a direct match shares a word with the subject or is very close: "my boss Karen"
@@ -409,7 +442,7 @@ class ConversationEdits:
             penalty = self.kind_term_penalty if narrower else 0.0
             by_kind = np.maximum(by_kind, (vectors[1:] @ examples.T).max(axis=1) - penalty)
         scores = np.maximum(scores, by_kind - self.kind_example_discount)
-        best_kind = await self._best_kind_scores(embedder, vectors[1:]) if kinds else by_kind
+        best_kind = await self._best_kind_scores(embedder, vectors[1:])
         lifted = np.zeros(len(texts), dtype=bool)
         if whose:
             # someone else's detail: only a memory that names them (the head is matched below)
@@ -422,17 +455,29 @@ class ConversationEdits:
             scores = np.where(lifted, np.maximum(scores, cosines), scores)
         else:
             others = await self._about_others(embedder, subject, kinds, texts, named)
+        # a name alone is not the subject: "my ex-girlfriend Priya" and "Priya from accounts"
+        close = cosines >= self.own_min_similarity
+        close &= ~np.array(await self._name_led(embedder, subject, texts), dtype=bool)
         own = [
             not other
             and (
                 bool(up)
-                or self._on_its_own(head_named, t, float(c), float(k), float(b), bool(kinds))
+                or self._on_its_own(head_named, t, float(c), float(k), float(b), bool(kinds), cc)
             )
-            for t, c, k, b, other, up in zip(
-                texts, cosines, by_kind, best_kind, others, lifted, strict=True
+            for t, c, k, b, other, up, cc in zip(
+                texts, cosines, by_kind, best_kind, others, lifted, close, strict=True
             )
         ]
-        return list(zip(memories, (float(x) for x in scores), own, strict=True))
+        return Assessment(
+            cosines=cosines.astype(float),
+            scores=scores.astype(float),
+            own=np.array(own, dtype=bool),
+            by_kind=by_kind.astype(float),
+            best_kind=best_kind.astype(float),
+            names_kind=bool(kinds),
+            about_others=np.array(others, dtype=bool),
+            lifted=lifted,
+        )
 
     async def _about_others(
         self, embedder: Any, subject: str, kinds: Sequence[str], texts: list[str], named: set[str]
@@ -451,6 +496,27 @@ class ConversationEdits:
         close = (vectors[: len(unnamed)] @ vectors[len(unnamed) :].T).max(axis=1)
         far = {w for w, c in zip(unnamed, close, strict=True) if c < self.owner_min_similarity}
         return [o is not None and o[0] in far for o in owners]
+
+    async def _name_led(self, embedder: Any, subject: str, texts: list[str]) -> list[bool]:
+        """Whether each memory is close to the subject only through a name they share: it
+        holds a capitalised name of the subject ("Priya" in "my ex-girlfriend Priya") and,
+        with the shared names left out of both, its cosine to the subject is below
+        ``name_free_min_similarity`` ("Priya from accounts is leaving": 0.61 with the name,
+        0.23 without; "Priya and I split up ...": 0.36 without)."""
+        named = set(_NAME.findall(subject))
+        shared = [{n for n in named if re.search(rf"\b{n}\b", t)} for t in texts]
+        if not any(shared):
+            return [False] * len(texts)
+        out = []
+        for text, names in zip(texts, shared, strict=True):
+            if not names:
+                out.append(False)
+                continue
+            pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b")
+            bare = [" ".join(pattern.sub(" ", x).split()) for x in (subject, text)]
+            vectors = _unit(await checked_embed(embedder, bare))
+            out.append(float(vectors[0] @ vectors[1]) < self.name_free_min_similarity)
+        return out
 
     async def _names_owner(self, embedder: Any, whose: str, texts: list[str]) -> list[bool]:
         """Whether each memory names ``whose`` (the possessor of a subject like "my wife's
@@ -477,19 +543,21 @@ class ConversationEdits:
         kind_score: float,
         best_kind_score: float,
         names_kind: bool,
+        close: bool | None = None,
     ) -> bool:
         """Whether a memory matches the subject by itself, not only as the closest of what the
         user has (the absolute bar: a request for something never stored deletes nothing).
 
         (A memory about someone or something else never does, :meth:`_about_others`.) It does
         when its cosine to the subject
-        is at least ``own_min_similarity``; or when it holds every word that names the subject
+        is at least ``own_min_similarity`` (``close``: that test, made by the caller, with
+        :meth:`_name_led` memories failing it); or when it holds every word that names the subject
         (generic ones like "old" or "number" aside) and is at least ``forget_min_similarity``
         close; or, for a subject naming a kind of detail, when the kind's closest example is at
         least ``kind_own_min_similarity`` close and within ``kind_tolerance`` of the closest
         example of any kind (a phone preference is not an email address).
         """
-        if cosine >= self.own_min_similarity:
+        if cosine >= self.own_min_similarity if close is None else close:
             return True
         distinct = named - _GENERIC
         if distinct and distinct <= content_stems(text) and cosine >= self.forget_min_similarity:
@@ -515,13 +583,19 @@ class ConversationEdits:
         return best
 
     async def _kinds_named(self, service: Any, subject: str) -> list[tuple[str, bool]]:
+        """:meth:`_kinds_named_by` with the service's embedder (none without one)."""
+        embedder = getattr(service, "embedder", None)
+        if embedder is None:
+            return []
+        return await self._kinds_named_by(embedder, subject)
+
+    async def _kinds_named_by(self, embedder: Any, subject: str) -> list[tuple[str, bool]]:
         """The (at most two) kinds of detail a label term of which (each comma-separated name
         in the label, "salary" in "finances, money, debts, salary, ...") is at least
         ``kind_min_similarity`` close to the subject, closest first: a one-word subject ("my
         diagnosis") is far from a long label as a whole but close to its own term. Each comes
         with whether only a term named it (the subject is narrower than the kind)."""
-        embedder = getattr(service, "embedder", None)
-        if embedder is None or not self.detail_kinds:
+        if not self.detail_kinds:
             return []
         labels = list(self.detail_kinds)
         if self._label_vectors is None:
@@ -555,6 +629,30 @@ class ConversationEdits:
                 await checked_embed(embedder, list(self.detail_kinds[kind]))
             )
         return self._example_vectors[kind]
+
+    def decide(
+        self, subject: str, scored: Sequence[tuple[Any, float, bool]]
+    ) -> tuple[list[Any], int]:
+        """The memories a forget request deletes, and how many close matches made it
+        ambiguous (asked, nothing deleted), from :meth:`_scored`'s (memory, score, on its own).
+
+        Of the memories that match the subject on their own, :meth:`choose` (ties settled by
+        :meth:`same_people`). With none, a weak match is taken only when it alone is about the
+        people the subject names; otherwise weak matches are asked about."""
+        matching = [(m, score) for m, score, own in scored if own]
+        chosen, ambiguous = self.choose(matching)
+        if ambiguous:
+            chosen = self.same_people(subject, matching)
+            ambiguous = 0 if chosen else ambiguous
+        if not chosen and not ambiguous:
+            # only weak matches (none matches the subject on its own): asked, not deleted
+            weak = [(m, score) for m, score, _ in scored if score >= self.forget_min_similarity]
+            ambiguous = len(weak)
+            # ... unless exactly one of them is about the people the subject names
+            chosen = self.same_people(subject, weak) if ambiguous > 1 else []
+            chosen = chosen if len(chosen) == 1 else []
+            ambiguous = 0 if chosen else ambiguous
+        return chosen, ambiguous
 
     def choose(self, scored: Sequence[tuple[Any, float]]) -> tuple[list[Any], int]:
         """The memories a forget request deletes, and how many close matches made it

@@ -69,6 +69,37 @@ def test_a_weak_best_match_with_a_close_runner_up_is_not_guessed_at():
     assert edits.choose([("a", 0.2)]) == ([], 0)
 
 
+def test_the_decision_takes_only_memories_that_match_on_their_own_or_asks():
+    edits = ConversationEdits()
+    mine, ours, other = (_entry(t) for t in ("I was born in 1980.", "Our cat is 3.", "Hi."))
+    # one memory matches on its own: it goes, a weaker one that does not stays
+    assert edits.decide("my birth year", [(mine, 0.62, True), (ours, 0.5, False)]) == ([mine], 0)
+    # none matches on its own: the weak ones are asked about, nothing goes
+    assert edits.decide("my birth year", [(mine, 0.4, False), (ours, 0.35, False)]) == ([], 2)
+    # below the floor: neither deleted nor asked
+    assert edits.decide("my birth year", [(other, 0.1, False)]) == ([], 0)
+
+
+@pytest.mark.slow
+async def test_the_assessment_is_aligned_with_the_texts_and_spares_someone_elses_detail(embedder):
+    texts = ["You can reach me on 07700 900123.", "My sister's number is 07700 900456."]
+    seen = await ConversationEdits().assess(embedder, "my phone number", texts)
+    assert len(seen.cosines) == len(seen.own) == len(seen.about_others) == 2
+    assert seen.names_kind  # "phone number" is a kind of detail
+    assert list(seen.own) == [True, False]
+    assert list(seen.about_others) == [False, True]
+
+
+@pytest.mark.slow
+async def test_a_name_alone_does_not_make_a_memory_the_subject(embedder):
+    edits = ConversationEdits()
+    texts = ["Marta and I broke up last winter.", "Marta from the bakery is retiring."]
+    seen = await edits.assess(embedder, "my ex-girlfriend Marta", texts)
+    assert await edits._name_led(embedder, "my ex-girlfriend Marta", texts) == [False, True]
+    assert not seen.own[1]  # shares only the name
+    assert seen.own[0]
+
+
 async def _store(memory, app: str, user: str, texts: list[str]) -> None:
     for text in texts:
         entry = MemoryEntry(
