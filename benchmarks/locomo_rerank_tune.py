@@ -8,7 +8,7 @@ Usage::
 
 The dump holds every question's top 50 fused rows (turn, session, event, fused score). Each
 grid point re-orders them with :func:`adk_memory_kit.memory.rerank.rerank` itself, the rows
-rebuilt with the indexed text and context ingestion gives them (one turn either side, from
+rebuilt with the indexed text and context ingestion gives them (the default window, from
 the sessions as stored: ``--sessions`` is the routed selection cache, or omit it for the full
 transcript), and Recall@10 is reported on the tuning split (conversations 0-3) and the
 held-out one. Choose on the tuning split only.

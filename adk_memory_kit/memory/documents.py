@@ -28,12 +28,13 @@ class IndexingOptions(KitConfig):
     """What text goes into the index for each event (validated at construction).
 
     ``context_turns`` preceding and ``context_turns_after`` following turns of the same session
-    are full-text indexed with the turn at a low weight (``context_text``): a reply such as
-    "Yes, last Tuesday" is only findable together with the question it answers. The stored text
-    stays the turn alone. ``embed_context`` also puts that context into the embedded text; off by
-    default, since on LoCoMo the turn alone embeds better once the full text carries the context
-    (see docs/locomo.md). Following turns are only known when they arrive in the same call
-    (``add_session_to_memory`` re-indexes a session's earlier turns as it grows).
+    (two each by default) are full-text indexed with the turn at a low weight
+    (``context_text``): a reply such as "Yes, last Tuesday" is only findable together with the
+    question it answers, which may be two turns back, after a clarifying turn. The stored
+    text stays the turn alone. ``embed_context`` also puts that context into the embedded text;
+    off by default, since on LoCoMo the turn alone embeds better once the full text carries the
+    context (see docs/locomo.md). Following turns are only known when they arrive in the same
+    call (``add_session_to_memory`` re-indexes a session's earlier turns as it grows).
     """
 
     redactor: Callable[[str], str] | None = Field(
@@ -53,10 +54,14 @@ class IndexingOptions(KitConfig):
         "full-text index leaves out ADK's generic 'user', which names no one).",
     )
     context_turns: int = Field(
-        1, ge=0, le=100, description="Preceding turns indexed with a turn (low weight)."
+        2,
+        ge=0,
+        le=100,
+        description="Preceding turns indexed with a turn (low weight); two, since an answer "
+        "may follow its question after a clarifying turn (docs/locomo.md).",
     )
     context_turns_after: int = Field(
-        1, ge=0, le=100, description="Following turns indexed with a turn (low weight)."
+        2, ge=0, le=100, description="Following turns indexed with a turn (low weight)."
     )
     context_chars: int = Field(
         300, ge=0, description="At most this many characters of each context turn."
