@@ -40,10 +40,9 @@ from adk_memory_kit.memory.term_stats import USER_STATS
 
 logger = logging.getLogger(__name__)
 
-# Build parameters: pgvector's defaults. With ef_search = 400 they give recall@10 0.98 against
-# the exact scan on the benchmark's 100k-row user (docs/scale.md); at 200 (the default
-# SearchOptions.ann_ef_search since the second issue-25 round) the fused top 10 agrees with
-# the exact ranking as well or better (0.900 of ids against 0.885; benchmarks/scale_lexical.py).
+# Build parameters: pgvector's defaults. With ef_search = 400 (SearchOptions.ann_ef_search)
+# they give recall@10 0.98 against the exact scan on the benchmark's 100k-row user
+# (docs/scale.md); ef_search = 200 gives 0.87.
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 64
 # A denser graph for the largest users. Recall@10 at ef_search 400 with the defaults: 0.99 at

@@ -119,12 +119,10 @@ class SearchOptions(KitConfig):
         "least ``candidates``).",
     )
     ann_ef_search: int = Field(
-        200,
+        400,
         ge=1,
         le=1_000,
-        description="Heavy path: HNSW ef_search on the user's partial index (memory/ann.py; "
-        "at least ``candidates``). 200: the fused top 10 agrees more with the exact ranking "
-        "than at 400 (docs/scale.md) for ~20% less dense-statement CPU.",
+        description="Heavy path: HNSW ef_search on the user's partial index (memory/ann.py).",
     )
     ann_auto_build: bool = Field(
         True,
