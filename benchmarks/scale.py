@@ -310,10 +310,17 @@ def _server_cpu_ms(pids: list[int]) -> float | None:
 async def time_full(memory, user, queries, cpu=None, server_cpu=None) -> list[float]:
     """Wall ms of each ``search_memory`` call; ``cpu`` (a list) receives this process's CPU ms
     per call (the query embedding, the fusion, the drivers), ``server_cpu`` the database
-    server's (every client backend of the pool, where the server runs on this machine)."""
+    server's (every client backend of the pool, where the server runs on this machine).
+
+    The MiniLM vector cache is emptied before each call, so every call pays a real query
+    embedding (as a user's new question does): without it the first user measured filled the
+    cache and every later user's query came from it."""
     await memory.search_memory(app_name=APP, user_id=user, query=queries[0])  # open the pool
+    query_model = getattr(memory.store.embedder, "query_model", None)
     timings = []
     for q in queries:
+        if query_model is not None:
+            query_model.cache.clear()
         pids = await _client_backends(memory.engine) if server_cpu is not None else []
         s0 = _server_cpu_ms(pids)
         c0 = time.process_time()

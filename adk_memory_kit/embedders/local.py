@@ -8,9 +8,11 @@ Speed (measured, see docs/routing.md): onnxruntime folds the int8 weights into f
 load, so a forward pass costs a fixed part plus a part per token; ORT's default graph
 optimisation (``ORT_ENABLE_ALL``) is already the best level. The session uses two intra-op
 threads where the machine has two cores or more (a one-sentence turn: p95 about 12 ms wall
-against about 20 ms with one, on a quiet 2-core machine); ``ADK_MEMORY_KIT_ONNX_THREADS=1``
-saves CPU on a machine shared by many processes. What this module saves is repeated and
-padded work: the same text is embedded once (a batch's duplicates, and recent texts by exact
+against about 20 ms with one, on a quiet 2-core machine), whose workers block rather than
+spin while idle (spinning cost ~5x the CPU of a query embedding);
+``ADK_MEMORY_KIT_ONNX_THREADS=1`` saves a little more CPU on a machine shared by many
+processes. What this module saves is repeated and padded work: the same text is embedded
+once (a batch's duplicates, and recent texts by exact
 match in a small process-wide cache shared by every instance with the same ``max_tokens``), and
 a batch is cut into chunks of similar length so short texts are not padded to a long one.
 """
@@ -89,6 +91,11 @@ def _session() -> Any:
     options = ort.SessionOptions()
     options.intra_op_num_threads = onnx_threads()
     options.inter_op_num_threads = 1
+    # ORT's workers spin-wait for work by default: a query embedding then cost ~100 ms of CPU
+    # instead of ~20 (the spinning runs on while the search waits on the database, on the
+    # cores the database needs). Blocking waits cost no measurable latency (docs/scale.md).
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 

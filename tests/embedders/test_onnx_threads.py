@@ -33,3 +33,13 @@ def test_a_bad_count_names_the_variable_not_the_value(
         onnx_threads()
     assert THREADS_ENV in str(caught.value)
     assert f"got {len(bad)} characters" in str(caught.value)
+
+
+def test_idle_workers_block_instead_of_spinning() -> None:
+    """ORT's default spin-wait burned ~5x a query embedding's CPU on the cores the database
+    shares (docs/scale.md); the process's session is built with spinning off."""
+    from adk_memory_kit.embedders.local import _session
+
+    options = _session().get_session_options()
+    for key in ("session.intra_op.allow_spinning", "session.inter_op.allow_spinning"):
+        assert options.get_session_config_entry(key) == "0"
