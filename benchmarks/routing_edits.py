@@ -34,8 +34,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from google.adk.memory.memory_entry import MemoryEntry  # noqa: E402
-from google.genai import types  # noqa: E402
 
 from adk_memory_kit import PgVectorMemoryService  # noqa: E402
 from adk_memory_kit.db import embedded_db_url  # noqa: E402
@@ -45,7 +43,7 @@ from adk_memory_kit.lifecycle.conversation_edits import (  # noqa: E402
 )
 from adk_memory_kit.routing import MemoryApplier, MemoryHome  # noqa: E402
 from adk_memory_kit.routing.offline import LearnedExtractor  # noqa: E402
-from tests.support.routing import make_context  # noqa: E402
+from tests.support.routing import make_context, store_facts, texts_of  # noqa: E402
 
 CORPUS = ROOT / "tests" / "routing" / "data" / "edits.jsonl"
 FILLER = [
@@ -61,24 +59,6 @@ def load(split: str, added: str | None = None) -> list[dict]:
     return [r for r in rows if split == "all" or r["split"] == split]
 
 
-async def seed(memory, app: str, user: str, texts: list[str], when: datetime) -> None:
-    """Each fact stored on its own, as the router stores facts said in different turns (one
-    ``add_memory`` call would index them as neighbouring turns of one conversation, each with
-    the others' words as context)."""
-    for t in texts:
-        entry = MemoryEntry(
-            author="user",
-            timestamp=when.isoformat(),
-            content=types.Content(role="user", parts=[types.Part(text=t)]),
-            custom_metadata={"kind": "fact", "source": "routing"},
-        )
-        await memory.add_memory(app_name=app, user_id=user, memories=[entry])
-
-
-def texts_of(found) -> list[str]:
-    return [" ".join(p.text or "" for p in m.content.parts) for m in found.memories]
-
-
 async def still_current(memory, app: str, user: str, texts: list[str]) -> set[str]:
     """Which of ``texts`` a default search (superseded memories left out) still returns."""
     left: set[str] = set()
@@ -91,7 +71,7 @@ async def run_update(row, memory, router, applier, show: bool) -> dict:
     app, user = "edits", f"u-{uuid.uuid4().hex[:8]}"
     long_ago = datetime.now(timezone.utc) - timedelta(days=row.get("gap_days", 40))
     unrelated = [*([row["neighbour"]] if row.get("neighbour") else []), *FILLER]
-    await seed(memory, app, user, [row["old"], *unrelated], long_ago)
+    await store_facts(memory, app, user, [row["old"], *unrelated], long_ago)
     context = make_context(app=app, user=user, memory=memory)
     routes = await router.route_sentences([(row["new"], datetime.now(timezone.utc))])
     flagged = any(c.replaces_earlier for r in routes for c in r.candidates)
@@ -124,7 +104,7 @@ async def run_plain(row, memory, router, applier, show: bool) -> dict:
     ``replaces_earlier`` forced on, so the figure holds whatever the router decided."""
     app, user = "edits", f"u-{uuid.uuid4().hex[:8]}"
     unrelated = [row["neighbour"], *FILLER]
-    await seed(memory, app, user, unrelated, datetime.now(timezone.utc) - timedelta(days=30))
+    await store_facts(memory, app, user, unrelated, datetime.now(timezone.utc) - timedelta(days=30))
     context = make_context(app=app, user=user, memory=memory)
     routes = await router.route_sentences([(row["new"], datetime.now(timezone.utc))])
     flagged = any(c.replaces_earlier for r in routes for c in r.candidates)
@@ -147,7 +127,7 @@ async def run_forget(row, memory, router, applier, show: bool, absent: bool = Fa
     """One forget request; ``absent``: the memory it names was never stored (nothing may go)."""
     app, user = "edits", f"u-{uuid.uuid4().hex[:8]}"
     held = [row["neighbour"], *FILLER] if absent else [row["target"], row["neighbour"], *FILLER]
-    await seed(memory, app, user, held, datetime.now(timezone.utc))
+    await store_facts(memory, app, user, held, datetime.now(timezone.utc))
     context = make_context(app=app, user=user, memory=memory)
     routes = await router.route_sentences([(row["request"], None)])
     homes = {MemoryApplier().classify(c)[1] for r in routes for c in r.candidates}

@@ -7,8 +7,6 @@ import uuid
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from google.adk.memory.memory_entry import MemoryEntry
-from google.genai import types
 
 from adk_memory_kit.lifecycle.conversation_edits import (
     ConversationEdits,
@@ -24,7 +22,7 @@ from adk_memory_kit.lifecycle.update_subject import (
 from adk_memory_kit.routing import MemoryApplier
 from adk_memory_kit.routing.offline import LearnedExtractor
 from adk_memory_kit.routing.rule import Candidate, MemoryHome, route
-from tests.support.routing import make_context
+from tests.support.routing import make_context, store_facts, texts_of
 
 
 def test_the_replacement_inherits_the_old_facts_subject_words_not_its_names():
@@ -84,20 +82,6 @@ async def test_the_subject_check_on_whole_names_and_slot_fillers(embedder, new, 
     assert verdict is same
 
 
-async def _store(memory, app: str, user: str, text: str, when: datetime) -> None:
-    entry = MemoryEntry(
-        author="user",
-        timestamp=when.isoformat(),
-        content=types.Content(role="user", parts=[types.Part(text=text)]),
-        custom_metadata={"kind": "fact", "source": "routing"},
-    )
-    await memory.add_memory(app_name=app, user_id=user, memories=[entry])
-
-
-def _texts(found) -> list[str]:
-    return [" ".join(p.text or "" for p in m.content.parts) for m in found.memories]
-
-
 @pytest.mark.slow
 async def test_a_question_the_old_fact_answered_finds_its_replacement(memory):
     """The new fact shares no word with the question; it inherits "reading" from the fact it
@@ -105,8 +89,8 @@ async def test_a_question_the_old_fact_answered_finds_its_replacement(memory):
     app, user = "edits-keys", f"u-{uuid.uuid4().hex[:8]}"
     old = "I'm reading Anna Karenina at the moment."
     long_ago = datetime.now(timezone.utc) - timedelta(days=30)
-    await _store(memory, app, user, old, long_ago)
-    await _store(memory, app, user, "My brother lives in Galway.", long_ago)
+    await store_facts(memory, app, user, [old], long_ago)
+    await store_facts(memory, app, user, ["My brother lives in Galway."], long_ago)
     context = make_context(app=app, user=user, memory=memory)
     new = "Finished Anna Karenina; I've started Beloved now."
     outcome = await ConversationEdits().update(
@@ -115,12 +99,12 @@ async def test_a_question_the_old_fact_answered_finds_its_replacement(memory):
     assert outcome is not None and outcome.detail.startswith("supersedes")
     question = "What is the user reading now?"
     found = await memory.search_memory(app_name=app, user_id=user, query=question)
-    assert _texts(found)[:1] == [new] and old not in _texts(found)
+    assert texts_of(found)[:1] == [new] and old not in texts_of(found)
     assert "reading" in (found.memories[0].custom_metadata or {}).get("tags", [])
     past = await memory.search(
         app_name=app, user_id=user, query=question, as_of=long_ago + timedelta(days=1)
     )
-    assert old in _texts(past) and new not in _texts(past)
+    assert old in texts_of(past) and new not in texts_of(past)
 
 
 @pytest.mark.slow
@@ -136,7 +120,7 @@ async def test_a_preference_that_replaces_a_fact_also_supersedes_the_lasting_fac
     old, neighbour = "I'm learning Italian at evening class.", "My son is learning French."
     long_ago = datetime.now(timezone.utc) - timedelta(days=60)
     for text in (old, neighbour):
-        await _store(memory, app, user, text, long_ago)
+        await store_facts(memory, app, user, [text], long_ago)
     context = make_context(app=app, user=user, memory=memory)
     new = "I quit Italian and I'm learning Greek now."
     (changed,) = await router.route_sentences([(new, None)])
@@ -148,6 +132,6 @@ async def test_a_preference_that_replaces_a_fact_also_supersedes_the_lasting_fac
     found = await memory.search_memory(
         app_name=app, user_id=user, query="Which language is the user learning now?"
     )
-    assert old not in _texts(found) and new in _texts(found)
+    assert old not in texts_of(found) and new in texts_of(found)
     left = await memory.search_memory(app_name=app, user_id=user, query=neighbour)
-    assert neighbour in _texts(left)
+    assert neighbour in texts_of(left)

@@ -15,6 +15,7 @@ from google.adk.agents.llm_agent import LlmAgent
 from google.adk.apps.app import App
 from google.adk.events.event import Event
 from google.adk.memory.base_memory_service import BaseMemoryService
+from google.adk.memory.memory_entry import MemoryEntry
 from google.adk.models.llm_request import LlmRequest
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.runners import Runner
@@ -163,3 +164,22 @@ def memory_entry(
         content=types.Content(role="user", parts=[types.Part(text=text)]),
         custom_metadata=meta,
     )
+
+
+async def store_facts(memory: Any, app: str, user: str, texts: Sequence[str], when: Any) -> None:
+    """Each fact stored on its own, as the router stores facts said in different turns (one
+    ``add_memory`` call would index them as neighbouring turns of one conversation, each with
+    the others' words as context)."""
+    for fact in texts:
+        entry = MemoryEntry(
+            author="user",
+            timestamp=when.isoformat(),
+            content=types.Content(role="user", parts=[types.Part(text=fact)]),
+            custom_metadata={"kind": "fact", "source": "routing"},
+        )
+        await memory.add_memory(app_name=app, user_id=user, memories=[entry])
+
+
+def texts_of(found: Any) -> list[str]:
+    """The texts of a ``SearchMemoryResponse``'s memories, best first."""
+    return [" ".join(p.text or "" for p in m.content.parts) for m in found.memories]
