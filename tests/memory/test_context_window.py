@@ -7,13 +7,11 @@ into its stored or embedded text."""
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import text
 
 from adk_memory_kit import PgVectorMemoryService
-from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.memory import IndexingOptions
 from adk_memory_kit.memory.documents import documents_from_events
-from tests.support.memory import session_with, unique
+from tests.support.memory import session_with, stored_rows, unique
 
 TURNS = [
     ("user", "Could you recommend a bakery in Porto for tomorrow morning?"),
@@ -61,15 +59,8 @@ async def test_the_service_stores_the_question_two_turns_before_as_the_answers_c
     app, user = unique("app"), unique("u")
     try:
         await service.add_session_to_memory(session_with(app, user, TURNS[:3]))
-        async with operator_connect(service.engine) as conn:
-            rows = await conn.execute(
-                text(
-                    "SELECT text, context_text FROM adk_memory_items"
-                    " WHERE app_name = :a AND user_id = :u ORDER BY event_time, event_id"
-                ),
-                {"a": app, "u": user},
-            )
-            context = {r["text"]: r["context_text"] for r in rows.mappings()}
+        rows = await stored_rows(service, app, user)
+        context = {r["text"]: r["context_text"] for r in rows}
         answer = context[TURNS[2][1]]
         assert "bakery in Porto" in answer
         assert "bakery" not in TURNS[2][1] + TURNS[1][1]

@@ -9,6 +9,9 @@ import uuid
 from google.adk.events.event import Event
 from google.adk.sessions.session import Session
 from google.genai import types
+from sqlalchemy import text as sql
+
+from adk_memory_kit.db.rls import operator_connect
 
 _counter = itertools.count()
 
@@ -39,3 +42,17 @@ def session_with(app: str, user: str, turns: list[tuple[str, str]], sid: str | N
 
 def texts(response) -> list[str]:
     return [" ".join(p.text or "" for p in m.content.parts) for m in response.memories]
+
+
+async def stored_rows(service, app: str, user: str) -> list[dict]:
+    """The user's stored rows as the table holds them (text, search_text, context_text),
+    oldest first; read as the operator, past row-level security."""
+    async with operator_connect(service.engine) as conn:
+        found = await conn.execute(
+            sql(
+                "SELECT text, search_text, context_text FROM adk_memory_items"
+                " WHERE app_name = :a AND user_id = :u ORDER BY event_time, event_id"
+            ),
+            {"a": app, "u": user},
+        )
+        return [dict(r) for r in found.mappings()]

@@ -5,12 +5,10 @@ MiniLM embedder."""
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import text
 
 from adk_memory_kit import PgVectorMemoryService
-from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.memory import IndexingOptions
-from tests.support.memory import session_with, texts, unique
+from tests.support.memory import session_with, stored_rows, texts, unique
 
 pytestmark = pytest.mark.slow  # Postgres-heavy
 
@@ -24,24 +22,12 @@ TURNS = [
 ]
 
 
-async def _rows(service, app, user) -> list[dict]:
-    async with operator_connect(service.engine) as conn:
-        found = await conn.execute(
-            text(
-                "SELECT text, search_text, context_text FROM adk_memory_items"
-                " WHERE app_name = :a AND user_id = :u ORDER BY event_time, event_id"
-            ),
-            {"a": app, "u": user},
-        )
-        return [dict(r) for r in found.mappings()]
-
-
 async def test_a_left_out_question_finds_its_answer_and_is_never_returned(db_url, embedder):
     app, user = unique("app"), unique("u")
     session = session_with(app, user, TURNS)
     async with PgVectorMemoryService(db_url, embedder=embedder) as service:  # defaults: ROUTED
         await service.add_session_to_memory(session)
-        rows = await _rows(service, app, user)
+        rows = await stored_rows(service, app, user)
         stored = " ".join(r["text"] for r in rows)
         assert "glassblowing" not in stored  # the question is not stored ...
         vase = next(r for r in rows if "green vase" in r["text"])
@@ -57,7 +43,7 @@ async def test_a_left_out_question_finds_its_answer_and_is_never_returned(db_url
     off = IndexingOptions(index_left_out=False)
     async with PgVectorMemoryService.from_url(db_url, embedder=embedder, indexing=off) as service:
         await service.add_session_to_memory(session)
-        rows = await _rows(service, app, user)
+        rows = await stored_rows(service, app, user)
         assert all("glassblowing" not in r["context_text"] for r in rows)
         found = await service.search_memory(app_name=app, user_id=user, query="glassblowing")
         assert not any("green vase" in t for t in texts(found))
