@@ -43,8 +43,9 @@ MAX_LIMIT = 2**31 - 1
 # The relevance floor's similarity for rows without a full-text match (SearchOptions): the 5th
 # percentile of the evidence turns' similarity on the LoCoMo tuning split (docs/memory.md).
 MIN_SIMILARITY = 0.33
-# Read-time re-ordering weights (memory/rerank.py), tuned on the LoCoMo tuning split.
-SESSION_WEIGHT = 0.05
+# Read-time re-ordering weights (memory/rerank.py), tuned on the LoCoMo tuning split with the
+# two-turn context window (docs/locomo.md, fourth round; 0.05 with the one-turn window).
+SESSION_WEIGHT = 0.025
 NEIGHBOUR_WEIGHT = 0.1
 
 
