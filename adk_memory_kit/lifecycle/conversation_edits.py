@@ -507,15 +507,25 @@ class ConversationEdits:
         shared = [{n for n in named if re.search(rf"\b{n}\b", t)} for t in texts]
         if not any(shared):
             return [False] * len(texts)
-        out = []
-        for text, names in zip(texts, shared, strict=True):
+        out = [False] * len(texts)
+        pairs: list[tuple[int, str, str]] = []  # (memory, subject, memory) with the names out
+        for i, (text, names) in enumerate(zip(texts, shared, strict=True)):
             if not names:
-                out.append(False)
                 continue
             pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b")
-            bare = [" ".join(pattern.sub(" ", x).split()) for x in (subject, text)]
-            vectors = _unit(await checked_embed(embedder, bare))
-            out.append(float(vectors[0] @ vectors[1]) < self.name_free_min_similarity)
+            bare_subject, bare_text = (
+                " ".join(pattern.sub(" ", x).split()) for x in (subject, text)
+            )
+            if not bare_subject or not bare_text:
+                out[i] = True  # nothing but the name: the name alone ties them
+            else:
+                pairs.append((i, bare_subject, bare_text))
+        if pairs:  # one batched call for every memory that shares a name
+            flat = [t for _, a, b in pairs for t in (a, b)]
+            vectors = _unit(await checked_embed(embedder, flat))
+            for k, (i, _, _) in enumerate(pairs):
+                similarity = float(vectors[2 * k] @ vectors[2 * k + 1])
+                out[i] = similarity < self.name_free_min_similarity
         return out
 
     async def _names_owner(self, embedder: Any, whose: str, texts: list[str]) -> list[bool]:

@@ -208,6 +208,10 @@ def distinct_stems(text: str) -> set[str]:
 
 #: At most this many subject words a replacement inherits (:func:`subject_keys`).
 MAX_SUBJECT_KEYS = 6
+#: Longer words are not inherited (no word of a subject is this long; the store caps a tag).
+MAX_KEY_CHARS = 40
+_NOT_A_KEY = re.compile(r"\d|^redacted$")
+_OPENING_NAME = re.compile(r"\s*([A-Z][a-z]+[A-Z]?[A-Za-z]*)\b(?!')")
 
 
 def subject_keys(old: str, new: str, tags: Sequence[str] = ()) -> list[str]:
@@ -218,12 +222,17 @@ def subject_keys(old: str, new: str, tags: Sequence[str] = ()) -> list[str]:
     that replaced it ("Finished Dune, on Foundation now")."""
     held = content_stems(new) | _CHANGE
     named = names(old)
+    opening = _OPENING_NAME.match(old)
+    if opening:  # a name as the first word ("Monzo is my bank") is a value too
+        named.add(opening.group(1).lower())
     keys: list[str] = []
     for token in words(old):
         word = _plain(token)
         stems = content_stems(word)
         if not stems or stems <= held or word in named or word in keys or word in PEOPLE:
             continue
+        if _NOT_A_KEY.search(word) or len(word) > MAX_KEY_CHARS:
+            continue  # the retired value (numbers, ids, a redaction mark) never becomes a key
         keys.append(word)
     out = list(dict.fromkeys(str(t) for t in tags if isinstance(t, str) and t.strip()))
     return (out + [k for k in keys[:MAX_SUBJECT_KEYS] if k not in out])[:MAX_TAGS]
@@ -309,7 +318,13 @@ class SubjectCheck:
         )
 
     def _slot_agrees(self, new: str, memory: str, close: dict[tuple[str, str], float]) -> bool:
+        """The new fact names the memory's slot: its head, or its second word when the new
+        fact opens no slot of its own or opens that one ("New number: ..." or "My new number
+        is ..." for "My phone number is ..."; "My account number is ..." does not)."""
         heads = slot_words(memory)
-        if not heads or any(self._named(head, new, close) for head in heads):
+        if not heads or self._named(heads[0], new, close):
+            return True
+        own = slot(new)
+        if len(heads) > 1 and own in (None, heads[1]) and self._named(heads[1], new, close):
             return True
         return bool(names_near(memory, heads[0]) & {_plain(w) for w in words(new)})

@@ -257,10 +257,11 @@ class MemoryApplier:
                     candidate.replaces_earlier
                     and self.update_handler
                     and outcome.status == "stored"
+                    # only the exact user: value of a health name is exempt: its sentence
+                    # never reaches long-term memory, not even as a replacement
+                    and not detect_sensitive(candidate.text, self.detectors)
                 ):
-                    # a changed preference also retires the lasting fact said before, if any
-                    # ("I dropped X, I'm learning Y now"); with none, nothing more is stored
-                    await self.update_handler(candidate, context)
+                    await self._retire_replaced(candidate, context)
                 return outcome
             if home is MemoryHome.LONG_TERM:
                 return await self._long_term(candidate, context)
@@ -270,6 +271,20 @@ class MemoryApplier:
                 "memory router could not write to %s: %s", home.value, type(exc).__name__
             )
             return RoutingOutcome(home, "failed", candidate.key, f"{type(exc).__name__}: {exc}")
+
+    async def _retire_replaced(self, candidate: Candidate, context: Context) -> None:
+        """A changed preference also retires the lasting fact said before, if any ("I dropped
+        X, I'm learning Y now"); with none, nothing more is stored. The preference is saved
+        already, so a failure here is logged (its type only) and does not undo it."""
+        if self.update_handler is None:
+            return
+        try:
+            await self.update_handler(candidate, context)
+        except Exception as exc:  # the saved preference stands; say what failed, not what
+            logger.warning(
+                "memory router could not retire the fact a preference replaces: %s",
+                type(exc).__name__,
+            )
 
     async def _forget(self, candidate: Candidate, context: Context) -> RoutingOutcome:
         """A request to forget: handed to ``forget_handler``; the request itself is never
@@ -340,7 +355,7 @@ class MemoryApplier:
         state_key = self.vocabulary.state_key(name)
         for event in context.session.events:
             if event.invocation_id == context.invocation_id and state_key in (
-                event.actions.state_delta or {}
+                getattr(event.actions, "state_delta", None) or {}
             ):
                 return f"{state_key} was saved earlier in this turn by {event.author}; kept as is"
         return ""

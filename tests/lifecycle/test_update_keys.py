@@ -36,6 +36,22 @@ def test_the_replacement_inherits_the_old_facts_subject_words_not_its_names():
     assert len(subject_keys(many, "Nothing else.")) == MAX_SUBJECT_KEYS
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "kept", "not_kept"),
+    [
+        ("My rent is 1450 a month.", "The rent went up.", {"month"}, {"1450"}),
+        ("My locker code is 7Q4X9.", "Changed the locker code.", set(), {"7q4x9"}),
+        ("Halifax is my bank.", "I switched to a new bank.", set(), {"halifax"}),
+        ("My login is [REDACTED:email].", "New login today.", set(), {"redacted"}),
+    ],
+)
+def test_the_retired_value_never_becomes_a_key_of_the_current_fact(old, new, kept, not_kept):
+    """Values of the old fact (numbers, ids, a name as its first word, a redaction mark) are
+    what the update retires: none is carried to the current fact as an index key."""
+    keys = set(subject_keys(old, new))
+    assert kept <= keys and not (keys & not_kept)
+
+
 def test_a_name_the_slot_window_reaches_is_taken_whole():
     assert names_near("Our boat is an old Beneteau Oceanis.", "boat") == {
         "beneteau",
@@ -75,6 +91,11 @@ def test_people_who_fill_a_slot_do_not_block_its_update(new, memory_text, fills)
             "My emergency contact is my brother Dan.",
             False,
         ),
+        # a two-word slot's generic second word does not tie two different slots
+        ("My savings account number is 44120987 now.", "My phone number is 0161 555 0199.", False),
+        ("My postal address is now PO Box 12.", "My email address is [REDACTED:email].", False),
+        # ... but names the slot when the new fact opens none, or opens that one
+        ("New number: 0161 555 0142.", "My phone number is 0161 555 0199.", True),
     ],
 )
 async def test_the_subject_check_on_whole_names_and_slot_fillers(embedder, new, memory_text, same):
@@ -135,3 +156,55 @@ async def test_a_preference_that_replaces_a_fact_also_supersedes_the_lasting_fac
     assert old not in texts_of(found) and new in texts_of(found)
     left = await memory.search_memory(app_name=app, user_id=user, query=neighbour)
     assert neighbour in texts_of(left)
+
+
+class _Recorder:
+    """An update handler that records what it is given (and can fail on demand)."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.given: list[str] = []
+        self.fail = fail
+
+    async def __call__(self, candidate, context):
+        self.given.append(candidate.text)
+        if self.fail:
+            raise RuntimeError("the store is down")
+        return None
+
+
+async def test_a_changed_health_preference_never_reaches_the_update_handler(memory):
+    """Only the exact ``user:`` value of a health name is exempt from the health detector: the
+    sentence of a changed allergy is not handed on, so it cannot become a replacement fact."""
+    context = make_context(app="edits-health", user=f"u-{uuid.uuid4().hex[:8]}", memory=memory)
+    handler = _Recorder()
+    applier = MemoryApplier(update_handler=handler)
+    changed = Candidate(
+        text="Turns out I'm allergic to shellfish now, not peanuts; my doctor confirmed it.",
+        key="allergies",
+        value="shellfish",
+        exact_value=True,
+        about_user=True,
+        needed_in_future_sessions=True,
+        replaces_earlier=True,
+    )
+    outcome = await applier.apply_one(changed, context)
+    assert outcome.home is MemoryHome.USER_STATE and outcome.status == "stored"
+    assert handler.given == []
+
+
+async def test_a_saved_preference_stands_when_retiring_the_old_fact_fails(memory):
+    context = make_context(app="edits-fail", user=f"u-{uuid.uuid4().hex[:8]}", memory=memory)
+    handler = _Recorder(fail=True)
+    applier = MemoryApplier(update_handler=handler)
+    changed = Candidate(
+        text="I dropped Italian, I'm learning Greek now.",
+        key="language",
+        value="Greek",
+        exact_value=True,
+        about_user=True,
+        needed_in_future_sessions=True,
+        replaces_earlier=True,
+    )
+    outcome = await applier.apply_one(changed, context)
+    assert handler.given == [changed.text]
+    assert outcome.home is MemoryHome.USER_STATE and outcome.status == "stored"
