@@ -165,7 +165,8 @@ class MemoryApplier:
         update_handler: writes a fact flagged ``replaces_earlier`` by superseding the earlier
             one; without one (or when it finds none) the fact is stored as usual. A ``user:``
             preference flagged so is saved as usual and also given to it, so a lasting fact
-            it replaces is superseded (nothing more is stored when there is none).
+            it replaces is superseded (nothing more is stored when there is none; never a
+            sentence holding sensitive data, and a failure there keeps the preference).
         detectors: sensitive-data detectors (default: ``DEFAULT_DETECTORS``).
         max_notes: how many key-less notes a session/scratch list keeps (newest last).
         health_keys: preference names that may hold a health fact the user states for the
