@@ -172,22 +172,30 @@ class _Recorder:
         return None
 
 
-async def test_a_changed_health_preference_never_reaches_the_update_handler(memory):
-    """Only the exact ``user:`` value of a health name is exempt from the health detector: the
-    sentence of a changed allergy is not handed on, so it cannot become a replacement fact."""
-    context = make_context(app="edits-health", user=f"u-{uuid.uuid4().hex[:8]}", memory=memory)
-    handler = _Recorder()
-    applier = MemoryApplier(update_handler=handler)
-    changed = Candidate(
-        text="Turns out I'm allergic to shellfish now, not peanuts; my doctor confirmed it.",
-        key="allergies",
-        value="shellfish",
+def _changed_preference(text: str, key: str, value: str) -> Candidate:
+    """A ``user:`` preference the router flagged as replacing an earlier fact."""
+    return Candidate(
+        text=text,
+        key=key,
+        value=value,
         exact_value=True,
         about_user=True,
         needed_in_future_sessions=True,
         replaces_earlier=True,
     )
-    outcome = await applier.apply_one(changed, context)
+
+
+async def test_a_changed_health_preference_never_reaches_the_update_handler(memory):
+    """Only the exact ``user:`` value of a health name is exempt from the health detector: the
+    sentence of a changed allergy is not handed on, so it cannot become a replacement fact."""
+    context = make_context(app="edits-health", user=f"u-{uuid.uuid4().hex[:8]}", memory=memory)
+    handler = _Recorder()
+    changed = _changed_preference(
+        "Turns out I'm allergic to shellfish now, not peanuts; my doctor confirmed it.",
+        "allergies",
+        "shellfish",
+    )
+    outcome = await MemoryApplier(update_handler=handler).apply_one(changed, context)
     assert outcome.home is MemoryHome.USER_STATE and outcome.status == "stored"
     assert handler.given == []
 
@@ -195,16 +203,7 @@ async def test_a_changed_health_preference_never_reaches_the_update_handler(memo
 async def test_a_saved_preference_stands_when_retiring_the_old_fact_fails(memory):
     context = make_context(app="edits-fail", user=f"u-{uuid.uuid4().hex[:8]}", memory=memory)
     handler = _Recorder(fail=True)
-    applier = MemoryApplier(update_handler=handler)
-    changed = Candidate(
-        text="I dropped Italian, I'm learning Greek now.",
-        key="language",
-        value="Greek",
-        exact_value=True,
-        about_user=True,
-        needed_in_future_sessions=True,
-        replaces_earlier=True,
-    )
-    outcome = await applier.apply_one(changed, context)
+    changed = _changed_preference("I dropped Italian, I'm learning Greek now.", "language", "Greek")
+    outcome = await MemoryApplier(update_handler=handler).apply_one(changed, context)
     assert handler.given == [changed.text]
     assert outcome.home is MemoryHome.USER_STATE and outcome.status == "stored"
