@@ -44,7 +44,7 @@ from adk_memory_kit.embedders.base import checked_embed
 from adk_memory_kit.lifecycle import forget_log
 from adk_memory_kit.lifecycle.detail_kinds import DEFAULT_DETAIL_KINDS, DetailKinds
 from adk_memory_kit.lifecycle.schema import ensure_lifecycle_schema
-from adk_memory_kit.lifecycle.update_subject import SubjectCheck, people
+from adk_memory_kit.lifecycle.update_subject import SubjectCheck, people, subject_keys
 from adk_memory_kit.routing.apply import NOTES_KEY, RoutingOutcome
 from adk_memory_kit.routing.rule import Candidate, MemoryHome
 from adk_memory_kit.routing.text_signals import content_stems, overlap, words
@@ -266,7 +266,7 @@ class ConversationEdits:
             return None
         # the replacement inherits the old fact's subject words as index keys (tags), so a
         # question the old fact answered finds it ("reading" for "Finished Dune, on X now")
-        keys = self.subject_check.inherited_keys(
+        keys = subject_keys(
             _text(best), candidate.text, (best.custom_metadata or {}).get("tags") or ()
         )
         fixed = await curator.correct_memory(

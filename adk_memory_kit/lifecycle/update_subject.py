@@ -272,11 +272,6 @@ class SubjectCheck:
             out.append((ok and cosine >= bar, float(cosine)))
         return out
 
-    @staticmethod
-    def inherited_keys(old: str, new: str, tags: Sequence[str] = ()) -> list[str]:
-        """The index keys a fact replacing ``old`` inherits (:func:`subject_keys`)."""
-        return subject_keys(old, new, tags)
-
     async def _closeness(
         self, embedder: Any, wanted: list[str], new_words: list[str], memories: Sequence[str]
     ) -> dict[tuple[str, str], float]:
