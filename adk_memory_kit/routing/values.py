@@ -11,16 +11,39 @@ from collections.abc import Callable, Mapping
 Finder = Callable[[str], str | None]
 
 
+# a value the clause retires before naming it ("I quit Italian", "switched from economy to",
+# "not vegan any more") is not the value the sentence states
+_RETIRED = re.compile(
+    r"(?:\b(?:quit|quitting|stopped|stop|gave up|give up|giving up|dropped|no longer|not|never|"
+    r"no more|instead of|rather than|used to|from|finished|over)|n't)\s+(?:\w+\s+){0,3}$",
+    re.IGNORECASE,
+)
+_CLAUSE_BREAK = re.compile(r"[,.;:!?]|\b(?:and|but|so|now|(?<!used )to)\b", re.IGNORECASE)
+
+
+def _retired(text: str, start: int) -> bool:
+    """Whether the phrase at ``start`` follows a retiring cue in its own clause."""
+    before = text[:start]
+    breaks = list(_CLAUSE_BREAK.finditer(before))
+    clause = before[breaks[-1].end() :] if breaks else before
+    return _RETIRED.search(clause) is not None
+
+
 def _first(table: Mapping[str, str]) -> Finder:
-    """A finder returning the canonical value of the earliest phrase of ``table`` found."""
+    """A finder returning the canonical value of the earliest phrase of ``table`` found that
+    its clause does not retire ("I quit Italian and I'm learning Greek now" -> Greek); when
+    every phrase is retired, the earliest."""
     pattern = re.compile(
         r"\b(" + "|".join(sorted(map(re.escape, table), key=len, reverse=True)) + r")\b",
         re.IGNORECASE,
     )
 
     def find(text: str) -> str | None:
-        match = pattern.search(text)
-        return table[match.group(1).lower()] if match else None
+        matches = list(pattern.finditer(text))
+        if not matches:
+            return None
+        kept = [m for m in matches if not _retired(text, m.start())]
+        return table[(kept or matches)[0].group(1).lower()]
 
     return find
 

@@ -1,0 +1,41 @@
+"""The offline router's value finders: a sentence naming two values states the one its clause
+does not retire."""
+
+from __future__ import annotations
+
+import pytest
+
+from adk_memory_kit.routing.values import DEFAULT_FINDERS
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "value"),
+    [
+        ("language", "I gave up on Russian, these days I'm studying Korean.", "Korean"),
+        ("language", "Stopped my Dutch course and started Polish instead.", "Polish"),
+        ("cabin_class", "Moving from premium economy to business on long hauls.", "business"),
+        ("diet", "I used to be pescatarian but I'm fully vegan now.", "vegan"),
+        ("seat", "Please don't give me a middle seat, the window is best.", "window"),
+        ("currency", "Quote me in francs instead of euros.", "CHF"),
+    ],
+)
+def test_the_value_a_clause_retires_is_not_the_one_saved(name: str, text: str, value: str):
+    assert DEFAULT_FINDERS[name](text) == value
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "value"),
+    [
+        ("language", "Answer me in Portuguese.", "Portuguese"),
+        # one value, even after a negation, is still the value the sentence names
+        ("allergies", "I can't eat sesame at all.", "sesame"),
+        ("diet", "I don't eat meat.", "vegetarian"),
+        ("seat", "An aisle seat if you can.", "aisle"),
+    ],
+)
+def test_a_sentence_with_one_value_keeps_it(name: str, text: str, value: str):
+    assert DEFAULT_FINDERS[name](text) == value
+
+
+def test_a_sentence_naming_no_value_finds_none():
+    assert DEFAULT_FINDERS["language"]("I like learning new things.") is None
