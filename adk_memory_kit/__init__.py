@@ -48,6 +48,7 @@ from adk_memory_kit.routing import (
     make_profile_tools,
     route,
 )
+from adk_memory_kit.routing.apply import set_default_edit_handlers
 from adk_memory_kit.tools import MemoryToolset
 from adk_memory_kit.working_memory import (
     WorkingMemoryToolset,
@@ -58,6 +59,10 @@ from adk_memory_kit.working_memory import (
     working_memory_instruction,
 )
 from adk_memory_kit.write_policy import RoutedOptions, WritePolicy
+
+# the composition root: an applier built without handlers acts on updates and "please forget"
+# (the handlers live in lifecycle, above routing)
+set_default_edit_handlers(conversation_edit_handlers)
 
 __version__ = "0.1.0"
 

@@ -82,6 +82,30 @@ UpdateHandler = Callable[["Candidate", "Context"], Awaitable["RoutingOutcome | N
 """Writes a fact that replaces an earlier one (``replaces_earlier``) by superseding it;
 ``None``: nothing to supersede, the fact is stored as usual."""
 
+EditHandlers = Callable[[], "dict[str, Any]"]
+"""Makes ``{"forget_handler": ..., "update_handler": ...}`` for a new applier."""
+
+_default_edit_handlers: EditHandlers | None = None
+
+
+def set_default_edit_handlers(factory: EditHandlers | None) -> None:
+    """Install what a :class:`MemoryApplier` built without ``forget_handler`` /
+    ``update_handler`` uses. The package root installs the conversation-edit handlers
+    (``adk_memory_kit.lifecycle.conversation_edits``), which live above this layer; ``None``
+    removes the default."""
+    global _default_edit_handlers
+    _default_edit_handlers = factory
+
+
+class _Default:
+    """The "not given" marker of an applier's handler arguments (``None``: none at all)."""
+
+    def __repr__(self) -> str:
+        return "DEFAULT"
+
+
+DEFAULT: Any = _Default()
+
 REVIEW_STATE_KEY = "adk_memory_kit:review:last"
 """Session state key (persisted): the newest review-queue item this session queued (id,
 status, ISO-8601 time, the command that shows it); the item's text stays in the queue."""
@@ -160,10 +184,13 @@ class MemoryApplier:
         vocabulary: the preference names allowed in ``user:`` state.
         review_queue: where ``PROCEDURAL_REVIEW`` candidates go; without one they are skipped
             (and still never stored anywhere the agent reads).
-        forget_handler: acts on a request to forget (``FORGET``); without one such a request
-            is only kept out of every store.
+        forget_handler: acts on a request to forget (``FORGET``). By default the
+            conversation-edit handler (``conversation_edit_handlers()``: the user's memories
+            about what the request names are deleted from every home); ``None``: such a
+            request is only kept out of every store.
         update_handler: writes a fact flagged ``replaces_earlier`` by superseding the earlier
-            one; without one (or when it finds none) the fact is stored as usual. A ``user:``
+            one (by default the conversation-edit handler); ``None`` (or when it finds none):
+            the fact is stored as usual. A ``user:``
             preference flagged so is saved as usual and also given to it, so a lasting fact
             it replaces is superseded (nothing more is stored when there is none; never a
             sentence holding sensitive data, and a failure there keeps the preference).
@@ -183,11 +210,17 @@ class MemoryApplier:
         max_notes: int = 20,
         author: str = "memory_router",
         health_keys: Collection[str] = ("allergies",),
-        forget_handler: ForgetHandler | None = None,
-        update_handler: UpdateHandler | None = None,
+        forget_handler: ForgetHandler | None = DEFAULT,
+        update_handler: UpdateHandler | None = DEFAULT,
     ) -> None:
-        self.forget_handler = forget_handler
-        self.update_handler = update_handler
+        if DEFAULT in (forget_handler, update_handler):
+            defaults = _default_edit_handlers() if _default_edit_handlers else {}
+            if forget_handler is DEFAULT:
+                forget_handler = defaults.get("forget_handler")
+            if update_handler is DEFAULT:
+                update_handler = defaults.get("update_handler")
+        self.forget_handler: ForgetHandler | None = forget_handler
+        self.update_handler: UpdateHandler | None = update_handler
         self.vocabulary = vocabulary
         self.health_keys = frozenset(health_keys)
         self.review_queue = review_queue

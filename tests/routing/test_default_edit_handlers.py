@@ -1,0 +1,83 @@
+"""Issue #29 with nothing wired by hand: ``MemoryRoutingPlugin()`` (the offline router and a
+``MemoryApplier()`` built with no arguments) acts on updates and "please forget" through the
+real Runner, DatabaseSessionService and PgVectorMemoryService; ``None`` turns either off."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timezone
+
+import pytest
+from google.adk.agents.llm_agent import LlmAgent
+from google.adk.sessions.database_session_service import DatabaseSessionService
+
+from adk_memory_kit import PgVectorMemoryService
+from adk_memory_kit.lifecycle.conversation_edits import FORGET_STATE_KEY
+from adk_memory_kit.routing import MemoryApplier, MemoryRoutingPlugin
+from adk_memory_kit.testing import ScriptedLlm
+from tests.support.memory import unique
+from tests.support.routing import Harness
+
+pytestmark = pytest.mark.slow
+
+
+def texts(found) -> list[str]:
+    return [" ".join(p.text or "" for p in m.content.parts) for m in found.memories]
+
+
+@pytest.fixture
+async def harness(db_url, embedder):
+    sessions = DatabaseSessionService(db_url=db_url)
+    memory = PgVectorMemoryService(db_url, embedder=embedder)
+    agent = LlmAgent(name="helper", model=ScriptedLlm(responder=lambda _: "Noted."))
+    h = Harness(agent, sessions, memory=memory, plugins=[MemoryRoutingPlugin()], user=unique("u"))
+    await h.start()
+    yield h, memory
+    await memory.close()
+    await sessions.close()
+
+
+async def everything(memory, h: Harness, queries: list[str]) -> set[str]:
+    found: set[str] = set()
+    for query in queries:
+        found.update(texts(await memory.search_memory(app_name=h.app, user_id=h.user, query=query)))
+    return found
+
+
+async def test_the_default_plugin_supersedes_a_changed_fact(harness):
+    h, memory = harness
+    old, new = "I teach maths at Riverside Academy.", "I left Riverside and teach at Hillcrest now."
+    await h.turn(old)
+    await asyncio.sleep(1.0)
+    between = datetime.now(timezone.utc)
+    await asyncio.sleep(1.0)
+    await h.turn(new)
+    question = "Which school does the user teach at?"
+    now = texts(await memory.search_memory(app_name=h.app, user_id=h.user, query=question))
+    assert new in now and old not in now  # superseded: not returned by default
+    past = texts(await memory.search(app_name=h.app, user_id=h.user, query=question, as_of=between))
+    assert old in past
+
+
+async def test_the_default_plugin_honours_a_forget_request_and_keeps_the_neighbour(harness):
+    h, memory = harness
+    target = "My allotment plot is number 14 by the canal."
+    neighbour = "My neighbour grows prize-winning leeks."
+    await h.turn(target)
+    await h.turn(neighbour)
+    request = "Please forget about my allotment plot."
+    await h.turn(request)
+    state = await h.state()
+    assert state[FORGET_STATE_KEY]["deleted"] >= 1
+    left = await everything(memory, h, [target, neighbour, request, "allotment canal"])
+    assert target not in left and request not in left
+    assert neighbour in left
+
+
+def test_none_turns_the_default_handlers_off():
+    default = MemoryApplier()
+    assert default.forget_handler is not None and default.update_handler is not None
+    off = MemoryApplier(forget_handler=None, update_handler=None)
+    assert off.forget_handler is None and off.update_handler is None
+    only_forget = MemoryApplier(update_handler=None)
+    assert only_forget.forget_handler is not None and only_forget.update_handler is None
