@@ -292,7 +292,7 @@ async def _fallback_homes(
         candidates = await options.fallback_extractor.extract(unrecorded)
     except Exception:  # the filters below still apply
         return {}
-    applier = MemoryApplier(detectors=options.detectors)
+    applier = MemoryApplier(detectors=options.detectors, forget_handler=None, update_handler=None)
     homes: dict[tuple[str, int], set[MemoryHome]] = {}
     for candidate in candidates:
         where = locate(candidate, unrecorded)
