@@ -55,6 +55,10 @@ async def test_the_default_plugin_supersedes_a_changed_fact(harness):
     question = "Which school does the user teach at?"
     now = texts(await memory.search_memory(app_name=h.app, user_id=h.user, query=question))
     assert new in now and old not in now  # superseded: not returned by default
+    session = await h.sessions.get_session(app_name=h.app, user_id=h.user, session_id=h.session_id)
+    await memory.add_session_to_memory(session)  # the default write policy adds no competitor
+    after = texts(await memory.search_memory(app_name=h.app, user_id=h.user, query=question))
+    assert after[0] == new and old not in after, after
     past = texts(await memory.search(app_name=h.app, user_id=h.user, query=question, as_of=between))
     assert old in past
 
@@ -69,6 +73,11 @@ async def test_the_default_plugin_honours_a_forget_request_and_keeps_the_neighbo
     await h.turn(request)
     state = await h.state()
     assert state[FORGET_STATE_KEY]["deleted"] >= 1
+    left = await everything(memory, h, [target, neighbour, request, "allotment canal"])
+    assert target not in left and request not in left
+    assert neighbour in left
+    session = await h.sessions.get_session(app_name=h.app, user_id=h.user, session_id=h.session_id)
+    await memory.add_session_to_memory(session)  # the session still holds the turns
     left = await everything(memory, h, [target, neighbour, request, "allotment canal"])
     assert target not in left and request not in left
     assert neighbour in left
