@@ -19,7 +19,6 @@ from google.genai import types as genai_types
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from adk_memory_kit.core.db_errors import db_doors
-from adk_memory_kit.core.ids import normalize_fact_text
 from adk_memory_kit.core.validation import (
     check_bool,
     check_duration,
@@ -32,7 +31,6 @@ from adk_memory_kit.db.fence import guard_write
 from adk_memory_kit.db.rls import user_transaction
 from adk_memory_kit.errors import InvalidInputError, MemoryNotFoundError
 from adk_memory_kit.memory import store
-from adk_memory_kit.memory.documents import REPLACED_TEXT_KEY
 from adk_memory_kit.memory.hygiene import check_memory_type, check_tags
 from adk_memory_kit.memory.memory_store import MemoryStore
 from adk_memory_kit.memory.pipeline import WritePipeline
@@ -170,10 +168,6 @@ class MemoryCurator:
         metadata.update(corrects=row_id, memory_type=memory_type or old.memory_type or "fact")
         weight = float(importance) if importance is not None else old.importance
         body = new_text.strip() if new_text is not None else old.text
-        if normalize_fact_text(body) != normalize_fact_text(old.text):
-            # the old text is an index key of the new row (never its text): a question the
-            # old memory answered finds the one that replaced it
-            metadata[REPLACED_TEXT_KEY] = old.text
         entry = MemoryEntry(
             id=f"correction:{row_id}:{at.isoformat()}",
             author=by or old.author,

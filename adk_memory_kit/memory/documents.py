@@ -514,14 +514,6 @@ READ_ONLY_KEYS = (
 )
 
 
-#: Kit-private ``custom_metadata`` key of a correction's entry: the text of the memory it
-#: replaces. It joins the new row's embedded text and its low-weight full-text context (index
-#: keys only, never the stored text or metadata), so a question the old memory answered finds
-#: the memory that replaced it ("What is the user's position?" for "I was made senior
-#: architect", which replaced "I'm a junior architect").
-REPLACED_TEXT_KEY = "_kit_replaced_text"
-
-
 @dataclass(frozen=True)
 class StoredKey:
     """The key of an existing row, for an entry whose ``id`` is that row's id."""
@@ -557,12 +549,6 @@ def documents_from_entries(
         metadata = {**base_metadata, **(entry.custom_metadata or {})}
         for key in READ_ONLY_KEYS:
             metadata.pop(key, None)
-        replaced = metadata.pop(REPLACED_TEXT_KEY, None)
-        replaced = (
-            _redacted(replaced, options)[: options.max_index_chars]
-            if isinstance(replaced, str)
-            else ""
-        )
         stored = (stored_keys or {}).get(entry.id or "")
         session_id = str(metadata.pop("session_id", "") or "")
         kind = str(metadata.pop("kind", stored.kind if stored else "fact"))
@@ -583,9 +569,7 @@ def documents_from_entries(
             if entry.timestamp
             else options.model_copy(update={"index_date": False, "embed_date": False})
         )
-        context, embed_text = _index_keys(when, labelled, replaced, dated)
-        if replaced:
-            embed_text = f"{embed_text}\n{replaced}"[: options.max_index_chars * 2]
+        context, embed_text = _index_keys(when, labelled, "", dated)
         docs.append(
             MemoryDocument(
                 id=doc_id,
