@@ -53,6 +53,9 @@ from adk_memory_kit.lifecycle.detail_kinds import DEFAULT_DETAIL_KINDS, DetailKi
 from adk_memory_kit.lifecycle.forget_judge import ForgetJudge
 from adk_memory_kit.lifecycle.schema import ensure_lifecycle_schema
 from adk_memory_kit.lifecycle.update_subject import SubjectCheck, people, subject_keys
+from adk_memory_kit.memory.entries import entry_from_row, search_filters
+from adk_memory_kit.memory.query import query_terms
+from adk_memory_kit.memory.search import SearchOptions, search_on_engine
 from adk_memory_kit.routing.apply import NOTES_KEY, RoutingOutcome
 from adk_memory_kit.routing.rule import Candidate, MemoryHome
 from adk_memory_kit.routing.text_signals import content_stems, overlap, words
@@ -337,9 +340,13 @@ class ConversationEdits:
         ambiguous = 0
         service = context_memory_service(context)
         if service is not None and hasattr(service, "search"):
-            scored, closeness = await self._scored_closeness(service, session, subject)
-            chosen, ambiguous = self.decide(subject, scored)
-            if self.forget_judge is not None and scored:
+            judge = self.forget_judge
+            scored, closeness, searched = await self._scored_closeness(
+                service, session, subject, widen=judge.max_candidates * 2 if judge else 0
+            )
+            # the offline decision is the one made without a judge: over what the search found
+            chosen, ambiguous = self.decide(subject, scored[:searched])
+            if judge is not None and scored:
                 chosen, ambiguous = await self.judged(subject, scored, closeness, chosen, ambiguous)
             for memory in chosen:
                 gone = await service.delete_memory(
@@ -393,14 +400,16 @@ class ConversationEdits:
         each with its score and whether it matches the subject on its own (:meth:`assess`).
         Without an embedder on the service, the search's own query similarity, and no memory
         matches on its own."""
-        scored, _ = await self._scored_closeness(service, session, subject)
+        scored, _, _ = await self._scored_closeness(service, session, subject)
         return scored
 
     async def _scored_closeness(
-        self, service: Any, session: Any, subject: str
-    ) -> tuple[list[tuple[Any, float, bool]], list[float]]:
-        """:meth:`_scored`, and each memory's closeness to the subject (the higher of its
-        score and its cosine: what orders the judge's shortlist)."""
+        self, service: Any, session: Any, subject: str, widen: int = 0
+    ) -> tuple[list[tuple[Any, float, bool]], list[float], int]:
+        """:meth:`_scored`, each memory's closeness to the subject (the higher of its score
+        and its cosine: what orders the judge's shortlist), and how many of them the searches
+        found; ``widen``: this many memories closest to the subject below the search's
+        relevance floor (:meth:`_below_the_floor`) follow those."""
         whose = possessor(subject)
         head = _head(subject, whose) if whose else subject
         named_kinds = await self._kinds_named(service, head)
@@ -417,16 +426,56 @@ class ConversationEdits:
             )
             for memory in result.memories:
                 found.setdefault(str(memory.id), memory)
+        searched = len(found)
+        if widen:
+            for memory in await self._below_the_floor(service, session, subject, widen):
+                found.setdefault(str(memory.id), memory)
         memories = list(found.values())
         embedder = getattr(service, "embedder", None)
         if embedder is None or not memories:
-            return [(m, _dense(m), False) for m in memories], [_dense(m) for m in memories]
+            dense = [_dense(m) for m in memories]
+            return [(m, d, False) for m, d in zip(memories, dense, strict=True)], dense, searched
         seen = await self.assess(embedder, subject, [_text(m) for m in memories], named_kinds)
         scored = [
             (m, float(score), bool(own))
             for m, score, own in zip(memories, seen.scores, seen.own, strict=True)
         ]
-        return scored, np.maximum(seen.scores, seen.cosines).astype(float).tolist()
+        closeness = np.maximum(seen.scores, seen.cosines).astype(float).tolist()
+        return scored, closeness, searched
+
+    async def _below_the_floor(
+        self, service: Any, session: Any, subject: str, limit: int
+    ) -> list[Any]:
+        """The user's ``limit`` memories (superseded ones too) ranked closest to ``subject`` by
+        the store's hybrid search with its relevance floor lifted: what a request names in other
+        words ("my allotment" for a plot where the user grows beans) is often below it. Only for
+        a judge to look at; empty when the service is not the kit's, or the search fails
+        (logged, without the subject)."""
+        store = getattr(service, "store", None)
+        options = getattr(store, "search_options", None)
+        if not isinstance(options, SearchOptions):
+            return []
+        try:
+            engine = await store.ready()  # type: ignore[union-attr]
+
+            async def embed_query() -> list[float]:
+                (vector,) = await checked_embed(store.embedder, [subject], queries=True)  # type: ignore[union-attr]
+                return vector
+
+            rows = await search_on_engine(
+                engine,
+                app=session.app_name,
+                user=session.user_id,
+                embed_query=embed_query,
+                terms=query_terms(subject),
+                limit=limit,
+                options=options.model_copy(update={"relevance_floor": False}),
+                filters=search_filters(None, None, None, True),
+            )
+        except Exception as exc:  # the judge sees what the searches found
+            logger.warning("forget request: no wider search for the judge (%s)", type(exc).__name__)
+            return []
+        return [entry_from_row(r) for r in rows]
 
     async def assess(
         self,
