@@ -451,15 +451,15 @@ class ConversationEdits:
         words ("my allotment" for a plot where the user grows beans) is often below it. Only for
         a judge to look at; empty when the service is not the kit's, or the search fails
         (logged, without the subject)."""
-        store = getattr(service, "store", None)
+        store: Any = getattr(service, "store", None)
         options = getattr(store, "search_options", None)
         if not isinstance(options, SearchOptions):
             return []
         try:
-            engine = await store.ready()  # type: ignore[union-attr]
+            engine = await store.ready()
 
             async def embed_query() -> list[float]:
-                (vector,) = await checked_embed(store.embedder, [subject], queries=True)  # type: ignore[union-attr]
+                (vector,) = await checked_embed(store.embedder, [subject], queries=True)
                 return vector
 
             rows = await search_on_engine(
