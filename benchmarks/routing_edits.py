@@ -168,15 +168,20 @@ async def run_forget(row, memory, router, applier, show: bool, absent: bool = Fa
     return out
 
 
-async def run_reach(row, memory, others: list[str], seed: int) -> dict:
+async def run_reach(row, memory, others: list[str], seed: int, show: bool) -> dict:
     """``--judge-reach``: whether the forget judge would be shown the row's target, among the
     target, its neighbour, the fillers and 30 other rows' targets stored for a fresh user.
     The judge's model is a recorder that answers nothing valid, so the offline decision
     stands; no model decides anything here (no figure of a model's choices is made up)."""
     app, user = "edits", f"u-{uuid.uuid4().hex[:8]}"
     rng = random.Random(seed)
-    pool = [row["target"], row["neighbour"], *FILLER, *rng.sample(others, 30)]
-    await store_facts(memory, app, user, pool, datetime.now(timezone.utc))
+    now = datetime.now(timezone.utc)
+    await store_facts(memory, app, user, [row["target"]], now)
+    # the target as stored (a secret in it is redacted on the way in)
+    alone = await memory.search(app_name=app, user_id=user, query=row["target"], limit=1)
+    target = (texts_of(alone) or [row["target"]])[0]
+    pool = [row["neighbour"], *FILLER, *rng.sample(others, 30)]
+    await store_facts(memory, app, user, pool, now)
     seen: list[list[str]] = []
 
     def record(request) -> str:
@@ -189,7 +194,9 @@ async def run_reach(row, memory, others: list[str], seed: int) -> dict:
     context = make_context(app=app, user=user, memory=memory)
     await edits.forget(Candidate(text=row["request"], forget_request=True), context)
     shown = seen[0] if seen else []
-    return {"shown": row["target"] in shown, "count": len(shown)}
+    if show and target not in shown:
+        print(f"miss (not shown, {len(shown)} shown): {row['request']!r}")
+    return {"shown": target in shown, "count": len(shown), "stored": bool(texts_of(alone))}
 
 
 async def main() -> None:
@@ -212,15 +219,23 @@ async def main() -> None:
         logging.getLogger("adk_memory_kit.lifecycle.conversation_edits").setLevel(logging.ERROR)
         rows = [r for r in load(args.split, args.added) if r["kind"] in REACH_KINDS]
         reach = [
-            await run_reach(r, memory, [x["target"] for x in rows if x is not r], i)
+            await run_reach(
+                r, memory, [x["target"] for x in rows if x is not r], i, args.show_misses
+            )
             for i, r in enumerate(rows)
         ]
         await memory.close()
         print(f"split: {args.split}")
-        print("| forget requests (precise + broad) | target on the judge's shortlist | shown |")
-        print("|---|---|---|")
+        print(
+            "| forget requests (precise + broad) | target stored | target on the judge's "
+            "shortlist | memories shown (mean) |"
+        )
+        print("|---|---|---|---|")
         mean = sum(x["count"] for x in reach) / max(len(reach), 1)
-        print(f"| {len(reach)} | {sum(x['shown'] for x in reach)} / {len(reach)} | {mean:.1f} |")
+        print(
+            f"| {len(reach)} | {sum(x['stored'] for x in reach)} / {len(reach)} | "
+            f"{sum(x['shown'] for x in reach)} / {len(reach)} | {mean:.1f} |"
+        )
         return
     router = LearnedExtractor()
     applier = MemoryApplier(**conversation_edit_handlers())
