@@ -3,6 +3,7 @@
 Usage::
 
     python benchmarks/routing_edits.py [--split heldout|tune|all] [--only updates|forgets]
+    python benchmarks/routing_edits.py --split tune|heldout --judge-reach
 
 Corpus: ``tests/routing/data/edits.jsonl`` (136 update scenarios: an old fact said
 ``gap_days`` before the statement that replaces it, a question; 24 plain facts; 164 forget
@@ -16,8 +17,10 @@ update's neighbour (a memory on a related subject, when the row has one) and the
 stay current. Plain facts (``kind: plain``: no update, said beside a memory on a related
 subject) are applied with ``replaces_earlier`` forced on: a false flag must supersede nothing
 ("unrelated memories wrongly superseded"). Each precise request runs again for a user who
-never stored its target: nothing may be deleted (a weak match asks for a confirmation). Figures
-and their reading: docs/routing.md.
+never stored its target: nothing may be deleted (a weak match asks for a confirmation).
+``--judge-reach`` measures only whether each precise or broad request's target is on the
+shortlist a model judge (``ForgetJudge``) would be shown, among 35 memories of the user: the
+ceiling of the judged path; no model is called. Figures and their reading: docs/routing.md.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
+import random
 import sys
 import uuid
 from dataclasses import replace
@@ -39,12 +44,17 @@ from adk_memory_kit import PgVectorMemoryService  # noqa: E402
 from adk_memory_kit.db import embedded_db_url  # noqa: E402
 from adk_memory_kit.lifecycle.conversation_edits import (  # noqa: E402
     FORGET_STATE_KEY,
+    ConversationEdits,
     conversation_edit_handlers,
 )
+from adk_memory_kit.lifecycle.forget_judge import ForgetJudge  # noqa: E402
 from adk_memory_kit.routing import MemoryApplier, MemoryHome  # noqa: E402
 from adk_memory_kit.routing.offline import LearnedExtractor  # noqa: E402
+from adk_memory_kit.routing.rule import Candidate  # noqa: E402
+from adk_memory_kit.testing import ScriptedLlm  # noqa: E402
 from tests.support.routing import make_context, store_facts, texts_of  # noqa: E402
 
+REACH_KINDS = ("forget_precise", "forget_broad")
 CORPUS = ROOT / "tests" / "routing" / "data" / "edits.jsonl"
 FILLER = [
     "I collect old film cameras.",
@@ -158,6 +168,37 @@ async def run_forget(row, memory, router, applier, show: bool, absent: bool = Fa
     return out
 
 
+async def run_reach(row, memory, others: list[str], seed: int, show: bool) -> dict:
+    """``--judge-reach``: whether the forget judge would be shown the row's target, among the
+    target, its neighbour, the fillers and 30 other rows' targets stored for a fresh user.
+    The judge's model is a recorder that answers nothing valid, so the offline decision
+    stands; no model decides anything here (no figure of a model's choices is made up)."""
+    app, user = "edits", f"u-{uuid.uuid4().hex[:8]}"
+    rng = random.Random(seed)
+    now = datetime.now(timezone.utc)
+    await store_facts(memory, app, user, [row["target"]], now)
+    # the target as stored (a secret in it is redacted on the way in)
+    alone = await memory.search(app_name=app, user_id=user, query=row["target"], limit=1)
+    target = (texts_of(alone) or [row["target"]])[0]
+    pool = [row["neighbour"], *FILLER, *rng.sample(others, 30)]
+    await store_facts(memory, app, user, pool, now)
+    seen: list[list[str]] = []
+
+    def record(request) -> str:
+        body = request.contents[0].parts[0].text
+        listed = body.split("<MEMORIES>\n", 1)[1].split("\n</MEMORIES>", 1)[0]
+        seen.append([line.split(". ", 1)[1] for line in listed.splitlines()])
+        return ""  # not a valid answer: the offline decision stands
+
+    edits = ConversationEdits(forget_judge=ForgetJudge(ScriptedLlm(responder=record)))
+    context = make_context(app=app, user=user, memory=memory)
+    await edits.forget(Candidate(text=row["request"], forget_request=True), context)
+    shown = seen[0] if seen else []
+    if show and target not in shown:
+        print(f"miss (not shown, {len(shown)} shown): {row['request']!r}")
+    return {"shown": target in shown, "count": len(shown), "stored": bool(texts_of(alone))}
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--split", default="heldout", choices=("heldout", "tune", "all"))
@@ -166,8 +207,36 @@ async def main() -> None:
     )
     parser.add_argument("--only", default="all", choices=("updates", "forgets", "all"))
     parser.add_argument("--added", default=None, help="only the rows with this `added` tag")
+    parser.add_argument(
+        "--judge-reach",
+        action="store_true",
+        help="only: how often a forget request's target is on the shortlist the model judge "
+        "is shown, among 35 memories (no model is called)",
+    )
     args = parser.parse_args()
     memory = PgVectorMemoryService(embedded_db_url())
+    if args.judge_reach:
+        logging.getLogger("adk_memory_kit.lifecycle.conversation_edits").setLevel(logging.ERROR)
+        rows = [r for r in load(args.split, args.added) if r["kind"] in REACH_KINDS]
+        reach = [
+            await run_reach(
+                r, memory, [x["target"] for x in rows if x is not r], i, args.show_misses
+            )
+            for i, r in enumerate(rows)
+        ]
+        await memory.close()
+        print(f"split: {args.split}")
+        print(
+            "| forget requests (precise + broad) | target stored | target on the judge's "
+            "shortlist | memories shown (mean) |"
+        )
+        print("|---|---|---|---|")
+        mean = sum(x["count"] for x in reach) / max(len(reach), 1)
+        print(
+            f"| {len(reach)} | {sum(x['stored'] for x in reach)} / {len(reach)} | "
+            f"{sum(x['shown'] for x in reach)} / {len(reach)} | {mean:.1f} |"
+        )
+        return
     router = LearnedExtractor()
     applier = MemoryApplier(**conversation_edit_handlers())
     rows = load(args.split, args.added)

@@ -68,12 +68,14 @@ def concierge_plugins(
     routing_model: str | BaseLlm | None = None,
 ) -> list[BasePlugin]:
     """The routing plugin (the model behind the rule gate when ``routing_model`` is given,
-    else the offline learned router) and the checkpoint plugin, ready for an ``App``."""
+    else the offline learned router; the same model judges forget requests) and the
+    checkpoint plugin, ready for an ``App``."""
     return [
         MemoryRoutingPlugin(
             routing_extractor(routing_model),
             MemoryApplier(
-                review_queue=review_queue or ReviewQueue(), **conversation_edit_handlers()
+                review_queue=review_queue or ReviewQueue(),
+                **conversation_edit_handlers(model=routing_model),
             ),
             on_outcomes=on_outcomes,
         ),

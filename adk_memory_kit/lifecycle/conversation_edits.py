@@ -26,6 +26,12 @@ see :func:`conversation_edit_handlers`), both use the memory service's own machi
   ``user:`` preferences and session notes that name it are cleared too. The request itself
   is never stored; the session state gets ``FORGET_STATE_KEY`` = the count and the homes
   reached, never the text, so the agent can tell the user what was removed.
+
+  With a ``forget_judge`` (:class:`~.forget_judge.ForgetJudge`: the agent's own model, see
+  ``conversation_edit_handlers(model=...)``), the memories the offline matcher chose and the
+  closest others (below the bars too) are shown to the model, numbered, beside the subject;
+  the numbers it answers decide what is deleted (:meth:`ConversationEdits.judged`). A vague
+  request never reaches it; a failed call or an invalid answer leaves the offline decision.
 """
 
 from __future__ import annotations
@@ -33,18 +39,23 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from google.adk.models.base_llm import BaseLlm
 
 from adk_memory_kit._adk_compat import context_memory_service
 from adk_memory_kit.embedders.base import checked_embed
 from adk_memory_kit.lifecycle import forget_log
 from adk_memory_kit.lifecycle.detail_kinds import DEFAULT_DETAIL_KINDS, DetailKinds
+from adk_memory_kit.lifecycle.forget_judge import ForgetJudge
 from adk_memory_kit.lifecycle.schema import ensure_lifecycle_schema
 from adk_memory_kit.lifecycle.update_subject import SubjectCheck, people, subject_keys
+from adk_memory_kit.memory.entries import entry_from_row, search_filters
+from adk_memory_kit.memory.query import query_terms
+from adk_memory_kit.memory.search import SearchOptions, search_on_engine
 from adk_memory_kit.routing.apply import NOTES_KEY, RoutingOutcome
 from adk_memory_kit.routing.rule import Candidate, MemoryHome
 from adk_memory_kit.routing.text_signals import content_stems, overlap, words
@@ -233,6 +244,9 @@ class ConversationEdits:
     # the user corrected it: the new fact keeps the user as its author (correct_memory uses
     # ``by`` as the author and as ``superseded_by``)
     by: str = "user"
+    # the agent's own model, asked which shortlisted memories a forget request names
+    # (:meth:`judged`); ``None``: the offline bars alone decide
+    forget_judge: ForgetJudge | None = None
     _label_vectors: np.ndarray | None = field(default=None, init=False, repr=False)
     _term_owner: np.ndarray = field(
         default_factory=lambda: np.zeros(0, int), init=False, repr=False
@@ -326,8 +340,14 @@ class ConversationEdits:
         ambiguous = 0
         service = context_memory_service(context)
         if service is not None and hasattr(service, "search"):
-            scored = await self._scored(service, session, subject)
-            chosen, ambiguous = self.decide(subject, scored)
+            judge = self.forget_judge
+            scored, closeness, searched = await self._scored_closeness(
+                service, session, subject, widen=judge.max_candidates * 2 if judge else 0
+            )
+            # the offline decision is the one made without a judge: over what the search found
+            chosen, ambiguous = self.decide(subject, scored[:searched])
+            if judge is not None and scored:
+                chosen, ambiguous = await self.judged(subject, scored, closeness, chosen, ambiguous)
             for memory in chosen:
                 gone = await service.delete_memory(
                     app_name=session.app_name, user_id=session.user_id, memory_id=memory.id
@@ -380,6 +400,16 @@ class ConversationEdits:
         each with its score and whether it matches the subject on its own (:meth:`assess`).
         Without an embedder on the service, the search's own query similarity, and no memory
         matches on its own."""
+        scored, _, _ = await self._scored_closeness(service, session, subject)
+        return scored
+
+    async def _scored_closeness(
+        self, service: Any, session: Any, subject: str, widen: int = 0
+    ) -> tuple[list[tuple[Any, float, bool]], list[float], int]:
+        """:meth:`_scored`, each memory's closeness to the subject (the higher of its score
+        and its cosine: what orders the judge's shortlist), and how many of them the searches
+        found; ``widen``: this many memories closest to the subject below the search's
+        relevance floor (:meth:`_below_the_floor`) follow those."""
         whose = possessor(subject)
         head = _head(subject, whose) if whose else subject
         named_kinds = await self._kinds_named(service, head)
@@ -396,15 +426,56 @@ class ConversationEdits:
             )
             for memory in result.memories:
                 found.setdefault(str(memory.id), memory)
+        searched = len(found)
+        if widen:
+            for memory in await self._below_the_floor(service, session, subject, widen):
+                found.setdefault(str(memory.id), memory)
         memories = list(found.values())
         embedder = getattr(service, "embedder", None)
         if embedder is None or not memories:
-            return [(m, _dense(m), False) for m in memories]
+            dense = [_dense(m) for m in memories]
+            return [(m, d, False) for m, d in zip(memories, dense, strict=True)], dense, searched
         seen = await self.assess(embedder, subject, [_text(m) for m in memories], named_kinds)
-        return [
+        scored = [
             (m, float(score), bool(own))
             for m, score, own in zip(memories, seen.scores, seen.own, strict=True)
         ]
+        closeness = np.maximum(seen.scores, seen.cosines).astype(float).tolist()
+        return scored, closeness, searched
+
+    async def _below_the_floor(
+        self, service: Any, session: Any, subject: str, limit: int
+    ) -> list[Any]:
+        """The user's ``limit`` memories (superseded ones too) ranked closest to ``subject`` by
+        the store's hybrid search with its relevance floor lifted: what a request names in other
+        words ("my allotment" for a plot where the user grows beans) is often below it. Only for
+        a judge to look at; empty when the service is not the kit's, or the search fails
+        (logged, without the subject)."""
+        store: Any = getattr(service, "store", None)
+        options = getattr(store, "search_options", None)
+        if not isinstance(options, SearchOptions):
+            return []
+        try:
+            engine = await store.ready()
+
+            async def embed_query() -> list[float]:
+                (vector,) = await checked_embed(store.embedder, [subject], queries=True)
+                return vector
+
+            rows = await search_on_engine(
+                engine,
+                app=session.app_name,
+                user=session.user_id,
+                embed_query=embed_query,
+                terms=query_terms(subject),
+                limit=limit,
+                options=options.model_copy(update={"relevance_floor": False}),
+                filters=search_filters(None, None, None, True),
+            )
+        except Exception as exc:  # the judge sees what the searches found
+            logger.warning("forget request: no wider search for the judge (%s)", type(exc).__name__)
+            return []
+        return [entry_from_row(r) for r in rows]
 
     async def assess(
         self,
@@ -664,6 +735,52 @@ class ConversationEdits:
             ambiguous = 0 if chosen else ambiguous
         return chosen, ambiguous
 
+    def shortlist(
+        self, scored: Sequence[tuple[Any, float, bool]], closeness: Sequence[float], chosen: Any
+    ) -> list[Any]:
+        """The memories the judge is shown: those :meth:`decide` chose, then the closest others
+        (by ``closeness``, below the bars too), at most the judge's ``max_candidates``."""
+        limit = self.forget_judge.max_candidates if self.forget_judge else 0
+        picked = {id(m) for m in chosen}
+        order = sorted(range(len(scored)), key=lambda i: -closeness[i])
+        first = [scored[i][0] for i in order if id(scored[i][0]) in picked]
+        rest = [scored[i][0] for i in order if id(scored[i][0]) not in picked]
+        return [*first, *rest][:limit]
+
+    async def judged(
+        self,
+        subject: str,
+        scored: Sequence[tuple[Any, float, bool]],
+        closeness: Sequence[float],
+        chosen: list[Any],
+        ambiguous: int,
+    ) -> tuple[list[Any], int]:
+        """The model's choice among the :meth:`shortlist` (it sees the subject and the
+        shortlisted memories' texts, numbered; it answers with numbers only), in place of the
+        offline decision ``(chosen, ambiguous)``. The offline decision stands when the call
+        fails or the answer is not a valid choice (logged without any text), and when the
+        offline matcher already chose more memories than the judge may be shown. When the model
+        names none of them but the offline matcher chose or found close matches, nothing is
+        deleted and a confirmation is asked."""
+        judge = self.forget_judge
+        if judge is None or len(chosen) >= judge.max_candidates:
+            return chosen, ambiguous
+        shown = self.shortlist(scored, closeness, chosen)
+        try:
+            picks = await judge.choose(subject, [_text(m) for m in shown])
+        except Exception as exc:  # any failure: the offline decision stands
+            logger.warning(
+                "forget request: the judge model gave no usable answer (%s); "
+                "the offline decision stands",
+                type(exc).__name__,
+            )
+            return chosen, ambiguous
+        picked = [shown[i] for i in picks]
+        if not picked and (chosen or ambiguous):
+            return [], len(chosen) or ambiguous  # the two disagree: asked, not guessed
+        logger.info("forget request: the judge named %d of %d memories", len(picked), len(shown))
+        return picked, 0
+
     def choose(self, scored: Sequence[tuple[Any, float]]) -> tuple[list[Any], int]:
         """The memories a forget request deletes, and how many close matches made it
         ambiguous (then nothing is deleted).
@@ -724,7 +841,15 @@ class ConversationEdits:
             )
 
 
-def conversation_edit_handlers(edits: ConversationEdits | None = None) -> dict[str, Any]:
-    """``{"update_handler": ..., "forget_handler": ...}`` for :class:`MemoryApplier`."""
+def conversation_edit_handlers(
+    edits: ConversationEdits | None = None, *, model: BaseLlm | str | None = None
+) -> dict[str, Any]:
+    """``{"update_handler": ..., "forget_handler": ...}`` for :class:`MemoryApplier`.
+
+    ``model``: the agent's own model (an ADK ``BaseLlm`` or a model name), asked which of the
+    closest memories a forget request names (:class:`~.forget_judge.ForgetJudge`); ``None``
+    (offline): the offline matcher alone decides."""
     edits = edits or ConversationEdits()
+    if model is not None:
+        edits = replace(edits, forget_judge=ForgetJudge(model))
     return {"update_handler": edits.update, "forget_handler": edits.forget}

@@ -44,6 +44,7 @@ from adk_memory_kit.testing import CONCIERGE_INSTRUCTION, ScriptedLlm, offline_c
 CHECKPOINT_EVERY = 3
 
 MODEL = configured_model() or ScriptedLlm(responder=offline_concierge_responder)
+REAL_MODEL = None if isinstance(MODEL, ScriptedLlm) else MODEL  # None: offline routing
 RECALL = RecallBudget(max_tokens=400, max_results=3)  # one budget for pulled and pushed recall
 
 root_agent = LlmAgent(
@@ -68,9 +69,12 @@ app = App(
         # with a model configured, routing asks it once per turn after the reply (rules as a
         # gate, the offline router as fallback); offline, the learned router alone
         MemoryRoutingPlugin(
-            routing_extractor(None if isinstance(MODEL, ScriptedLlm) else MODEL),
-            # "please forget ..." deletes; a changed fact supersedes the old one
-            MemoryApplier(review_queue=ReviewQueue(), **conversation_edit_handlers()),
+            routing_extractor(REAL_MODEL),
+            # "please forget ..." deletes (with a model configured, it picks among the closest
+            # memories what the request names); a changed fact supersedes the old one
+            MemoryApplier(
+                review_queue=ReviewQueue(), **conversation_edit_handlers(model=REAL_MODEL)
+            ),
         ),
         MemoryCheckpointPlugin(every_n_invocations=CHECKPOINT_EVERY),
         # every model and tool call, for the console's traces and costs
