@@ -86,11 +86,45 @@ _TAIL = re.compile(
 )
 
 
+# an interjection before the verb ("Actually, forget ...", "OK so delete ...")
+_OPENER = re.compile(
+    r"^\s*(?:(?:actually|oh|ok|okay|right|so|and|also|hey|um|well|never mind|on second "
+    r"thought)\b[,.!]?\s*)+",
+    re.IGNORECASE,
+)
+# a new clause after what is named ("my address, it's out of date", "it, I'll book it myself")
+_NEXT_CLAUSE = re.compile(
+    r"\s*(?:[,;:]|\s-|\s\u2013)\s+(?=(?:i|i'd|i'll|i'm|i've|we|we'll|we're|let's|just|but|"
+    r"instead|it's|that's|she|he|they|you|use|make|book)\b)|\s+but\s+",
+    re.IGNORECASE,
+)
+# "forget it, ..." / "forget that, ...": an idiom for "never mind", naming nothing
+_IDIOM = frozenset(("it", "that", "this", "about it", "about that"))
+
+
 def forget_subject(request: str) -> str:
     """What a forget request names ("Please erase the notes on my old flat." -> "my old
-    flat"); the whole request when no verb phrase is found."""
-    subject = _TAIL.sub("", _LEAD.sub("", request, count=1), count=1).strip(" ,.")
+    flat"), up to the end of its clause; the whole request when no verb phrase is found."""
+    text = _OPENER.sub("", request, count=1)
+    subject = _TAIL.sub("", _LEAD.sub("", text, count=1), count=1).strip(" ,.")
+    subject = _NEXT_CLAUSE.split(subject, maxsplit=1)[0].strip(" ,.")
     return subject or request.strip()
+
+
+def asks_to_forget(request: str) -> bool:
+    """Whether ``request`` opens with a deletion verb ("please forget ...", "delete ..."),
+    after an interjection; "I forgot my keys" or "don't forget the tickets" does not."""
+    return _LEAD.match(_OPENER.sub("", request, count=1)) is not None
+
+
+def is_idiom(request: str) -> bool:
+    """ "Forget it, I'll book it myself": the verb names nothing and another clause follows."""
+    text = _OPENER.sub("", request, count=1)
+    rest = _LEAD.sub("", text, count=1)
+    if rest == text:
+        return False
+    parts = _NEXT_CLAUSE.split(rest.strip(), maxsplit=1)
+    return len(parts) == 2 and parts[0].strip(" ,.!").lower() in _IDIOM
 
 
 # words that name no subject: "forget what I just told you", "delete all that stuff"
@@ -324,6 +358,10 @@ class ConversationEdits:
         subject = forget_subject(candidate.text)
         session = context.session
         state = context.state
+        if is_idiom(candidate.text) or not (asks_to_forget(candidate.text) or is_vague(subject)):
+            # "I forgot my passport", "forget it, I'll do it myself": nothing to delete
+            logger.info("forget request: no deletion asked for, nothing done")
+            return RoutingOutcome(MemoryHome.FORGET, "skipped", None, "not a request to forget")
         if is_vague(subject):
             # "forget what I said": nothing named, nothing guessed at; the agent asks
             state[FORGET_STATE_KEY] = {

@@ -30,9 +30,10 @@ from typing import TYPE_CHECKING, Any
 from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
 
+from adk_memory_kit._adk_compat import context_memory_service
 from adk_memory_kit.core.db_errors import db_doors
 from adk_memory_kit.core.ids import fact_key, normalize_fact_text
-from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.errors import InvalidInputError, MemoryKitError
 from adk_memory_kit.profile.guards import looks_like_instruction
 from adk_memory_kit.profile.tools import write_preference
 from adk_memory_kit.profile.vocabulary import (
@@ -304,7 +305,10 @@ class MemoryApplier:
             logger.warning(
                 "memory router could not write to %s: %s", home.value, type(exc).__name__
             )
-            return RoutingOutcome(home, "failed", candidate.key, f"{type(exc).__name__}: {exc}")
+            # a kit error's message never holds user text; another's might (a driver error
+            # quoting its parameters), so only its type is said
+            said = f"{type(exc).__name__}: {exc}" if isinstance(exc, MemoryKitError) else ""
+            return RoutingOutcome(home, "failed", candidate.key, said or type(exc).__name__)
 
     async def _retire_replaced(self, candidate: Candidate, context: Context) -> None:
         """A changed preference also retires the lasting fact said before, if any ("I dropped
@@ -404,6 +408,11 @@ class MemoryApplier:
         )
         try:
             await context.add_memory(memories=[entry], custom_metadata=meta or None)
+        except ValueError:
+            if context_memory_service(context) is None:  # ADK: no memory service at all
+                message = "memory service is not available: give the Runner one"
+                raise MemoryKitError(message) from None
+            raise
         except NotImplementedError as exc:  # ADK's default InMemoryMemoryService
             _no_long_term_once(type(exc).__name__)
             outcome = self._state(candidate, context, MemoryHome.SESSION_STATE)

@@ -11,28 +11,34 @@ from collections.abc import Callable, Mapping
 Finder = Callable[[str], str | None]
 
 
-# a value the clause retires before naming it ("I quit Italian", "switched from economy to",
-# "not vegan any more") is not the value the sentence states
+# a value the clause retires before naming it ("I quit Italian", "not vegan any more") is not
+# the value the sentence states; "from" retires one only when "to" follows it ("switched from
+# economy to business", not "I fly from Heathrow in business")
 _RETIRED = re.compile(
     r"(?:\b(?:quit|quitting|stopped|stop|gave up|give up|giving up|dropped|no longer|not|never|"
-    r"no more|instead of|rather than|used to|from|finished|over)|n't)\s+(?:\w+\s+){0,3}$",
+    r"no more|instead of|rather than|used to|finished|over)|n't)\s+(?:\w+\s+){0,3}$",
     re.IGNORECASE,
 )
+_FROM = re.compile(r"\bfrom\s+(?:\w+\s+){0,3}$", re.IGNORECASE)
+_THEN_TO = re.compile(r"^\s+(?:\w+\s+){0,2}?to\b", re.IGNORECASE)
 _CLAUSE_BREAK = re.compile(r"[,.;:!?]|\b(?:and|but|so|now|(?<!used )to)\b", re.IGNORECASE)
 
 
-def _retired(text: str, start: int) -> bool:
-    """Whether the phrase at ``start`` follows a retiring cue in its own clause."""
+def _retired(text: str, start: int, end: int) -> bool:
+    """Whether the phrase at ``start:end`` follows a retiring cue in its own clause."""
     before = text[:start]
     breaks = list(_CLAUSE_BREAK.finditer(before))
     clause = before[breaks[-1].end() :] if breaks else before
-    return _RETIRED.search(clause) is not None
+    if _RETIRED.search(clause):
+        return True
+    return bool(_FROM.search(clause)) and bool(_THEN_TO.match(text[end:]))
 
 
-def _first(table: Mapping[str, str]) -> Finder:
+def _first(table: Mapping[str, str], *, retire: bool = True) -> Finder:
     """A finder returning the canonical value of the earliest phrase of ``table`` found that
     its clause does not retire ("I quit Italian and I'm learning Greek now" -> Greek); when
-    every phrase is retired, the earliest."""
+    every phrase is retired, the earliest. ``retire=False``: the earliest, always (an allergy
+    is named by a negation: "never give me shellfish, fish is fine")."""
     pattern = re.compile(
         r"\b(" + "|".join(sorted(map(re.escape, table), key=len, reverse=True)) + r")\b",
         re.IGNORECASE,
@@ -42,7 +48,7 @@ def _first(table: Mapping[str, str]) -> Finder:
         matches = list(pattern.finditer(text))
         if not matches:
             return None
-        kept = [m for m in matches if not _retired(text, m.start())]
+        kept = [m for m in matches if not (retire and _retired(text, m.start(), m.end()))]
         return table[(kept or matches)[0].group(1).lower()]
 
     return find
@@ -122,7 +128,7 @@ DEFAULT_FINDERS: dict[str, Finder] = {
     "cabin_class": _first(_CABIN),
     "language": _first(_LANGUAGES),
     "currency": _first(_CURRENCY),
-    "allergies": _first(_ALLERGENS),
+    "allergies": _first(_ALLERGENS, retire=False),
     "home_airport": _airport,
     "preferred_name": _name,
 }

@@ -257,7 +257,10 @@ class MemoryToolset(BaseToolset):
         super().__init__(tool_filter=tool_filter, tool_name_prefix=tool_name_prefix)
         self.config = config
         self.memory_service = memory_service
-        self.applier = applier or MemoryApplier(author="memory_tools")
+        # the model's own tools (correct_memory, forget_memory) edit memory; remember only adds
+        self.applier = applier or MemoryApplier(
+            author="memory_tools", forget_handler=None, update_handler=None
+        )
         self.extractor = extractor or RuleBasedExtractor()
         self.recall_limit = config.recall_limit
         tools = _Tools(self)

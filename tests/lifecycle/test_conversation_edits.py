@@ -13,7 +13,9 @@ from google.genai import types
 from adk_memory_kit.lifecycle.conversation_edits import (
     FORGET_STATE_KEY,
     ConversationEdits,
+    asks_to_forget,
     forget_subject,
+    is_idiom,
     is_vague,
     possessor,
 )
@@ -32,6 +34,34 @@ from tests.support.routing import make_context
 )
 def test_the_subject_is_the_request_without_its_verb_phrase(request_text, subject):
     assert forget_subject(request_text) == subject
+
+
+@pytest.mark.parametrize(
+    ("request_text", "subject"),
+    [
+        ("Delete my gym locker code, I've handed the key back.", "gym locker code"),
+        ("Okay, forget the bit about my landlord; we sorted it out.", "my landlord"),
+        ("Remove my old postcode but keep the new one.", "old postcode"),
+    ],
+)
+def test_the_subject_ends_with_its_clause(request_text, subject):
+    assert forget_subject(request_text) == subject
+
+
+@pytest.mark.parametrize(
+    ("text", "asks", "idiom"),
+    [
+        ("Please forget my locker code.", True, False),
+        ("Right, delete the note about my landlord.", True, False),
+        ("I forgot my umbrella on the train.", False, False),
+        ("Don't forget to water the plants.", False, False),
+        ("Forget it, I'll ring them tomorrow.", True, True),
+        ("Forget that, we're staying in.", True, True),
+    ],
+)
+def test_only_a_sentence_opening_with_a_deletion_verb_asks_to_forget(text, asks, idiom):
+    assert asks_to_forget(text) is asks
+    assert is_idiom(text) is idiom
 
 
 @pytest.mark.parametrize(
@@ -134,6 +164,27 @@ async def test_a_kind_of_detail_reaches_the_memory_that_states_it_and_only_it(me
     assert context.state[FORGET_STATE_KEY]["deleted"] == 1
     left = await _left(memory, app, user, [target, *others, request])
     assert target not in left and set(others) <= left
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I forgot my reading glasses at the Lisbon hotel.",  # no deletion asked for
+        "Forget it, I'll sort the Lisbon hotel out myself.",  # "never mind"
+    ],
+)
+async def test_a_sentence_taken_for_a_request_deletes_nothing(memory, said):
+    app, user = "edits-misrouted", f"u-{uuid.uuid4().hex[:8]}"
+    held = ["The hotel in Lisbon had a rooftop pool.", "I always book hotels near the station."]
+    await _store(memory, app, user, held)
+    context = make_context(app=app, user=user, memory=memory)
+    context.state["user:pref_home_airport"] = "LIS"
+    outcome = await ConversationEdits().forget(Candidate(text=said, forget_request=True), context)
+    assert outcome.status == "skipped"
+    assert FORGET_STATE_KEY not in context.state.to_dict()
+    assert context.state["user:pref_home_airport"] == "LIS"
+    assert set(held) <= await _left(memory, app, user, held)
 
 
 @pytest.mark.slow

@@ -18,8 +18,6 @@ from adk_memory_kit.testing import ScriptedLlm
 from tests.support.memory import unique
 from tests.support.routing import Harness
 
-pytestmark = pytest.mark.slow
-
 
 def texts(found) -> list[str]:
     return [" ".join(p.text or "" for p in m.content.parts) for m in found.memories]
@@ -44,6 +42,7 @@ async def everything(memory, h: Harness, queries: list[str]) -> set[str]:
     return found
 
 
+@pytest.mark.slow
 async def test_the_default_plugin_supersedes_a_changed_fact(harness):
     h, memory = harness
     old, new = "I teach maths at Riverside Academy.", "I left Riverside and teach at Hillcrest now."
@@ -63,6 +62,7 @@ async def test_the_default_plugin_supersedes_a_changed_fact(harness):
     assert old in past
 
 
+@pytest.mark.slow
 async def test_the_default_plugin_honours_a_forget_request_and_keeps_the_neighbour(harness):
     h, memory = harness
     target = "My allotment plot is number 14 by the canal."

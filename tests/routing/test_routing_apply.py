@@ -7,6 +7,7 @@ import logging
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from google.adk.memory.base_memory_service import BaseMemoryService
 
 from adk_memory_kit import PgVectorMemoryService
 from adk_memory_kit.routing import (
@@ -236,6 +237,30 @@ async def test_one_failure_does_not_stop_the_others():
         (H.USER_STATE, "stored"),
     ]
     assert "memory service is not available" in outcomes[0].detail
+
+
+class _Quoting(BaseMemoryService):
+    """A memory service whose failure quotes what it was given (as a driver error may)."""
+
+    async def add_session_to_memory(self, session):  # pragma: no cover - not called
+        raise NotImplementedError
+
+    async def search_memory(self, *, app_name, user_id, query):  # pragma: no cover
+        raise NotImplementedError
+
+    async def add_memory(self, *, app_name, user_id, memories, custom_metadata=None):
+        said = " ".join(p.text or "" for m in memories for p in m.content.parts)
+        raise RuntimeError(f"insert failed for parameters ({said!r})")
+
+
+async def test_a_failure_is_reported_by_type_never_with_the_text_it_quotes(caplog):
+    caplog.set_level(logging.DEBUG)
+    ctx = make_context(app=unique("app"), memory=_Quoting())
+    said = fact("The locksmith on Vine Street overcharged.")
+    (outcome,) = await MemoryApplier().apply([said], ctx)
+    assert (outcome.home, outcome.status) == (H.LONG_TERM, "failed")
+    assert outcome.detail == "RuntimeError"
+    assert not any("Vine Street" in r.getMessage() for r in caplog.records)
 
 
 async def test_instruction_like_text_is_never_written_where_the_agent_reads_it(memory, queue):

@@ -37,5 +37,26 @@ def test_a_sentence_with_one_value_keeps_it(name: str, text: str, value: str):
     assert DEFAULT_FINDERS[name](text) == value
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "value"),
+    [
+        # an allergy is named by a negation; the food that is fine comes after it
+        (
+            "allergies",
+            "Never put walnuts in my food, I swell up; almonds don't bother me.",
+            "walnuts",
+        ),
+        ("allergies", "I can't touch prawns, my throat closes, but crab is fine.", "prawns"),
+        # "from" without a "to" after it is a place, not the old value
+        ("cabin_class", "I fly from Glasgow in business; my assistant goes economy.", "business"),
+        ("seat", "From now on an aisle seat, no more window seats.", "aisle"),
+    ],
+)
+def test_a_negation_or_from_that_retires_nothing_keeps_the_first_value(
+    name: str, text: str, value: str
+):
+    assert DEFAULT_FINDERS[name](text) == value
+
+
 def test_a_sentence_naming_no_value_finds_none():
     assert DEFAULT_FINDERS["language"]("I like learning new things.") is None
