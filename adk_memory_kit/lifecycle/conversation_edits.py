@@ -23,9 +23,10 @@ see :func:`conversation_edit_handlers`), both use the memory service's own machi
   every memory scoring at least ``forget_min_similarity`` and within ``forget_margin`` of the
   best is deleted; a weak best match with a close runner-up asks for a confirmation too,
   unless the people the request names settle it (:meth:`ConversationEdits.same_people`).
-  ``user:`` preferences and session notes that name it are cleared too. The request itself
-  is never stored; the session state gets ``FORGET_STATE_KEY`` = the count and the homes
-  reached, never the text, so the agent can tell the user what was removed.
+  ``user:`` preferences, session notes and working-memory facts that name it are cleared
+  too. The request itself is never stored; the session state gets ``FORGET_STATE_KEY`` = the
+  count and the homes reached, never the text, so the agent can tell the user what was
+  removed.
 
   With a ``forget_judge`` (:class:`~.forget_judge.ForgetJudge`: the agent's own model, see
   ``conversation_edit_handlers(model=...)``), the memories the offline matcher chose and the
@@ -53,6 +54,7 @@ from adk_memory_kit.lifecycle.detail_kinds import DEFAULT_DETAIL_KINDS, DetailKi
 from adk_memory_kit.lifecycle.forget_judge import ForgetJudge
 from adk_memory_kit.lifecycle.schema import ensure_lifecycle_schema
 from adk_memory_kit.lifecycle.update_subject import SubjectCheck, people, subject_keys
+from adk_memory_kit.lifecycle.working_memory_forget import forget_in_working_memory
 from adk_memory_kit.memory.entries import entry_from_row, search_filters
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.search import SearchOptions, search_on_engine
@@ -413,6 +415,9 @@ class ConversationEdits:
             state[NOTES_KEY] = kept
             deleted += len(notes) - len(kept)
             homes.append("session_state")
+        if scratch := forget_in_working_memory(state, wanted):
+            deleted += scratch
+            homes.append("working_memory")
         record: dict[str, Any] = {
             "deleted": deleted,
             "homes": homes,

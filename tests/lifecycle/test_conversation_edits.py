@@ -188,6 +188,31 @@ async def test_a_sentence_taken_for_a_request_deletes_nothing(memory, said):
 
 
 @pytest.mark.slow
+async def test_a_request_reaches_the_working_memory_and_its_view(memory):
+    app, user = "edits-wm", f"u-{uuid.uuid4().hex[:8]}"
+    written = "2026-11-30T09:00:00+00:00"
+    pad = {
+        "v": 2,
+        "goal": "Plan the Porto weekend",
+        "facts": [
+            {"name": "bike_lock_code", "value": "3391", "source": "user", "written_at": written},
+            {"name": "hotel", "value": "Casa do Rio", "source": "user", "written_at": written},
+        ],
+    }
+    context = make_context(app=app, user=user, memory=memory, state={"wm": pad})
+    outcome = await ConversationEdits().forget(
+        Candidate(text="Please forget my bike lock code.", forget_request=True), context
+    )
+    assert outcome.status == "forgotten"
+    record = context.state[FORGET_STATE_KEY]
+    assert record["deleted"] == 1 and "working_memory" in record["homes"]
+    names = [f["name"] for f in context.state["wm"]["facts"]]
+    assert names == ["hotel"]
+    view = context.state["wm_view"]
+    assert "3391" not in view and "Casa do Rio" in view and "Porto" in view
+
+
+@pytest.mark.slow
 async def test_a_vague_request_deletes_nothing_and_asks(memory):
     app, user = "edits-vague", f"u-{uuid.uuid4().hex[:8]}"
     held = ["I lent my drill to Omar.", "My sister is getting married in May."]
