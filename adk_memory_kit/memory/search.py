@@ -368,23 +368,53 @@ async def _fused_rows(
     return await _fuse(conn, params, lexical, dense)
 
 
-async def _read_plan(
-    engine: AsyncEngine, app: str, user: str, options: SearchOptions
-) -> SearchPlan:
-    """The user's plan; read once more on a fresh connection if the first one was lost.
+async def _plan_then_lexical(
+    engine: AsyncEngine,
+    app: str,
+    user: str,
+    options: SearchOptions,
+    params: dict[str, Any],
+    plan_ready: asyncio.Future[SearchPlan],
+) -> list[Any] | None:
+    """Read the user's plan and hand it to ``plan_ready``; for a heavy user with query terms
+    (``params`` holds them), then read the lexical lists on the same pooled connection
+    (``None`` otherwise).
 
     The plan is read while the query is embedded, so a server that dies meanwhile can take
-    the connection with it mid-statement; the read has no side effects, and the pool
-    reconnects on the second try.
+    the connection with it mid-statement; the read has no side effects, so it is repeated
+    once on a fresh connection (the pool reconnects). A failure before the plan is known is
+    handed to ``plan_ready`` too, so its waiter never hangs.
     """
     try:
-        async with engine.connect() as conn:
-            return await plan_search(conn, app, user, options)
-    except DBAPIError as exc:
-        if not exc.connection_invalidated:
-            raise
+        try:
+            return await _plan_then_lexical_once(engine, app, user, options, params, plan_ready)
+        except DBAPIError as exc:
+            if plan_ready.done() or not exc.connection_invalidated:
+                raise
+        return await _plan_then_lexical_once(engine, app, user, options, params, plan_ready)
+    except BaseException as exc:
+        if not plan_ready.done():
+            if isinstance(exc, asyncio.CancelledError):
+                plan_ready.cancel()
+            else:
+                plan_ready.set_exception(exc)
+        raise
+
+
+async def _plan_then_lexical_once(
+    engine: AsyncEngine,
+    app: str,
+    user: str,
+    options: SearchOptions,
+    params: dict[str, Any],
+    plan_ready: asyncio.Future[SearchPlan],
+) -> list[Any] | None:
     async with engine.connect() as conn:
-        return await plan_search(conn, app, user, options)
+        plan = await plan_search(conn, app, user, options)
+        plan_ready.set_result(plan)
+        if not (plan.heavy and params.get("terms")):
+            return None
+        return await lexical_lists(conn, params)
 
 
 async def search_on_engine(
@@ -410,11 +440,12 @@ async def search_on_engine(
     ``rerank_depth`` fused rows are re-ordered (memory/rerank.py) before the cut to ``limit``.
 
     The query is embedded while the user's plan is read; for a heavy user with query terms
-    the lexical lists also run then, on a second pooled connection, so the search takes about
-    the longer of the two sides rather than their sum. The connection that runs the statements
-    needing the vector is taken after the embedding, so a database that went away meanwhile
-    is reconnected by the pool. If either side fails, the other is cancelled and awaited
-    before the error propagates; no connection is left busy.
+    the lexical lists also run then, on the connection that read the plan, so the search
+    takes about the longer of the two sides rather than their sum (two pooled connections a
+    search, not three). The connection that runs the statements needing the vector is taken
+    after the embedding, so a database that went away meanwhile is reconnected by the pool.
+    If either side fails, the other is cancelled and awaited before the error propagates; no
+    connection is left busy.
     """
     if not terms and options.relevance_floor:
         return []  # stop words only: nothing is relevant (and nothing to embed)
@@ -465,35 +496,32 @@ async def _search_on_engine(
     filters: SearchFilters | None,
     on_plan: Callable[[SearchPlan], None] | None,
 ) -> list[Mapping[str, Any]]:
+    params = search_params(app, user, terms, limit, options, filters)
+    plan_ready: asyncio.Future[SearchPlan] = asyncio.get_running_loop().create_future()
     embedding = asyncio.ensure_future(embed_query())
-    lexical_task: asyncio.Future[list[Any]] | None = None
+    side = asyncio.ensure_future(_plan_then_lexical(engine, app, user, options, params, plan_ready))
     try:
-        plan = await _read_plan(engine, app, user, options)
+        plan = await plan_ready
         if on_plan is not None:
             on_plan(plan)
-        params = search_params(app, user, terms, limit, options, filters)
-        if plan.heavy and terms:
-            lexical_task = asyncio.ensure_future(_lexical_on_own_connection(engine, params))
         params["qvec"] = await embedding
         async with engine.connect() as conn:
-            if lexical_task is None:
+            if not (plan.heavy and terms):
+                await side  # the plan only: done
                 return await _fused_rows(
                     conn, app, user, params["qvec"], terms, limit, options, plan, filters
                 )
             dense = await _dense_list(conn, plan, params, options)
-            lexical = await lexical_task
+            lexical = await side
+            assert lexical is not None  # a heavy user with terms: the lexical lists
             return await _fuse(conn, params, lexical, dense)
     finally:
-        started = [t for t in (embedding, lexical_task) if t is not None]
-        for task in started:
+        for task in (embedding, side):
             if not task.done():
                 task.cancel()
-        await asyncio.gather(*started, return_exceptions=True)
-
-
-async def _lexical_on_own_connection(engine: AsyncEngine, params: dict[str, Any]) -> list[Any]:
-    async with engine.connect() as conn:
-        return await lexical_lists(conn, params)
+        await asyncio.gather(embedding, side, return_exceptions=True)
+        if plan_ready.done() and not plan_ready.cancelled():
+            plan_ready.exception()  # retrieved: the side task's own error is what propagates
 
 
 def text_params(terms: list[str], options: SearchOptions) -> dict[str, Any]:
