@@ -34,6 +34,7 @@ from adk_memory_kit.memory.search_sql import (
     LEXEME_DF_SQL,
     LIGHT_LISTS_SQL,
     PROFILE_SQL,
+    PROFILE_TERMS_SQL,
     VECTOR_ONLY_SQL,
     heavy_lexical_sql,
     heavy_sql,
@@ -194,21 +195,34 @@ class SearchFilters:
 @dataclass(frozen=True)
 class SearchPlan:
     """The path a search takes. ``rows``: the user's row count (statistics table);
-    ``heavy``: bounded lists; ``ann``: the user's partial HNSW index serves the dense list."""
+    ``heavy``: bounded lists; ``ann``: the user's partial HNSW index serves the dense list;
+    ``dfs``: the user's document frequency of each query lexeme they hold (read with the
+    plan when the query's terms were given; ``None``: not read)."""
 
     rows: int
     heavy: bool
     ann: bool
+    dfs: Mapping[str, int] | None = None
 
 
 async def plan_search(
-    conn: AsyncConnection, app: str, user: str, options: SearchOptions
+    conn: AsyncConnection,
+    app: str,
+    user: str,
+    options: SearchOptions,
+    terms: list[str] | None = None,
 ) -> SearchPlan:
-    """One indexed lookup: the user's row count and whether their partial index exists."""
+    """One indexed lookup: the user's row count and whether their partial index exists; with
+    the query's ``terms``, also their lexemes' document frequencies (same round trip)."""
     params = {"app": app, "user": user, "ix": index_name(app, user)}
-    row = (await conn.execute(PROFILE_SQL, params)).one()
+    if not terms:
+        row = (await conn.execute(PROFILE_SQL, params)).one()
+        dfs = None
+    else:
+        row = (await conn.execute(PROFILE_TERMS_SQL, {**params, "qtext": " ".join(terms)})).one()
+        dfs = dict(zip(row.lexemes or [], (int(df) for df in row.dfs or []), strict=True))
     rows = int(row.n or 0)
-    return SearchPlan(rows=rows, heavy=rows >= options.heavy_user_rows, ann=bool(row.ann))
+    return SearchPlan(rows=rows, heavy=rows >= options.heavy_user_rows, ann=bool(row.ann), dfs=dfs)
 
 
 def search_params(
@@ -243,13 +257,21 @@ async def _rows(conn: AsyncConnection, sql: TextClause, params: dict[str, Any]) 
     return [dict(zip(columns, row, strict=True)) for row in result.all()]
 
 
-async def lexical_lists(conn: AsyncConnection, params: dict[str, Any]) -> list[Any]:
-    """A heavy user's BM25 and exact-phrase lists (no query vector needed): one probe of the
-    query lexemes' document frequencies, then one statement (memory/lexical.py plans it)."""
-    found = (await conn.execute(LEXEME_DF_SQL, params)).all()
-    dfs = {r.lexeme: int(r.df) for r in found}
+async def lexical_lists(
+    conn: AsyncConnection, params: dict[str, Any], search_plan: SearchPlan | None = None
+) -> list[Any]:
+    """A heavy user's BM25 and exact-phrase lists (no query vector needed): the query
+    lexemes' document frequencies (the plan's, else one probe), then one statement
+    (memory/lexical.py plans it)."""
+    if search_plan is not None and search_plan.dfs is not None:
+        dfs = dict(search_plan.dfs)
+        rows = search_plan.rows if dfs else 0
+    else:
+        found = (await conn.execute(LEXEME_DF_SQL, params)).all()
+        dfs = {r.lexeme: int(r.df) for r in found}
+        rows = int(found[0].n) if found else 0
     plan = candidate_queries(dfs, params["budget"])
-    terms = coverage_terms(dfs, int(found[0].n) if found else 0, params["k1"], params["ctxw"])
+    terms = coverage_terms(dfs, rows, params["k1"], params["ctxw"])
     bound: dict[str, Any] = {f"tier{i}": tier for i, tier in enumerate(plan.tiers)}
     for i, term in enumerate(terms):
         bound.update(
@@ -356,7 +378,7 @@ async def _fused_rows(
     """The fused rows of :func:`search_rows`, before any re-ordering."""
     if not terms and options.relevance_floor:
         return []  # stop words only: nothing is relevant
-    plan = plan or await plan_search(conn, app, user, options)
+    plan = plan or await plan_search(conn, app, user, options, terms)
     params = {**search_params(app, user, terms, limit, options, filters), "qvec": qvec}
     if not plan.heavy:
         if not terms:
@@ -367,7 +389,7 @@ async def _fused_rows(
     if not terms:
         await _set_ef_search(conn, plan, params, options)
         return await _rows(conn, heavy_sql(app, user, hybrid=False), params)
-    lexical = await lexical_lists(conn, params)
+    lexical = await lexical_lists(conn, params, plan)
     dense = await _dense_list(conn, plan, params, options)
     return await _fuse(conn, params, lexical, dense)
 
@@ -414,11 +436,11 @@ async def _plan_then_lexical_once(
     plan_ready: asyncio.Future[SearchPlan],
 ) -> list[Any] | None:
     async with engine.connect() as conn:
-        plan = await plan_search(conn, app, user, options)
+        plan = await plan_search(conn, app, user, options, params.get("terms"))
         plan_ready.set_result(plan)
         if not (plan.heavy and params.get("terms")):
             return None
-        return await lexical_lists(conn, params)
+        return await lexical_lists(conn, params, plan)
 
 
 async def search_on_engine(

@@ -382,6 +382,24 @@ PROFILE_SQL = text(
     " to_regclass(:ix) IS NOT NULL AS ann"
 )
 
+# The plan of a search with query terms, in one round trip: :data:`PROFILE_SQL`'s row count
+# and index flag, with the query lexemes' document frequencies (:data:`LEXEME_DF_SQL`'s,
+# as two arrays in the same order; NULL when the user holds none of them), so a heavy user's
+# lexical statement needs no probe of its own.
+PROFILE_TERMS_SQL = text(
+    f"""
+SELECT p.n, to_regclass(:ix) IS NOT NULL AS ann, d.lexemes, d.dfs
+FROM (SELECT (SELECT n FROM {USER_STATS} WHERE app_name = :app AND user_id = :user) AS n) p
+CROSS JOIN LATERAL (
+    SELECT array_agg(ts.lexeme ORDER BY ts.lexeme) AS lexemes,
+           array_agg(ts.df ORDER BY ts.lexeme) AS dfs
+    FROM {TERM_STATS} ts
+    WHERE ts.app_name = :app AND ts.user_id = :user
+      AND ts.lexeme = ANY(ARRAY(SELECT lexeme FROM unnest(to_tsvector('english', :qtext))))
+) d
+"""
+)
+
 HNSW_SETTINGS_SQL = text(
     "SELECT set_config('hnsw.ef_search', :ef, true),"
     " set_config('hnsw.iterative_scan', 'relaxed_order', true)"
