@@ -275,7 +275,7 @@ def _coverage(terms: int) -> str:
         f" WHEN c.tsv_en @@ CAST(:cq{i}c AS tsquery) THEN :cw{i}c ELSE 0 END"
         for i in range(terms)
     ]
-    return " + ".join(parts) or "0"
+    return " + ".join(parts) or "0::float8"  # an expression: a bare 0 is a column position
 
 
 @lru_cache(maxsize=128)
