@@ -16,7 +16,7 @@ in the dense list when its cosine similarity reaches ``min_similarity``.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -52,20 +52,6 @@ def _ranked(scores: Mapping[int, float], cand: int) -> list[tuple[int, float]]:
     return by_id[:cand]
 
 
-def _merge(
-    first: Iterable[tuple[int, float | None]],
-    then: Iterable[tuple[int, float | None]],
-    keep: Callable[[float], bool],
-) -> dict[int, float]:
-    """One score per id (the first source's when both hold it), those ``keep`` accepts."""
-    merged: dict[int, float] = {}
-    for source in (first, then):
-        for row_id, score in source:
-            if row_id not in merged and score is not None and keep(score):
-                merged[row_id] = float(score)
-    return merged
-
-
 def fuse(
     *,
     dense: list[Mapping[str, Any]],
@@ -85,31 +71,49 @@ def fuse(
     a row in neither cut lexical list is returned only if its dense row's ``sim`` reaches it.
     """
     # ids as the UUID's integer: it orders as the UUID (and as PostgreSQL's uuid) and hashes
-    # and compares in C, where a UUID does both in Python (the light path fuses ~600 rows)
+    # and compares in C, where a UUID does both in Python (the light path fuses ~600 rows).
+    # Each row is read once (a driver's row mapping is slow to index), into: its UUID, its
+    # ordering keys (a dense row's win; the same values either way) and one BM25 and one
+    # exact-phrase score per id (a lexical row's first, then a dense row's).
     ids: dict[int, uuid.UUID] = {}
-    keys: dict[int, Mapping[str, Any]] = {}
-    for row in (*lexical, *dense):
-        key = row["id"].int
-        ids[key] = row["id"]
-        keys[key] = row  # a dense row's keys win (the same values either way)
-    vec = [r["id"].int for r in dense[:cand]]
-    lexical_scores: dict[str, list[tuple[int, float | None]]] = {"bm25": [], "exact": []}
+    keys: dict[int, tuple[Any, Any, Any, Any]] = {}
+    bm25_scores: dict[int, float] = {}
+    exact_scores: dict[int, float] = {}
     for row in lexical:
-        lexical_scores[row["list"]].append((row["id"].int, row["score"]))
-    bm25 = _ranked(
-        _merge(
-            lexical_scores["bm25"], ((r["id"].int, r.get("bm25")) for r in dense), lambda s: True
-        ),
-        cand,
-    )
-    exact = _ranked(
-        _merge(
-            lexical_scores["exact"],
-            ((r["id"].int, r.get("exact")) for r in dense),
-            lambda s: s > 0,
-        ),
-        cand,
-    )
+        row_id = row["id"]
+        key = row_id.int
+        ids[key] = row_id
+        keys[key] = (row["cur"], row["bonus"], row["imp"], row["et"])
+        score = row["score"]
+        if score is None:
+            continue
+        if row["list"] == "bm25":
+            if key not in bm25_scores:
+                bm25_scores[key] = float(score)
+        elif row["list"] == "exact":
+            if key not in exact_scores and score > 0:
+                exact_scores[key] = float(score)
+        else:
+            raise KeyError(row["list"])
+    vec: list[int] = []
+    sims: dict[int, Any] = {}
+    for position, row in enumerate(dense):
+        row_id = row["id"]
+        key = row_id.int
+        ids[key] = row_id
+        keys[key] = (row["cur"], row["bonus"], row["imp"], row["et"])
+        if position < cand:
+            vec.append(key)
+        get = row.get
+        score = get("bm25")
+        if score is not None and key not in bm25_scores:
+            bm25_scores[key] = float(score)
+        score = get("exact")
+        if score is not None and key not in exact_scores and score > 0:
+            exact_scores[key] = float(score)
+        sims[key] = get("sim")
+    bm25 = _ranked(bm25_scores, cand)
+    exact = _ranked(exact_scores, cand)
     fused: dict[int, float] = {}
     bm25_of: dict[int, float] = {}
     exact_of: dict[int, float] = {}
@@ -122,23 +126,21 @@ def fuse(
         fused[row_id] = fused.get(row_id, 0.0) + weights.exact / (weights.rrf_k + rank)
         exact_of[row_id] = score
 
-    final = {row_id: score + keys[row_id]["bonus"] for row_id, score in fused.items()}
+    final = {row_id: score + keys[row_id][1] for row_id, score in fused.items()}
 
     def order(row_id: int) -> tuple[bool, float, float, bool, datetime]:
-        key = keys[row_id]
-        et = key["et"]
+        cur, _, imp, et = keys[row_id]
         # PostgreSQL sorts a NULL time first in descending order
         return (
-            bool(key["cur"]),
+            bool(cur),
             final[row_id],
-            float(key["imp"]),
+            float(imp),
             et is None,
             et if et is not None else _NO_TIME,
         )
 
     if min_similarity is not None:
         floor = min_similarity
-        sims = {r["id"].int: r.get("sim") for r in dense}
         fused = {
             row_id: score
             for row_id, score in fused.items()

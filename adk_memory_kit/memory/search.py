@@ -34,6 +34,7 @@ from adk_memory_kit.memory.search_sql import (
     LEXEME_DF_SQL,
     LIGHT_LISTS_SQL,
     PROFILE_SQL,
+    PROFILE_TERMS_SQL,
     VECTOR_ONLY_SQL,
     heavy_lexical_sql,
     heavy_sql,
@@ -194,21 +195,34 @@ class SearchFilters:
 @dataclass(frozen=True)
 class SearchPlan:
     """The path a search takes. ``rows``: the user's row count (statistics table);
-    ``heavy``: bounded lists; ``ann``: the user's partial HNSW index serves the dense list."""
+    ``heavy``: bounded lists; ``ann``: the user's partial HNSW index serves the dense list;
+    ``dfs``: the user's document frequency of each query lexeme they hold (read with the
+    plan when the query's terms were given; ``None``: not read)."""
 
     rows: int
     heavy: bool
     ann: bool
+    dfs: Mapping[str, int] | None = None
 
 
 async def plan_search(
-    conn: AsyncConnection, app: str, user: str, options: SearchOptions
+    conn: AsyncConnection,
+    app: str,
+    user: str,
+    options: SearchOptions,
+    terms: list[str] | None = None,
 ) -> SearchPlan:
-    """One indexed lookup: the user's row count and whether their partial index exists."""
+    """One indexed lookup: the user's row count and whether their partial index exists; with
+    the query's ``terms``, also their lexemes' document frequencies (same round trip)."""
     params = {"app": app, "user": user, "ix": index_name(app, user)}
-    row = (await conn.execute(PROFILE_SQL, params)).one()
+    if not terms:
+        row = (await conn.execute(PROFILE_SQL, params)).one()
+        dfs = None
+    else:
+        row = (await conn.execute(PROFILE_TERMS_SQL, {**params, "qtext": " ".join(terms)})).one()
+        dfs = dict(zip(row.lexemes or [], (int(df) for df in row.dfs or []), strict=True))
     rows = int(row.n or 0)
-    return SearchPlan(rows=rows, heavy=rows >= options.heavy_user_rows, ann=bool(row.ann))
+    return SearchPlan(rows=rows, heavy=rows >= options.heavy_user_rows, ann=bool(row.ann), dfs=dfs)
 
 
 def search_params(
@@ -236,16 +250,28 @@ def search_params(
 
 
 async def _rows(conn: AsyncConnection, sql: TextClause, params: dict[str, Any]) -> list[Any]:
-    return list((await conn.execute(sql, params)).mappings().all())
+    """The statement's rows as plain dicts (the fusion and the re-orderings read each row's
+    fields several times, which a driver's row mapping makes slow)."""
+    result = await conn.execute(sql, params)
+    columns = list(result.keys())
+    return [dict(zip(columns, row, strict=True)) for row in result.all()]
 
 
-async def lexical_lists(conn: AsyncConnection, params: dict[str, Any]) -> list[Any]:
-    """A heavy user's BM25 and exact-phrase lists (no query vector needed): one probe of the
-    query lexemes' document frequencies, then one statement (memory/lexical.py plans it)."""
-    found = (await conn.execute(LEXEME_DF_SQL, params)).all()
-    dfs = {r.lexeme: int(r.df) for r in found}
+async def lexical_lists(
+    conn: AsyncConnection, params: dict[str, Any], search_plan: SearchPlan | None = None
+) -> list[Any]:
+    """A heavy user's BM25 and exact-phrase lists (no query vector needed): the query
+    lexemes' document frequencies (the plan's, else one probe), then one statement
+    (memory/lexical.py plans it)."""
+    if search_plan is not None and search_plan.dfs is not None:
+        dfs = dict(search_plan.dfs)
+        rows = search_plan.rows if dfs else 0
+    else:
+        found = (await conn.execute(LEXEME_DF_SQL, params)).all()
+        dfs = {r.lexeme: int(r.df) for r in found}
+        rows = int(found[0].n) if found else 0
     plan = candidate_queries(dfs, params["budget"])
-    terms = coverage_terms(dfs, int(found[0].n) if found else 0, params["k1"], params["ctxw"])
+    terms = coverage_terms(dfs, rows, params["k1"], params["ctxw"])
     bound: dict[str, Any] = {f"tier{i}": tier for i, tier in enumerate(plan.tiers)}
     for i, term in enumerate(terms):
         bound.update(
@@ -352,7 +378,7 @@ async def _fused_rows(
     """The fused rows of :func:`search_rows`, before any re-ordering."""
     if not terms and options.relevance_floor:
         return []  # stop words only: nothing is relevant
-    plan = plan or await plan_search(conn, app, user, options)
+    plan = plan or await plan_search(conn, app, user, options, terms)
     params = {**search_params(app, user, terms, limit, options, filters), "qvec": qvec}
     if not plan.heavy:
         if not terms:
@@ -363,28 +389,58 @@ async def _fused_rows(
     if not terms:
         await _set_ef_search(conn, plan, params, options)
         return await _rows(conn, heavy_sql(app, user, hybrid=False), params)
-    lexical = await lexical_lists(conn, params)
+    lexical = await lexical_lists(conn, params, plan)
     dense = await _dense_list(conn, plan, params, options)
     return await _fuse(conn, params, lexical, dense)
 
 
-async def _read_plan(
-    engine: AsyncEngine, app: str, user: str, options: SearchOptions
-) -> SearchPlan:
-    """The user's plan; read once more on a fresh connection if the first one was lost.
+async def _plan_then_lexical(
+    engine: AsyncEngine,
+    app: str,
+    user: str,
+    options: SearchOptions,
+    params: dict[str, Any],
+    plan_ready: asyncio.Future[SearchPlan],
+) -> list[Any] | None:
+    """Read the user's plan and hand it to ``plan_ready``; for a heavy user with query terms
+    (``params`` holds them), then read the lexical lists on the same pooled connection
+    (``None`` otherwise).
 
     The plan is read while the query is embedded, so a server that dies meanwhile can take
-    the connection with it mid-statement; the read has no side effects, and the pool
-    reconnects on the second try.
+    the connection with it mid-statement; the read has no side effects, so it is repeated
+    once on a fresh connection (the pool reconnects). A failure before the plan is known is
+    handed to ``plan_ready`` too, so its waiter never hangs.
     """
     try:
-        async with engine.connect() as conn:
-            return await plan_search(conn, app, user, options)
-    except DBAPIError as exc:
-        if not exc.connection_invalidated:
-            raise
+        try:
+            return await _plan_then_lexical_once(engine, app, user, options, params, plan_ready)
+        except DBAPIError as exc:
+            if plan_ready.done() or not exc.connection_invalidated:
+                raise
+        return await _plan_then_lexical_once(engine, app, user, options, params, plan_ready)
+    except BaseException as exc:
+        if not plan_ready.done():
+            if isinstance(exc, asyncio.CancelledError):
+                plan_ready.cancel()
+            else:
+                plan_ready.set_exception(exc)
+        raise
+
+
+async def _plan_then_lexical_once(
+    engine: AsyncEngine,
+    app: str,
+    user: str,
+    options: SearchOptions,
+    params: dict[str, Any],
+    plan_ready: asyncio.Future[SearchPlan],
+) -> list[Any] | None:
     async with engine.connect() as conn:
-        return await plan_search(conn, app, user, options)
+        plan = await plan_search(conn, app, user, options, params.get("terms"))
+        plan_ready.set_result(plan)
+        if not (plan.heavy and params.get("terms")):
+            return None
+        return await lexical_lists(conn, params, plan)
 
 
 async def search_on_engine(
@@ -410,11 +466,12 @@ async def search_on_engine(
     ``rerank_depth`` fused rows are re-ordered (memory/rerank.py) before the cut to ``limit``.
 
     The query is embedded while the user's plan is read; for a heavy user with query terms
-    the lexical lists also run then, on a second pooled connection, so the search takes about
-    the longer of the two sides rather than their sum. The connection that runs the statements
-    needing the vector is taken after the embedding, so a database that went away meanwhile
-    is reconnected by the pool. If either side fails, the other is cancelled and awaited
-    before the error propagates; no connection is left busy.
+    the lexical lists also run then, on the connection that read the plan, so the search
+    takes about the longer of the two sides rather than their sum (two pooled connections a
+    search, not three). The connection that runs the statements needing the vector is taken
+    after the embedding, so a database that went away meanwhile is reconnected by the pool.
+    If either side fails, the other is cancelled and awaited before the error propagates; no
+    connection is left busy.
     """
     if not terms and options.relevance_floor:
         return []  # stop words only: nothing is relevant (and nothing to embed)
@@ -465,35 +522,32 @@ async def _search_on_engine(
     filters: SearchFilters | None,
     on_plan: Callable[[SearchPlan], None] | None,
 ) -> list[Mapping[str, Any]]:
+    params = search_params(app, user, terms, limit, options, filters)
+    plan_ready: asyncio.Future[SearchPlan] = asyncio.get_running_loop().create_future()
     embedding = asyncio.ensure_future(embed_query())
-    lexical_task: asyncio.Future[list[Any]] | None = None
+    side = asyncio.ensure_future(_plan_then_lexical(engine, app, user, options, params, plan_ready))
     try:
-        plan = await _read_plan(engine, app, user, options)
+        plan = await plan_ready
         if on_plan is not None:
             on_plan(plan)
-        params = search_params(app, user, terms, limit, options, filters)
-        if plan.heavy and terms:
-            lexical_task = asyncio.ensure_future(_lexical_on_own_connection(engine, params))
         params["qvec"] = await embedding
         async with engine.connect() as conn:
-            if lexical_task is None:
+            if not (plan.heavy and terms):
+                await side  # the plan only: done
                 return await _fused_rows(
                     conn, app, user, params["qvec"], terms, limit, options, plan, filters
                 )
             dense = await _dense_list(conn, plan, params, options)
-            lexical = await lexical_task
+            lexical = await side
+            assert lexical is not None  # a heavy user with terms: the lexical lists
             return await _fuse(conn, params, lexical, dense)
     finally:
-        started = [t for t in (embedding, lexical_task) if t is not None]
-        for task in started:
+        for task in (embedding, side):
             if not task.done():
                 task.cancel()
-        await asyncio.gather(*started, return_exceptions=True)
-
-
-async def _lexical_on_own_connection(engine: AsyncEngine, params: dict[str, Any]) -> list[Any]:
-    async with engine.connect() as conn:
-        return await lexical_lists(conn, params)
+        await asyncio.gather(embedding, side, return_exceptions=True)
+        if plan_ready.done() and not plan_ready.cancelled():
+            plan_ready.exception()  # retrieved: the side task's own error is what propagates
 
 
 def text_params(terms: list[str], options: SearchOptions) -> dict[str, Any]:

@@ -275,7 +275,7 @@ def _coverage(terms: int) -> str:
         f" WHEN c.tsv_en @@ CAST(:cq{i}c AS tsquery) THEN :cw{i}c ELSE 0 END"
         for i in range(terms)
     ]
-    return " + ".join(parts) or "0"
+    return " + ".join(parts) or "0::float8"  # an expression: a bare 0 is a column position
 
 
 @lru_cache(maxsize=128)
@@ -347,17 +347,24 @@ WHERE t.app_name = :app AND t.user_id = :user AND t.id = ANY(CAST(:ids AS uuid[]
 
 
 def _dense_statement(literal_scope: str) -> str:
-    """The dense list of a heavy user with each row's BM25 and exact-phrase scores."""
+    """The dense list of a heavy user with each row's BM25 and exact-phrase scores.
+
+    The columns the scores and the fusion need are read by the index scan that finds the
+    rows (one heap visit per row), not by a second probe of each row by primary key."""
     return f"""
-WITH {_Q}, {_HEAVY_STATS}, {_heavy_vec(literal_scope)}, drows AS MATERIALIZED (
-    SELECT t.id, t.tsv, t.tsv_en, t.search_len, {_ORDER_KEYS}
-    FROM vec v JOIN {TABLE} t ON t.id = v.id
-    WHERE {_SCOPE}
+WITH {_Q}, {_HEAVY_STATS}, drows AS MATERIALIZED (
+    SELECT v.*, row_number() OVER (ORDER BY v.dist, v.id) AS rank, 1 - v.dist AS sim FROM (
+        SELECT t.id, t.embedding <=> {_QVEC} AS dist, t.tsv, t.tsv_en, t.search_len,
+            {_ORDER_KEYS}
+        FROM {TABLE} t
+        WHERE {_SCOPE} AND {literal_scope}
+        ORDER BY t.embedding <=> {_QVEC}
+        LIMIT :cand
+    ) v
 ), {_hits("drows", "true")}, dbm25 AS ({_BM25_OF_HITS}), dexact AS ({_exact_of("drows")})
-SELECT v.id, b.score AS bm25, e.score AS exact, v.sim, d.cur, d.bonus, d.imp, d.et
-FROM vec v JOIN drows d ON d.id = v.id
-    LEFT JOIN dbm25 b ON b.id = v.id LEFT JOIN dexact e ON e.id = v.id
-ORDER BY v.rank
+SELECT d.id, b.score AS bm25, e.score AS exact, d.sim, d.cur, d.bonus, d.imp, d.et
+FROM drows d LEFT JOIN dbm25 b ON b.id = d.id LEFT JOIN dexact e ON e.id = d.id
+ORDER BY d.rank
 """
 
 
@@ -373,6 +380,24 @@ LIMIT :lim
 PROFILE_SQL = text(
     f"SELECT (SELECT n FROM {USER_STATS} WHERE app_name = :app AND user_id = :user) AS n,"
     " to_regclass(:ix) IS NOT NULL AS ann"
+)
+
+# The plan of a search with query terms, in one round trip: :data:`PROFILE_SQL`'s row count
+# and index flag, with the query lexemes' document frequencies (:data:`LEXEME_DF_SQL`'s,
+# as two arrays in the same order; NULL when the user holds none of them), so a heavy user's
+# lexical statement needs no probe of its own.
+PROFILE_TERMS_SQL = text(
+    f"""
+SELECT p.n, to_regclass(:ix) IS NOT NULL AS ann, d.lexemes, d.dfs
+FROM (SELECT (SELECT n FROM {USER_STATS} WHERE app_name = :app AND user_id = :user) AS n) p
+CROSS JOIN LATERAL (
+    SELECT array_agg(ts.lexeme ORDER BY ts.lexeme) AS lexemes,
+           array_agg(ts.df ORDER BY ts.lexeme) AS dfs
+    FROM {TERM_STATS} ts
+    WHERE ts.app_name = :app AND ts.user_id = :user
+      AND ts.lexeme = ANY(ARRAY(SELECT lexeme FROM unnest(to_tsvector('english', :qtext))))
+) d
+"""
 )
 
 HNSW_SETTINGS_SQL = text(

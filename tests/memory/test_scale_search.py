@@ -10,7 +10,7 @@ import logging
 import math
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from adk_memory_kit import PgVectorMemoryService
@@ -460,6 +460,67 @@ async def test_one_connection_and_two_connections_return_the_same_rows(services,
             )
         assert [r["id"] for r in concurrent] == [r["id"] for r in sequential], query
         assert [r["score"] for r in concurrent] == pytest.approx([r["score"] for r in sequential])
+
+
+async def test_the_plan_brings_the_lexemes_the_lexical_lists_would_probe(services):
+    """The plan read with the query's terms carries their document frequencies; the lexical
+    lists built from them are the lists built from the statement's own probe."""
+    light, heavy = services
+    app, user = unique("app"), unique("u")
+    await _seed(light, app, user)
+    options = heavy.store.search_options
+    _, _, recounted = await _recount(heavy, app, user)
+    for query in ["vegetarian dinner order", "Maria June Lisbon visits", "zebra quokka"]:
+        terms = query_terms(query)
+        params = search_params(app, user, terms, 5, options)
+        async with operator_connect(heavy.engine) as conn:
+            bare = await plan_search(conn, app, user, options)
+            plan = await plan_search(conn, app, user, options, terms)
+            assert bare.dfs is None and (plan.rows, plan.heavy) == (bare.rows, bare.heavy)
+            assert plan.dfs is not None
+            assert plan.dfs == {k: v for k, v in recounted.items() if k in plan.dfs}
+            assert bool(plan.dfs) == (query != "zebra quokka")
+            probed = await lexical_lists(conn, params)
+            planned = await lexical_lists(conn, params, plan)
+        assert planned == probed, query
+        assert bool(planned) == (query != "zebra quokka")
+    # words the user never wrote: no lexical candidates, and the search still answers
+    found = await heavy.search_memory(app_name=app, user_id=user, query="zebra quokka")
+    assert all("zebra" not in t for t in texts(found))
+
+
+async def test_a_heavy_search_takes_two_pooled_connections(services, embedder):
+    """The plan and the lexical lists share one connection, the dense list the other."""
+    _, heavy = services
+    app, user = unique("app"), unique("u")
+    await _seed(heavy, app, user)
+    await build_user_index(heavy.engine, app, user)
+    (qvec,) = await embedder.embed(["blue lamp order"])
+    checkouts = []
+
+    def counted(dbapi_connection, connection_record, connection_proxy):
+        checkouts.append(connection_record)
+
+    async def embed_query():
+        return qvec
+
+    pool = heavy.engine.sync_engine.pool
+    event.listen(pool, "checkout", counted)
+    try:
+        with user_scope(app, user):
+            rows = await search_on_engine(
+                heavy.engine,
+                app=app,
+                user=user,
+                embed_query=embed_query,
+                terms=query_terms("blue lamp order"),
+                limit=3,
+                options=heavy.store.search_options,
+            )
+    finally:
+        event.remove(pool, "checkout", counted)
+    assert "lamp" in rows[0]["text"]
+    assert len(checkouts) == 2
 
 
 def test_build_memory_holds_the_graph_within_bounds():
