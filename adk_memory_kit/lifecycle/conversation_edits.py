@@ -298,16 +298,24 @@ class ConversationEdits:
         if service is None or curator is None:
             return None
         session = context.session
-        found = await service.search(
-            app_name=session.app_name,
-            user_id=session.user_id,
-            query=candidate.text,
-            limit=self.update_candidates,
-            record_access=False,
+        # the store's relevance floor is for answers, not for what a new fact may replace: a
+        # job said in other words ("I'm an analyst at X" / "I started at Y") is often below
+        # it; ``update_min_similarity`` is the bar here
+        looked_at = await self._below_the_floor(
+            service, session, candidate.text, self.update_candidates, include_superseded=False
         )
+        if not looked_at:  # another service, or the wider search failed: the plain search
+            found = await service.search(
+                app_name=session.app_name,
+                user_id=session.user_id,
+                query=candidate.text,
+                limit=self.update_candidates,
+                record_access=False,
+            )
+            looked_at = list(found.memories)
         current = [
             m
-            for m in found.memories
+            for m in looked_at
             if "superseded_at" not in (m.custom_metadata or {})
             and _dense(m) >= self.update_min_similarity
         ]
@@ -487,13 +495,19 @@ class ConversationEdits:
         return scored, closeness, searched
 
     async def _below_the_floor(
-        self, service: Any, session: Any, subject: str, limit: int
+        self,
+        service: Any,
+        session: Any,
+        subject: str,
+        limit: int,
+        *,
+        include_superseded: bool = True,
     ) -> list[Any]:
-        """The user's ``limit`` memories (superseded ones too) ranked closest to ``subject`` by
-        the store's hybrid search with its relevance floor lifted: what a request names in other
-        words ("my allotment" for a plot where the user grows beans) is often below it. Only for
-        a judge to look at; empty when the service is not the kit's, or the search fails
-        (logged, without the subject)."""
+        """The user's ``limit`` memories (superseded ones too, unless ``include_superseded`` is
+        false) ranked closest to ``subject`` by the store's hybrid search with its relevance
+        floor lifted: what a request names in other words ("my allotment" for a plot where the
+        user grows beans) is often below it. Empty when the service is not the kit's, or the
+        search fails (logged, without the subject)."""
         store: Any = getattr(service, "store", None)
         options = getattr(store, "search_options", None)
         if not isinstance(options, SearchOptions):
@@ -513,10 +527,10 @@ class ConversationEdits:
                 terms=query_terms(subject),
                 limit=limit,
                 options=options.model_copy(update={"relevance_floor": False}),
-                filters=search_filters(None, None, None, True),
+                filters=search_filters(None, None, None, include_superseded),
             )
-        except Exception as exc:  # the judge sees what the searches found
-            logger.warning("forget request: no wider search for the judge (%s)", type(exc).__name__)
+        except Exception as exc:  # the caller falls back to what the plain search finds
+            logger.warning("conversation edit: no search below the floor (%s)", type(exc).__name__)
             return []
         return [entry_from_row(r) for r in rows]
 

@@ -358,6 +358,14 @@ def _labelled(author: str | None, text: str, options: IndexingOptions) -> str:
 UNNAMED_AUTHORS = frozenset({"user"})
 
 
+#: Kit components that write what the user said as explicit memories (the routing applier,
+#: the model's ``remember`` tool): such a memory is indexed and embedded as the user's words
+#: ("user: I work at ..."), not under the component's name, which MiniLM reads as part of the
+#: sentence (a question about the user's job scored 0.16 against a fact labelled
+#: "memory_router" and a date, 0.41 against it labelled "user").
+RELAYING_AUTHORS = frozenset({"memory_router", "memory_tools"})
+
+
 def _indexed(author: str | None, text: str, options: IndexingOptions) -> str:
     """The full-text form of a turn: ``author: text``, without an unnamed author's label."""
     return text if (author or "").lower() in UNNAMED_AUTHORS else _labelled(author, text, options)
@@ -560,8 +568,10 @@ def documents_from_entries(
             key = entry.id or fact_key(text)
             doc_id = memory_row_id(app_name, user_id, session_id, key)
         author = _author(entry.author)
-        indexed = _indexed(author, text, options)[: options.max_index_chars]
-        labelled = _labelled(author, text, options)[: options.max_index_chars]
+        # a fact the kit relays from the user ("I work at ...") is labelled as the user's
+        speaker = "user" if author in RELAYING_AUTHORS and entry.content.role == "user" else author
+        indexed = _indexed(speaker, text, options)[: options.max_index_chars]
+        labelled = _labelled(speaker, text, options)[: options.max_index_chars]
         when = parse_timestamp(entry.timestamp)
         # only a date the caller gave is an index key (no timestamp: stored as now)
         dated = (

@@ -31,7 +31,6 @@ from adk_memory_kit.memory import store
 from adk_memory_kit.memory.access import AccessRecorder
 from adk_memory_kit.memory.ann import IndexBuilder
 from adk_memory_kit.memory.query import query_terms
-from adk_memory_kit.memory.query_voice import first_person
 from adk_memory_kit.memory.rerank import asks_about_now
 from adk_memory_kit.memory.schema import StorageOptions, ensure_schema
 from adk_memory_kit.memory.search import SearchFilters, SearchOptions, SearchPlan, search_on_engine
@@ -131,8 +130,7 @@ class MemoryStore:
         app, user = app_name, user_id
 
         async def embed_query() -> list[float]:
-            # stored memories are the user's own words: embed the question in that voice
-            (qvec,) = await checked_embed(self.embedder, [first_person(query)], queries=True)
+            (qvec,) = await checked_embed(self.embedder, [query], queries=True)
             return qvec
 
         def on_plan(plan: SearchPlan) -> None:

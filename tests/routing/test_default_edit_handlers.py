@@ -83,6 +83,20 @@ async def test_the_default_plugin_honours_a_forget_request_and_keeps_the_neighbo
     assert neighbour in left
 
 
+@pytest.mark.slow
+async def test_a_routed_fact_answers_a_question_about_the_user(harness):
+    h, memory = harness
+    said = ["I'm a structural engineer at Arup.", "My daughter plays the cello."]
+    for text in said:
+        await h.turn(text)
+    found = texts(
+        await memory.search_memory(
+            app_name=h.app, user_id=h.user, query="Where does the user work?"
+        )
+    )
+    assert found and found[0] == said[0], found
+
+
 def test_none_turns_the_default_handlers_off():
     default = MemoryApplier()
     assert default.forget_handler is not None and default.update_handler is not None
