@@ -406,12 +406,15 @@ class ConversationEdits:
             if deleted:
                 homes.append("long_term")
         wanted = content_stems(subject)
+        # a preference or scratchpad fact must share a naming word, not just "number",
+        # "name", "old" or "details" ("my sister's name" is not the preferred name)
+        naming = wanted - _GENERIC - _VAGUE
         for key, value in list(state.to_dict().items()):
             if not key.startswith("user:pref_") or key.endswith("_at") or value is None:
                 continue
             name = key.removeprefix("user:pref_")
             said = content_stems(f"{name.replace('_', ' ')} {value}")
-            if wanted and overlap(said, wanted) > 0:
+            if naming and overlap(said, naming) > 0:
                 state[key] = None
                 state[f"{key}_at"] = None
                 deleted += 1
@@ -423,7 +426,7 @@ class ConversationEdits:
             state[NOTES_KEY] = kept
             deleted += len(notes) - len(kept)
             homes.append("session_state")
-        if scratch := forget_in_working_memory(state, wanted):
+        if scratch := forget_in_working_memory(state, naming, _GENERIC | _VAGUE):
             deleted += scratch
             homes.append("working_memory")
         record: dict[str, Any] = {

@@ -197,6 +197,8 @@ async def test_a_request_reaches_the_working_memory_and_its_view(memory):
         "facts": [
             {"name": "bike_lock_code", "value": "3391", "source": "user", "written_at": written},
             {"name": "hotel", "value": "Casa do Rio", "source": "user", "written_at": written},
+            {"name": "locker_code", "value": "0042", "source": "user", "written_at": written},
+            {"name": "booking_code", "value": "QX7", "source": "user", "written_at": written},
         ],
     }
     context = make_context(app=app, user=user, memory=memory, state={"wm": pad})
@@ -206,8 +208,8 @@ async def test_a_request_reaches_the_working_memory_and_its_view(memory):
     assert outcome.status == "forgotten"
     record = context.state[FORGET_STATE_KEY]
     assert record["deleted"] == 1 and "working_memory" in record["homes"]
-    names = [f["name"] for f in context.state["wm"]["facts"]]
-    assert names == ["hotel"]
+    names = {f["name"] for f in context.state["wm"]["facts"]}
+    assert names == {"hotel", "locker_code", "booking_code"}  # "code" alone names nothing
     view = context.state["wm_view"]
     assert "3391" not in view and "Casa do Rio" in view and "Porto" in view
 
@@ -394,3 +396,27 @@ async def test_a_plain_fact_wrongly_flagged_as_an_update_supersedes_nothing(memo
         )
         assert outcome is None  # nothing about its subject: stored as usual by the applier
     assert await _current(memory, app, user, held) == set(held)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "gone"),
+    [
+        ("Please forget my old phone number.", {"phone_number"}),
+        ("Forget my flight details.", {"flight_number"}),
+        ("Forget my sister's name.", set()),  # "name" alone names nothing
+        ("Delete my number.", set()),
+    ],
+)
+def test_working_memory_facts_go_only_when_named(request_text, gone):
+    from adk_memory_kit.lifecycle.conversation_edits import _GENERIC, _VAGUE
+    from adk_memory_kit.lifecycle.working_memory_forget import forget_in_working_memory
+    from adk_memory_kit.routing.text_signals import content_stems
+
+    written = "2026-11-30T09:00:00+00:00"
+    names = ["phone_number", "flight_number", "room_number", "hotel_name", "contact_name"]
+    facts = [{"name": n, "value": "x1", "source": "user", "written_at": written} for n in names]
+    state = {"wm": {"v": 2, "goal": "Trip", "facts": facts}}
+    naming = content_stems(forget_subject(request_text)) - _GENERIC - _VAGUE
+    removed = forget_in_working_memory(state, naming, _GENERIC | _VAGUE)
+    left = {f["name"] for f in state["wm"]["facts"]}
+    assert removed == len(gone) and left == set(names) - gone
