@@ -17,10 +17,7 @@ from adk_memory_kit.routing import MemoryApplier, MemoryRoutingPlugin
 from adk_memory_kit.testing import ScriptedLlm
 from tests.support.memory import unique
 from tests.support.routing import Harness
-
-
-def texts(found) -> list[str]:
-    return [" ".join(p.text or "" for p in m.content.parts) for m in found.memories]
+from tests.support.routing import texts_of as texts
 
 
 @pytest.fixture
