@@ -125,7 +125,8 @@ async def main() -> None:
     # the defaults are 4 and 5.
     pruning = ToolPayloadPruningPlugin({"web_search"}, keep_recent=2)
     checkpoint = MemoryCheckpointPlugin(every_n_invocations=1)
-    routing = MemoryRoutingPlugin(on_outcomes=outcomes.extend)  # rule-based extractor
+    # the offline router; updates and "please forget" are acted on by default
+    routing = MemoryRoutingPlugin(on_outcomes=outcomes.extend)
     app = App(name=APP_NAME, root_agent=agent, plugins=[pruning, checkpoint, routing])
 
     sessions = DatabaseSessionService(db_url=embedded_db_url())
