@@ -20,7 +20,10 @@ REPO = Path(__file__).resolve().parents[2]
 # The child starts (or joins) the embedded server in HOME, prints its postmaster pid, and
 # waits; SIGTERM keeps Python's default action (no atexit), SIGINT its KeyboardInterrupt.
 CHILD = """
-import sys, time
+import signal, sys, time
+# a Ctrl-C reaches the child as KeyboardInterrupt even when the test runs in the background,
+# where the shell starts every process with SIGINT ignored (which Python would keep)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from adk_memory_kit.db import embedded
 embedded.embedded_db_url(sys.argv[1])
 pid = embedded._lock_file_pid(embedded.Path(sys.argv[1]).resolve() / "pgdata" / "postmaster.pid")
