@@ -48,6 +48,7 @@ import numpy as np
 from google.adk.models.base_llm import BaseLlm
 
 from adk_memory_kit._adk_compat import context_memory_service
+from adk_memory_kit.core.scope import user_scope
 from adk_memory_kit.embedders.base import checked_embed
 from adk_memory_kit.lifecycle import forget_log
 from adk_memory_kit.lifecycle.detail_kinds import DEFAULT_DETAIL_KINDS, DetailKinds
@@ -522,16 +523,17 @@ class ConversationEdits:
                 (vector,) = await checked_embed(store.embedder, [subject], queries=True)
                 return vector
 
-            rows = await search_on_engine(
-                engine,
-                app=session.app_name,
-                user=session.user_id,
-                embed_query=embed_query,
-                terms=query_terms(subject),
-                limit=limit,
-                options=options.model_copy(update={"relevance_floor": False}),
-                filters=search_filters(None, None, None, include_superseded),
-            )
+            with user_scope(session.app_name, session.user_id):  # row-level security
+                rows = await search_on_engine(
+                    engine,
+                    app=session.app_name,
+                    user=session.user_id,
+                    embed_query=embed_query,
+                    terms=query_terms(subject),
+                    limit=limit,
+                    options=options.model_copy(update={"relevance_floor": False}),
+                    filters=search_filters(None, None, None, include_superseded),
+                )
         except Exception as exc:  # the caller falls back to what the plain search finds
             logger.warning("conversation edit: no search below the floor (%s)", type(exc).__name__)
             return []
