@@ -18,10 +18,10 @@ from collections.abc import Sequence
 
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
-from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from adk_memory_kit.core.model_calls import final_response, response_text
 from adk_memory_kit.errors import InvalidInputError, MemoryKitError
 from adk_memory_kit.routing.side_calls import record_side_call
 
@@ -124,9 +124,11 @@ class ForgetJudge:
             return []
         request = self.build_request(subject, memories)
         started = time.perf_counter()
-        response = await self._generate(request)
+        response = await final_response(
+            self.model, request, what="the forget judge model", error=ForgetJudgeError
+        )
         await record_side_call(request, response, (time.perf_counter() - started) * 1000)
-        return self.parse(_response_text(response), len(memories))
+        return self.parse(response_text(response), len(memories))
 
     def parse(self, raw: str, shown: int) -> list[int]:
         """The 0-based positions the answer names; every number must be one of the ``shown``
@@ -146,20 +148,3 @@ class ForgetJudge:
                 "the offline decision stands"
             )
         return list(dict.fromkeys(n - 1 for n in choice.matches))
-
-    async def _generate(self, request: LlmRequest) -> LlmResponse:
-        final = None
-        async for response in self.model.generate_content_async(request, stream=False):
-            if response.error_code:
-                # the code only: a provider's message may echo the prompt
-                raise ForgetJudgeError(f"the forget judge model failed: {response.error_code}")
-            if not response.partial:
-                final = response
-        if final is None or final.content is None:
-            raise ForgetJudgeError("the forget judge model returned no content")
-        return final
-
-
-def _response_text(response: LlmResponse) -> str:
-    parts = (response.content.parts or []) if response.content else []
-    return "".join(p.text for p in parts if p.text and not p.thought)

@@ -38,6 +38,7 @@ from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from adk_memory_kit.core.ids import normalize_fact_text
+from adk_memory_kit.core.model_calls import final_response, response_text
 from adk_memory_kit.memory.store import Neighbour
 
 logger = logging.getLogger(__name__)
@@ -245,12 +246,7 @@ class LlmConsolidator:
         return Decision(Outcome(answer.action), target, "model decision")
 
     async def _generate(self, request: LlmRequest) -> str:
-        final = None
-        async for response in self.model.generate_content_async(request, stream=False):
-            if response.error_code:
-                raise ValueError(f"model error {response.error_code}")
-            if not response.partial:
-                final = response
-        if final is None or final.content is None:
-            raise ValueError("no content")
-        return "".join(p.text for p in final.content.parts or [] if p.text and not p.thought)
+        response = await final_response(
+            self.model, request, what="the consolidation model", error=ValueError
+        )
+        return response_text(response)

@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Literal, Protocol, TypedDict, runtime_checkabl
 from google.adk.events.event import Event
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
-from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from adk_memory_kit.core.model_calls import final_response, response_text
 from adk_memory_kit.errors import MemoryKitError
 from adk_memory_kit.profile.guards import (
     INSTRUCTION_PATTERN,
@@ -602,9 +602,11 @@ class LlmExtractor:
         """One model call over ``transcript`` (already framed as ``[time] author: text`` lines)."""
         request = self.build_request(transcript[-self.max_transcript_chars :])
         started = time.perf_counter()
-        response = await self._generate(request)
+        response = await final_response(
+            self.model, request, what="the extraction model", error=ExtractionError
+        )
         await record_side_call(request, response, (time.perf_counter() - started) * 1000)
-        output = self.parse(_response_text(response))
+        output = self.parse(response_text(response))
         candidates = []
         for fact in output.facts:
             findings = detect_sensitive(fact.text, self.detectors)
@@ -654,22 +656,3 @@ class LlmExtractor:
                 f"max_facts={self.max_facts}; nothing was extracted"
             )
         return output
-
-    async def _generate(self, request: LlmRequest) -> LlmResponse:
-        final = None
-        async for response in self.model.generate_content_async(request, stream=False):
-            if response.error_code:
-                raise ExtractionError(
-                    f"the extraction model failed: {response.error_code} "
-                    f"{response.error_message or ''}".strip()
-                )
-            if not response.partial:
-                final = response
-        if final is None or final.content is None:
-            raise ExtractionError("the extraction model returned no content")
-        return final
-
-
-def _response_text(response: LlmResponse) -> str:
-    parts = (response.content.parts or []) if response.content else []
-    return "".join(p.text for p in parts if p.text and not p.thought)
