@@ -59,9 +59,18 @@ from adk_memory_kit.lifecycle.working_memory_forget import forget_in_working_mem
 from adk_memory_kit.memory.entries import entry_from_row, search_filters
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.search import SearchOptions, search_on_engine
-from adk_memory_kit.routing.apply import NOTES_KEY, RoutingOutcome
+from adk_memory_kit.routing.apply import NOTES_KEY, RoutingOutcome, long_term_entry
+from adk_memory_kit.routing.extractors import event_text, event_time, split_sentences
+from adk_memory_kit.routing.records import RoutingDecisions
 from adk_memory_kit.routing.rule import Candidate, MemoryHome
-from adk_memory_kit.routing.text_signals import content_stems, overlap, words
+from adk_memory_kit.routing.text_signals import (
+    content_stems,
+    is_factless_question,
+    is_filler,
+    overlap,
+    words,
+)
+from adk_memory_kit.sensitive import detect_sensitive
 
 if TYPE_CHECKING:
     from google.adk.agents.context import Context
@@ -209,6 +218,41 @@ def _dense(entry: Any) -> float:
 
 
 @dataclass(frozen=True)
+class SaidEarlier:
+    """A user sentence of an earlier turn of the session that no router stored anywhere."""
+
+    event_id: str
+    index: int
+    text: str
+    when: datetime | None
+
+
+def unstored_sentences(context: Context, limit: int) -> list[SaidEarlier]:
+    """The user's last ``limit`` sentences of earlier turns of this session that no routing
+    record gives a home and that ingestion would store (not sensitive, filler or a question
+    without a fact), oldest first; the sentence indexes are the write policy's."""
+    session = context.session
+    decisions = RoutingDecisions(session.events)
+    found: list[SaidEarlier] = []
+    for event in session.events:
+        if (
+            event.author != "user"
+            or event.invocation_id == context.invocation_id
+            or event.partial
+            or not event.content
+            or not event.id
+        ):
+            continue
+        for index, sentence in enumerate(split_sentences(event_text(event))):
+            if decisions.homes(event.id, index) or is_filler(sentence):
+                continue
+            if is_factless_question(sentence) or detect_sensitive(sentence):
+                continue
+            found.append(SaidEarlier(event.id, index, sentence, event_time(event)))
+    return found[-limit:] if limit > 0 else []
+
+
+@dataclass(frozen=True)
 class Assessment:
     """How each memory text relates to one forget subject (arrays aligned with the texts):
     cosine to the subject, score, whether it matches on its own, closest example of a kind the
@@ -233,6 +277,9 @@ class ConversationEdits:
     # one is replaced is decided by ``subject_check`` (an update about X never replaces Y)
     update_min_similarity: float = 0.2
     update_candidates: int = 8
+    # an update's old fact said earlier in the session and not stored yet: the user's last
+    # this many such sentences are looked at (:meth:`_replace_said_earlier`)
+    earlier_sentences: int = 40
     subject_check: SubjectCheck = field(default_factory=SubjectCheck)
     forget_min_similarity: float = 0.3
     # tune split: 0.1 also took a same-kind neighbour ("my sister's number" for "my phone
@@ -322,7 +369,7 @@ class ConversationEdits:
         ]
         best = await self.about_the_same(service, candidate, current)
         if best is None:
-            return None
+            return await self._replace_said_earlier(service, curator, candidate, context)
         # the replacement inherits the old fact's subject words as index keys (tags), so a
         # question the old fact answered finds it ("reading" for "Finished Dune, on X now")
         keys = subject_keys(
@@ -339,6 +386,64 @@ class ConversationEdits:
         )
         return RoutingOutcome(
             MemoryHome.LONG_TERM, "stored", candidate.key, f"supersedes {fixed.old_id}"
+        )
+
+    async def _replace_said_earlier(
+        self, service: Any, curator: Any, candidate: Candidate, context: Context
+    ) -> RoutingOutcome | None:
+        """An update whose old fact was said earlier in this session but not stored yet (the
+        router kept no candidate for it, so ingestion would store it later as a current
+        memory beside the update): the sentence about the same subject
+        (:meth:`about_the_same`'s check) is stored now, dated when it was said, and corrected
+        to the new fact, so ``as_of`` reaches it and a default search does not. The outcome's
+        ``stored_earlier`` tells the routing record, so ingestion leaves that sentence out.
+        ``None``: no such sentence (the fact is stored as usual)."""
+        embedder = getattr(service, "embedder", None)
+        said = unstored_sentences(context, self.earlier_sentences)
+        if embedder is None or not said:
+            return None
+        verdicts = await self.subject_check.same_subject(
+            embedder, candidate.text, [s.text for s in said]
+        )
+        same = [(c, s) for s, (ok, c) in zip(said, verdicts, strict=True) if ok]
+        if not same:
+            return None
+        old = max(same, key=lambda pair: pair[0])[1]
+        session = context.session
+        entry, meta = long_term_entry(
+            Candidate(
+                text=old.text,
+                about_user=True,
+                needed_in_future_sessions=True,
+                observed_at=old.when,
+            ),
+            session_id=session.id,
+        )
+        report = await service.add_memory(
+            app_name=session.app_name,
+            user_id=session.user_id,
+            memories=[entry],
+            custom_metadata=meta or None,
+        )
+        outcomes = getattr(report, "outcomes", None) or []
+        stored = [o for o in outcomes if o.outcome in ("ADD", "WRITTEN", "UPDATE") and o.memory_id]
+        if not stored:  # rejected or merged by the service's own policy: stored as usual
+            return None
+        fixed = await curator.correct_memory(
+            app_name=session.app_name,
+            user_id=session.user_id,
+            memory_id=stored[0].memory_id,
+            new_text=candidate.text.strip(),
+            reason="the user said it changed",
+            by=self.by,
+            tags=subject_keys(old.text, candidate.text, ()) or None,
+        )
+        return RoutingOutcome(
+            MemoryHome.LONG_TERM,
+            "stored",
+            candidate.key,
+            f"supersedes {fixed.old_id} (said earlier in the session)",
+            stored_earlier=((old.event_id, old.index),),
         )
 
     async def about_the_same(

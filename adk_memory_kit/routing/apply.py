@@ -126,6 +126,11 @@ class RoutingOutcome:
     status: str
     key: str | None = None
     detail: str = ""
+    #: (event id, sentence index) of sentences said earlier in the session that this outcome
+    #: stored in long-term memory itself (an update's replaced fact, said in an earlier turn
+    #: and not yet ingested): the routing record marks them, so ingestion does not store them
+    #: a second time, as a current fact
+    stored_earlier: tuple[tuple[str, int], ...] = ()
 
 
 def long_term_entry(
@@ -296,9 +301,12 @@ class MemoryApplier:
                     # never reaches long-term memory, not even as a replacement
                     and not detect_sensitive(candidate.text, self.detectors)
                 ):
-                    await self._retire_replaced(candidate, context)
+                    earlier = await self._retire_replaced(candidate, context)
+                    outcome = replace(outcome, stored_earlier=earlier)
                 return outcome
             if home is MemoryHome.LONG_TERM:
+                if candidate.retires_value:
+                    self._clear_retired(candidate, context)
                 return await self._long_term(candidate, context)
             return self._state(candidate, context, home)
         except Exception as exc:  # keep the turn alive; say what failed, not what was said
@@ -310,19 +318,41 @@ class MemoryApplier:
             said = f"{type(exc).__name__}: {exc}" if isinstance(exc, MemoryKitError) else ""
             return RoutingOutcome(home, "failed", candidate.key, said or type(exc).__name__)
 
-    async def _retire_replaced(self, candidate: Candidate, context: Context) -> None:
+    def _clear_retired(self, candidate: Candidate, context: Context) -> bool:
+        """Clear the ``user:`` preference a sentence says no longer holds ("I'm not vegan any
+        more"), when the stored value is the one it retires; returns whether it was cleared.
+        A value saved earlier in this turn (:meth:`_newer_write`) is kept."""
+        name = (candidate.key or "").strip().lower()
+        retired = (candidate.retires_value or "").strip().lower()
+        if not retired or name not in self.vocabulary or self._newer_write(candidate, context):
+            return False
+        key = self.vocabulary.state_key(name)
+        current = context.state.get(key)
+        if not isinstance(current, str) or current.strip().lower() != retired:
+            return False
+        context.state[key] = None
+        context.state[self.vocabulary.written_at_key(name)] = None
+        logger.info("memory router cleared a preference the user said no longer holds")
+        return True
+
+    async def _retire_replaced(
+        self, candidate: Candidate, context: Context
+    ) -> tuple[tuple[str, int], ...]:
         """A changed preference also retires the lasting fact said before, if any ("I dropped
         X, I'm learning Y now"); with none, nothing more is stored. The preference is saved
-        already, so a failure here is logged (its type only) and does not undo it."""
+        already, so a failure here is logged (its type only) and does not undo it. Returns the
+        handler's ``stored_earlier``."""
         if self.update_handler is None:
-            return
+            return ()
         try:
-            await self.update_handler(candidate, context)
+            replaced = await self.update_handler(candidate, context)
         except Exception as exc:  # the saved preference stands; say what failed, not what
             logger.warning(
                 "memory router could not retire the fact a preference replaces: %s",
                 type(exc).__name__,
             )
+            return ()
+        return replaced.stored_earlier if replaced is not None else ()
 
     async def _forget(self, candidate: Candidate, context: Context) -> RoutingOutcome:
         """A request to forget: handed to ``forget_handler``; the request itself is never

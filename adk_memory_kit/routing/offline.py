@@ -37,7 +37,13 @@ from adk_memory_kit.routing.extractors import (
 from adk_memory_kit.routing.learned import Decision, LearnedRouter
 from adk_memory_kit.routing.rule import Candidate
 from adk_memory_kit.routing.text_signals import is_factless_question, is_filler
-from adk_memory_kit.routing.values import DEFAULT_FINDERS, Finder, allowed_value_finder
+from adk_memory_kit.routing.values import (
+    DEFAULT_FINDERS,
+    DEFAULT_RETIRED_FINDERS,
+    Finder,
+    allowed_value_finder,
+    allowed_value_retired,
+)
 from adk_memory_kit.sensitive import HEALTH, Detector, detect_sensitive
 
 _ASKS_TO_FORGET = re.compile(
@@ -144,6 +150,16 @@ class LearnedExtractor:
             if name not in self.finders:
                 self.finders[name] = allowed_value_finder(values)
         self.finders.update(finders or {})
+        # what a sentence says no longer holds ("not vegan any more"), for the names whose
+        # finder is the kit's own
+        self.retired_finders: dict[str, Finder] = {
+            name: finder
+            for name, finder in DEFAULT_RETIRED_FINDERS.items()
+            if self.finders.get(name) is DEFAULT_FINDERS.get(name)
+        }
+        for name, values in vocabulary.allowed_values.items():
+            if name not in self.retired_finders and name not in (finders or {}):
+                self.retired_finders[name] = allowed_value_retired(values)
 
     def usable(self, text: str) -> bool:
         """Whether a message is routed at all (not empty, oversized or binary-looking)."""
@@ -226,7 +242,9 @@ class LearnedExtractor:
         says the sentence replaces an earlier fact (the candidate is flagged
         ``replaces_earlier``)."""
 
-        def lasting(key: str | None = None, replaces_earlier: bool = False) -> Candidate:
+        def lasting(
+            key: str | None = None, replaces_earlier: bool = False, retires: str | None = None
+        ) -> Candidate:
             return Candidate(
                 text=sentence,
                 key=key,
@@ -234,6 +252,7 @@ class LearnedExtractor:
                 needed_in_future_sessions=True,
                 replaces_earlier=replaces_earlier,
                 observed_at=when,
+                retires_value=retires,
             )
 
         if label.startswith("user_state:"):
@@ -244,7 +263,11 @@ class LearnedExtractor:
                 # flagged: the applier also supersedes the lasting fact said before, if any
                 preference = self._preference(sentence, when, name, value)
                 return replace(preference, replaces_earlier=changes)
-            return lasting(key=name, replaces_earlier=changes)
+            retired = self.retired_finders.get(name)
+            gone = retired(sentence) if retired and name in self.vocabulary else None
+            # "I'm not vegetarian any more": a fact that replaces the diet said before, and
+            # the saved value is cleared (it is not the value the sentence states)
+            return lasting(key=name, replaces_earlier=changes or bool(gone), retires=gone)
         if label == "long_term":
             return lasting()
         if label == "update":

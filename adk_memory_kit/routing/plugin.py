@@ -70,7 +70,7 @@ async def route_turn(
     finally:
         ROUTING_CONTEXT.reset(token)
     outcomes = await applier.apply(candidates, context)
-    _record_decisions(context, events, candidates, applier, pending_record)
+    _record_decisions(context, events, candidates, applier, pending_record, outcomes)
     return outcomes
 
 
@@ -80,13 +80,16 @@ def _record_decisions(
     candidates: Sequence,
     applier: MemoryApplier,
     pending: bool,
+    outcomes: Sequence[RoutingOutcome] = (),
 ) -> None:
-    """Write-policy hook: record where each sentence went, on the turn's own events."""
+    """Write-policy hook: record where each sentence went, on the turn's own events (and
+    the earlier sentences an outcome stored itself, ``RoutingOutcome.stored_earlier``)."""
     from adk_memory_kit.routing.records import write_routing_record
 
     try:
         decided = [(c, applier.classify(c)[1]) for c in candidates]
-        write_routing_record(context, events, decided, pending=pending)
+        earlier = [where for o in outcomes for where in o.stored_earlier]
+        write_routing_record(context, events, decided, pending=pending, stored_earlier=earlier)
     except Exception as exc:  # the record is best effort; ingestion then re-classifies
         logger.warning("memory routing: could not record decisions (%s)", type(exc).__name__)
 

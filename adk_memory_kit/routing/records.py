@@ -89,19 +89,31 @@ def locate(candidate: Candidate, events: Sequence[Event]) -> tuple[str, int] | N
 
 
 def routing_record(
-    invocation_id: str, events: Sequence[Event], decided: Iterable[tuple[Candidate, MemoryHome]]
+    invocation_id: str,
+    events: Sequence[Event],
+    decided: Iterable[tuple[Candidate, MemoryHome]],
+    stored_earlier: Iterable[tuple[str, int]] = (),
 ) -> dict[str, Any]:
-    """The record of one routing pass: ``{"sentences": {event_id: {index: [homes]}}}``."""
+    """The record of one routing pass: ``{"sentences": {event_id: {index: [homes]}}}``.
+
+    ``stored_earlier``: (event id, sentence index) of sentences of earlier turns that this
+    pass stored in long-term memory (``RoutingOutcome.stored_earlier``), recorded as such."""
     sentences: dict[str, dict[str, list[str]]] = {}
     unplaced: dict[str, int] = {}
+
+    def mark(event_id: str, index: int, home: MemoryHome) -> None:
+        homes = sentences.setdefault(event_id, {}).setdefault(str(index), [])
+        if home.value not in homes:
+            homes.append(home.value)
+
     for candidate, home in decided:
         where = locate(candidate, events)
         if where is None:
             unplaced[home.value] = unplaced.get(home.value, 0) + 1
             continue
-        homes = sentences.setdefault(where[0], {}).setdefault(str(where[1]), [])
-        if home.value not in homes:
-            homes.append(home.value)
+        mark(where[0], where[1], home)
+    for event_id, index in stored_earlier:
+        mark(str(event_id), int(index), MemoryHome.LONG_TERM)
     return {
         "v": RECORD_VERSION,
         "invocation_id": invocation_id,
@@ -117,6 +129,7 @@ def write_routing_record(
     decided: Sequence[tuple[Candidate, MemoryHome]],
     *,
     pending: bool = True,
+    stored_earlier: Iterable[tuple[str, int]] = (),
 ) -> None:
     """Record the decisions on the turn's after-agent event.
 
@@ -124,10 +137,11 @@ def write_routing_record(
     moves into the event's metadata. Otherwise under the session key ``ROUTING_STATE_KEY``.
     Nothing is written when nothing was decided.
     """
-    if not decided:
+    stored_earlier = list(stored_earlier)
+    if not decided and not stored_earlier:
         return
     key = PENDING_PREFIX + ROUTING_RECORD_KEY if pending else ROUTING_STATE_KEY
-    context.state[key] = routing_record(context.invocation_id, events, decided)
+    context.state[key] = routing_record(context.invocation_id, events, decided, stored_earlier)
 
 
 def attach_pending_records(event: Event) -> bool:

@@ -45,7 +45,10 @@ class Candidate:
     ``importance`` are passed to long-term memory as hygiene metadata, with ``valid_from``
     (when it became true, e.g. a resolved "last Tuesday") and ``memory_type``.
     ``replaces_earlier``: the fact replaces an earlier one on the same subject (an update);
-    ``forget_request``: the sentence asks to delete memories (routed to ``FORGET``).
+    ``forget_request``: the sentence asks to delete memories (routed to ``FORGET``);
+    ``retires_value``: the sentence says the preference ``key`` no longer has this value ("I'm
+    not vegetarian any more"): the applier clears that ``user:`` value when it is the one
+    stored.
     """
 
     text: str
@@ -64,6 +67,7 @@ class Candidate:
     memory_type: str | None = None
     replaces_earlier: bool = False
     forget_request: bool = False
+    retires_value: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.text, str) or not self.text.strip():

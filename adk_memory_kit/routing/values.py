@@ -34,22 +34,40 @@ def _retired(text: str, start: int, end: int) -> bool:
     return bool(_FROM.search(clause)) and bool(_THEN_TO.match(text[end:]))
 
 
-def _first(table: Mapping[str, str], *, retire: bool = True) -> Finder:
-    """A finder returning the canonical value of the earliest phrase of ``table`` found that
-    its clause does not retire ("I quit Italian and I'm learning Greek now" -> Greek); when
-    every phrase is retired, the earliest. ``retire=False``: the earliest, always (an allergy
-    is named by a negation: "never give me shellfish, fish is fine")."""
-    pattern = re.compile(
+def _pattern(table: Mapping[str, str]) -> re.Pattern[str]:
+    return re.compile(
         r"\b(" + "|".join(sorted(map(re.escape, table), key=len, reverse=True)) + r")\b",
         re.IGNORECASE,
     )
 
+
+def _first(table: Mapping[str, str], *, retire: bool = True) -> Finder:
+    """A finder returning the canonical value of the earliest phrase of ``table`` found that
+    its clause does not retire ("I quit Italian and I'm learning Greek now" -> Greek); ``None``
+    when every phrase is retired ("I'm not vegetarian any more" states no diet; see
+    :func:`_retired_first`). ``retire=False``: the earliest, always (an allergy is named by a
+    negation: "never give me shellfish, fish is fine")."""
+    pattern = _pattern(table)
+
     def find(text: str) -> str | None:
         matches = list(pattern.finditer(text))
-        if not matches:
-            return None
         kept = [m for m in matches if not (retire and _retired(text, m.start(), m.end()))]
-        return table[(kept or matches)[0].group(1).lower()]
+        return table[kept[0].group(1).lower()] if kept else None
+
+    return find
+
+
+def _retired_first(table: Mapping[str, str]) -> Finder:
+    """The value a sentence says no longer holds: the canonical value of its earliest phrase
+    of ``table`` when its clause retires every one ("I'm no longer vegetarian" ->
+    vegetarian); ``None`` when the sentence names a value it keeps, or none."""
+    pattern = _pattern(table)
+
+    def find(text: str) -> str | None:
+        matches = list(pattern.finditer(text))
+        if not matches or not all(_retired(text, m.start(), m.end()) for m in matches):
+            return None
+        return table[matches[0].group(1).lower()]
 
     return find
 
@@ -134,6 +152,22 @@ DEFAULT_FINDERS: dict[str, Finder] = {
 }
 
 
+#: The finder of the value each default preference name's sentence retires ("I'm not vegan
+#: any more"): the applier clears that ``user:`` value (allergies never: a negation names one).
+DEFAULT_RETIRED_FINDERS: dict[str, Finder] = {
+    "diet": _retired_first(_DIET),
+    "seat": _retired_first(_SEAT),
+    "cabin_class": _retired_first(_CABIN),
+    "language": _retired_first(_LANGUAGES),
+    "currency": _retired_first(_CURRENCY),
+}
+
+
 def allowed_value_finder(values: frozenset[str]) -> Finder:
     """A finder for a preference restricted to ``values`` (the first one named)."""
     return _first({v: v for v in values}) if values else (lambda _text: None)
+
+
+def allowed_value_retired(values: frozenset[str]) -> Finder:
+    """:func:`allowed_value_finder`'s counterpart for the value a sentence retires."""
+    return _retired_first({v: v for v in values}) if values else (lambda _text: None)

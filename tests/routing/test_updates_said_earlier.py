@@ -1,0 +1,138 @@
+"""Updates whose old fact the router left to ingestion, and preferences a sentence retires,
+through the real Runner, DatabaseSessionService and PgVectorMemoryService with the default
+``MemoryRoutingPlugin()``.
+
+The router keeps no candidate for some sentences (an unsure "sensitive" guess without a
+detector finding, or "nothing worth keeping"); the write policy stores them when the session
+is ingested. An update said later in the same session must still replace such a fact: it is
+stored then, dated when it was said, already superseded, and ingestion adds no current copy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timezone
+
+import pytest
+from google.adk.agents.llm_agent import LlmAgent
+from google.adk.sessions.database_session_service import DatabaseSessionService
+
+from adk_memory_kit import PgVectorMemoryService
+from adk_memory_kit.routing import MemoryRoutingPlugin
+from adk_memory_kit.routing.values import DEFAULT_FINDERS, DEFAULT_RETIRED_FINDERS
+from adk_memory_kit.testing import ScriptedLlm
+from tests.support.memory import unique
+from tests.support.routing import Harness
+from tests.support.routing import texts_of as texts
+
+
+@pytest.fixture
+async def stack(db_url, embedder):
+    sessions = DatabaseSessionService(db_url=db_url)
+    memory = PgVectorMemoryService(db_url, embedder=embedder)
+    agent = LlmAgent(name="helper", model=ScriptedLlm(responder=lambda _: "Noted."))
+
+    async def start() -> Harness:
+        h = Harness(
+            agent, sessions, memory=memory, plugins=[MemoryRoutingPlugin()], user=unique("u")
+        )
+        await h.start()
+        return h
+
+    yield start, memory
+    await memory.close()
+    await sessions.close()
+
+
+async def _search(memory, h: Harness, query: str, **kw) -> list[str]:
+    return texts(await memory.search(app_name=h.app, user_id=h.user, query=query, **kw))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("old", "new", "question"),
+    [
+        (
+            "You can reach me at 07700 900123.",
+            "I've got a new phone, the number is 07700 900456 now, please use that one.",
+            "What is the user's phone number?",
+        ),
+        (
+            "My laptop is an old ThinkPad X220.",
+            "I replaced the ThinkPad with a MacBook Air last week.",
+            "What laptop does the user have?",
+        ),
+    ],
+)
+async def test_an_update_replaces_a_fact_said_earlier_that_was_not_stored_yet(
+    stack, old, new, question
+):
+    start, memory = stack
+    h = await start()
+    await h.turn(old)
+    held = await _search(memory, h, old)
+    assert old not in held, "precondition: the router left the old fact to ingestion"
+    await asyncio.sleep(1.0)
+    between = datetime.now(timezone.utc)
+    await asyncio.sleep(1.0)
+    await h.turn(new)
+    session = await h.sessions.get_session(app_name=h.app, user_id=h.user, session_id=h.session_id)
+    await memory.add_session_to_memory(session)  # the default write policy: no current copy
+    now = await _search(memory, h, question)
+    assert now and now[0].startswith(new[:20]) and old not in now, now
+    assert old not in await _search(memory, h, old)
+    past = await _search(memory, h, question, as_of=between)
+    assert old in past, past
+
+
+@pytest.mark.slow
+async def test_an_unrelated_earlier_sentence_is_left_to_ingestion(stack):
+    start, memory = stack
+    h = await start()
+    unrelated = "My laptop is an old ThinkPad X220."
+    await h.turn(unrelated)
+    await h.turn("We relocated to Edinburgh in the spring.")
+    session = await h.sessions.get_session(app_name=h.app, user_id=h.user, session_id=h.session_id)
+    await memory.add_session_to_memory(session)
+    assert unrelated in await _search(memory, h, "What laptop does the user have?")
+
+
+@pytest.mark.slow
+async def test_a_preference_the_user_says_no_longer_holds_is_cleared(stack):
+    start, memory = stack
+    h = await start()
+    await h.turn("I'm vegetarian.")
+    assert (await h.state()).get("user:pref_diet") == "vegetarian"
+    changed = "I'm no longer vegetarian, I eat fish and chicken again."
+    await h.turn(changed)
+    state = await h.state()
+    assert state.get("user:pref_diet") is None
+    found = await _search(memory, h, "Is the user vegetarian?")
+    assert any(t.startswith("I'm no longer vegetarian") for t in found), found
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "retired"),
+    [
+        ("diet", "I'm not vegan any more.", "vegan"),
+        ("language", "I don't speak French.", "French"),
+        ("seat", "Never a middle seat.", "middle"),
+        ("currency", "Stop quoting me in dollars.", "USD"),
+    ],
+)
+def test_a_sentence_that_retires_its_only_value_states_none(name, text, retired):
+    assert DEFAULT_FINDERS[name](text) is None
+    assert DEFAULT_RETIRED_FINDERS[name](text) == retired
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("diet", "I used to be pescatarian but I'm fully vegan now."),
+        ("diet", "I don't eat meat."),
+        ("seat", "An aisle seat if you can."),
+    ],
+)
+def test_a_sentence_that_keeps_a_value_retires_none(name, text):
+    assert DEFAULT_FINDERS[name](text) is not None
+    assert DEFAULT_RETIRED_FINDERS[name](text) is None
