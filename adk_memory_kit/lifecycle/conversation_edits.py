@@ -45,7 +45,9 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from google.adk.memory.memory_entry import MemoryEntry
 from google.adk.models.base_llm import BaseLlm
+from google.genai import types as genai_types
 
 from adk_memory_kit._adk_compat import context_memory_service
 from adk_memory_kit.core.scope import user_scope
@@ -227,6 +229,18 @@ class SaidEarlier:
     when: datetime | None
 
 
+_SAID = "said-earlier:"
+
+
+def _said_entry(key: str, said: SaidEarlier) -> MemoryEntry:
+    """A memory-like entry for a sentence not stored yet (``key`` as its id), to be scored."""
+    return MemoryEntry(
+        id=key,
+        content=genai_types.Content(role="user", parts=[genai_types.Part(text=said.text)]),
+        author="user",
+    )
+
+
 def unstored_sentences(context: Context, limit: int) -> list[SaidEarlier]:
     """The user's last ``limit`` sentences of earlier turns of this session that no routing
     record gives a home and that ingestion would store (not sensitive, filler or a question
@@ -396,7 +410,7 @@ class ConversationEdits:
         memory beside the update): the sentence about the same subject
         (:meth:`about_the_same`'s check) is stored now, dated when it was said, and corrected
         to the new fact, so ``as_of`` reaches it and a default search does not. The outcome's
-        ``stored_earlier`` tells the routing record, so ingestion leaves that sentence out.
+        ``earlier`` tells the routing record, so ingestion leaves that sentence out.
         ``None``: no such sentence (the fact is stored as usual)."""
         embedder = getattr(service, "embedder", None)
         said = unstored_sentences(context, self.earlier_sentences)
@@ -443,7 +457,7 @@ class ConversationEdits:
             "stored",
             candidate.key,
             f"supersedes {fixed.old_id} (said earlier in the session)",
-            stored_earlier=((old.event_id, old.index),),
+            earlier=((old.event_id, old.index, MemoryHome.LONG_TERM),),
         )
 
     async def about_the_same(
@@ -492,17 +506,31 @@ class ConversationEdits:
         deleted = 0
         deleted_ids: list[str] = []
         ambiguous = 0
+        unstored: list[SaidEarlier] = []
         service = context_memory_service(context)
         if service is not None and hasattr(service, "search"):
             judge = self.forget_judge
+            # what the user said earlier in this session and no router stored yet (ingestion
+            # would store it later) is weighed beside the stored memories
+            pending = {
+                f"{_SAID}{i}": s
+                for i, s in enumerate(unstored_sentences(context, self.earlier_sentences))
+            }
             scored, closeness, searched = await self._scored_closeness(
-                service, session, subject, widen=judge.max_candidates * 2 if judge else 0
+                service,
+                session,
+                subject,
+                widen=judge.max_candidates * 2 if judge else 0,
+                extra=[_said_entry(key, s) for key, s in pending.items()],
             )
             # the offline decision is the one made without a judge: over what the search found
             chosen, ambiguous = self.decide(subject, scored[:searched])
             if judge is not None and scored:
                 chosen, ambiguous = await self.judged(subject, scored, closeness, chosen, ambiguous)
             for memory in chosen:
+                if str(memory.id) in pending:  # not stored yet: ingestion will leave it out
+                    unstored.append(pending[str(memory.id)])
+                    continue
                 gone = await service.delete_memory(
                     app_name=session.app_name, user_id=session.user_id, memory_id=memory.id
                 )
@@ -511,6 +539,9 @@ class ConversationEdits:
                     deleted_ids.append(str(memory.id))
             if deleted:
                 homes.append("long_term")
+            if unstored:
+                deleted += len(unstored)
+                homes.append("this_session")
         wanted = content_stems(subject)
         # a preference or scratchpad fact must share a naming word, not just "number",
         # "name", "old" or "details" ("my sister's name" is not the preferred name)
@@ -551,7 +582,13 @@ class ConversationEdits:
             return RoutingOutcome(
                 MemoryHome.FORGET, "skipped", None, f"ambiguous: {ambiguous} close matches"
             )
-        return RoutingOutcome(MemoryHome.FORGET, "forgotten", None, f"{deleted} deleted")
+        return RoutingOutcome(
+            MemoryHome.FORGET,
+            "forgotten",
+            None,
+            f"{deleted} deleted",
+            earlier=tuple((s.event_id, s.index, MemoryHome.FORGET) for s in unstored),
+        )
 
     async def _scored(
         self, service: Any, session: Any, subject: str
@@ -564,12 +601,18 @@ class ConversationEdits:
         return scored
 
     async def _scored_closeness(
-        self, service: Any, session: Any, subject: str, widen: int = 0
+        self,
+        service: Any,
+        session: Any,
+        subject: str,
+        widen: int = 0,
+        extra: Sequence[Any] = (),
     ) -> tuple[list[tuple[Any, float, bool]], list[float], int]:
         """:meth:`_scored`, each memory's closeness to the subject (the higher of its score
         and its cosine: what orders the judge's shortlist), and how many of them the searches
-        found; ``widen``: this many memories closest to the subject below the search's
-        relevance floor (:meth:`_below_the_floor`) follow those."""
+        found (with ``extra``: memory-like entries weighed as if the searches found them);
+        ``widen``: this many memories closest to the subject below the search's relevance
+        floor (:meth:`_below_the_floor`) follow those."""
         whose = possessor(subject)
         head = _head(subject, whose) if whose else subject
         named_kinds = await self._kinds_named(service, head)
@@ -586,6 +629,8 @@ class ConversationEdits:
             )
             for memory in result.memories:
                 found.setdefault(str(memory.id), memory)
+        for memory in extra:
+            found.setdefault(str(memory.id), memory)
         searched = len(found)
         if widen:
             for memory in await self._below_the_floor(service, session, subject, widen):

@@ -126,11 +126,11 @@ class RoutingOutcome:
     status: str
     key: str | None = None
     detail: str = ""
-    #: (event id, sentence index) of sentences said earlier in the session that this outcome
-    #: stored in long-term memory itself (an update's replaced fact, said in an earlier turn
-    #: and not yet ingested): the routing record marks them, so ingestion does not store them
-    #: a second time, as a current fact
-    stored_earlier: tuple[tuple[str, int], ...] = ()
+    #: (event id, sentence index, home) of sentences said in earlier turns of the session,
+    #: not stored yet, that this outcome gave a home: an update's replaced fact, stored in
+    #: long-term memory (superseded); what a forget request names (``FORGET``: never stored).
+    #: The routing record marks them, so ingestion does not store them as current memories.
+    earlier: tuple[tuple[str, int, MemoryHome], ...] = ()
 
 
 def long_term_entry(
@@ -302,7 +302,7 @@ class MemoryApplier:
                     and not detect_sensitive(candidate.text, self.detectors)
                 ):
                     earlier = await self._retire_replaced(candidate, context)
-                    outcome = replace(outcome, stored_earlier=earlier)
+                    outcome = replace(outcome, earlier=earlier)
                 return outcome
             if home is MemoryHome.LONG_TERM:
                 if candidate.retires_value:
@@ -337,11 +337,11 @@ class MemoryApplier:
 
     async def _retire_replaced(
         self, candidate: Candidate, context: Context
-    ) -> tuple[tuple[str, int], ...]:
+    ) -> tuple[tuple[str, int, MemoryHome], ...]:
         """A changed preference also retires the lasting fact said before, if any ("I dropped
         X, I'm learning Y now"); with none, nothing more is stored. The preference is saved
         already, so a failure here is logged (its type only) and does not undo it. Returns the
-        handler's ``stored_earlier``."""
+        handler's ``earlier``."""
         if self.update_handler is None:
             return ()
         try:
@@ -352,7 +352,7 @@ class MemoryApplier:
                 type(exc).__name__,
             )
             return ()
-        return replaced.stored_earlier if replaced is not None else ()
+        return replaced.earlier if replaced is not None else ()
 
     async def _forget(self, candidate: Candidate, context: Context) -> RoutingOutcome:
         """A request to forget: handed to ``forget_handler``; the request itself is never

@@ -83,13 +83,13 @@ def _record_decisions(
     outcomes: Sequence[RoutingOutcome] = (),
 ) -> None:
     """Write-policy hook: record where each sentence went, on the turn's own events (and
-    the earlier sentences an outcome stored itself, ``RoutingOutcome.stored_earlier``)."""
+    the earlier sentences an outcome gave a home, ``RoutingOutcome.earlier``)."""
     from adk_memory_kit.routing.records import write_routing_record
 
     try:
         decided = [(c, applier.classify(c)[1]) for c in candidates]
-        earlier = [where for o in outcomes for where in o.stored_earlier]
-        write_routing_record(context, events, decided, pending=pending, stored_earlier=earlier)
+        earlier = [where for o in outcomes for where in o.earlier]
+        write_routing_record(context, events, decided, pending=pending, earlier=earlier)
     except Exception as exc:  # the record is best effort; ingestion then re-classifies
         logger.warning("memory routing: could not record decisions (%s)", type(exc).__name__)
 

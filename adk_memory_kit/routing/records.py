@@ -92,12 +92,12 @@ def routing_record(
     invocation_id: str,
     events: Sequence[Event],
     decided: Iterable[tuple[Candidate, MemoryHome]],
-    stored_earlier: Iterable[tuple[str, int]] = (),
+    earlier: Iterable[tuple[str, int, MemoryHome]] = (),
 ) -> dict[str, Any]:
     """The record of one routing pass: ``{"sentences": {event_id: {index: [homes]}}}``.
 
-    ``stored_earlier``: (event id, sentence index) of sentences of earlier turns that this
-    pass stored in long-term memory (``RoutingOutcome.stored_earlier``), recorded as such."""
+    ``earlier``: (event id, sentence index, home) of sentences of earlier turns that this pass
+    gave a home (``RoutingOutcome.earlier``), recorded as such."""
     sentences: dict[str, dict[str, list[str]]] = {}
     unplaced: dict[str, int] = {}
 
@@ -112,8 +112,8 @@ def routing_record(
             unplaced[home.value] = unplaced.get(home.value, 0) + 1
             continue
         mark(where[0], where[1], home)
-    for event_id, index in stored_earlier:
-        mark(str(event_id), int(index), MemoryHome.LONG_TERM)
+    for event_id, index, home in earlier:
+        mark(str(event_id), int(index), home)
     return {
         "v": RECORD_VERSION,
         "invocation_id": invocation_id,
@@ -129,7 +129,7 @@ def write_routing_record(
     decided: Sequence[tuple[Candidate, MemoryHome]],
     *,
     pending: bool = True,
-    stored_earlier: Iterable[tuple[str, int]] = (),
+    earlier: Iterable[tuple[str, int, MemoryHome]] = (),
 ) -> None:
     """Record the decisions on the turn's after-agent event.
 
@@ -137,11 +137,11 @@ def write_routing_record(
     moves into the event's metadata. Otherwise under the session key ``ROUTING_STATE_KEY``.
     Nothing is written when nothing was decided.
     """
-    stored_earlier = list(stored_earlier)
-    if not decided and not stored_earlier:
+    earlier = list(earlier)
+    if not decided and not earlier:
         return
     key = PENDING_PREFIX + ROUTING_RECORD_KEY if pending else ROUTING_STATE_KEY
-    context.state[key] = routing_record(context.invocation_id, events, decided, stored_earlier)
+    context.state[key] = routing_record(context.invocation_id, events, decided, earlier)
 
 
 def attach_pending_records(event: Event) -> bool:

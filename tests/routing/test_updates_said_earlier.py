@@ -1,4 +1,5 @@
-"""Updates whose old fact the router left to ingestion, and preferences a sentence retires,
+"""Updates and forget requests about a fact the router left to ingestion, and preferences a
+sentence retires,
 through the real Runner, DatabaseSessionService and PgVectorMemoryService with the default
 ``MemoryRoutingPlugin()``.
 
@@ -6,6 +7,7 @@ The router keeps no candidate for some sentences (an unsure "sensitive" guess wi
 detector finding, or "nothing worth keeping"); the write policy stores them when the session
 is ingested. An update said later in the same session must still replace such a fact: it is
 stored then, dated when it was said, already superseded, and ingestion adds no current copy.
+A forget request said later in the session must keep it from being stored at all.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from google.adk.agents.llm_agent import LlmAgent
 from google.adk.sessions.database_session_service import DatabaseSessionService
 
 from adk_memory_kit import PgVectorMemoryService
+from adk_memory_kit.lifecycle.conversation_edits import FORGET_STATE_KEY
 from adk_memory_kit.routing import MemoryRoutingPlugin
 from adk_memory_kit.routing.values import DEFAULT_FINDERS, DEFAULT_RETIRED_FINDERS
 from adk_memory_kit.testing import ScriptedLlm
@@ -95,6 +98,28 @@ async def test_an_unrelated_earlier_sentence_is_left_to_ingestion(stack):
     session = await h.sessions.get_session(app_name=h.app, user_id=h.user, session_id=h.session_id)
     await memory.add_session_to_memory(session)
     assert unrelated in await _search(memory, h, "What laptop does the user have?")
+
+
+@pytest.mark.slow
+async def test_a_forget_request_keeps_a_fact_said_earlier_from_being_stored(stack):
+    start, memory = stack
+    h = await start()
+    target, neighbour = "You can reach me at 07700 900123.", "My laptop is an old ThinkPad X220."
+    await h.turn(target)
+    await h.turn(neighbour)
+    assert target not in await _search(memory, h, target), "precondition: left to ingestion"
+    request = "Please forget my phone number."
+    await h.turn(request)
+    state = await h.state()
+    assert state[FORGET_STATE_KEY]["deleted"] == 1
+    assert "this_session" in state[FORGET_STATE_KEY]["homes"]
+    session = await h.sessions.get_session(app_name=h.app, user_id=h.user, session_id=h.session_id)
+    await memory.add_session_to_memory(session)
+    left = set()
+    for query in (target, neighbour, request, "phone number"):
+        left.update(await _search(memory, h, query))
+    assert target not in left and request not in left
+    assert neighbour in left
 
 
 @pytest.mark.slow
