@@ -4,6 +4,7 @@ Usage::
 
     python benchmarks/routing_edits.py [--split heldout|tune|all] [--only updates|forgets]
     python benchmarks/routing_edits.py --split tune|heldout --judge-reach
+    python benchmarks/routing_edits.py --split tune|heldout --conversation
 
 Corpus: ``tests/routing/data/edits.jsonl`` (136 update scenarios: an old fact said
 ``gap_days`` before the statement that replaces it, a question; 24 plain facts; 164 forget
@@ -20,7 +21,19 @@ subject) are applied with ``replaces_earlier`` forced on: a false flag must supe
 never stored its target: nothing may be deleted (a weak match asks for a confirmation).
 ``--judge-reach`` measures only whether each precise or broad request's target is on the
 shortlist a model judge (``ForgetJudge``) would be shown, among 35 memories of the user: the
-ceiling of the judged path; no model is called. Figures and their reading: docs/routing.md.
+ceiling of the judged path; no model is called.
+
+``--conversation`` runs each update and precise or broad forget request as one conversation
+through the default stack instead, as a user's agent would: a real ``Runner`` with
+``MemoryRoutingPlugin()`` (nothing wired by hand) and ``DatabaseSessionService``, the old fact
+(or the target) and the neighbour said as turns, then the new sentence (or the request);
+then ``add_session_to_memory`` under the default write policy and ``search_memory`` with the
+question. Whatever the router does with each turn counts (a preference lands in ``user:``
+state: an update is then answered when the new turn changed that ``user:`` value). A
+neighbour or filler missing at the end is replayed in the same conversation without the
+update or request: when it is not stored there either, the router kept it out (not counted
+as lost).
+Figures and their reading: docs/routing.md.
 """
 
 from __future__ import annotations
@@ -30,6 +43,7 @@ import asyncio
 import json
 import logging
 import random
+import re
 import sys
 import uuid
 from dataclasses import replace
@@ -40,6 +54,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
+from google.adk.agents.llm_agent import LlmAgent  # noqa: E402
+from google.adk.sessions.database_session_service import DatabaseSessionService  # noqa: E402
+
 from adk_memory_kit import PgVectorMemoryService  # noqa: E402
 from adk_memory_kit.db import embedded_db_url  # noqa: E402
 from adk_memory_kit.lifecycle.conversation_edits import (  # noqa: E402
@@ -48,11 +65,17 @@ from adk_memory_kit.lifecycle.conversation_edits import (  # noqa: E402
     conversation_edit_handlers,
 )
 from adk_memory_kit.lifecycle.forget_judge import ForgetJudge  # noqa: E402
-from adk_memory_kit.routing import MemoryApplier, MemoryHome  # noqa: E402
+from adk_memory_kit.routing import MemoryApplier, MemoryHome, MemoryRoutingPlugin  # noqa: E402
+from adk_memory_kit.routing.apply import normalize_fact_text  # noqa: E402
 from adk_memory_kit.routing.offline import LearnedExtractor  # noqa: E402
 from adk_memory_kit.routing.rule import Candidate  # noqa: E402
 from adk_memory_kit.testing import ScriptedLlm  # noqa: E402
-from tests.support.routing import make_context, store_facts, texts_of  # noqa: E402
+from tests.support.routing import (  # noqa: E402
+    Harness,  # noqa: E402
+    make_context,
+    store_facts,
+    texts_of,
+)
 
 REACH_KINDS = ("forget_precise", "forget_broad")
 CORPUS = ROOT / "tests" / "routing" / "data" / "edits.jsonl"
@@ -199,6 +222,156 @@ async def run_reach(row, memory, others: list[str], seed: int, show: bool) -> di
     return {"shown": target in shown, "count": len(shown), "stored": bool(texts_of(alone))}
 
 
+_DATED = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)")
+
+
+def _said(sentence: str, texts: list[str]) -> int | None:
+    """The position in ``texts`` of the memory holding ``sentence`` as the router words it
+    (a capital, a full stop, a resolved date in brackets); ``None``: not there."""
+    wanted = normalize_fact_text(sentence)
+    for i, text in enumerate(texts):
+        if normalize_fact_text(_DATED.sub("", text)) == wanted:
+            return i
+    return None
+
+
+async def _conversation(stack, turns: list[str]) -> tuple[Harness, list[dict]]:
+    """A fresh user's session through the Runner: each turn said, the state after each."""
+    sessions, memory, agent = stack
+    user = f"u-{uuid.uuid4().hex[:8]}"
+    h = Harness(agent, sessions, memory=memory, plugins=[MemoryRoutingPlugin()], user=user)
+    await h.start()
+    states = []
+    for turn in turns:
+        await h.turn(turn)
+        states.append(await h.state())
+    return h, states
+
+
+async def _ingest(h: Harness) -> None:
+    session = await h.sessions.get_session(app_name=h.app, user_id=h.user, session_id=h.session_id)
+    await h.runner.memory_service.add_session_to_memory(session)
+
+
+async def _stored(memory, h: Harness, sentence: str) -> bool:
+    """Whether ``sentence`` is a current memory of ``h``'s user (searched by itself)."""
+    found = await memory.search_memory(app_name=h.app, user_id=h.user, query=sentence)
+    return _said(sentence, texts_of(found)) is not None
+
+
+async def run_update_conversation(row, stack, show: bool) -> dict:
+    """``--conversation``: the old fact, its neighbour and a filler, then the new sentence."""
+    _, memory, _ = stack
+    unrelated = [*([row["neighbour"]] if row.get("neighbour") else []), FILLER[0]]
+    h, states = await _conversation(stack, [row["old"], *unrelated])
+    between = datetime.now(timezone.utc)
+    await h.turn(row["new"])
+    after = await h.state()
+    before = states[-1]
+    in_state = any(
+        k.startswith("user:pref_") and not k.endswith("_at") and after.get(k) != before.get(k)
+        for k in after
+    )
+    await _ingest(h)
+    found = await memory.search_memory(app_name=h.app, user_id=h.user, query=row["question"])
+    texts = texts_of(found)
+    new_at, old_at = _said(row["new"], texts), _said(row["old"], texts)
+    past = texts_of(
+        await memory.search(app_name=h.app, user_id=h.user, query=row["question"], as_of=between)
+    )
+    missing = [t for t in unrelated if not await _stored(memory, h, t)]
+    if missing:  # never stored (the router sent it elsewhere), or superseded by the update?
+        control, _ = await _conversation(stack, [row["old"], *unrelated])
+        await _ingest(control)
+        missing = [t for t in missing if await _stored(memory, control, t)]
+    kept = len(unrelated) - len(missing)
+    out = {
+        "current_first": in_state or (new_at is not None and (old_at is None or new_at < old_at)),
+        "in_state": in_state,
+        "old_current": old_at is not None,
+        "as_of_old": _said(row["old"], past) is not None,
+        "unrelated_kept": kept,
+        "unrelated": len(unrelated),
+    }
+    if show and not out["current_first"]:
+        print(f"miss (update, conversation): {row['new']!r} -> {texts[:3]}")
+    return out
+
+
+async def run_forget_conversation(row, stack, show: bool) -> dict:
+    """``--conversation``: the target, its neighbour and a filler, then the request."""
+    _, memory, _ = stack
+    h, _ = await _conversation(stack, [row["target"], row["neighbour"], FILLER[0], row["request"]])
+    await _ingest(h)
+    left: list[str] = []
+    for query in (row["target"], row["neighbour"], FILLER[0], row["request"]):
+        left += texts_of(await memory.search_memory(app_name=h.app, user_id=h.user, query=query))
+    kept = _said(row["neighbour"], left) is not None
+    if not kept:  # never stored (the router sent it elsewhere), or deleted by the request?
+        control, _ = await _conversation(stack, [row["target"], row["neighbour"], FILLER[0]])
+        await _ingest(control)
+        kept = not await _stored(memory, control, row["neighbour"])
+    out = {
+        "target_gone": _said(row["target"], left) is None,
+        "neighbour_kept": kept,
+        "stored_request": _said(row["request"], left) is not None,
+        "confirm": bool(((await h.state()).get(FORGET_STATE_KEY) or {}).get("needs_confirmation")),
+    }
+    if show and (not out["target_gone"] or out["stored_request"]):
+        print(f"miss ({row['kind']}, conversation): {row['request']!r}")
+    return out
+
+
+async def conversation_figures(split: str, added: str | None, only: str, show: bool) -> None:
+    url = embedded_db_url()
+    sessions = DatabaseSessionService(db_url=url)
+    memory = PgVectorMemoryService(url)
+    agent = LlmAgent(name="helper", model=ScriptedLlm(responder=lambda _: "Noted."))
+    stack = (sessions, memory, agent)
+    rows = load(split, added)
+    updates = [
+        await run_update_conversation(r, stack, show)
+        for r in rows
+        if r["kind"] == "update" and only != "forgets"
+    ]
+    forgets: dict[str, list] = {}
+    for r in rows:
+        if r["kind"] in REACH_KINDS and only != "updates":
+            out = await run_forget_conversation(r, stack, show)
+            forgets.setdefault(r["kind"].removeprefix("forget_"), []).append(out)
+    await memory.close()
+    await sessions.close()
+
+    def rate(xs, key):
+        return f"{sum(x[key] for x in xs)} / {len(xs)}"
+
+    print(f"split: {split}, each case one conversation through the Runner")
+    if updates:
+        kept = sum(x["unrelated_kept"] for x in updates)
+        print(
+            "| updates | current fact above the old (of which in user: state) | old fact still "
+            "current | as_of reaches the old | unrelated memories still current |"
+        )
+        print("|---|---|---|---|---|")
+        print(
+            f"| {len(updates)} | {rate(updates, 'current_first')} "
+            f"({sum(x['in_state'] for x in updates)}) | {rate(updates, 'old_current')} | "
+            f"{rate(updates, 'as_of_old')} | {kept} / {sum(x['unrelated'] for x in updates)} |"
+        )
+    if forgets:
+        print(
+            "\n| forget requests | target gone | neighbour kept | confirmation asked | "
+            "request stored |"
+        )
+        print("|---|---|---|---|---|")
+        for kind, xs in forgets.items():
+            print(
+                f"| {kind} ({len(xs)}) | {rate(xs, 'target_gone')} | "
+                f"{rate(xs, 'neighbour_kept')} | {rate(xs, 'confirm')} | "
+                f"{rate(xs, 'stored_request')} |"
+            )
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--split", default="heldout", choices=("heldout", "tune", "all"))
@@ -213,7 +386,16 @@ async def main() -> None:
         help="only: how often a forget request's target is on the shortlist the model judge "
         "is shown, among 35 memories (no model is called)",
     )
+    parser.add_argument(
+        "--conversation",
+        action="store_true",
+        help="run each update and precise or broad forget request as one conversation through "
+        "the Runner with MemoryRoutingPlugin(), then add_session_to_memory and search_memory",
+    )
     args = parser.parse_args()
+    if args.conversation:
+        await conversation_figures(args.split, args.added, args.only, args.show_misses)
+        return
     memory = PgVectorMemoryService(embedded_db_url())
     if args.judge_reach:
         logging.getLogger("adk_memory_kit.lifecycle.conversation_edits").setLevel(logging.ERROR)
