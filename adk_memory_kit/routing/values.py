@@ -116,8 +116,13 @@ _TITLE = r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|Professor)\.?\s+)?"
 _CAP = r"[A-Z][a-zA-Z\u00c0-\u017f'-]+"
 _NAME_CUE = re.compile(
     r"\b(?i:prefer|call me|calls me|call me by my nickname,?|go by|know me as|knows me as|"
-    r"address me as|refer to me as|addressing me|called|name is|name's|use the name|"
+    r"address me as|refer to me as|addressing me|(?:be|am|I'm|being|get) called|"
+    r"my name is|my name's|my first name is|use the name|"
     r"say|I'm|I am|use|but|use my first name,?|address me as)\s+(?P<name>" + _TITLE + _CAP + r")",
+)
+# someone else's name ("a guy called Marco", "her name is Ana"): not the user's own
+_OTHERS_NAME = re.compile(
+    r"\b(?i:called|named|(?:his|her|their|\w+'s) name is)\s+" + _CAP,
 )
 _NON_NAMES = {"I", "Please", "Just", "The", "My", "Hi", "Hello", "Use", "Call", "Say"}
 
@@ -134,6 +139,8 @@ def _name(text: str) -> str | None:
     names = [n for n in names if n.split()[-1] not in _NON_NAMES]
     if names:
         return names[-1].rstrip(".,")
+    if _OTHERS_NAME.search(text):
+        return None
     later = [w.strip(".,!") for w in text.split()[1:] if re.fullmatch(_CAP + r"[.,!]?", w)]
     later = [w for w in later if w not in _NON_NAMES]
     return later[-1] if later else None

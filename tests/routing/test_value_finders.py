@@ -60,3 +60,28 @@ def test_a_negation_or_from_that_retires_nothing_keeps_the_first_value(
 
 def test_a_sentence_naming_no_value_finds_none():
     assert DEFAULT_FINDERS["language"]("I like learning new things.") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My cousin has a lodger called Ravi.",
+        "We hired a builder named Kowalski.",
+        "His name is Theo.",
+        "My aunt's name is Maureen.",
+    ],
+)
+def test_someone_elses_name_is_not_the_users_preferred_name(text: str):
+    assert DEFAULT_FINDERS["preferred_name"](text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("I'd like to be called Robbie from now on.", "Robbie"),
+        ("My name is Harriet but everyone calls me Hattie.", "Hattie"),
+        ("My first name is Oluwaseun.", "Oluwaseun"),
+    ],
+)
+def test_the_users_own_name_is_still_found(text: str, value: str):
+    assert DEFAULT_FINDERS["preferred_name"](text) == value
