@@ -317,8 +317,9 @@ async def run_forget_conversation(row, stack, show: bool) -> dict:
         "stored_request": _said(row["request"], left) is not None,
         "confirm": bool(((await h.state()).get(FORGET_STATE_KEY) or {}).get("needs_confirmation")),
     }
-    if show and (not out["target_gone"] or out["stored_request"]):
-        print(f"miss ({row['kind']}, conversation): {row['request']!r}")
+    if show and (not out["target_gone"] or out["stored_request"] or not kept):
+        lost = "" if kept else ", neighbour lost"
+        print(f"miss ({row['kind']}, conversation{lost}): {row['request']!r}")
     return out
 
 
