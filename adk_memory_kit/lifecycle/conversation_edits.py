@@ -61,7 +61,13 @@ from adk_memory_kit.lifecycle.working_memory_forget import forget_in_working_mem
 from adk_memory_kit.memory.entries import entry_from_row, search_filters
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.search import SearchOptions, search_on_engine
-from adk_memory_kit.routing.apply import NOTES_KEY, RoutingOutcome, long_term_entry
+from adk_memory_kit.routing.apply import (
+    NOTES_KEY,
+    RECORDING_EARLIER,
+    RoutingOutcome,
+    long_term_entry,
+    normalize_fact_text,
+)
 from adk_memory_kit.routing.extractors import event_text, event_time, split_sentences
 from adk_memory_kit.routing.records import RoutingDecisions
 from adk_memory_kit.routing.rule import Candidate, MemoryHome
@@ -243,8 +249,12 @@ def _said_entry(key: str, said: SaidEarlier) -> MemoryEntry:
 
 def unstored_sentences(context: Context, limit: int) -> list[SaidEarlier]:
     """The user's last ``limit`` sentences of earlier turns of this session that no routing
-    record gives a home and that ingestion would store (not sensitive, filler or a question
-    without a fact), oldest first; the sentence indexes are the write policy's."""
+    record gives a home and that ingestion would store (not sensitive, filler or a
+    question without a fact), oldest first; the sentence indexes are the write policy's.
+    Empty unless the routing plugin records what the caller decides about them
+    (``RECORDING_EARLIER``)."""
+    if limit <= 0 or not RECORDING_EARLIER.get():
+        return []
     session = context.session
     decisions = RoutingDecisions(session.events)
     found: list[SaidEarlier] = []
@@ -263,7 +273,7 @@ def unstored_sentences(context: Context, limit: int) -> list[SaidEarlier]:
             if is_factless_question(sentence) or detect_sensitive(sentence):
                 continue
             found.append(SaidEarlier(event.id, index, sentence, event_time(event)))
-    return found[-limit:] if limit > 0 else []
+    return found[-limit:]
 
 
 @dataclass(frozen=True)
@@ -440,8 +450,9 @@ class ConversationEdits:
             custom_metadata=meta or None,
         )
         outcomes = getattr(report, "outcomes", None) or []
-        stored = [o for o in outcomes if o.outcome in ("ADD", "WRITTEN", "UPDATE") and o.memory_id]
-        if not stored:  # rejected or merged by the service's own policy: stored as usual
+        # written (or the stored fact it duplicates, or a row held for review): corrected
+        stored = [o for o in outcomes if o.outcome != "REJECTED" and o.memory_id]
+        if not stored:  # rejected by the service's own policy: the update is stored as usual
             return None
         fixed = await curator.correct_memory(
             app_name=session.app_name,
@@ -507,6 +518,8 @@ class ConversationEdits:
         deleted_ids: list[str] = []
         ambiguous = 0
         unstored: list[SaidEarlier] = []
+        twins: dict[str, str] = {}  # a said sentence already stored -> that memory's id
+        marked: list[SaidEarlier] = []
         service = context_memory_service(context)
         if service is not None and hasattr(service, "search"):
             judge = self.forget_judge
@@ -522,6 +535,7 @@ class ConversationEdits:
                 subject,
                 widen=judge.max_candidates * 2 if judge else 0,
                 extra=[_said_entry(key, s) for key, s in pending.items()],
+                twins=twins,
             )
             # the offline decision is the one made without a judge: over what the search found
             chosen, ambiguous = self.decide(subject, scored[:searched])
@@ -539,6 +553,10 @@ class ConversationEdits:
                     deleted_ids.append(str(memory.id))
             if deleted:
                 homes.append("long_term")
+            gone = {str(m.id) for m in chosen}
+            # a sentence ingested since (a checkpoint) was weighed once, as its stored row;
+            # that row going means the sentence is never stored again either
+            marked = [pending[key] for key, twin in twins.items() if twin in gone]
             if unstored:
                 deleted += len(unstored)
                 homes.append("this_session")
@@ -587,7 +605,7 @@ class ConversationEdits:
             "forgotten",
             None,
             f"{deleted} deleted",
-            earlier=tuple((s.event_id, s.index, MemoryHome.FORGET) for s in unstored),
+            earlier=tuple((s.event_id, s.index, MemoryHome.FORGET) for s in [*unstored, *marked]),
         )
 
     async def _scored(
@@ -607,10 +625,13 @@ class ConversationEdits:
         subject: str,
         widen: int = 0,
         extra: Sequence[Any] = (),
+        twins: dict[str, str] | None = None,
     ) -> tuple[list[tuple[Any, float, bool]], list[float], int]:
         """:meth:`_scored`, each memory's closeness to the subject (the higher of its score
         and its cosine: what orders the judge's shortlist), and how many of them the searches
-        found (with ``extra``: memory-like entries weighed as if the searches found them);
+        found (with ``extra``: memory-like entries weighed as if the searches found them, but
+        one whose text a found memory holds is left out and put in ``twins`` as extra id ->
+        that memory's id);
         ``widen``: this many memories closest to the subject below the search's relevance
         floor (:meth:`_below_the_floor`) follow those."""
         whose = possessor(subject)
@@ -629,7 +650,14 @@ class ConversationEdits:
             )
             for memory in result.memories:
                 found.setdefault(str(memory.id), memory)
+        held = {key: normalize_fact_text(_text(m)) for key, m in found.items()}
         for memory in extra:
+            said = normalize_fact_text(_text(memory))
+            twin = next((k for k, text in held.items() if said and said in text), None)
+            if twin is not None:
+                if twins is not None:
+                    twins[str(memory.id)] = twin
+                continue
             found.setdefault(str(memory.id), memory)
         searched = len(found)
         if widen:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Collection, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -131,6 +132,12 @@ class RoutingOutcome:
     #: long-term memory (superseded); what a forget request names (``FORGET``: never stored).
     #: The routing record marks them, so ingestion does not store them as current memories.
     earlier: tuple[tuple[str, int, MemoryHome], ...] = ()
+
+
+#: True while the routing plugin applies a turn's candidates (``route_turn``), whose routing
+#: record then carries each outcome's ``earlier`` homes: a handler gives sentences of earlier
+#: turns a home only then (another caller, a tool's ``apply_one``, would lose the mark).
+RECORDING_EARLIER: ContextVar[bool] = ContextVar("adk_memory_kit_recording_earlier", default=False)
 
 
 def long_term_entry(

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from google.adk.plugins.base_plugin import BasePlugin
 
 from adk_memory_kit.core.db_errors import contained_doors, describe, translates_db_errors
-from adk_memory_kit.routing.apply import MemoryApplier, RoutingOutcome
+from adk_memory_kit.routing.apply import RECORDING_EARLIER, MemoryApplier, RoutingOutcome
 from adk_memory_kit.routing.extractors import Extractor, turn_events
 from adk_memory_kit.routing.side_calls import ROUTING_CONTEXT
 
@@ -69,7 +69,11 @@ async def route_turn(
         return []
     finally:
         ROUTING_CONTEXT.reset(token)
-    outcomes = await applier.apply(candidates, context)
+    recording = RECORDING_EARLIER.set(True)  # this turn's record carries outcomes' `earlier`
+    try:
+        outcomes = await applier.apply(candidates, context)
+    finally:
+        RECORDING_EARLIER.reset(recording)
     _record_decisions(context, events, candidates, applier, pending_record, outcomes)
     return outcomes
 

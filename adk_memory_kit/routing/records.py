@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from adk_memory_kit.core.markers import RECALL_TAG
 from adk_memory_kit.routing.apply import normalize_fact_text
-from adk_memory_kit.routing.extractors import event_text, split_sentences
+from adk_memory_kit.routing.extractors import event_text, legacy_sentence_index, split_sentences
 from adk_memory_kit.routing.rule import Candidate, MemoryHome
 from adk_memory_kit.routing.text_signals import content_stems, fingerprint, overlap
 
@@ -57,7 +57,9 @@ ROUTING_STATE_KEY = "adk_memory_kit:routing"
 LEGACY_ROUTING_KEY = "_adk_memory_kit_routing"
 LEGACY_RECALL_KEY = "_adk_memory_kit_recall"
 _RECORD_KEYS = (ROUTING_RECORD_KEY, RECALL_RECORD_KEY)
-RECORD_VERSION = 1
+RECORD_VERSION = 2
+"""2: sentence indexes of :func:`~.extractors.split_sentences` that keeps "Dr. X" and initials
+in one sentence (version 1 split after every full stop; its indexes are translated)."""
 
 #: Function names whose results are recalled memory (the kit's and ADK's).
 RECALL_TOOL_NAMES = frozenset({"load_memory", "search_memory", "preload_memory"})
@@ -187,19 +189,34 @@ class RoutingDecisions:
     def __init__(self, events: Sequence[Event]) -> None:
         self.sentences: dict[str, dict[int, set[MemoryHome]]] = {}
         self.routed: set[str] = set()
+        # events named only by the sentences of a record that lists no routed events (the
+        # oldest records): recorded too
+        self._listed: set[str] = set()
+        texts = {str(e.id): e for e in events if e.id}
         for event in events:
             record = event_record(event, ROUTING_RECORD_KEY)
             if record is None:
                 continue
             self.routed.update(str(e) for e in record.get("routed_events") or [])
+            if "routed_events" not in record:
+                self._listed.update(str(e) for e in (record.get("sentences") or {}))
+            old = not isinstance(record.get("v"), int) or record["v"] < 2
             for event_id, by_index in (record.get("sentences") or {}).items():
                 slot = self.sentences.setdefault(str(event_id), {})
+                source = texts.get(str(event_id))
+                moved = (
+                    legacy_sentence_index(event_text(source)) if old and source is not None else {}
+                )
                 for index, homes in (by_index or {}).items():
                     known = {MemoryHome(h) for h in homes if h in _HOMES}
-                    slot.setdefault(int(index), set()).update(known)
+                    where = moved.get(int(index), int(index))
+                    slot.setdefault(where, set()).update(known)
 
     def has_record(self, event_id: str) -> bool:
-        return event_id in self.routed or event_id in self.sentences
+        """Whether a router saw the event (a later turn's mark on one of its sentences, an
+        update's or a forget request's, does not make it one: its other sentences are still
+        classified at ingestion as an unrouted event's)."""
+        return event_id in self.routed or event_id in self._listed
 
     def homes(self, event_id: str, index: int) -> set[MemoryHome]:
         return self.sentences.get(event_id, {}).get(index, set())

@@ -89,6 +89,40 @@ async def test_an_update_replaces_a_fact_said_earlier_that_was_not_stored_yet(
 
 
 @pytest.mark.slow
+async def test_the_replaced_sentence_of_a_longer_turn_is_the_one_left_out(stack):
+    start, memory = stack
+    h = await start()
+    old = "My laptop is an old ThinkPad X220."
+    await h.turn(f"I'm back from the gym. {old} It takes ages to boot.")
+    await h.turn("I replaced the ThinkPad with a MacBook Air last week.")
+    session = await h.sessions.get_session(app_name=h.app, user_id=h.user, session_id=h.session_id)
+    await memory.add_session_to_memory(session)
+    found = await _search(memory, h, "What laptop does the user have?")
+    assert found and found[0].startswith("I replaced the ThinkPad"), found
+    everything = found + await _search(memory, h, "gym boot laptop ThinkPad")
+    assert not any(old in text and "gym" in text for text in everything), everything
+    assert any("It takes ages to boot." in text for text in everything), everything
+
+
+@pytest.mark.slow
+async def test_a_forget_after_a_checkpoint_counts_the_fact_once_and_it_stays_gone(stack):
+    start, memory = stack
+    h = await start()
+    target, neighbour = "You can reach me at 07700 900123.", "My laptop is an old ThinkPad X220."
+    await h.turn(target)
+    await h.turn(neighbour)
+    session = await h.sessions.get_session(app_name=h.app, user_id=h.user, session_id=h.session_id)
+    await memory.add_session_to_memory(session)  # a checkpoint: both turns are stored now
+    await h.turn("Please forget my phone number.")
+    record = (await h.state())[FORGET_STATE_KEY]
+    assert record["deleted"] == 1 and record["homes"] == ["long_term"], record
+    session = await h.sessions.get_session(app_name=h.app, user_id=h.user, session_id=h.session_id)
+    await memory.add_session_to_memory(session)  # ingested again: the target stays gone
+    left = set(await _search(memory, h, target)) | set(await _search(memory, h, neighbour))
+    assert target not in left and neighbour in left, left
+
+
+@pytest.mark.slow
 async def test_an_unrelated_earlier_sentence_is_left_to_ingestion(stack):
     start, memory = stack
     h = await start()
@@ -161,3 +195,90 @@ def test_a_sentence_that_retires_its_only_value_states_none(name, text, retired)
 def test_a_sentence_that_keeps_a_value_retires_none(name, text):
     assert DEFAULT_FINDERS[name](text) is not None
     assert DEFAULT_RETIRED_FINDERS[name](text) is None
+
+
+def test_a_version_1_record_names_the_same_sentence_after_the_splitter_changed():
+    from google.adk.events.event import Event
+    from google.genai import types
+
+    from adk_memory_kit.routing.records import ROUTING_RECORD_KEY, RoutingDecisions
+    from adk_memory_kit.routing.rule import MemoryHome
+
+    text = "I see Dr. Lindqvist on Mondays. My card PIN is 4321. Thanks!"
+    said = Event(
+        id="e1",
+        invocation_id="i1",
+        author="user",
+        content=types.Content(role="user", parts=[types.Part(text=text)]),
+    )
+    # version 1 split "Dr." off: the PIN sentence was its index 2; it is index 1 now
+    old = {"v": 1, "routed_events": ["e1"], "sentences": {"e1": {"2": ["drop"]}}}
+    new = {"v": 2, "routed_events": ["e1"], "sentences": {"e1": {"1": ["drop"]}}}
+    for record in (old, new):
+        reply = Event(
+            invocation_id="i1", author="helper", custom_metadata={ROUTING_RECORD_KEY: record}
+        )
+        decisions = RoutingDecisions([said, reply])
+        assert decisions.homes("e1", 1) == {MemoryHome.DROP}
+        assert decisions.homes("e1", 0) == set() and decisions.homes("e1", 2) == set()
+
+
+def test_sentences_said_earlier_are_looked_at_only_while_the_plugin_records_them():
+    """Routed or not (a turn said before the plugin was installed), an earlier user sentence
+    no record gives a home is looked at, but only while a routing record will carry the mark."""
+    from types import SimpleNamespace
+
+    from google.adk.events.event import Event
+    from google.genai import types
+
+    from adk_memory_kit.lifecycle.conversation_edits import unstored_sentences
+    from adk_memory_kit.routing.apply import RECORDING_EARLIER
+    from adk_memory_kit.routing.records import ROUTING_RECORD_KEY
+
+    said = Event(
+        id="e1",
+        invocation_id="i1",
+        author="user",
+        content=types.Content(role="user", parts=[types.Part(text="My laptop is a ThinkPad.")]),
+    )
+    record = {"v": 2, "routed_events": ["e1"], "sentences": {}}
+    reply = Event(invocation_id="i1", author="helper", custom_metadata={ROUTING_RECORD_KEY: record})
+    unrouted = said.model_copy(update={"id": "e2", "invocation_id": "i0"})
+    context = SimpleNamespace(
+        session=SimpleNamespace(events=[unrouted, said, reply]), invocation_id="i2"
+    )
+    assert unstored_sentences(context, 40) == []  # a tool's apply_one: nothing recorded
+    token = RECORDING_EARLIER.set(True)
+    try:
+        found = unstored_sentences(context, 40)
+    finally:
+        RECORDING_EARLIER.reset(token)
+    assert [(s.event_id, s.index) for s in found] == [("e2", 0), ("e1", 0)]
+
+
+def test_a_later_mark_does_not_make_an_unrouted_event_recorded():
+    from google.adk.events.event import Event
+
+    from adk_memory_kit.routing.records import ROUTING_RECORD_KEY, RoutingDecisions
+    from adk_memory_kit.routing.rule import MemoryHome
+
+    # a later turn's record marks sentence 1 of e0, which no router saw: its other sentences
+    # are still classified at ingestion as an unrouted event's
+    record = {"v": 2, "routed_events": ["e5"], "sentences": {"e0": {"1": ["forget"]}}}
+    reply = Event(invocation_id="i5", author="helper", custom_metadata={ROUTING_RECORD_KEY: record})
+    decisions = RoutingDecisions([reply])
+    assert decisions.homes("e0", 1) == {MemoryHome.FORGET}
+    assert not decisions.has_record("e0") and decisions.has_record("e5")
+
+
+def test_a_title_or_an_initial_does_not_end_a_sentence():
+    from adk_memory_kit.routing.extractors import split_sentences
+
+    assert split_sentences("I see Dr. Lindqvist now. Thanks!") == [
+        "I see Dr. Lindqvist now.",
+        "Thanks!",
+    ]
+    assert split_sentences("Ask for J. Okoro, e.g. at the desk.\nDone.") == [
+        "Ask for J. Okoro, e.g. at the desk.",
+        "Done.",
+    ]
