@@ -47,6 +47,12 @@ async def stack(db_url, embedder):
     await sessions.close()
 
 
+async def _ingest(memory, h: Harness) -> None:
+    """``add_session_to_memory`` of the harness's session, as the session stands now."""
+    session = await h.sessions.get_session(app_name=h.app, user_id=h.user, session_id=h.session_id)
+    await memory.add_session_to_memory(session)
+
+
 async def _search(memory, h: Harness, query: str, **kw) -> list[str]:
     return texts(await memory.search(app_name=h.app, user_id=h.user, query=query, **kw))
 
@@ -79,8 +85,7 @@ async def test_an_update_replaces_a_fact_said_earlier_that_was_not_stored_yet(
     between = datetime.now(timezone.utc)
     await asyncio.sleep(1.0)
     await h.turn(new)
-    session = await h.sessions.get_session(app_name=h.app, user_id=h.user, session_id=h.session_id)
-    await memory.add_session_to_memory(session)  # the default write policy: no current copy
+    await _ingest(memory, h)  # the default write policy: no current copy
     now = await _search(memory, h, question)
     assert now and now[0].startswith(new[:20]) and old not in now, now
     assert old not in await _search(memory, h, old)
@@ -95,8 +100,7 @@ async def test_the_replaced_sentence_of_a_longer_turn_is_the_one_left_out(stack)
     old = "My laptop is an old ThinkPad X220."
     await h.turn(f"I'm back from the gym. {old} It takes ages to boot.")
     await h.turn("I replaced the ThinkPad with a MacBook Air last week.")
-    session = await h.sessions.get_session(app_name=h.app, user_id=h.user, session_id=h.session_id)
-    await memory.add_session_to_memory(session)
+    await _ingest(memory, h)
     found = await _search(memory, h, "What laptop does the user have?")
     assert found and found[0].startswith("I replaced the ThinkPad"), found
     everything = found + await _search(memory, h, "gym boot laptop ThinkPad")
@@ -111,13 +115,11 @@ async def test_a_forget_after_a_checkpoint_counts_the_fact_once_and_it_stays_gon
     target, neighbour = "You can reach me at 07700 900123.", "My laptop is an old ThinkPad X220."
     await h.turn(target)
     await h.turn(neighbour)
-    session = await h.sessions.get_session(app_name=h.app, user_id=h.user, session_id=h.session_id)
-    await memory.add_session_to_memory(session)  # a checkpoint: both turns are stored now
+    await _ingest(memory, h)  # a checkpoint: both turns are stored now
     await h.turn("Please forget my phone number.")
     record = (await h.state())[FORGET_STATE_KEY]
     assert record["deleted"] == 1 and record["homes"] == ["long_term"], record
-    session = await h.sessions.get_session(app_name=h.app, user_id=h.user, session_id=h.session_id)
-    await memory.add_session_to_memory(session)  # ingested again: the target stays gone
+    await _ingest(memory, h)  # ingested again: the target stays gone
     left = set(await _search(memory, h, target)) | set(await _search(memory, h, neighbour))
     assert target not in left and neighbour in left, left
 
@@ -129,8 +131,7 @@ async def test_an_unrelated_earlier_sentence_is_left_to_ingestion(stack):
     unrelated = "My laptop is an old ThinkPad X220."
     await h.turn(unrelated)
     await h.turn("We relocated to Edinburgh in the spring.")
-    session = await h.sessions.get_session(app_name=h.app, user_id=h.user, session_id=h.session_id)
-    await memory.add_session_to_memory(session)
+    await _ingest(memory, h)
     assert unrelated in await _search(memory, h, "What laptop does the user have?")
 
 
@@ -147,8 +148,7 @@ async def test_a_forget_request_keeps_a_fact_said_earlier_from_being_stored(stac
     state = await h.state()
     assert state[FORGET_STATE_KEY]["deleted"] == 1
     assert "this_session" in state[FORGET_STATE_KEY]["homes"]
-    session = await h.sessions.get_session(app_name=h.app, user_id=h.user, session_id=h.session_id)
-    await memory.add_session_to_memory(session)
+    await _ingest(memory, h)
     left = set()
     for query in (target, neighbour, request, "phone number"):
         left.update(await _search(memory, h, query))
