@@ -47,3 +47,20 @@ async def test_the_answer_text_leaves_out_thoughts():
     response = await final_response(model, _request("hi"), what="m", error=ProbeError)
     assert response_text(response) == '{"a": 1}'
     assert response_text(LlmResponse()) == ""
+
+
+class _Streaming(ScriptedLlm):
+    """A scripted model that sends partial responses around the final one."""
+
+    async def generate_content_async(self, llm_request, stream=False):
+        def text(t: str) -> types.Content:
+            return types.Content(role="model", parts=[types.Part(text=t)])
+
+        yield LlmResponse(content=text('{"half'), partial=True)
+        yield LlmResponse(content=text('{"whole": true}'))
+        yield LlmResponse(content=text("trailing"), partial=True)
+
+
+async def test_a_partial_response_is_never_the_final_one():
+    response = await final_response(_Streaming(), _request("hi"), what="m", error=ProbeError)
+    assert response_text(response) == '{"whole": true}'
