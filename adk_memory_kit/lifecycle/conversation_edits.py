@@ -257,8 +257,8 @@ def unstored_sentences(context: Context, limit: int) -> list[SaidEarlier]:
         return []
     session = context.session
     decisions = RoutingDecisions(session.events)
-    found: list[SaidEarlier] = []
-    for event in session.events:
+    found: list[SaidEarlier] = []  # newest first: a long session's older turns are not read
+    for event in reversed(session.events):
         if (
             event.author != "user"
             or event.invocation_id == context.invocation_id
@@ -267,13 +267,15 @@ def unstored_sentences(context: Context, limit: int) -> list[SaidEarlier]:
             or not event.id
         ):
             continue
-        for index, sentence in enumerate(split_sentences(event_text(event))):
+        for index, sentence in reversed(list(enumerate(split_sentences(event_text(event))))):
             if decisions.homes(event.id, index) or is_filler(sentence):
                 continue
             if is_factless_question(sentence) or detect_sensitive(sentence):
                 continue
             found.append(SaidEarlier(event.id, index, sentence, event_time(event)))
-    return found[-limit:]
+            if len(found) >= limit:
+                return found[::-1]
+    return found[::-1]
 
 
 @dataclass(frozen=True)

@@ -251,9 +251,11 @@ def test_sentences_said_earlier_are_looked_at_only_while_the_plugin_records_them
     token = RECORDING_EARLIER.set(True)
     try:
         found = unstored_sentences(context, 40)
+        newest = unstored_sentences(context, 1)
     finally:
         RECORDING_EARLIER.reset(token)
     assert [(s.event_id, s.index) for s in found] == [("e2", 0), ("e1", 0)]
+    assert [(s.event_id, s.index) for s in newest] == [("e1", 0)]
 
 
 def test_a_later_mark_does_not_make_an_unrouted_event_recorded():
