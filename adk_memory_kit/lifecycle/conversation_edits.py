@@ -71,14 +71,8 @@ from adk_memory_kit.routing.apply import (
 from adk_memory_kit.routing.extractors import event_text, event_time, split_sentences
 from adk_memory_kit.routing.records import RoutingDecisions
 from adk_memory_kit.routing.rule import Candidate, MemoryHome
-from adk_memory_kit.routing.text_signals import (
-    content_stems,
-    is_factless_question,
-    is_filler,
-    overlap,
-    words,
-)
-from adk_memory_kit.sensitive import detect_sensitive
+from adk_memory_kit.routing.text_signals import content_stems, overlap, words
+from adk_memory_kit.write_policy.policy import unstored_reason
 
 if TYPE_CHECKING:
     from google.adk.agents.context import Context
@@ -268,9 +262,7 @@ def unstored_sentences(context: Context, limit: int) -> list[SaidEarlier]:
         ):
             continue
         for index, sentence in reversed(list(enumerate(split_sentences(event_text(event))))):
-            if decisions.homes(event.id, index) or is_filler(sentence):
-                continue
-            if is_factless_question(sentence) or detect_sensitive(sentence):
+            if decisions.homes(event.id, index) or unstored_reason(sentence):
                 continue
             found.append(SaidEarlier(event.id, index, sentence, event_time(event)))
             if len(found) >= limit:

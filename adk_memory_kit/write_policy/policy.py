@@ -344,6 +344,19 @@ async def _classified_homes(
     return homes
 
 
+def unstored_reason(sentence: str, detectors: Sequence[Detector] | None = None) -> str | None:
+    """Why ingestion never stores ``sentence``, whoever said it and wherever it was routed:
+    ``"sensitive"`` (any detector), ``"filler"``, ``"question without a fact"``; ``None``:
+    none of these."""
+    if detect_sensitive(sentence, detectors):
+        return "sensitive"
+    if is_filler(sentence):
+        return "filler"
+    if is_factless_question(sentence):
+        return "question without a fact"
+    return None
+
+
 def _user_or_common_reason(
     event: Event,
     index: int,
@@ -359,12 +372,9 @@ def _user_or_common_reason(
     guessed = fallback.get((event.id, index), set()) & NEVER_STORED
     if guessed:
         return "routed (no record) to " + ",".join(sorted(h.name for h in guessed))
-    if detect_sensitive(sentence, options.detectors):
-        return "sensitive"
-    if is_filler(sentence):
-        return "filler"
-    if is_factless_question(sentence):
-        return "question without a fact"
+    reason = unstored_reason(sentence, options.detectors)
+    if reason:
+        return reason
     if event.author != USER_AUTHOR and not options.keep_agent_turns:
         return "agent turn"
     return None
