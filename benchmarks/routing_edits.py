@@ -6,8 +6,8 @@ Usage::
     python benchmarks/routing_edits.py --split tune|heldout --judge-reach
     python benchmarks/routing_edits.py --split tune|heldout --conversation
 
-Corpus: ``tests/routing/data/edits.jsonl`` (136 update scenarios: an old fact said
-``gap_days`` before the statement that replaces it, a question; 24 plain facts; 164 forget
+Corpus: ``tests/routing/data/edits.jsonl`` (168 update scenarios: an old fact said
+``gap_days`` before the statement that replaces it, a question; 24 plain facts; 229 forget
 requests, precise / broad / vague, each with the memory it names and a neighbouring memory that
 must survive). The split is the row's ``split`` field (the first rows: a quarter held out by
 hash; rows added later: every other one). Each case runs for a fresh user on the embedded

@@ -56,7 +56,12 @@ from adk_memory_kit.lifecycle import forget_log
 from adk_memory_kit.lifecycle.detail_kinds import DEFAULT_DETAIL_KINDS, DetailKinds
 from adk_memory_kit.lifecycle.forget_judge import ForgetJudge
 from adk_memory_kit.lifecycle.schema import ensure_lifecycle_schema
-from adk_memory_kit.lifecycle.update_subject import SubjectCheck, people, subject_keys
+from adk_memory_kit.lifecycle.update_subject import (
+    SubjectCheck,
+    people,
+    someone_else,
+    subject_keys,
+)
 from adk_memory_kit.lifecycle.working_memory_forget import forget_in_working_memory
 from adk_memory_kit.memory.entries import entry_from_row, search_filters
 from adk_memory_kit.memory.query import query_terms
@@ -760,6 +765,11 @@ class ConversationEdits:
             scores = np.where(lifted, np.maximum(scores, cosines), scores)
         else:
             others = await self._about_others(embedder, subject, kinds, texts, named)
+        # "my ex-wife" is not "my current wife", nor "my mother-in-law" "my mother": never a
+        # match, not even a weak one to ask about
+        else_ = np.array([someone_else(subject, t) for t in texts], dtype=bool)
+        scores = np.where(else_, -1.0, scores)
+        others = [bool(o or e) for o, e in zip(others, else_, strict=True)]
         # a name alone is not the subject: "my ex-girlfriend Priya" and "Priya from accounts"
         close = cosines >= self.own_min_similarity
         close &= ~np.array(await self._name_led(embedder, subject, texts), dtype=bool)

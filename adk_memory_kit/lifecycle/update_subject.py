@@ -96,6 +96,123 @@ def people(text: str) -> set[str]:
     return {_PERSON[_plain(w)] for w in words(text) if _plain(w) in _PERSON}
 
 
+#: Words naming someone by their role rather than by kinship: a qualifier before them ("my
+#: former boss") tells two people apart just as it does for the kin of :data:`PEOPLE_GROUPS`.
+ROLE_WORDS = frozenset(
+    "boss manager landlord landlady tenant teacher tutor doctor therapist coach trainer "
+    "mentor employer".split()
+)
+#: The words before a person that make them someone else than the bare word would ("my
+#: ex-wife" is not "my wife"): each maps to its qualifier. "old" is left out ("my old friend"
+#: is a long-time friend); "current" / "new" / "present" mark the bare (current) one.
+_QUALIFIERS = {
+    "ex": "ex",
+    "former": "ex",
+    "previous": "ex",
+    "late": "late",
+    "step": "step",
+    "current": "",
+    "new": "",
+    "present": "",
+}
+#: The people a bare "ex" can be.
+_ROMANTIC = ("wife", "husband", "partner", "girlfriend", "boyfriend", "fiance")
+
+
+def _person_group(word: str) -> tuple[str, str] | None:
+    """(group, qualifier) of a single word naming a person ("stepdad" -> ("dad", "step"))."""
+    if word.startswith("step") and word[4:] in _PERSON:
+        return _PERSON[word[4:]], "step"
+    if word in ("stepmother", "stepfather", "stepson", "stepdaughter"):
+        return _PERSON[word], "step"
+    if word in _PERSON:
+        return _PERSON[word], ""
+    if word in ROLE_WORDS:
+        return word, ""
+    return None
+
+
+def qualified_people(text: str) -> dict[str, set[str]]:
+    """The people ``text`` names, each group with the qualifiers it is named with: "" for the
+    bare (or "current") one, "ex" (ex-, former, previous), "late", "step", "in-law" ("My
+    mother-in-law ..." -> {"mum": {"in-law"}}; "my ex" alone -> "ex" for every romantic
+    group). Only a qualifier at most one word before the person counts ("my former business
+    partner")."""
+    tokens = [_plain(w) for w in words(text)]
+    out: dict[str, set[str]] = {}
+    for i, token in enumerate(tokens):
+        found = _person_group(token)
+        if found is None:
+            if token == "ex" and (i + 1 == len(tokens) or _person_group(tokens[i + 1]) is None):
+                for group in _ROMANTIC:  # "my ex" / "my ex's address"
+                    out.setdefault(_PERSON[group], set()).add("ex")
+            continue
+        group, qualifier = found
+        if tokens[i + 1 : i + 3] == ["in", "law"]:
+            qualifier = "in-law"
+        elif not qualifier:
+            for back in tokens[max(0, i - 2) : i][::-1]:
+                if back in _QUALIFIERS:
+                    qualifier = _QUALIFIERS[back]
+                    break
+                if _person_group(back) is not None or back in ("and", "or", "my", "our"):
+                    break
+        out.setdefault(group, set()).add(qualifier)
+    return out
+
+
+#: A group naming several people of other groups ("my parents" are "my mum" and "my dad").
+_MEMBERS = {
+    "parents": {"mum", "dad"},
+    "kid": {"son", "daughter"},
+    "sibling": {"brother", "sister"},
+    "grandparents": {"grandmother", "grandfather"},
+    "grandson": {"grandson"},
+    "partner": {"wife", "husband", "girlfriend", "boyfriend", "fiance"},
+}
+
+
+_OPENERS = frozenset(("my", "our", "the", "i", "please", "forget", "delete", "remove"))
+
+
+def _covers(group: str) -> set[str]:
+    return {group, *_MEMBERS.get(group, ())}
+
+
+def qualifiers_differ(first: str, second: str) -> bool:
+    """Whether the two texts name a person of the same group only with different qualifiers
+    ("my ex-wife" / "my wife", "my mother-in-law" / "my mother"): two people."""
+    one, other = qualified_people(first), qualified_people(second)
+    return any(group in other and not (other[group] & one[group]) for group in one)
+
+
+def someone_else(subject: str, memory: str) -> bool:
+    """Whether ``memory`` is about someone other than the people ``subject`` names.
+
+    It is when it names a person of the subject only with another qualifier ("my ex-wife" /
+    "My current wife ...", "my mother-in-law" / "My mother ...", "my wife" / "My ex-wife's
+    ...", "my former boss" / "My boss Henrik ..."), or when both name kin or friends
+    (:data:`PEOPLE_GROUPS`) but none in common and no name ("my step-sister" / "My brother
+    lives in Toronto"; "my parents" covers "my mum"). A memory naming no one is not decided
+    here."""
+    wanted = qualified_people(subject)
+    if not wanted:
+        return False
+    if qualifiers_differ(subject, memory):
+        return True
+    held = qualified_people(memory)
+    kin = {g for g in wanted if g not in ROLE_WORDS}
+    named = {g for g in held if g not in ROLE_WORDS}
+    if not kin or not named:
+        return False
+    wide = set().union(*(_covers(g) for g in kin))
+    if any(g in wide or kin & _covers(g) for g in named):
+        return False
+    # a name of the subject in the memory ties them ("my friend Jamie" / "Jamie is my ...")
+    names = {n.lower() for n in re.findall(r"\b[A-Z][a-z]+\b", subject)} - _OPENERS
+    return not (names & {_plain(w) for w in words(memory)})
+
+
 def _person_words(text: str, person: str) -> list[str]:
     return [_plain(w) for w in words(text) if _PERSON.get(_plain(w)) == person]
 
@@ -298,6 +415,8 @@ class SubjectCheck:
         """Each person of either fact is in the other (the same word group: "mum" and
         "mother"), or named there by the name the fact gives them ("my brother Paul" /
         "Paul")."""
+        if qualifiers_differ(new, memory):  # "my ex-wife ..." does not replace "my wife ..."
+            return False
         said = {"new": people(new) - objects(new), "memory": people(memory)}
 
         def named(person: str, text: str, other: str) -> bool:

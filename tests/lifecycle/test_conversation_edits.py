@@ -256,6 +256,50 @@ async def test_a_request_for_something_never_stored_leaves_its_closest_neighbour
 
 
 @pytest.mark.slow
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("request_text", "target", "other_person"),
+    [
+        # MiniLM puts "my ex-husband" closer to the current husband than to the ex
+        (
+            "Delete what you know about my ex-husband.",
+            "My ex-husband Dev lives in Leeds.",
+            "My current husband is called Joe.",
+        ),
+        (
+            "Please delete my mother-in-law.",
+            "My mother-in-law visits every Sunday.",
+            "My mother visits in the summer.",
+        ),
+        (
+            "Remove what you know about my wife's job.",
+            "My wife is a vet.",
+            "My ex-wife was a lawyer.",
+        ),
+    ],
+)
+async def test_a_request_about_one_person_spares_another_named_by_the_same_word(
+    memory, request_text, target, other_person
+):
+    app, user = "edits-qualified", f"u-{uuid.uuid4().hex[:8]}"
+    await _store(memory, app, user, [target, other_person, "I cycle to work most days."])
+    context = make_context(app=app, user=user, memory=memory)
+    await ConversationEdits().forget(Candidate(text=request_text, forget_request=True), context)
+    left = await _left(memory, app, user, [target, other_person])
+    assert target not in left
+    assert other_person in left
+    # the target never stored: the other person's memory is not taken in its place
+    app2 = f"u-{uuid.uuid4().hex[:8]}"
+    await _store(memory, app, app2, [other_person, "My brother collects stamps."])
+    context = make_context(app=app, user=app2, memory=memory)
+    await ConversationEdits().forget(Candidate(text=request_text, forget_request=True), context)
+    assert context.state[FORGET_STATE_KEY]["deleted"] == 0
+    assert {other_person, "My brother collects stamps."} <= await _left(
+        memory, app, app2, [other_person, "My brother collects stamps."]
+    )
+
+
+@pytest.mark.slow
 async def test_someone_elses_detail_goes_and_the_users_own_of_that_kind_stays(memory):
     app, user = "edits-owner", f"u-{uuid.uuid4().hex[:8]}"
     target = "My brother's mobile is 07700 900777."
@@ -347,6 +391,9 @@ async def test_a_term_of_a_kind_reaches_its_detail_and_spares_the_kinds_others(
         ("I'm a welder in Hull these days.", "My accountant is Mr Cole in Hull.", False),
         # a fact that adds to what the user has replaces nothing
         ("We also adopted a kitten.", "We have a beagle called Rolo.", False),
+        # the same word for two people: "my ex-husband" is not "my husband"
+        ("My ex-husband moved to Leeds.", "My husband lives with me in York.", False),
+        ("My mother-in-law retired last month.", "My mother works at the library.", False),
     ],
 )
 async def test_an_update_matches_only_a_memory_about_its_subject(embedder, new, memory_text, same):

@@ -1,0 +1,56 @@
+"""Who a sentence is about, with the words that make two people of one ("ex", "-in-law")."""
+
+from __future__ import annotations
+
+import pytest
+
+from adk_memory_kit.lifecycle.update_subject import qualified_people, someone_else
+
+
+@pytest.mark.parametrize(
+    ("text", "people"),
+    [
+        ("My ex-husband kept the car.", {"husband": {"ex"}}),
+        ("my former manager", {"manager": {"ex"}}),
+        ("My late grandmother's ring", {"grandmother": {"late"}}),
+        ("my stepbrother", {"brother": {"step"}}),
+        ("My step-daughter Lily", {"daughter": {"step"}}),
+        ("Her father-in-law is a judge.", {"dad": {"in-law"}}),
+        ("my previous landlord", {"landlord": {"ex"}}),
+        ("My new boss starts Monday.", {"boss": {""}}),
+        (
+            "the ex from university",
+            {
+                g: {"ex"}
+                for g in ("wife", "husband", "partner", "girlfriend", "boyfriend", "fiance")
+            },
+        ),
+        ("I like old film cameras.", {}),
+    ],
+)
+def test_people_come_with_their_qualifiers(text, people):
+    assert qualified_people(text) == people
+
+
+@pytest.mark.parametrize(
+    ("subject", "memory", "other"),
+    [
+        ("my ex-girlfriend", "My girlfriend is a dentist.", True),
+        ("my girlfriend", "My ex-girlfriend moved abroad.", True),
+        ("my ex-girlfriend", "My ex-girlfriend moved abroad.", False),
+        ("my father-in-law", "My dad plays golf.", True),
+        ("my former landlord", "Our landlord fixed the boiler.", True),
+        # other kin, no one in common
+        ("my half-brother's wedding", "My aunt runs a cafe.", True),
+        # a group covers its members, a member its group
+        ("my parents", "My mum sings in a choir.", False),
+        ("my dad", "My parents live by the sea.", False),
+        # a name ties them
+        ("my cousin Ravi", "Ravi is my neighbour.", False),
+        # a memory naming no one is not decided here
+        ("my ex-wife", "We divorced in 2015.", False),
+        ("my holiday", "My sister lives in Rome.", False),
+    ],
+)
+def test_a_memory_about_someone_else_is_told_apart(subject, memory, other):
+    assert someone_else(subject, memory) is other
