@@ -135,7 +135,7 @@ def _person_group(word: str) -> tuple[str, str] | None:
 def qualified_people(text: str) -> dict[str, set[str]]:
     """The people ``text`` names, each group with the qualifiers it is named with: "" for the
     bare (or "current") one, "ex" (ex-, former, previous), "late", "step", "in-law" ("My
-    mother-in-law ..." -> {"mum": {"in-law"}}; "my ex" alone -> "ex" for every romantic
+    mother-in-law ..." -> {"mum": {"in-law"}}; "my ex" / "my exes" alone -> "ex" for every romantic
     group). Only a qualifier at most one word before the person counts ("my former business
     partner")."""
     tokens = [_plain(w) for w in words(text)]
@@ -143,7 +143,8 @@ def qualified_people(text: str) -> dict[str, set[str]]:
     for i, token in enumerate(tokens):
         found = _person_group(token)
         if found is None:
-            if token == "ex" and (i + 1 == len(tokens) or _person_group(tokens[i + 1]) is None):
+            bare_ex = token in ("ex", "exes")
+            if bare_ex and (i + 1 == len(tokens) or _person_group(tokens[i + 1]) is None):
                 for group in _ROMANTIC:  # "my ex" / "my ex's address"
                     out.setdefault(_PERSON[group], set()).add("ex")
             continue

@@ -25,6 +25,13 @@ from adk_memory_kit.lifecycle.update_subject import qualified_people, someone_el
                 for g in ("wife", "husband", "partner", "girlfriend", "boyfriend", "fiance")
             },
         ),
+        (
+            "all my exes",
+            {
+                g: {"ex"}
+                for g in ("wife", "husband", "partner", "girlfriend", "boyfriend", "fiance")
+            },
+        ),
         ("I like old film cameras.", {}),
     ],
 )
