@@ -59,6 +59,7 @@ from adk_memory_kit.lifecycle.schema import ensure_lifecycle_schema
 from adk_memory_kit.lifecycle.update_subject import (
     SubjectCheck,
     people,
+    person_fit,
     someone_else,
     subject_keys,
 )
@@ -770,17 +771,21 @@ class ConversationEdits:
         else_ = np.array([someone_else(subject, t) for t in texts], dtype=bool)
         scores = np.where(else_, -1.0, scores)
         others = [bool(o or e) for o, e in zip(others, else_, strict=True)]
+        # "my ex-boyfriend" / "My boyfriend works at a bank": maybe told before the break-up,
+        # maybe the current one; never a match on its own (at most asked about)
+        unsure = [person_fit(subject, t) == "unsure" for t in texts]
         # a name alone is not the subject: "my ex-girlfriend Priya" and "Priya from accounts"
         close = cosines >= self.own_min_similarity
         close &= ~np.array(await self._name_led(embedder, subject, texts), dtype=bool)
         own = [
             not other
+            and not maybe
             and (
                 bool(up)
                 or self._on_its_own(head_named, t, float(c), float(k), float(b), bool(kinds), cc)
             )
-            for t, c, k, b, other, up, cc in zip(
-                texts, cosines, by_kind, best_kind, others, lifted, close, strict=True
+            for t, c, k, b, other, up, cc, maybe in zip(
+                texts, cosines, by_kind, best_kind, others, lifted, close, unsure, strict=True
             )
         ]
         return Assessment(

@@ -102,25 +102,43 @@ ROLE_WORDS = frozenset(
     "boss manager landlord landlady tenant teacher tutor doctor therapist coach trainer "
     "mentor employer".split()
 )
-#: The words before a person that make them someone else than the bare word would ("my
-#: ex-wife" is not "my wife"): each maps to its qualifier. "old" is left out ("my old friend"
-#: is a long-time friend); "current" / "new" / "present" mark the bare (current) one.
+#: The words right before a person that say which one ("my ex-wife" is not "my current
+#: wife"), each with its qualifier: "ex" (ex, former, previous), "late", "step", "now"
+#: (current, new, present: said of the present one), "old" (either: "my old boss" is a
+#: former one, "my old friend" a long-time one).
 _QUALIFIERS = {
     "ex": "ex",
     "former": "ex",
     "previous": "ex",
     "late": "late",
     "step": "step",
-    "current": "",
-    "new": "",
-    "present": "",
+    "current": "now",
+    "new": "now",
+    "present": "now",
+    "old": "old",
 }
-#: The people a bare "ex" can be.
+#: The people a bare "ex" can be; they also stand for each other when no qualifier is said
+#: ("my wife" / "My fiancee Anna ...": the same person, told before the wedding).
 _ROMANTIC = ("wife", "husband", "partner", "girlfriend", "boyfriend", "fiance")
+#: A group naming several people of other groups ("my parents" are "my mum" and "my dad").
+_MEMBERS = {
+    "parents": {"mum", "dad"},
+    "kid": {"son", "daughter"},
+    "sibling": {"brother", "sister"},
+    "grandparents": {"grandmother", "grandfather"},
+    **{group: set(_ROMANTIC) for group in _ROMANTIC},
+}
+_QUALIFIED_TOKEN = re.compile(
+    r"[^\W_]+(?:['\u2019][^\W_]+)?(?:-[^\W_]+(?:['\u2019][^\W_]+)?)*|[^\w\s]"
+)
+#: what follows "in law" when it is not the in-law ("my son in law school")
+_NOT_IN_LAW = frozenset("school firm student students degree course class exams practice".split())
+_OWNERS = frozenset(("my", "our", "the", "his", "her", "their", "your"))
 
 
 def _person_group(word: str) -> tuple[str, str] | None:
     """(group, qualifier) of a single word naming a person ("stepdad" -> ("dad", "step"))."""
+    word = _plain(word.replace("\u2019", "'"))
     if word.startswith("step") and word[4:] in _PERSON:
         return _PERSON[word[4:]], "step"
     if word in ("stepmother", "stepfather", "stepson", "stepdaughter"):
@@ -133,85 +151,146 @@ def _person_group(word: str) -> tuple[str, str] | None:
 
 
 def qualified_people(text: str) -> dict[str, set[str]]:
-    """The people ``text`` names, each group with the qualifiers it is named with: "" for the
-    bare (or "current") one, "ex" (ex-, former, previous), "late", "step", "in-law" ("My
-    mother-in-law ..." -> {"mum": {"in-law"}}; "my ex" / "my exes" alone -> "ex" for every romantic
-    group). Only a qualifier at most one word before the person counts ("my former business
-    partner")."""
-    tokens = [_plain(w) for w in words(text)]
+    """The people ``text`` names, each group with the qualifiers it is named with (see
+    :data:`_QUALIFIERS`; "" when none is said, "in-law" for "mother-in-law"): "My
+    mother-in-law ..." -> {"mum": {"in-law"}}; "my ex" / "my exes" alone -> "ex" for every
+    romantic group. A qualifier counts only right before the person ("my ex-wife", "my
+    late dad"; not "my ex-army husband" nor "too late, mum said"), or one word before it
+    in "former business partner"."""
+    tokens = _QUALIFIED_TOKEN.findall(text.lower())
     out: dict[str, set[str]] = {}
     for i, token in enumerate(tokens):
-        found = _person_group(token)
+        parts = token.split("-")
+        previous = tokens[i - 1] if i else ""
+        if _plain(token.replace("\u2019", "'")) in ("ex", "exes") and previous in _OWNERS:
+            for group in _ROMANTIC:  # "my ex" / "my ex's address" / "all my exes"
+                out.setdefault(_PERSON[group], set()).add("ex")
+            continue
+        if parts[-2:] in (["in", "law"], ["in", "law's"]):
+            found = _person_group(parts[-3]) if len(parts) > 2 else None
+            if found is not None:
+                out.setdefault(found[0], set()).add("in-law")
+            continue
+        found = _person_group(parts[-1])
         if found is None:
-            bare_ex = token in ("ex", "exes")
-            if bare_ex and (i + 1 == len(tokens) or _person_group(tokens[i + 1]) is None):
-                for group in _ROMANTIC:  # "my ex" / "my ex's address"
-                    out.setdefault(_PERSON[group], set()).add("ex")
             continue
         group, qualifier = found
-        if tokens[i + 1 : i + 3] == ["in", "law"]:
-            qualifier = "in-law"
-        elif not qualifier:
-            for back in tokens[max(0, i - 2) : i][::-1]:
-                if back in _QUALIFIERS:
-                    qualifier = _QUALIFIERS[back]
-                    break
-                if _person_group(back) is not None or back in ("and", "or", "my", "our"):
-                    break
+        if len(parts) > 1 and parts[-2] in _QUALIFIERS:  # "ex-wife", "step-sister"
+            qualifier = qualifier or _QUALIFIERS[parts[-2]]
+        after = tokens[i + 1 : i + 4]
+        if after[:2] in (["in", "law"], ["in", "law's"]) and (
+            len(after) < 3 or after[2] not in _NOT_IN_LAW
+        ):
+            qualifier = "in-law"  # "my mother in law"
+        elif not qualifier and previous in _QUALIFIERS:
+            qualifier = _QUALIFIERS[previous]
+        elif not qualifier and previous == "business" and i > 1 and tokens[i - 2] in _QUALIFIERS:
+            qualifier = _QUALIFIERS[tokens[i - 2]]
         out.setdefault(group, set()).add(qualifier)
     return out
 
 
-#: A group naming several people of other groups ("my parents" are "my mum" and "my dad").
-_MEMBERS = {
-    "parents": {"mum", "dad"},
-    "kid": {"son", "daughter"},
-    "sibling": {"brother", "sister"},
-    "grandparents": {"grandmother", "grandfather"},
-    "grandson": {"grandson"},
-    "partner": {"wife", "husband", "girlfriend", "boyfriend", "fiance"},
-}
+#: A memory saying the relationship ended: its bare "wife" or "dad" is the ex or the late one.
+_ENDED = re.compile(
+    r"\b(?:passed away|died|dead|divorc\w*|broke up|split up|separated|dumped|left me)\b",
+    re.IGNORECASE,
+)
 
 
-_OPENERS = frozenset(("my", "our", "the", "i", "please", "forget", "delete", "remove"))
+def _fit(wanted: str, held: str, ended: bool) -> str:
+    """How a person named with qualifier ``wanted`` fits one a text names with ``held``:
+    "same", "unsure" (a bare word may predate a change: "My boyfriend works at a bank",
+    stored before the break-up, may be the ex-boyfriend; unless the text says it ended) or
+    "other". "now" (said of the present one) never fits "ex" or "late"; "old" fits either;
+    "step" and "in-law" fit only themselves."""
+    if wanted == held or {wanted, held} <= {"", "now"}:
+        return "same"
+    if "old" in (wanted, held):
+        return "other" if {wanted, held} & {"step", "in-law"} else "same"
+    if (wanted in ("ex", "late") and held == "") or (wanted == "" and held == "late"):
+        return "same" if ended else "unsure"
+    return "other"
+
+
+def person_fit(first: str, second: str) -> str:
+    """How the people ``first`` names fit those of ``second`` named by the same word:
+    "other" when a group of both is named only with qualifiers that cannot be one person
+    ("my ex-wife" / "My current wife ...", "my mother-in-law" / "My mother ...") and no name
+    is shared; "unsure" when the best fit is a bare word that may predate a change (see
+    :func:`_fit`); else "same" (also when no group is named by both)."""
+    one, other = qualified_people(first), qualified_people(second)
+    ended = bool(_ENDED.search(second) or _ENDED.search(first))
+    verdicts = []
+    for group in one.keys() & other.keys():
+        fits = {_fit(w, h, ended) for w in one[group] for h in other[group]}
+        verdicts.append("same" if "same" in fits else "unsure" if "unsure" in fits else "other")
+    if "other" in verdicts and not _share_a_name(first, second):
+        return "other"
+    return "unsure" if "unsure" in verdicts else "same"
+
+
+def qualifiers_differ(first: str, second: str) -> bool:
+    """Whether the two texts name a person of the same group only with qualifiers that
+    cannot be one person, and share no name (:func:`person_fit` is "other")."""
+    return person_fit(first, second) == "other"
+
+
+_CAPITALISED = re.compile(r"(?<![\w'\u2019])[^\W\d_][\w'\u2019-]*")
+_OPENERS = frozenset(
+    ("my", "our", "the", "i", "i'm", "please", "forget", "delete", "remove", "erase", "wipe")
+)
+
+
+def _share_a_name(first: str, second: str) -> bool:
+    """Whether a capitalised word of ``first`` (a name: "José", "O'Brien", "McKenzie") is in
+    ``second`` too, possessive or not."""
+
+    def bare(word: str) -> str:
+        return re.sub(r"['\u2019]s$", "", word).lower()
+
+    names = {bare(w) for w in _CAPITALISED.findall(first) if w[0].isupper()}
+    names -= _OPENERS | set(_QUALIFIERS) | set(_PERSON)
+    return bool(names & {bare(w) for w in _CAPITALISED.findall(second)})
 
 
 def _covers(group: str) -> set[str]:
     return {group, *_MEMBERS.get(group, ())}
 
 
-def qualifiers_differ(first: str, second: str) -> bool:
-    """Whether the two texts name a person of the same group only with different qualifiers
-    ("my ex-wife" / "my wife", "my mother-in-law" / "my mother"): two people."""
-    one, other = qualified_people(first), qualified_people(second)
-    return any(group in other and not (other[group] & one[group]) for group in one)
+_THROUGH = re.compile(r"[^\W\d_]+['\u2019]s?\s+[^\W\d_]+")
+
+
+def _through_someone(text: str) -> bool:
+    """Whether ``text`` names a relative through another ("My wife's mum", "my dad's wife")."""
+    for match in _THROUGH.finditer(text.lower()):
+        owner, person = re.split(r"['\u2019]s?\s+", match.group(0), maxsplit=1)
+        if _person_group(owner) is not None and _person_group(person) is not None:
+            return True
+    return False
 
 
 def someone_else(subject: str, memory: str) -> bool:
     """Whether ``memory`` is about someone other than the people ``subject`` names.
 
-    It is when it names a person of the subject only with another qualifier ("my ex-wife" /
-    "My current wife ...", "my mother-in-law" / "My mother ...", "my wife" / "My ex-wife's
-    ...", "my former boss" / "My boss Henrik ..."), or when both name kin or friends
-    (:data:`PEOPLE_GROUPS`) but none in common and no name ("my step-sister" / "My brother
-    lives in Toronto"; "my parents" covers "my mum"). A memory naming no one is not decided
-    here."""
+    It is when it names a person of the subject only with a qualifier that cannot be the
+    same person (:func:`qualifiers_differ`: "my ex-wife" / "My current wife ...", "my
+    mother-in-law" / "My mother ...", "my wife" / "My ex-wife's ..."), or when both name kin
+    or friends (:data:`PEOPLE_GROUPS`) but none in common ("my step-sister" / "My brother
+    lives in Toronto"; "my parents" covers "my mum", partners cover each other). A shared
+    name, a relative named through another ("My wife's mum") or a memory naming no one is
+    not decided here."""
     wanted = qualified_people(subject)
-    if not wanted:
+    if not wanted or _share_a_name(subject, memory):
         return False
     if qualifiers_differ(subject, memory):
         return True
     held = qualified_people(memory)
     kin = {g for g in wanted if g not in ROLE_WORDS}
     named = {g for g in held if g not in ROLE_WORDS}
-    if not kin or not named:
+    if not kin or not named or _through_someone(memory):
         return False
     wide = set().union(*(_covers(g) for g in kin))
-    if any(g in wide or kin & _covers(g) for g in named):
-        return False
-    # a name of the subject in the memory ties them ("my friend Jamie" / "Jamie is my ...")
-    names = {n.lower() for n in re.findall(r"\b[A-Z][a-z]+\b", subject)} - _OPENERS
-    return not (names & {_plain(w) for w in words(memory)})
+    return not any(g in wide or kin & _covers(g) for g in named)
 
 
 def _person_words(text: str, person: str) -> list[str]:

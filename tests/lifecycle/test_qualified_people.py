@@ -17,7 +17,12 @@ from adk_memory_kit.lifecycle.update_subject import qualified_people, someone_el
         ("My step-daughter Lily", {"daughter": {"step"}}),
         ("Her father-in-law is a judge.", {"dad": {"in-law"}}),
         ("my previous landlord", {"landlord": {"ex"}}),
-        ("My new boss starts Monday.", {"boss": {""}}),
+        ("My new boss starts Monday.", {"boss": {"now"}}),
+        # a qualifier counts only right before the person
+        ("My ex-army husband drives a bus.", {"husband": {""}}),
+        ("My son in law school loves it.", {"son": {""}}),
+        ("My mother in law lives in Bristol.", {"mum": {"in-law"}}),
+        ("Too late, mum said no.", {"mum": {""}}),
         (
             "the ex from university",
             {
@@ -42,11 +47,20 @@ def test_people_come_with_their_qualifiers(text, people):
 @pytest.mark.parametrize(
     ("subject", "memory", "other"),
     [
-        ("my ex-girlfriend", "My girlfriend is a dentist.", True),
+        ("my ex-girlfriend", "My current girlfriend is a dentist.", True),
+        # a bare word may predate the change: the same person, not decided here
+        ("my ex-girlfriend", "My girlfriend Sara and I broke up.", False),
+        ("my late dad", "My dad passed away in 2019.", False),
+        ("my old boss", "My former boss Carla was strict.", False),
         ("my girlfriend", "My ex-girlfriend moved abroad.", True),
         ("my ex-girlfriend", "My ex-girlfriend moved abroad.", False),
         ("my father-in-law", "My dad plays golf.", True),
-        ("my former landlord", "Our landlord fixed the boiler.", True),
+        ("my former landlord", "Our new landlord fixed the boiler.", True),
+        # partners stand for each other; a relative named through another is not decided
+        ("my wife", "My fiancee Anna loves sailing.", False),
+        ("my stepmum", "My dad's wife Carol is a nurse.", False),
+        # a name ties them, whatever its letters
+        ("my friend José", "José is my neighbour.", False),
         # other kin, no one in common
         ("my half-brother's wedding", "My aunt runs a cafe.", True),
         # a group covers its members, a member its group
