@@ -394,6 +394,23 @@ def people_fill_slot(new: str, memory: str) -> bool:
     return not any(_PERSON.get(_plain(w)) and w.endswith(("'s", "s'")) for w in words(new))
 
 
+#: Where the user lives, said in the words a move is said in ("We've moved to Bath" / "I live
+#: in Bristol"): MiniLM puts the two apart (two place names), and "moved" alone is a change
+#: word that ties nothing (:data:`_CHANGE`).
+_RESIDENCE = re.compile(
+    r"\b(?:i|we)(?:'ve| have|'re| are)?\s+(?:just\s+|finally\s+|now\s+)?(?:live[ds]?\b|"
+    r"living\b|(?:moved|moving|relocated|relocating)\s+(?:to|into|in|house|home|abroad|back|"
+    r"out|away|over|across|here|there)\b)|\b(?:my|our) (?:home )?address\b|\bnew address\b",
+    re.IGNORECASE,
+)
+
+
+def same_residence(new: str, memory: str) -> bool:
+    """Whether both say where the user lives (or moved to): the same subject, whatever the
+    places ("We've moved to Bath" / "I live in Bristol"; not "My sister lives ...")."""
+    return bool(_RESIDENCE.search(new) and _RESIDENCE.search(memory))
+
+
 def adds(text: str) -> bool:
     """Whether a fact adds to what the user has rather than replacing it ("also", "too")."""
     return _ADDS.search(text) is not None
@@ -464,7 +481,7 @@ class SubjectCheck:
             ok = (self._people_agree(new, text) or people_fill_slot(new, text)) and (
                 self._slot_agrees(new, text, close)
             )
-            shared = bool(distinct_stems(new) & distinct_stems(text))
+            shared = bool(distinct_stems(new) & distinct_stems(text)) or same_residence(new, text)
             bar = self.min_similarity if shared else self.unshared_similarity
             out.append((ok and cosine >= bar, float(cosine)))
         return out

@@ -408,6 +408,9 @@ async def test_a_term_of_a_kind_reaches_its_detail_and_spares_the_kinds_others(
         ("I changed dentists, I'm with Dr. Amin now.", "My dentist is Dr. Hale.", True),
         ("Rolo passed away in June.", "Our beagle Rolo is nine.", True),
         ("My mum moved to Perth last year.", "My mother lives in Derby.", True),
+        # where the user lives, said as a move: two place names, no shared word
+        ("We moved into a flat in Hove last month.", "I live in Brighton.", True),
+        ("We moved the piano upstairs.", "We live in a cottage in Kent.", False),
         # someone else's detail: another person
         ("I moved to Glasgow in the spring.", "My sister lives in Edinburgh.", False),
         ("My husband drives a Kia now.", "I drive an old Saab.", False),
