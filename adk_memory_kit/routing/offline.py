@@ -53,6 +53,14 @@ _ASKS_TO_FORGET = re.compile(
     re.IGNORECASE,
 )
 _FORGET_VERBS = ("forget", "delete", "erase", "remove", "wipe", "purge", "scrub")
+# a statement about the user's life that only sounds like a request to forget ("I got rid of
+# my car", "We deleted our Facebook accounts"): it opens with the speaker or their things
+# and never addresses the assistant ("I want you to forget ..." does)
+_STATEMENT = re.compile(
+    r"^\s*(?:(?:actually|so|well|oh|ok|okay|yeah|yes|and|but|also)\b[,.!]?\s*)*"
+    r"(?:i|we|i've|we've|i'd|we'd|i'm|we're|my|our)\b(?!.*\byou\b)",
+    re.IGNORECASE,
+)
 
 
 def looks_binary(text: str) -> bool:
@@ -196,6 +204,9 @@ class LearnedExtractor:
         if _ASKS_TO_FORGET.match(sentence) and label not in ("forget", "forget_vague"):
             # a sentence that opens with a deletion verb never saves or stores what it names
             label = "forget" if decision.preference or label != "review" else label
+        if label == "forget" and _STATEMENT.match(sentence):
+            # what the user did ("We got rid of the landline"): a change to a lasting fact
+            label = "update"
         if label == "forget":  # acted on, never stored: safe even with sensitive words in it
             request = Candidate(text=sentence, forget_request=True, observed_at=when)
             return SentenceRoute(sentence, (request,), decision, False)

@@ -127,10 +127,31 @@ _OTHERS_NAME = re.compile(
 _NON_NAMES = {"I", "Please", "Just", "The", "My", "Hi", "Hello", "Use", "Call", "Say"}
 
 
+_PLACE = r"(?!(?:The|My|Our|This|That|It|I)\b)" + _CAP + r"(?:\s+" + _CAP + r")?"
+# an airport by name: "Glasgow airport", "fly out of Stansted", "Edinburgh is my usual airport"
+_AIRPORT_NAME = re.compile(
+    r"(?P<before>" + _PLACE + r")\s+(?i:airport)\b"
+    r"|\b(?i:fly(?:ing)?\s+(?:out\s+of|from)|depart(?:ing|s)?\s+from|leav(?:e|ing)\s+from|"
+    r"flights?\s+(?:out\s+of|from)|search(?:es)?\s+from|start(?:ing)?\s+from|out\s+of)\s+"
+    r"(?P<after>" + _PLACE + r")"
+    r"|(?P<named>" + _PLACE + r")\s+(?i:is|'s)\s+(?i:my|the|our)\s+(?:\w+\s+)?(?i:airport)\b"
+    r"|\b(?i:airport)\b(?:\s+\w+){0,3}?\s+(?i:is)\s+(?i:always\s+|usually\s+|normally\s+)?"
+    r"(?P<is>" + _PLACE + r")",
+)
+_NOT_PLACES = {"I", "My", "The", "Our", "It", "That", "This", "Please", "Search", "Book"}
+
+
 def _airport(text: str) -> str | None:
+    """An IATA code ("LHR"), else an airport or city named as the one the user flies from
+    ("Glasgow airport", "I fly out of Stansted"), as written."""
     for match in _AIRPORT.finditer(text):
         if match.group(0) not in _NOT_AIRPORTS:
             return match.group(0)
+    for match in _AIRPORT_NAME.finditer(text):
+        place = next(g for g in match.group("before", "after", "named", "is") if g)
+        words = [w for w in place.split() if w not in _NOT_PLACES]
+        if words:
+            return " ".join(words)
     return None
 
 

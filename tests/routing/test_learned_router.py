@@ -106,6 +106,24 @@ async def test_paraphrases_get_the_home_and_the_value(tuned):
             assert routed.candidates[0].value == value
 
 
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "We scrapped the old conservatory.",
+        "I wiped my old phone and sold it.",
+        "Actually I removed the roof box from the car.",
+        "I got rid of my old desk.",
+    ],
+)
+async def test_what_the_user_did_is_a_lasting_change_not_a_request_to_forget(tuned, statement):
+    # a deletion verb after "I" / "We" reports the user's life; only a sentence addressing
+    # the assistant ("I want you to forget ...") is a request
+    (routed,) = await tuned.route_sentences([(statement, None)])
+    assert all(not c.forget_request for c in routed.candidates), statement
+    (asked,) = await tuned.route_sentences([("I want you to forget my old phone.", None)])
+    assert any(c.forget_request for c in asked.candidates)
+
+
 async def test_an_apps_own_preference_names_are_learned_at_start_up(embedder):
     """A fitness app (not travel): two names of its own, a few phrasings each."""
     vocabulary = PreferenceVocabulary(

@@ -85,3 +85,23 @@ def test_someone_elses_name_is_not_the_users_preferred_name(text: str):
 )
 def test_the_users_own_name_is_still_found(text: str, value: str):
     assert DEFAULT_FINDERS["preferred_name"](text) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Aberdeen airport is the nearest one to our house.", "Aberdeen"),
+        ("We usually fly out of Bristol.", "Bristol"),
+        ("Cork is my regular airport.", "Cork"),
+        ("My departure airport is always Leeds Bradford.", "Leeds Bradford"),
+        ("Start every search from Lisbon.", "Lisbon"),
+        # a code wins over a name
+        ("I leave from Frankfurt, FRA, most weeks.", "FRA"),
+    ],
+)
+def test_an_airport_is_found_by_name_as_well_as_by_code(text: str, value: str):
+    assert DEFAULT_FINDERS["home_airport"](text) == value
+
+
+def test_no_airport_named_finds_none():
+    assert DEFAULT_FINDERS["home_airport"]("I usually fly from the airport near me.") is None
