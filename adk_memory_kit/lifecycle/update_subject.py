@@ -312,6 +312,13 @@ def slot(text: str) -> str | None:
     return None
 
 
+def inner_slot(text: str) -> str | None:
+    """The slot of the first "my X" / "our X" inside ``text`` ("I got married and my surname
+    is now ..." -> "surname"); ``None`` when there is none."""
+    match = re.search(r"\b(?:my|our)\b.*", text, re.IGNORECASE)
+    return slot(match.group(0)) if match else None
+
+
 _COPULA = frozenset(("is", "are", "was", "were", "has", "have"))
 
 
@@ -535,7 +542,7 @@ class SubjectCheck:
         heads = slot_words(memory)
         if not heads or self._named(heads[0], new, close):
             return True
-        own = slot(new)
+        own = slot(new) or inner_slot(new)
         if len(heads) > 1 and own in (None, heads[1]) and self._named(heads[1], new, close):
             return True
         return bool(names_near(memory, heads[0]) & {_plain(w) for w in words(new)})
