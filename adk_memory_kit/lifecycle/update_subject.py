@@ -134,6 +134,9 @@ _QUALIFIED_TOKEN = re.compile(
 #: what follows "in law" when it is not the in-law ("my son in law school")
 _NOT_IN_LAW = frozenset("school firm student students degree course class exams practice".split())
 _OWNERS = frozenset(("my", "our", "the", "his", "her", "their", "your"))
+#: the people of a text are read from its first this many characters (a memory or request
+#: naming someone does so early; a long text costs no more than this)
+MAX_PEOPLE_CHARS = 1000
 
 
 def _person_group(word: str) -> tuple[str, str] | None:
@@ -157,7 +160,7 @@ def qualified_people(text: str) -> dict[str, set[str]]:
     romantic group. A qualifier counts only right before the person ("my ex-wife", "my
     late dad"; not "my ex-army husband" nor "too late, mum said"), or one word before it
     in "former business partner"."""
-    tokens = _QUALIFIED_TOKEN.findall(text.lower())
+    tokens = _QUALIFIED_TOKEN.findall(text[:MAX_PEOPLE_CHARS].lower())
     out: dict[str, set[str]] = {}
     for i, token in enumerate(tokens):
         parts = token.split("-")
@@ -262,7 +265,7 @@ _THROUGH = re.compile(r"[^\W\d_]+['\u2019]s?\s+[^\W\d_]+")
 
 def _through_someone(text: str) -> bool:
     """Whether ``text`` names a relative through another ("My wife's mum", "my dad's wife")."""
-    for match in _THROUGH.finditer(text.lower()):
+    for match in _THROUGH.finditer(text[:MAX_PEOPLE_CHARS].lower()):
         owner, person = re.split(r"['\u2019]s?\s+", match.group(0), maxsplit=1)
         if _person_group(owner) is not None and _person_group(person) is not None:
             return True
@@ -313,9 +316,12 @@ def slot(text: str) -> str | None:
 
 
 def inner_slot(text: str) -> str | None:
-    """The slot of the first "my X" / "our X" inside ``text`` ("I got married and my surname
-    is now ..." -> "surname"); ``None`` when there is none."""
-    match = re.search(r"\b(?:my|our)\b.*", text, re.IGNORECASE)
+    """The slot of the first "my X is ..." / "our X are ..." inside ``text`` ("I got married
+    and my surname is now ..." -> "surname"; not "after my provider messed up"); ``None``
+    when there is none."""
+    match = re.search(
+        r"\b(?:my|our)\s+(?:[\w'-]+\s+){1,3}?(?:is|are|was|were|'s)\b.*", text, re.IGNORECASE
+    )
     return slot(match.group(0)) if match else None
 
 
@@ -404,10 +410,17 @@ def people_fill_slot(new: str, memory: str) -> bool:
 #: Where the user lives, said in the words a move is said in ("We've moved to Bath" / "I live
 #: in Bristol"): MiniLM puts the two apart (two place names), and "moved" alone is a change
 #: word that ties nothing (:data:`_CHANGE`).
+_DWELLING = (
+    r"(?:flat|house|home|cottage|bungalow|apartment|village|town|city|place|terrace|"
+    r"terraced house|semi|studio|farm|houseboat|countryside|coast|suburbs)"
+)
 _RESIDENCE = re.compile(
-    r"\b(?:i|we)(?:'ve| have|'re| are)?\s+(?:just\s+|finally\s+|now\s+)?(?:live[ds]?\b|"
-    r"living\b|(?:moved|moving|relocated|relocating)\s+(?:to|into|in|house|home|abroad|back|"
-    r"out|away|over|across|here|there)\b)|\b(?:my|our) (?:home )?address\b|\bnew address\b",
+    r"\b(?:i|we)(?:'ve| have|'re| are)?\s+(?:just\s+|finally\s+|now\s+|still\s+)?(?:"
+    r"live[s]?\b|living\b|"
+    r"(?:moved|moving|relocated|relocating)\s+(?:(?:to|into)\s+(?:(?-i:[A-Z])|(?:a|an|the|"
+    r"our|my)\s+(?:\w+\s+){0,2}?" + _DWELLING + r"\b)|house\b|home\b|abroad\b|"
+    r"back\s+home\b|out\s+of\s+(?:town|the\s+city|london)\b))"
+    r"|\b(?:my|our) (?:home )?address\b|\bnew (?:home )?address\b",
     re.IGNORECASE,
 )
 

@@ -54,13 +54,27 @@ _ASKS_TO_FORGET = re.compile(
 )
 _FORGET_VERBS = ("forget", "delete", "erase", "remove", "wipe", "purge", "scrub")
 # a statement about the user's life that only sounds like a request to forget ("I got rid of
-# my car", "We deleted our Facebook accounts"): it opens with the speaker or their things
-# and never addresses the assistant ("I want you to forget ..." does)
+# my car", "We deleted our Facebook accounts"): "I" / "We" and a verb in the past, and no
+# wish, instruction or word about what is kept ("I'd like my number deleted", "I want my old
+# address removed", "... don't store it" are requests)
 _STATEMENT = re.compile(
     r"^\s*(?:(?:actually|so|well|oh|ok|okay|yeah|yes|and|but|also)\b[,.!]?\s*)*"
-    r"(?:i|we|i've|we've|i'd|we'd|i'm|we're|my|our)\b(?!.*\byou\b)",
+    r"(?:i|we)(?:'ve|\s+have|\s+had)?(?:\s+(?:just|finally|recently|already|eventually))?\s+"
+    r"(?:got|gave|sold|threw|quit|left|lost|took|shut|[a-z]+ed)\b",
     re.IGNORECASE,
 )
+_NOT_A_STATEMENT = re.compile(
+    r"\b(?:you|your|want|wants|like|rather|prefer|need|needs|please|don't|do not|shouldn't|"
+    r"should|must|stored?|kept|keep|saved?|remembered|remember|on file|memory|memories|notes|"
+    r"records?|forget|delete|erase|remove|wipe|scrub|purge|can go)\b",
+    re.IGNORECASE,
+)
+
+
+def is_statement(sentence: str) -> bool:
+    """Whether a sentence reports what the user did ("We got rid of the landline") rather than
+    asking for something to be forgotten."""
+    return bool(_STATEMENT.match(sentence)) and not _NOT_A_STATEMENT.search(sentence)
 
 
 def looks_binary(text: str) -> bool:
@@ -204,7 +218,7 @@ class LearnedExtractor:
         if _ASKS_TO_FORGET.match(sentence) and label not in ("forget", "forget_vague"):
             # a sentence that opens with a deletion verb never saves or stores what it names
             label = "forget" if decision.preference or label != "review" else label
-        if label == "forget" and _STATEMENT.match(sentence):
+        if label == "forget" and is_statement(sentence):
             # what the user did ("We got rid of the landline"): a change to a lasting fact
             label = "update"
         if label == "forget":  # acted on, never stored: safe even with sensitive words in it

@@ -127,31 +127,58 @@ _OTHERS_NAME = re.compile(
 _NON_NAMES = {"I", "Please", "Just", "The", "My", "Hi", "Hello", "Use", "Call", "Say"}
 
 
-_PLACE = r"(?!(?:The|My|Our|This|That|It|I)\b)" + _CAP + r"(?:\s+" + _CAP + r")?"
-# an airport by name: "Glasgow airport", "fly out of Stansted", "Edinburgh is my usual airport"
-_AIRPORT_NAME = re.compile(
-    r"(?P<before>" + _PLACE + r")\s+(?i:airport)\b"
-    r"|\b(?i:fly(?:ing)?\s+(?:out\s+of|from)|depart(?:ing|s)?\s+from|leav(?:e|ing)\s+from|"
-    r"flights?\s+(?:out\s+of|from)|search(?:es)?\s+from|start(?:ing)?\s+from|out\s+of)\s+"
-    r"(?P<after>" + _PLACE + r")"
-    r"|(?P<named>" + _PLACE + r")\s+(?i:is|'s)\s+(?i:my|the|our)\s+(?:\w+\s+)?(?i:airport)\b"
-    r"|\b(?i:airport)\b(?:\s+\w+){0,3}?\s+(?i:is)\s+(?i:always\s+|usually\s+|normally\s+)?"
-    r"(?P<is>" + _PLACE + r")",
-)
+_WEEKDAYS_MONTHS = (
+    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April "
+    "May June July August September October November December"
+).split()
 _NOT_PLACES = {"I", "My", "The", "Our", "It", "That", "This", "Please", "Search", "Book"}
+_NOT_PLACES |= {"Terminal", "Airport", "International", *_WEEKDAYS_MONTHS}
+_PLACE = (
+    r"(?!(?:"
+    + "|".join(sorted(_NOT_PLACES))
+    + r")\b)"
+    + _CAP
+    + r"(?:\s+(?!(?:"
+    + "|".join(sorted(_NOT_PLACES))
+    + r")\b)"
+    + _CAP
+    + r")?"
+)
+# an airport by name, strongest cue first: "fly out of Stansted", "Edinburgh is my usual
+# airport", "my home airport is Manchester", "Glasgow airport ..."; a place followed by
+# "back to" / "home to" is where a trip starts, not home ("flying from Rome back to Leeds")
+_NOT_HOME = r"(?!\s*,?\s+(?:back|home|on my way)\b)"
+_AIRPORT_CUES = (
+    re.compile(
+        r"\b(?i:fly(?:ing)?\s+(?:out\s+of|from)|depart(?:ing|s)?\s+from|leav(?:e|ing)\s+from|"
+        r"flights?\s+(?:out\s+of|from)|search(?:es)?\s+from|start(?:ing)?\s+from|out\s+of|"
+        r"I\s+use)\s+(?P<place>" + _PLACE + r")\b" + _NOT_HOME
+    ),
+    re.compile(
+        r"(?P<place>" + _PLACE + r")\s+(?i:is|'s)\s+(?i:my|the|our)\s+(?:\w+\s+)?(?i:airport)\b"
+    ),
+    re.compile(
+        r"\b(?i:airport)\b(?:\s+\w+){0,3}?\s+(?i:is)\s+(?i:always\s+|usually\s+|normally\s+)?"
+        r"(?P<place>" + _PLACE + r")"
+    ),
+    re.compile(r"(?P<place>" + _PLACE + r")\s+(?i:airport)\b" + _NOT_HOME),
+)
+#: the finders read at most this much of a sentence (a regex over a long capitalised run
+#: would otherwise cost seconds)
+MAX_FINDER_CHARS = 500
 
 
 def _airport(text: str) -> str | None:
     """An IATA code ("LHR"), else an airport or city named as the one the user flies from
-    ("Glasgow airport", "I fly out of Stansted"), as written."""
+    ("I fly out of Stansted", "Glasgow airport"), as written."""
+    text = text[:MAX_FINDER_CHARS]
     for match in _AIRPORT.finditer(text):
         if match.group(0) not in _NOT_AIRPORTS:
             return match.group(0)
-    for match in _AIRPORT_NAME.finditer(text):
-        place = next(g for g in match.group("before", "after", "named", "is") if g)
-        words = [w for w in place.split() if w not in _NOT_PLACES]
-        if words:
-            return " ".join(words)
+    for cue in _AIRPORT_CUES:
+        found = cue.search(text)
+        if found:
+            return found.group("place")
     return None
 
 

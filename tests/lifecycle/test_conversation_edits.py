@@ -411,9 +411,17 @@ async def test_a_term_of_a_kind_reaches_its_detail_and_spares_the_kinds_others(
         # where the user lives, said as a move: two place names, no shared word
         ("We moved into a flat in Hove last month.", "I live in Brighton.", True),
         ("We moved the piano upstairs.", "We live in a cottage in Kent.", False),
+        ("I moved over to a new bank.", "I live in Brighton.", False),
+        ("I relocated to the Leeds office.", "I live in Brighton.", False),
         # the slot the new fact opens inside its sentence ("... and my last name is ...")
         ("We married in May and my surname is now Duarte.", "My middle name is Rose.", False),
         ("We married in May and my surname is now Duarte.", "My surname is Wong.", True),
+        # a "my X" in a side clause is not the slot the new fact fills
+        (
+            "New number since my contract ended: 07700 900222.",
+            "My phone number is 07700 900111.",
+            True,
+        ),
         # someone else's detail: another person
         ("I moved to Glasgow in the spring.", "My sister lives in Edinburgh.", False),
         ("My husband drives a Kia now.", "I drive an old Saab.", False),

@@ -120,8 +120,20 @@ async def test_what_the_user_did_is_a_lasting_change_not_a_request_to_forget(tun
     # the assistant ("I want you to forget ...") is a request
     (routed,) = await tuned.route_sentences([(statement, None)])
     assert all(not c.forget_request for c in routed.candidates), statement
-    (asked,) = await tuned.route_sentences([("I want you to forget my old phone.", None)])
-    assert any(c.forget_request for c in asked.candidates)
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "I want you to forget my old phone.",
+        "I'd like my passport number deleted.",
+        "I don't want my home address stored.",
+        "We want our children's names removed.",
+    ],
+)
+async def test_a_first_person_wish_to_forget_stays_a_request(tuned, request_text):
+    (asked,) = await tuned.route_sentences([(request_text, None)])
+    assert any(c.forget_request for c in asked.candidates), request_text
 
 
 async def test_an_apps_own_preference_names_are_learned_at_start_up(embedder):

@@ -103,5 +103,17 @@ def test_an_airport_is_found_by_name_as_well_as_by_code(text: str, value: str):
     assert DEFAULT_FINDERS["home_airport"](text) == value
 
 
-def test_no_airport_named_finds_none():
-    assert DEFAULT_FINDERS["home_airport"]("I usually fly from the airport near me.") is None
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # the airport flown from wins over one only mentioned
+        ("Luton airport is awful, so I fly out of Bristol these days.", "Bristol"),
+        # a terminal, a weekday or where a trip home starts is not the home airport
+        ("I always start at Terminal 3.", None),
+        ("Friday airport runs are the worst.", None),
+        ("We're flying from Madrid back to Cardiff.", None),
+        ("I usually fly from the airport near me.", None),
+    ],
+)
+def test_only_the_airport_the_user_flies_from_is_found(text: str, value: str | None):
+    assert DEFAULT_FINDERS["home_airport"](text) == value
