@@ -288,13 +288,13 @@ async def test_a_request_about_one_person_spares_another_named_by_the_same_word(
     assert target not in left
     assert other_person in left
     # the target never stored: the other person's memory is not taken in its place
-    app2 = f"u-{uuid.uuid4().hex[:8]}"
-    await _store(memory, app, app2, [other_person, "My brother collects stamps."])
-    context = make_context(app=app, user=app2, memory=memory)
+    other_user = f"u-{uuid.uuid4().hex[:8]}"
+    await _store(memory, app, other_user, [other_person, "My brother collects stamps."])
+    context = make_context(app=app, user=other_user, memory=memory)
     await ConversationEdits().forget(Candidate(text=request_text, forget_request=True), context)
     assert context.state[FORGET_STATE_KEY]["deleted"] == 0
     assert {other_person, "My brother collects stamps."} <= await _left(
-        memory, app, app2, [other_person, "My brother collects stamps."]
+        memory, app, other_user, [other_person, "My brother collects stamps."]
     )
 
 
