@@ -59,8 +59,7 @@ from adk_memory_kit.lifecycle.schema import ensure_lifecycle_schema
 from adk_memory_kit.lifecycle.update_subject import (
     SubjectCheck,
     people,
-    person_fit,
-    someone_else,
+    relation,
     subject_keys,
 )
 from adk_memory_kit.lifecycle.working_memory_forget import forget_in_working_memory
@@ -768,12 +767,13 @@ class ConversationEdits:
             others = await self._about_others(embedder, subject, kinds, texts, named)
         # "my ex-wife" is not "my current wife", nor "my mother-in-law" "my mother": never a
         # match, not even a weak one to ask about
-        else_ = np.array([someone_else(subject, t) for t in texts], dtype=bool)
-        scores = np.where(else_, -1.0, scores)
-        others = [bool(o or e) for o, e in zip(others, else_, strict=True)]
         # "my ex-boyfriend" / "My boyfriend works at a bank": maybe told before the break-up,
         # maybe the current one; never a match on its own (at most asked about)
-        unsure = [person_fit(subject, t) == "unsure" for t in texts]
+        relations = [relation(subject, t) for t in texts]
+        else_ = np.array([r == "other" for r in relations], dtype=bool)
+        scores = np.where(else_, -1.0, scores)
+        others = [bool(o or e) for o, e in zip(others, else_, strict=True)]
+        unsure = [r == "unsure" for r in relations]
         # a name alone is not the subject: "my ex-girlfriend Priya" and "Priya from accounts"
         close = cosines >= self.own_min_similarity
         close &= ~np.array(await self._name_led(embedder, subject, texts), dtype=bool)

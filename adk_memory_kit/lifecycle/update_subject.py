@@ -215,21 +215,28 @@ def _fit(wanted: str, held: str, ended: bool) -> str:
     return "other"
 
 
+def _group_fit(one: dict[str, set[str]], other: dict[str, set[str]], ended: bool) -> str:
+    """The worst fit over the groups both name, each group's best: "other", "unsure" or
+    "same" ("same" too when no group is named by both)."""
+    verdicts = set()
+    for group in one.keys() & other.keys():
+        fits = {_fit(w, h, ended) for w in one[group] for h in other[group]}
+        verdicts.add("same" if "same" in fits else "unsure" if "unsure" in fits else "other")
+    return "other" if "other" in verdicts else "unsure" if "unsure" in verdicts else "same"
+
+
+def _ended(first: str, second: str) -> bool:
+    return bool(_ENDED.search(second[:MAX_PEOPLE_CHARS]) or _ENDED.search(first[:MAX_PEOPLE_CHARS]))
+
+
 def person_fit(first: str, second: str) -> str:
     """How the people ``first`` names fit those of ``second`` named by the same word:
     "other" when a group of both is named only with qualifiers that cannot be one person
     ("my ex-wife" / "My current wife ...", "my mother-in-law" / "My mother ...") and no name
     is shared; "unsure" when the best fit is a bare word that may predate a change (see
     :func:`_fit`); else "same" (also when no group is named by both)."""
-    one, other = qualified_people(first), qualified_people(second)
-    ended = bool(_ENDED.search(second) or _ENDED.search(first))
-    verdicts = []
-    for group in one.keys() & other.keys():
-        fits = {_fit(w, h, ended) for w in one[group] for h in other[group]}
-        verdicts.append("same" if "same" in fits else "unsure" if "unsure" in fits else "other")
-    if "other" in verdicts and not _share_a_name(first, second):
-        return "other"
-    return "unsure" if "unsure" in verdicts else "same"
+    fit = _group_fit(qualified_people(first), qualified_people(second), _ended(first, second))
+    return "same" if fit == "other" and _share_a_name(first, second) else fit
 
 
 def qualifiers_differ(first: str, second: str) -> bool:
@@ -272,28 +279,38 @@ def _through_someone(text: str) -> bool:
     return False
 
 
-def someone_else(subject: str, memory: str) -> bool:
-    """Whether ``memory`` is about someone other than the people ``subject`` names.
+def relation(subject: str, memory: str) -> str:
+    """Whether ``memory`` is about the people ``subject`` names: "other" (someone else),
+    "unsure" (a bare word that may predate a change: "my ex-boyfriend" / "My boyfriend ...",
+    :func:`_fit`) or "same" (also when it cannot tell).
 
-    It is when it names a person of the subject only with a qualifier that cannot be the
-    same person (:func:`qualifiers_differ`: "my ex-wife" / "My current wife ...", "my
-    mother-in-law" / "My mother ...", "my wife" / "My ex-wife's ..."), or when both name kin
-    or friends (:data:`PEOPLE_GROUPS`) but none in common ("my step-sister" / "My brother
-    lives in Toronto"; "my parents" covers "my mum", partners cover each other). A shared
-    name, a relative named through another ("My wife's mum") or a memory naming no one is
-    not decided here."""
+    It is "other" when it names a person of the subject only with a qualifier that cannot be
+    the same person ("my ex-wife" / "My current wife ...", "my mother-in-law" / "My mother
+    ...", "my wife" / "My ex-wife's ..."), or when both name kin or friends
+    (:data:`PEOPLE_GROUPS`) but none in common ("my step-sister" / "My brother lives in
+    Toronto"; "my parents" covers "my mum", partners cover each other). A shared name (any
+    letters) makes it "same"; a relative named through another ("My wife's mum") or a memory
+    naming no one is not decided here ("same")."""
     wanted = qualified_people(subject)
     if not wanted or _share_a_name(subject, memory):
-        return False
-    if qualifiers_differ(subject, memory):
-        return True
+        return "same"
     held = qualified_people(memory)
+    fit = _group_fit(wanted, held, _ended(subject, memory))
+    if fit != "same":
+        return fit
     kin = {g for g in wanted if g not in ROLE_WORDS}
     named = {g for g in held if g not in ROLE_WORDS}
     if not kin or not named or _through_someone(memory):
-        return False
+        return "same"
     wide = set().union(*(_covers(g) for g in kin))
-    return not any(g in wide or kin & _covers(g) for g in named)
+    disjoint = not any(g in wide or kin & _covers(g) for g in named)
+    return "other" if disjoint else "same"
+
+
+def someone_else(subject: str, memory: str) -> bool:
+    """Whether ``memory`` is about someone other than the people ``subject`` names
+    (:func:`relation` is "other")."""
+    return relation(subject, memory) == "other"
 
 
 def _person_words(text: str, person: str) -> list[str]:

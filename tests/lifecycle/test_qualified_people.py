@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from adk_memory_kit.lifecycle.update_subject import qualified_people, someone_else
+from adk_memory_kit.lifecycle.update_subject import qualified_people, relation, someone_else
 
 
 @pytest.mark.parametrize(
@@ -75,3 +75,19 @@ def test_people_come_with_their_qualifiers(text, people):
 )
 def test_a_memory_about_someone_else_is_told_apart(subject, memory, other):
     assert someone_else(subject, memory) is other
+
+
+@pytest.mark.parametrize(
+    ("subject", "memory", "verdict"),
+    [
+        # a bare word may be the same person, told before the break-up
+        ("my ex-boyfriend", "My boyfriend works at a bank.", "unsure"),
+        # ... unless the memory says it ended, or a name ties them
+        ("my ex-wife", "My wife and I divorced in 2019.", "same"),
+        ("my ex-girlfriend Maya", "My girlfriend Maya is a nurse.", "same"),
+        ("my ex-wife", "My current wife is a pilot.", "other"),
+        ("my holiday", "My wife booked Crete.", "same"),
+    ],
+)
+def test_the_relation_of_a_memory_to_the_people_asked_about(subject, memory, verdict):
+    assert relation(subject, memory) == verdict
