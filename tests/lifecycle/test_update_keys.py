@@ -133,17 +133,19 @@ async def test_a_preference_that_replaces_a_fact_also_supersedes_the_lasting_fac
     """A sentence the router files as a ``user:`` preference and flags as a change is saved
     as a preference and also retires the lasting fact said before (not left to compete); the
     same preference said plainly is not flagged."""
+    # the preference is the language the user wants replies in ("I'm learning Greek" is a
+    # lasting fact, not a wish to be answered in Greek)
     router = LearnedExtractor()
-    (plain,) = await router.route_sentences([("I'm learning Greek.", None)])
+    (plain,) = await router.route_sentences([("Please answer me in Greek.", None)])
     assert [route(c) for c in plain.candidates] == [MemoryHome.USER_STATE]
     assert not plain.candidates[0].replaces_earlier
     app, user = "edits-pref", f"u-{uuid.uuid4().hex[:8]}"
-    old, neighbour = "I'm learning Italian at evening class.", "My son is learning French."
+    old, neighbour = "I want your answers in Italian.", "My son is learning French."
     long_ago = datetime.now(timezone.utc) - timedelta(days=60)
     for text in (old, neighbour):
         await store_facts(memory, app, user, [text], long_ago)
     context = make_context(app=app, user=user, memory=memory)
-    new = "I quit Italian and I'm learning Greek now."
+    new = "No more Italian, answer me in Greek now."
     (changed,) = await router.route_sentences([(new, None)])
     assert {route(c) for c in changed.candidates} == {MemoryHome.USER_STATE}
     assert all(c.replaces_earlier for c in changed.candidates)
@@ -151,7 +153,7 @@ async def test_a_preference_that_replaces_a_fact_also_supersedes_the_lasting_fac
     outcomes = [await applier.apply_one(c, context) for c in changed.candidates]
     assert [o.home for o in outcomes] == [MemoryHome.USER_STATE]
     found = await memory.search_memory(
-        app_name=app, user_id=user, query="Which language is the user learning now?"
+        app_name=app, user_id=user, query="Which language does the user want answers in now?"
     )
     assert old not in texts_of(found) and new in texts_of(found)
     left = await memory.search_memory(app_name=app, user_id=user, query=neighbour)

@@ -136,6 +136,15 @@ async def test_a_first_person_wish_to_forget_stays_a_request(tuned, request_text
     assert any(c.forget_request for c in asked.candidates), request_text
 
 
+@pytest.mark.parametrize(
+    "sentence", ["I'm learning Greek.", "I've been studying Italian at the community centre."]
+)
+async def test_learning_a_language_is_not_the_language_of_the_replies(tuned, sentence):
+    # user:pref_language is the language the user wants replies in
+    (routed,) = await tuned.route_sentences([(sentence, None)])
+    assert all(c.key != "language" for c in routed.candidates), sentence
+
+
 async def test_an_apps_own_preference_names_are_learned_at_start_up(embedder):
     """A fitness app (not travel): two names of its own, a few phrasings each."""
     vocabulary = PreferenceVocabulary(
