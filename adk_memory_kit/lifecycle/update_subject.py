@@ -142,10 +142,8 @@ MAX_PEOPLE_CHARS = 1000
 def _person_group(word: str) -> tuple[str, str] | None:
     """(group, qualifier) of a single word naming a person ("stepdad" -> ("dad", "step"))."""
     word = _plain(word.replace("\u2019", "'"))
-    if word.startswith("step") and word[4:] in _PERSON:
+    if word.startswith("step") and word[4:] in _PERSON:  # stepdad, stepmother, stepson ...
         return _PERSON[word[4:]], "step"
-    if word in ("stepmother", "stepfather", "stepson", "stepdaughter"):
-        return _PERSON[word], "step"
     if word in _PERSON:
         return _PERSON[word], ""
     if word in ROLE_WORDS:
