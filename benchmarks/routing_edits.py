@@ -86,8 +86,14 @@ FILLER = [
 ]
 
 
-def load(split: str, added: str | None = None) -> list[dict]:
-    rows = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line]
+def load(split: str, added: str | None = None, corpus: Path | None = None) -> list[dict]:
+    """The corpus rows of ``split`` (``all``: every row; a row without a ``split`` field counts
+    as held out), only those tagged ``added`` when given; ``corpus``: another file of the same
+    shape (the default: the kit's own corpus)."""
+    path = corpus or CORPUS
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    for row in rows:
+        row.setdefault("split", "heldout")
     rows = [r for r in rows if added is None or r.get("added") == added]
     return [r for r in rows if split == "all" or r["split"] == split]
 
@@ -323,13 +329,15 @@ async def run_forget_conversation(row, stack, show: bool) -> dict:
     return out
 
 
-async def conversation_figures(split: str, added: str | None, only: str, show: bool) -> None:
+async def conversation_figures(
+    split: str, added: str | None, only: str, show: bool, corpus: Path | None = None
+) -> None:
     url = embedded_db_url()
     sessions = DatabaseSessionService(db_url=url)
     memory = PgVectorMemoryService(url)
     agent = LlmAgent(name="helper", model=ScriptedLlm(responder=lambda _: "Noted."))
     stack = (sessions, memory, agent)
-    rows = load(split, added)
+    rows = load(split, added, corpus)
     updates = [
         await run_update_conversation(r, stack, show)
         for r in rows
@@ -382,6 +390,13 @@ async def main() -> None:
     parser.add_argument("--only", default="all", choices=("updates", "forgets", "all"))
     parser.add_argument("--added", default=None, help="only the rows with this `added` tag")
     parser.add_argument(
+        "--corpus",
+        type=Path,
+        default=None,
+        help="another corpus of the same JSON-lines shape (rows without `split` count as "
+        "held out): how to run cases of your own",
+    )
+    parser.add_argument(
         "--judge-reach",
         action="store_true",
         help="only: how often a forget request's target is on the shortlist the model judge "
@@ -395,12 +410,12 @@ async def main() -> None:
     )
     args = parser.parse_args()
     if args.conversation:
-        await conversation_figures(args.split, args.added, args.only, args.show_misses)
+        await conversation_figures(args.split, args.added, args.only, args.show_misses, args.corpus)
         return
     memory = PgVectorMemoryService(embedded_db_url())
     if args.judge_reach:
         logging.getLogger("adk_memory_kit.lifecycle.conversation_edits").setLevel(logging.ERROR)
-        rows = [r for r in load(args.split, args.added) if r["kind"] in REACH_KINDS]
+        rows = [r for r in load(args.split, args.added, args.corpus) if r["kind"] in REACH_KINDS]
         reach = [
             await run_reach(
                 r, memory, [x["target"] for x in rows if x is not r], i, args.show_misses
@@ -422,7 +437,7 @@ async def main() -> None:
         return
     router = LearnedExtractor()
     applier = MemoryApplier(**conversation_edit_handlers())
-    rows = load(args.split, args.added)
+    rows = load(args.split, args.added, args.corpus)
     updates = [
         await run_update(r, memory, router, applier, args.show_misses)
         for r in rows
