@@ -67,6 +67,7 @@ from adk_memory_kit.memory.entries import entry_from_row, search_filters
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.search import SearchOptions, search_on_engine
 from adk_memory_kit.routing.apply import (
+    NOT_A_REQUEST,
     NOTES_KEY,
     RECORDING_EARLIER,
     RoutingOutcome,
@@ -74,6 +75,7 @@ from adk_memory_kit.routing.apply import (
     normalize_fact_text,
 )
 from adk_memory_kit.routing.extractors import event_text, event_time, split_sentences
+from adk_memory_kit.routing.keep_requests import NOT_TO_KEEP, POLITE
 from adk_memory_kit.routing.records import RoutingDecisions
 from adk_memory_kit.routing.rule import Candidate, MemoryHome
 from adk_memory_kit.routing.text_signals import content_stems, overlap, words
@@ -88,9 +90,9 @@ FORGET_STATE_KEY = "adk_memory_kit:forget:last"
 """Session state: ``{"deleted": n, "homes": [...], "at": iso}`` of the newest forget request."""
 
 _LEAD = re.compile(
-    r"^\s*(?:(?:please|kindly|can you|could you|would you|i want you to|i'd like you to|"
-    r"i would like you to|just)\s+)*"
-    r"(?:forget|delete|erase|remove|wipe|purge|scrub|get rid of|clear out|drop|don't keep)\s+"
+    rf"^\s*{POLITE}"
+    r"(?:forget|delete|erase|remove|wipe(?: out)?|purge|scrub|get rid of|clear out|drop|lose|"
+    rf"unlearn|{NOT_TO_KEEP})\s+"
     r"(?:(?:everything|anything|all|any|the|my|what|whatever)\s+)?"
     r"(?:(?:stuff|bit|note|notes|details|memory|memories|information|info|records?|fact|"
     r"mention|records of|stored fact)\s+)?"
@@ -100,7 +102,9 @@ _LEAD = re.compile(
 )
 _TAIL = re.compile(
     r"\s*(?:,\s*)?(?:from (?:your |the )?(?:memory|records|notes)|please|,? it'?s off|"
-    r"for good|entirely|completely)?[.!?]*\s*$",
+    r"for good|entirely|completely|any ?more|any longer|from now on|thanks|thank you|"
+    r"on file|on record|in (?:your )?memory)?"
+    r"[.!?]*\s*$",
     re.IGNORECASE,
 )
 
@@ -115,6 +119,21 @@ _OPENER = re.compile(
 _NEXT_CLAUSE = re.compile(
     r"\s*(?:[,;:]|\s-|\s\u2013)\s+(?=(?:i|i'd|i'll|i'm|i've|we|we'll|we're|let's|just|but|"
     r"instead|it's|that's|she|he|they|you|use|make|book)\b)|\s+but\s+",
+    re.IGNORECASE,
+)
+# a sentence routed as a forget request that asks for no deletion: a wish that something be
+# kept ("Don't forget my birthday is on Friday"), or what the user did ("I forgot my keys at
+# the gym") with no word of a wish or of a deletion
+_KEEP_WISH = re.compile(
+    r"^\s*(?:please\s+)?(?:(?:don't|do not|dont|never) forget|remember|keep in mind|make sure "
+    r"you remember|note that)\b",
+    re.IGNORECASE,
+)
+_FIRST_PERSON = re.compile(r"^\s*(?:i|we)\b(?!['\u2019]d\b)", re.IGNORECASE)
+_WISH_OR_DELETION = re.compile(
+    r"\b(?:you|your|want|wants|wish|rather|prefer|need|please|would|delete|deleted|erase|"
+    r"erased|remove|removed|wipe|wiped|scrub|purge|clear|forget|store|stored|keep|kept|save|"
+    r"saved|record|records|memory|memories|notes|on file)\b",
     re.IGNORECASE,
 )
 # "forget it, ..." / "forget that, ...": an idiom for "never mind", naming nothing
@@ -134,6 +153,17 @@ def asks_to_forget(request: str) -> bool:
     """Whether ``request`` opens with a deletion verb ("please forget ...", "delete ..."),
     after an interjection; "I forgot my keys" or "don't forget the tickets" does not."""
     return _LEAD.match(_OPENER.sub("", request, count=1)) is not None
+
+
+def keeps_what_it_says(sentence: str) -> bool:
+    """Whether a sentence taken for a forget request asks for no deletion at all: it asks for
+    something to be kept ("Don't forget my birthday is on Friday") or tells what the user did
+    ("I forgot my keys at the gym"). Such a sentence is kept as a fact; any other that does
+    not parse as a request is neither acted on nor stored."""
+    text = _OPENER.sub("", sentence, count=1)
+    if _KEEP_WISH.match(text):
+        return True
+    return bool(_FIRST_PERSON.match(text)) and not _WISH_OR_DELETION.search(text)
 
 
 def is_idiom(request: str) -> bool:
@@ -164,6 +194,41 @@ _GENERIC = content_stems(
     "info detail details plan plans history record records data personal private favourite "
     "against"
 )
+
+
+_SUBJECT_NAME = re.compile(r"\b(?!I\b)[A-Z][a-z]+\b")
+
+
+def _names_in(subject: str) -> set[str]:
+    """The stems of the capitalised names in a forget request's subject ("Instagram")."""
+    return {s for n in _SUBJECT_NAME.findall(subject) for s in content_stems(n)}
+
+
+# a subject ending in one of these names an identifier ("my passport number"): "details" or
+# "information" add nothing ("my flight details" is any memory about the flight)
+_IDENTIFIER = content_stems("number numbers name names")
+
+
+def _generic_head(subject: str) -> str | None:
+    """The subject's last word when it names an identifier ("number" in "my passport
+    number"): a memory holding the other words only ("My passport expires in August") is
+    not it."""
+    last = [w for w in words(subject) if content_stems(w)][-1:]
+    stems = content_stems(last[0]) if last else set()
+    return next(iter(stems & _IDENTIFIER), None)
+
+
+def _holds_identifier(head: str, text: str) -> bool:
+    """Whether a memory can hold the identifier a subject ends with: it says the word, or
+    holds a number (for "number") or a capitalised name (for "name")."""
+    if head in content_stems(text):
+        return True
+    if head.startswith("numbe"):  # digits, but not only a year ("expires in August 2027")
+        return any(not _YEAR.fullmatch(run) for run in re.findall(r"\d+", text))
+    return bool(_NAME.search(text))
+
+
+_YEAR = re.compile(r"(?:19|20)\d\d")
 
 
 # a capitalised name (not an acronym, not "I"), anywhere but a sentence's first word
@@ -498,10 +563,19 @@ class ConversationEdits:
         subject = forget_subject(candidate.text)
         session = context.session
         state = context.state
-        if is_idiom(candidate.text) or not (asks_to_forget(candidate.text) or is_vague(subject)):
-            # "I forgot my passport", "forget it, I'll do it myself": nothing to delete
-            logger.info("forget request: no deletion asked for, nothing done")
-            return RoutingOutcome(MemoryHome.FORGET, "skipped", None, "not a request to forget")
+        if is_idiom(candidate.text):
+            # "forget it, I'll do it myself": nothing to delete, nothing to keep
+            logger.info("forget request: an idiom, nothing done")
+            return RoutingOutcome(MemoryHome.FORGET, "skipped", None, "an idiom: nothing named")
+        if not (asks_to_forget(candidate.text) or is_vague(subject)):
+            if keeps_what_it_says(candidate.text):
+                # "I forgot my passport", "don't forget my birthday is on Friday": no deletion
+                # asked for; the applier keeps the sentence as a fact
+                logger.info("forget request: no deletion asked for, kept as a fact")
+                return RoutingOutcome(MemoryHome.FORGET, "skipped", None, NOT_A_REQUEST)
+            # a request in words the parser does not know: neither acted on nor stored
+            logger.info("forget request: not understood, nothing done")
+            return RoutingOutcome(MemoryHome.FORGET, "skipped", None, "request not understood")
         if is_vague(subject):
             # "forget what I said": nothing named, nothing guessed at; the agent asks
             state[FORGET_STATE_KEY] = {
@@ -777,15 +851,36 @@ class ConversationEdits:
         # a name alone is not the subject: "my ex-girlfriend Priya" and "Priya from accounts"
         close = cosines >= self.own_min_similarity
         close &= ~np.array(await self._name_led(embedder, subject, texts), dtype=bool)
+        # a name the subject gives ("my Instagram handle") that the memory lacks: the memory
+        # may be another of its kind ("My Twitter handle is ..."), so only a close one matches
+        names = _names_in(head)
+        lacks = [bool(names - content_stems(t)) for t in texts]
+        generic_head = _generic_head(head)
         own = [
             not other
             and not maybe
+            and (generic_head is None or _holds_identifier(generic_head, t))
             and (
                 bool(up)
-                or self._on_its_own(head_named, t, float(c), float(k), float(b), bool(kinds), cc)
+                or bool(cc)
+                or (
+                    not lack
+                    and self._on_its_own(
+                        head_named, t, float(c), float(k), float(b), bool(kinds), cc
+                    )
+                )
             )
-            for t, c, k, b, other, up, cc, maybe in zip(
-                texts, cosines, by_kind, best_kind, others, lifted, close, unsure, strict=True
+            for t, c, k, b, other, up, cc, maybe, lack in zip(
+                texts,
+                cosines,
+                by_kind,
+                best_kind,
+                others,
+                lifted,
+                close,
+                unsure,
+                lacks,
+                strict=True,
             )
         ]
         return Assessment(

@@ -78,7 +78,11 @@ FACT_KIND = "fact"
 
 ForgetHandler = Callable[["Candidate", "Context"], Awaitable["RoutingOutcome"]]
 """Acts on a request to forget (``MemoryHome.FORGET``) and says what it did (a count, never
-the text)."""
+the text). An outcome with the detail :data:`NOT_A_REQUEST` says the sentence asks for no
+deletion after all ("Don't forget my birthday is on Friday"): the applier keeps it as a fact."""
+
+#: A forget handler's outcome detail: the sentence routed as a request asks for no deletion.
+NOT_A_REQUEST = "not a request to forget"
 
 UpdateHandler = Callable[["Candidate", "Context"], Awaitable["RoutingOutcome | None"]]
 """Writes a fact that replaces an earlier one (``replaces_earlier``) by superseding it;
@@ -368,7 +372,20 @@ class MemoryApplier:
             return RoutingOutcome(
                 MemoryHome.FORGET, "skipped", None, "not acted on: no forget handler is configured"
             )
-        return await self.forget_handler(candidate, context)
+        outcome = await self.forget_handler(candidate, context)
+        if outcome.status == "skipped" and outcome.detail == NOT_A_REQUEST:
+            # routed as a request but asks for none ("Don't forget my birthday is on Friday",
+            # "I forgot my keys at the gym"): what the user said is kept as a lasting fact,
+            # checked again like any other (a sensitive one is dropped)
+            fact = replace(
+                candidate,
+                forget_request=False,
+                about_user=True,
+                needed_in_future_sessions=True,
+                exact_value=False,
+            )
+            return await self.apply_one(fact, context)
+        return outcome
 
     async def _review(self, candidate: Candidate, context: Context) -> RoutingOutcome:
         home = MemoryHome.PROCEDURAL_REVIEW

@@ -34,6 +34,7 @@ from adk_memory_kit.routing.extractors import (
     event_time,
     split_sentences,
 )
+from adk_memory_kit.routing.keep_requests import asks_not_to_keep
 from adk_memory_kit.routing.learned import Decision, LearnedRouter
 from adk_memory_kit.routing.rule import Candidate
 from adk_memory_kit.routing.text_signals import is_factless_question, is_filler
@@ -114,7 +115,7 @@ def user_sentences(
 def is_trivial(sentence: str) -> bool:
     """Filler, or a question stating nothing (and asking to delete nothing)."""
     lowered = sentence.lower()
-    if any(v in lowered for v in _FORGET_VERBS):
+    if any(v in lowered for v in _FORGET_VERBS) or asks_not_to_keep(sentence):
         return False
     return is_filler(sentence) or is_factless_question(sentence)
 
@@ -218,6 +219,10 @@ class LearnedExtractor:
         if _ASKS_TO_FORGET.match(sentence) and label not in ("forget", "forget_vague"):
             # a sentence that opens with a deletion verb never saves or stores what it names
             label = "forget" if decision.preference or label != "review" else label
+        elif asks_not_to_keep(sentence) and label != "forget_vague":
+            # "stop remembering ...", "I'd rather you didn't know about ...": a request in the
+            # words of memory itself, never stored, nor shown to a reviewer
+            label = "forget"
         if label == "forget" and is_statement(sentence):
             # what the user did ("We got rid of the landline"): a change to a lasting fact
             label = "update"

@@ -104,8 +104,9 @@ def is_factless_question(sentence: str) -> bool:
 
 
 def stem(word: str) -> str:
-    """A crude, stable stem: the first five letters (``delivery`` and ``deliver`` agree)."""
-    return word[:5]
+    """A crude, stable stem: the first five letters (``delivery`` and ``deliver`` agree), a
+    possessive left out first (``mum's`` and ``mum`` agree)."""
+    return word.removesuffix("'s")[:5]
 
 
 def content_stems(text: str) -> set[str]:

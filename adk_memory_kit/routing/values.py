@@ -120,10 +120,6 @@ _NAME_CUE = re.compile(
     r"my name is|my name's|my first name is|use the name|"
     r"say|I'm|I am|use|but|use my first name,?|address me as)\s+(?P<name>" + _TITLE + _CAP + r")",
 )
-# someone else's name ("a guy called Marco", "her name is Ana"): not the user's own
-_OTHERS_NAME = re.compile(
-    r"\b(?i:called|named|(?:his|her|their|\w+'s) name is)\s+" + _CAP,
-)
 _NON_NAMES = {"I", "Please", "Just", "The", "My", "Hi", "Hello", "Use", "Call", "Say"}
 
 
@@ -183,15 +179,13 @@ def _airport(text: str) -> str | None:
 
 
 def _name(text: str) -> str | None:
-    names = [m.group("name") for m in _NAME_CUE.finditer(text)]
+    """The name the user asks to be called, after a cue ("call me", "I go by", "my name
+    is"); none without one: a capitalised word elsewhere is as often a place, a service or
+    someone else ("I'm fern_w on Discord", "My middle name is Ann"), and a sentence with no
+    name found is kept as a lasting fact instead."""
+    names = [m.group("name") for m in _NAME_CUE.finditer(text[:MAX_FINDER_CHARS])]
     names = [n for n in names if n.split()[-1] not in _NON_NAMES]
-    if names:
-        return names[-1].rstrip(".,")
-    if _OTHERS_NAME.search(text):
-        return None
-    later = [w.strip(".,!") for w in text.split()[1:] if re.fullmatch(_CAP + r"[.,!]?", w)]
-    later = [w for w in later if w not in _NON_NAMES]
-    return later[-1] if later else None
+    return names[-1].rstrip(".,") if names else None
 
 
 #: The value finder of each default preference name.

@@ -17,6 +17,7 @@ from adk_memory_kit.lifecycle.conversation_edits import (
     forget_subject,
     is_idiom,
     is_vague,
+    keeps_what_it_says,
     possessor,
 )
 from adk_memory_kit.lifecycle.update_subject import SubjectCheck
@@ -62,6 +63,40 @@ def test_the_subject_ends_with_its_clause(request_text, subject):
 def test_only_a_sentence_opening_with_a_deletion_verb_asks_to_forget(text, asks, idiom):
     assert asks_to_forget(text) is asks
     assert is_idiom(text) is idiom
+
+
+@pytest.mark.parametrize(
+    ("request_text", "subject"),
+    [
+        ("Please stop remembering my locker number.", "locker number"),
+        ("Can you stop keeping track of my blood pressure?", "blood pressure"),
+        ("Don't store anything about my tax return.", "my tax return"),
+        ("I don't want you to know about my overdraft anymore.", "overdraft"),
+        ("I'd rather you didn't keep my old postcode.", "old postcode"),
+        ("We no longer want you to have our landline number.", "our landline number"),
+        ("You don't need to remember where my gran lives.", "where my gran lives"),
+        ("Never save my security answers, thanks.", "security answers"),
+    ],
+)
+def test_a_wish_not_to_be_remembered_is_a_request_naming_its_subject(request_text, subject):
+    assert asks_to_forget(request_text)
+    assert forget_subject(request_text) == subject
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("Don't forget my dentist appointment is on the 4th.", True),
+        ("Remember that I'm coeliac.", True),
+        ("I forgot my charger at the Bristol office.", True),
+        ("I'd like my old number gone.", False),  # a wish the parser does not read: not kept
+        ("Bin the Bristol stuff, would you?", False),
+        ("I no longer need you to store my email.", False),
+    ],
+)
+def test_a_sentence_taken_for_a_request_that_asks_for_none_is_kept(text, kept):
+    assert not asks_to_forget(text)
+    assert keeps_what_it_says(text) is kept
 
 
 @pytest.mark.parametrize(
@@ -118,6 +153,26 @@ async def test_the_assessment_is_aligned_with_the_texts_and_spares_someone_elses
     assert seen.names_kind  # "phone number" is a kind of detail
     assert list(seen.own) == [True, False]
     assert list(seen.about_others) == [False, True]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("subject", "other", "same"),
+    [
+        # the name the subject gives is missing: another of its kind
+        ("my Strava account", "My Garmin account is under my work email.", None),
+        # an identifier: a memory about the thing but not its number is not it
+        ("my library card number", "My library card expires in June.", None),
+        ("my library card number", "My library card number is 2210 4471.", True),
+        ("my landlord's name", "My landlord is very slow with repairs.", None),
+        ("my landlord's name", "My landlord is called Mr Dunmore.", True),
+    ],
+)
+async def test_a_memory_lacking_the_subjects_name_or_identifier_is_not_taken_on_its_own(
+    embedder, subject, other, same
+):
+    seen = await ConversationEdits().assess(embedder, subject, [other])
+    assert bool(seen.own[0]) is bool(same)
 
 
 @pytest.mark.slow

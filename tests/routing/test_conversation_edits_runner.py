@@ -181,3 +181,34 @@ async def test_a_request_naming_a_kind_of_detail_deletes_it_and_a_vague_one_dele
     assert neighbour in left and other in left
     assert vague not in left and by_kind not in left
     assert not any("forget" in t.lower() or "delete" in t.lower() for t in left)
+
+
+async def test_a_wish_not_to_be_remembered_deletes_and_a_wish_to_be_remembered_keeps(stack):
+    """ "Stop remembering ..." and "I'd rather you didn't know ..." are requests (the second
+    about a health matter, which the detectors would otherwise drop unread); "Don't forget
+    ..." asks for the opposite: what it says is kept."""
+    app, sessions, memory, user, say = stack
+    session = await sessions.create_session(app_name=app.name, user_id=user)
+    gym = "I train at the Riverside climbing wall on Tuesdays."
+    debt = "I still owe my brother four hundred pounds."
+    neighbour = "My brother is a plumber in Hull."
+    for sentence in (gym, debt, neighbour):
+        await say(session.id, sentence)
+    for request in (
+        "Could you stop remembering my climbing wall?",
+        "I'd rather you didn't know about the money I owe my brother.",
+    ):
+        await say(session.id, request)
+    await say(session.id, "Don't forget my anniversary is on the ninth of October.")
+
+    done = await sessions.get_session(app_name=app.name, user_id=user, session_id=session.id)
+    await memory.add_session_to_memory(done)
+    everything = set()
+    for query in (gym, debt, neighbour, "climbing", "anniversary", "What do I owe?"):
+        everything.update(
+            texts(await memory.search_memory(app_name=app.name, user_id=user, query=query))
+        )
+    assert gym not in everything and debt not in everything
+    assert neighbour in everything
+    assert any("anniversary" in t for t in everything)
+    assert not any("remember" in t.lower() or "rather" in t for t in everything)
