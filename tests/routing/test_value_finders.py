@@ -76,6 +76,19 @@ def test_someone_elses_name_is_not_the_users_preferred_name(text: str):
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "I'm bluefinch88 on Mastodon.",  # a service, not a name
+        "My second name is Louise.",  # not what the user is called
+        "My handle on the forum is Grizzly.",
+        "I work at the Royal Marsden.",
+    ],
+)
+def test_a_capitalised_word_without_a_naming_cue_is_no_preferred_name(text: str):
+    assert DEFAULT_FINDERS["preferred_name"](text) is None
+
+
+@pytest.mark.parametrize(
     ("text", "value"),
     [
         ("I'd like to be called Robbie from now on.", "Robbie"),

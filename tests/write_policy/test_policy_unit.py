@@ -207,3 +207,10 @@ async def test_ids_that_are_not_secrets_are_kept_by_the_default_policy():
     ]
     events = [ev("user", text, i) for i, text in enumerate(said, start=1)]
     assert await kept(events) == said
+
+
+def test_a_possessive_and_its_word_share_a_stem():
+    # "my mum's phone" names the mum of "My mum calls every evening"
+    assert content_stems("my mum's phone") & content_stems("My mum calls every evening")
+    assert content_stems("the dog's lead") == content_stems("the dog lead")
+    assert content_stems("it's late") == content_stems("it late")  # stopwords stay out
