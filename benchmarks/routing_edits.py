@@ -167,6 +167,12 @@ async def run_forget(row, memory, router, applier, show: bool, absent: bool = Fa
     app, user = "edits", f"u-{uuid.uuid4().hex[:8]}"
     held = [row["neighbour"], *FILLER] if absent else [row["target"], row["neighbour"], *FILLER]
     await store_facts(memory, app, user, held, datetime.now(timezone.utc))
+    # each memory by its id (the top hit of its own text), so a target stored redacted ("My
+    # PIN is [redacted]") is not counted gone because its text differs from the row's
+    ids = {}
+    for said in held:
+        found = await memory.search_memory(app_name=app, user_id=user, query=said)
+        ids[said] = str(found.memories[0].id) if found.memories else None
     context = make_context(app=app, user=user, memory=memory)
     routes = await router.route_sentences([(row["request"], None)])
     homes = {MemoryApplier().classify(c)[1] for r in routes for c in r.candidates}
@@ -174,21 +180,27 @@ async def run_forget(row, memory, router, applier, show: bool, absent: bool = Fa
         for c in r.candidates:
             if MemoryApplier().classify(c)[1] is MemoryHome.FORGET:
                 await applier.apply_one(c, context)
-    left = set()
+    left, left_ids = set(), set()
     for query in (row["target"], row["neighbour"], *FILLER):
-        left.update(texts_of(await memory.search_memory(app_name=app, user_id=user, query=query)))
+        found = await memory.search_memory(app_name=app, user_id=user, query=query)
+        left.update(texts_of(found))
+        left_ids.update(str(m.id) for m in found.memories)
+
+    def kept(said: str) -> bool:
+        return ids.get(said) in left_ids if ids.get(said) else said in left
+
     out = {
         "routed_forget": MemoryHome.FORGET in homes,
         "routed_review": MemoryHome.PROCEDURAL_REVIEW in homes,
-        "target_gone": row["target"] not in left,
-        "neighbour_kept": row["neighbour"] in left and all(f in left for f in FILLER),
+        "target_gone": not kept(row["target"]),
+        "neighbour_kept": kept(row["neighbour"]) and all(kept(f) for f in FILLER),
         "stored_request": row["request"] in left,
         "confirm": bool((context.state.get(FORGET_STATE_KEY) or {}).get("needs_confirmation")),
         "state": context.state.get(FORGET_STATE_KEY),
     }
     expect_gone = row["kind"] != "forget_vague" and not absent
     if show and (
-        (not absent and (row["target"] in left) == expect_gone)
+        (not absent and kept(row["target"]) == expect_gone)
         or row["request"] in left
         or not out["neighbour_kept"]
     ):

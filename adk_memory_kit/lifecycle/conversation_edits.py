@@ -70,6 +70,7 @@ from adk_memory_kit.routing.apply import (
     NOT_A_REQUEST,
     NOTES_KEY,
     RECORDING_EARLIER,
+    SESSION_FACT_PREFIX,
     RoutingOutcome,
     long_term_entry,
     normalize_fact_text,
@@ -654,6 +655,18 @@ class ConversationEdits:
             state[NOTES_KEY] = kept
             deleted += len(notes) - len(kept)
             homes.append("session_state")
+        # a session fact under its own key ("fact_trip_destination" = "Lima" for "my Peru
+        # trip" when it names the trip) goes the way a preference does
+        for key, value in list(state.to_dict().items()):
+            if not key.startswith(SESSION_FACT_PREFIX) or value is None:
+                continue
+            name = key.removeprefix(SESSION_FACT_PREFIX)
+            said = content_stems(f"{name.replace('_', ' ')} {value}")
+            if naming and overlap(said, naming) > 0:
+                state[key] = None
+                deleted += 1
+                if "session_state" not in homes:
+                    homes.append("session_state")
         if scratch := forget_in_working_memory(state, naming, _GENERIC | _VAGUE):
             deleted += scratch
             homes.append("working_memory")

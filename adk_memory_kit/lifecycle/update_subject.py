@@ -32,42 +32,10 @@ import numpy as np
 
 from adk_memory_kit.embedders.base import checked_embed
 from adk_memory_kit.memory.hygiene import MAX_TAGS
+from adk_memory_kit.routing.people import PEOPLE, PERSON_GROUP
 from adk_memory_kit.routing.text_signals import content_stems, words
 
-#: Words naming a person other than the user, one group per person (MiniLM puts "wife" and
-#: "husband", "sister" and "brother" too close to tell them apart by similarity).
-PEOPLE_GROUPS = (
-    "wife",
-    "husband",
-    "partner spouse",
-    "fiance fiancee",
-    "girlfriend",
-    "boyfriend",
-    "son sons stepson",
-    "daughter daughters stepdaughter",
-    "kid kids child children baby twins",
-    "mum mom mother mummy stepmother",
-    "dad father daddy stepfather",
-    "parents parent in-laws",
-    "brother brothers",
-    "sister sisters",
-    "sibling siblings",
-    "cousin cousins",
-    "niece",
-    "nephew",
-    "aunt auntie",
-    "uncle",
-    "grandmother grandma granny gran nan",
-    "grandfather grandpa grandad",
-    "grandparents",
-    "grandson granddaughter grandchildren",
-    "friend friends",
-    "flatmate roommate housemate",
-    "colleague colleagues coworker",
-    "neighbour neighbor neighbours neighbors",
-)
-_PERSON = {w: g.split()[0] for g in PEOPLE_GROUPS for w in g.split()}
-PEOPLE = frozenset(_PERSON)
+_PERSON = PERSON_GROUP
 
 # words that say a change, not what changed: never the shared word that ties two facts
 _CHANGE = content_stems(
@@ -452,7 +420,10 @@ def adds(text: str) -> bool:
 
 
 def distinct_stems(text: str) -> set[str]:
-    return content_stems(text) - _CHANGE
+    """The content stems that can tie two facts to one subject: no word of a change, and no
+    bare number (an age or a year shared by "I was 19 when I moved" and "I was arrested at
+    19" is no subject)."""
+    return {s for s in content_stems(text) - _CHANGE if not s.isdigit()}
 
 
 #: At most this many subject words a replacement inherits (:func:`subject_keys`).

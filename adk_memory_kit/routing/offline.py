@@ -36,6 +36,7 @@ from adk_memory_kit.routing.extractors import (
 )
 from adk_memory_kit.routing.keep_requests import asks_not_to_keep
 from adk_memory_kit.routing.learned import Decision, LearnedRouter
+from adk_memory_kit.routing.people import about_someone_else
 from adk_memory_kit.routing.rule import Candidate
 from adk_memory_kit.routing.text_signals import is_factless_question, is_filler
 from adk_memory_kit.routing.values import (
@@ -206,7 +207,7 @@ class LearnedExtractor:
         routes = []
         for (sentence, when), skip in zip(sentences, trivial, strict=True):
             decision = None if skip else next(decisions)
-            routes.append(self._route(sentence, when, decision))
+            routes.append(_not_the_users_preference(self._route(sentence, when, decision)))
         return routes
 
     def _route(
@@ -297,7 +298,12 @@ class LearnedExtractor:
             gone = retired(sentence) if retired and name in self.vocabulary else None
             # "I'm not vegetarian any more": a fact that replaces the diet said before, and
             # the saved value is cleared (it is not the value the sentence states)
-            return lasting(key=name, replaces_earlier=changes or bool(gone), retires=gone)
+            if gone:
+                return lasting(key=name, replaces_earlier=True, retires=gone)
+            # no value of the preference in it: the label alone does not make it that typed
+            # subject ("My manager is also called Hannah" is no preferred name, and must not
+            # replace "My ex-girlfriend was called Hannah" as if it were)
+            return lasting(replaces_earlier=changes)
         if label == "long_term":
             return lasting()
         if label == "update":
@@ -313,6 +319,22 @@ class LearnedExtractor:
         if label == "forget":
             return Candidate(text=sentence, forget_request=True, observed_at=when)
         return None
+
+
+def _not_the_users_preference(route: SentenceRoute) -> SentenceRoute:
+    """A preference said of someone else ("My husband prefers the aisle seat", "Maya can't
+    eat peanuts") is a lasting fact about them, never the user's ``user:`` value."""
+    if not any(c.exact_value and c.key for c in route.candidates):
+        return route
+    if not about_someone_else(route.sentence):
+        return route
+    facts = tuple(
+        replace(c, key=None, value=None, exact_value=False, retires_value=None)
+        if c.exact_value and c.key
+        else c
+        for c in route.candidates
+    )
+    return replace(route, candidates=facts)
 
 
 _SHARED: list[LearnedExtractor] = []

@@ -270,6 +270,20 @@ async def test_a_request_reaches_the_working_memory_and_its_view(memory):
 
 
 @pytest.mark.slow
+async def test_a_request_reaches_a_session_fact_under_its_own_key(memory):
+    app, user = "edits-session-fact", f"u-{uuid.uuid4().hex[:8]}"
+    facts = {"fact_trip_destination": "Lima", "fact_party_size": "4"}
+    context = make_context(app=app, user=user, memory=memory, state=dict(facts))
+    outcome = await ConversationEdits().forget(
+        Candidate(text="Stop remembering my trip to Lima.", forget_request=True), context
+    )
+    assert outcome.status == "forgotten"
+    assert context.state["fact_trip_destination"] is None
+    assert context.state["fact_party_size"] == "4"  # names nothing of the request
+    assert "session_state" in context.state[FORGET_STATE_KEY]["homes"]
+
+
+@pytest.mark.slow
 async def test_a_vague_request_deletes_nothing_and_asks(memory):
     app, user = "edits-vague", f"u-{uuid.uuid4().hex[:8]}"
     held = ["I lent my drill to Omar.", "My sister is getting married in May."]

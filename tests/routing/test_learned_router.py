@@ -137,6 +137,54 @@ async def test_a_first_person_wish_to_forget_stays_a_request(tuned, request_text
 
 
 @pytest.mark.parametrize(
+    "sentence",
+    [
+        "My partner prefers the window seat.",
+        "Our twins are both vegetarian.",
+        "Priya can't eat shellfish.",  # a health word of someone else: dropped, not hers
+        "My dad likes to fly business class.",
+    ],
+)
+async def test_a_preference_said_of_someone_else_is_never_the_users(tuned, sentence):
+    (routed,) = await tuned.route_sentences([(sentence, None)])
+    assert all(not (c.exact_value and c.key) for c in routed.candidates), sentence
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "My partner and I prefer the window seat.",
+        "A window seat is fine for me.",
+        "I'm vegetarian.",
+    ],
+)
+async def test_a_preference_said_with_the_user_is_still_theirs(tuned, sentence):
+    (routed,) = await tuned.route_sentences([(sentence, None)])
+    assert any(c.exact_value and c.key for c in routed.candidates), sentence
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Could you stop remembering my allotment?",  # a question: never skipped as trivial
+        "I'd rather you didn't know about my tax bill.",
+        "Please don't store my blood pressure readings.",
+    ],
+)
+async def test_a_wish_not_to_be_remembered_is_a_request(tuned, request_text):
+    (asked,) = await tuned.route_sentences([(request_text, None)])
+    assert any(c.forget_request for c in asked.candidates), request_text
+
+
+@pytest.mark.parametrize(
+    "sentence", ["Don't keep me waiting.", "I don't remember my PIN.", "Don't save us a table."]
+)
+async def test_an_ordinary_sentence_with_keep_or_remember_is_no_request(tuned, sentence):
+    (routed,) = await tuned.route_sentences([(sentence, None)])
+    assert all(not c.forget_request for c in routed.candidates), sentence
+
+
+@pytest.mark.parametrize(
     "sentence", ["I'm learning Greek.", "I've been studying Italian at the community centre."]
 )
 async def test_learning_a_language_is_not_the_language_of_the_replies(tuned, sentence):
