@@ -76,7 +76,7 @@ from adk_memory_kit.routing.apply import (
     normalize_fact_text,
 )
 from adk_memory_kit.routing.extractors import event_text, event_time, split_sentences
-from adk_memory_kit.routing.keep_requests import NOT_TO_KEEP, POLITE
+from adk_memory_kit.routing.keep_requests import NOT_TO_KEEP, OPENER, POLITE, plain
 from adk_memory_kit.routing.records import RoutingDecisions
 from adk_memory_kit.routing.rule import Candidate, MemoryHome
 from adk_memory_kit.routing.text_signals import content_stems, overlap, words
@@ -102,7 +102,7 @@ _LEAD = re.compile(
     re.IGNORECASE,
 )
 _TAIL = re.compile(
-    r"\s*(?:,\s*)?(?:from (?:your |the )?(?:memory|records|notes)|please|,? it'?s off|"
+    r"\s*+(?:,\s*)?(?:from (?:your |the )?(?:memory|records|notes)|please|,? it'?s off|"
     r"for good|entirely|completely|any ?more|any longer|from now on|thanks|thank you|"
     r"on file|on record|in (?:your )?memory)?"
     r"[.!?]*\s*$",
@@ -111,11 +111,7 @@ _TAIL = re.compile(
 
 
 # an interjection before the verb ("Actually, forget ...", "OK so delete ...")
-_OPENER = re.compile(
-    r"^\s*(?:(?:actually|oh|ok|okay|right|so|and|also|hey|um|well|never mind|on second "
-    r"thought)\b[,.!]?\s*)+",
-    re.IGNORECASE,
-)
+_OPENER = re.compile(rf"^\s*{OPENER}", re.IGNORECASE)
 # a new clause after what is named ("my address, it's out of date", "it, I'll book it myself")
 _NEXT_CLAUSE = re.compile(
     r"\s*(?:[,;:]|\s-|\s\u2013)\s+(?=(?:i|i'd|i'll|i'm|i've|we|we'll|we're|let's|just|but|"
@@ -141,35 +137,59 @@ _WISH_OR_DELETION = re.compile(
 _IDIOM = frozenset(("it", "that", "this", "about it", "about that"))
 
 
+# a wish with the thing named in the middle: "I'd like my old number deleted", "I don't want
+# my address stored"
+_WANT_GONE = re.compile(
+    r"^\s*(?:i|we)(?:'d| would)? (?:like|want|prefer) (?P<subject>(?:my|our|the|all|any) .+?)"
+    r" (?:deleted|removed|erased|forgotten|gone|wiped|dropped|scrubbed)\b",
+    re.IGNORECASE,
+)
+_NOT_WANT_KEPT = re.compile(
+    r"^\s*(?:i|we) (?:don't|do not|no longer) want (?P<subject>(?:my|our|the|any|all) .+?)"
+    r" (?:stored|kept|saved|remembered|on file|on record|in (?:your )?memory)\b",
+    re.IGNORECASE,
+)
+
+
+def _wished_gone(text: str) -> re.Match[str] | None:
+    return _WANT_GONE.match(text) or _NOT_WANT_KEPT.match(text)
+
+
 def forget_subject(request: str) -> str:
     """What a forget request names ("Please erase the notes on my old flat." -> "my old
     flat"), up to the end of its clause; the whole request when no verb phrase is found."""
-    text = _OPENER.sub("", request, count=1)
+    text = _OPENER.sub("", plain(request), count=1)
+    if not _LEAD.match(text) and (wished := _wished_gone(text)):
+        return wished.group("subject").strip(" ,.")
     subject = _TAIL.sub("", _LEAD.sub("", text, count=1), count=1).strip(" ,.")
     subject = _NEXT_CLAUSE.split(subject, maxsplit=1)[0].strip(" ,.")
-    return subject or request.strip()
+    return subject or plain(request)
 
 
 def asks_to_forget(request: str) -> bool:
     """Whether ``request`` opens with a deletion verb ("please forget ...", "delete ..."),
-    after an interjection; "I forgot my keys" or "don't forget the tickets" does not."""
-    return _LEAD.match(_OPENER.sub("", request, count=1)) is not None
+    or a wish that something not be kept ("stop remembering my ...", "I'd like my old number
+    deleted"), after an interjection; "I forgot my keys" or "don't forget the tickets" does
+    not."""
+    text = _OPENER.sub("", plain(request), count=1)
+    return _LEAD.match(text) is not None or _wished_gone(text) is not None
 
 
 def keeps_what_it_says(sentence: str) -> bool:
     """Whether a sentence taken for a forget request asks for no deletion at all: it asks for
     something to be kept ("Don't forget my birthday is on Friday") or tells what the user did
-    ("I forgot my keys at the gym"). Such a sentence is kept as a fact; any other that does
-    not parse as a request is neither acted on nor stored."""
-    text = _OPENER.sub("", sentence, count=1)
-    if _KEEP_WISH.match(text):
-        return True
+    ("I forgot my keys at the gym"), with no word of a deletion or a wish after. Such a
+    sentence is kept as a fact; any other that does not parse as a request is neither acted
+    on nor stored."""
+    text = _OPENER.sub("", plain(sentence), count=1)
+    if wish := _KEEP_WISH.match(text):
+        return not _WISH_OR_DELETION.search(text, wish.end())
     return bool(_FIRST_PERSON.match(text)) and not _WISH_OR_DELETION.search(text)
 
 
 def is_idiom(request: str) -> bool:
     """ "Forget it, I'll book it myself": the verb names nothing and another clause follows."""
-    text = _OPENER.sub("", request, count=1)
+    text = _OPENER.sub("", plain(request), count=1)
     rest = _LEAD.sub("", text, count=1)
     if rest == text:
         return False

@@ -3,49 +3,72 @@
 
 One grammar for two readers: the offline router (a sentence opening with these words is a
 request to forget, whatever the example bank says of it, so it is never stored nor sent to a
-human reviewer) and the forget handler (what follows the words names the subject). Each
-form speaks of the assistant's memory itself ("remember", "know", "store", "keep track
-of"), so an ordinary instruction ("don't keep me waiting") does not read as one, and a
-statement ("I don't remember my password") is not one either.
+human reviewer) and the forget handler (what follows the words names the subject).
+
+Each form speaks of the assistant's memory itself, and a bare imperative must name the
+user's own thing ("don't store *my* ...", "stop remembering *where I* ..."), so neither an
+ordinary instruction ("don't keep the change", "never store passwords in plain text",
+"don't keep asking") nor a statement without its subject ("Don't know about my sister's
+wedding yet", "Never remember names at parties") reads as one.
 """
 
 from __future__ import annotations
 
 import re
 
-_NOT = r"(?:don't|do not|dont|never)"
-# never an object that makes it an ordinary instruction ("don't keep me waiting", "don't
-# save us a table", "stop keeping on about it")
-_NOT_AN_OBJECT = r"(?!\s+(?:me|us|you|him|her|them|going|on|up|in|out|away|quiet|calm|still)\b)"
-#: what the assistant is asked to stop doing ("keep track of", "hold on to", "know about")
-KEEPING = (
-    r"(?:(?:remember(?:ing)?|keep(?:ing)? (?:track of|a record of|hold of|a note of|notes on)|"
-    r"keep(?:ing)?|stor(?:e|ing)|sav(?:e|ing)|hold(?:ing)? on to|know(?:ing)?(?: about)?)"
-    + _NOT_AN_OBJECT
-    + ")"
+#: Text longer than this is read only up to here (a regex over a huge turn costs time).
+MAX_REQUEST_CHARS = 1000
+
+_STOP_FORMS = r"(?:remembering|keeping|storing|saving|holding on to|retaining)"
+_VERB = r"(?:remember|keep|store|save|hold on to|retain)"
+_TRACK = r"(?:track of|a record of|a note of|notes on|hold of)"
+# a bare imperative must name the user's own thing: "my X", "anything about", "where I ..."
+_OWN = (
+    r"(?=\s+(?:my|our|any|anything|everything|all|what|whatever|where|who|when|how|"
+    r"that (?:i|we|my|our)|the fact|this|these|those|"
+    r"the\s+(?:\w+\s+){0,2}?(?:about|on|of|regarding|for)\s+(?:my|our|me|us))\b)"
 )
-#: the verb phrases of such a wish, as one regex alternation (no leading politeness)
+# a wish addressed to the assistant takes any object but one that makes it ordinary: "I don't
+# want you to have to wait", "... to keep apologising", "... a bad impression"
+_ANY = r"(?=\s+(?!(?:to|a|an|me|us|you|him|her|them|it|going|on|up|in|out|away)\b)(?!\w+ing\b)\w)"
+_KNOWING = r"(?:remember|know|keep|store|save|hold on to|retain|have|keep track of)(?:\s+about)?"
+
+#: The verb phrases of such a wish, as one regex alternation (no leading politeness).
 NOT_TO_KEEP = (
-    rf"{_NOT} (?:{KEEPING})|"
-    rf"stop (?:{KEEPING})|"
-    rf"(?:i|we) (?:{_NOT}|no longer) want you (?:to )?(?:{KEEPING}|have|having)|"
-    rf"(?:i|we)(?:'d| would) (?:rather|prefer(?: it if)?) (?:you )?(?:didn't|did not|not|"
-    rf"don't) (?:{KEEPING})|"
-    rf"(?:you )?(?:don't|do not|no) need (?:to )?(?:{KEEPING})"
+    rf"(?:don't|do not|dont) (?:keep {_TRACK}|{_VERB}){_OWN}|"
+    rf"never (?:keep {_TRACK}|keep|store|save|retain){_OWN}|"
+    rf"(?:stop|quit) (?:keeping {_TRACK}|{_STOP_FORMS}){_OWN}|"
+    rf"(?:i|we) (?:don't|do not|no longer) want you (?:to )?{_KNOWING}{_ANY}|"
+    rf"(?:i|we)(?:'d| would) (?:rather|prefer(?: it if)?) you (?:didn't|did not|not|don't|"
+    rf"wouldn't) {_KNOWING}{_ANY}|"
+    rf"(?:i|we)(?:'d| would) rather you (?:forgot|deleted|removed|erased|wiped|dropped)"
+    rf"(?:\s+about)?{_ANY}|"
+    rf"(?:you (?:don't|do not|no longer) (?:need|have) to|no need to) {_KNOWING}{_OWN}"
 )
-#: what may come before the wish ("Actually, could you please ...")
+#: What may come before a request: politeness, or a wish that it be done ("Actually, could
+#: you please ...", "Don't forget to delete ...", "Make sure you forget ...").
 POLITE = (
     r"(?:(?:please|kindly|can you|could you|would you|will you|i want you to|i'd like you to|"
-    r"i would like you to|i need you to|just|you can|you should|go ahead and|feel free to)\s+)*"
+    r"i would like you to|i need you to|just|you can|you should|go ahead and|feel free to|"
+    r"don't forget to|do not forget to|remember to|make sure (?:you|to)|be sure to)\s+)*"
 )
-_OPENER = (
+#: An interjection or a framing before the request ("OK so", "Note that ...").
+OPENER = (
     r"(?:(?:actually|oh|ok|okay|right|so|and|also|hey|um|well|never mind|on second "
-    r"thought)\b[,.!]?\s*)*"
+    r"thought|note that|keep in mind(?: that)?|remember(?=,))\b[,.!]?\s*)*"
 )
-_ASKS_NOT_TO_KEEP = re.compile(rf"^\s*{_OPENER}{POLITE}(?:{NOT_TO_KEEP})\b", re.IGNORECASE)
+_ASKS_NOT_TO_KEEP = re.compile(rf"^\s*{OPENER}{POLITE}(?:{NOT_TO_KEEP})", re.IGNORECASE)
+
+
+def plain(sentence: str) -> str:
+    """``sentence`` as the grammar reads it: typographic apostrophes made plain (a phone
+    types "don’t"), runs of white space one space, at most ``MAX_REQUEST_CHARS``."""
+    text = sentence[: MAX_REQUEST_CHARS * 2].replace("\u2019", "'").replace("\u2018", "'")
+    return " ".join(text.split())[:MAX_REQUEST_CHARS]
 
 
 def asks_not_to_keep(sentence: str) -> bool:
     """Whether ``sentence`` opens (after an interjection and politeness) with a wish that
-    the assistant stop keeping something ("Could you stop remembering my gym?")."""
-    return _ASKS_NOT_TO_KEEP.match(sentence) is not None
+    the assistant stop keeping something of the user's ("Could you stop remembering my
+    gym?", "I'd rather you didn't know about the money I owe")."""
+    return _ASKS_NOT_TO_KEEP.match(plain(sentence)) is not None

@@ -54,6 +54,16 @@ _ASKS_TO_FORGET = re.compile(
     r"(?! (?:your|the) (?:instructions|rules))",
     re.IGNORECASE,
 )
+# a verb other than "forget" also empties a basket, a table or a file ("Remove the cheese from
+# my order", "Clear the table"): it overrides the bank only when the sentence speaks of what
+# the assistant knows, of the user's own details, or of a saved preference ("clear my home
+# airport")
+_OF_MEMORY = re.compile(
+    r"^\s*(?:(?:please|kindly|can you|could you|would you|just)\s+)*(?:forget|erase)\b|"
+    r"\b(?:memory|memories|remember|told you|said|mentioned|notes?|records?|stored|saved|"
+    r"know|info|information|details|data|history)\b",
+    re.IGNORECASE,
+)
 _FORGET_VERBS = ("forget", "delete", "erase", "remove", "wipe", "purge", "scrub")
 # a statement about the user's life that only sounds like a request to forget ("I got rid of
 # my car", "We deleted our Facebook accounts"): "I" / "We" and a verb in the past, and no
@@ -217,7 +227,11 @@ class LearnedExtractor:
             ruled = self.rules.extract_text(sentence, observed_at=when)
             return SentenceRoute(sentence, tuple(ruled), None, True)
         label = decision.label
-        if _ASKS_TO_FORGET.match(sentence) and label not in ("forget", "forget_vague"):
+        if (
+            _ASKS_TO_FORGET.match(sentence)
+            and (_OF_MEMORY.search(sentence) or decision.preference)
+            and label not in ("forget", "forget_vague")
+        ):
             # a sentence that opens with a deletion verb never saves or stores what it names
             label = "forget" if decision.preference or label != "review" else label
         elif asks_not_to_keep(sentence) and label != "forget_vague":
