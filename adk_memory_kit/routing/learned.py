@@ -133,6 +133,15 @@ class LinearHead:
         return _softmax(features @ self.weights * self.temperature + self.bias)
 
 
+def _preference_rows(examples: Sequence[Example]) -> int:
+    """The median number of examples of a preference name in ``examples`` (0: none)."""
+    counts = sorted(
+        sum(1 for e in examples if e.preference == name)
+        for name in {e.preference for e in examples if e.preference}
+    )
+    return counts[len(counts) // 2] if counts else 0
+
+
 def load_update_bank() -> tuple[Example, ...]:
     """The extra lasting facts the update head learns from (``update`` / ``long_term``, all in
     the tune split): changes of job, home, pet, number... and plain facts that look like them."""
@@ -274,7 +283,11 @@ class LearnedRouter:
                     f"extra_preferences[{name!r}] needs at least {MIN_PHRASINGS} example "
                     f"phrasings, got {len(phrasings)}"
                 )
-            extra.extend(Example(p, USER_STATE_PREFIX + name) for p in phrasings)
+            # weighed like a built-in preference: each phrasing repeated until the name has
+            # about as many examples as the bank's median preference (a handful of rows
+            # among hundreds would otherwise lose to any nearby label on the prior alone)
+            repeats = max(1, -(-_preference_rows(self.examples) // len(phrasings)))
+            extra.extend(Example(p, USER_STATE_PREFIX + name) for p in phrasings * repeats)
         self.extra = tuple(extra)
         self.cue_weight = cue_weight
         self.head = LinearHead(l2=l2)
