@@ -76,7 +76,13 @@ from adk_memory_kit.routing.apply import (
     normalize_fact_text,
 )
 from adk_memory_kit.routing.extractors import event_text, event_time, split_sentences
-from adk_memory_kit.routing.keep_requests import NOT_TO_KEEP, OPENER, POLITE, plain
+from adk_memory_kit.routing.keep_requests import (
+    NOT_TO_KEEP,
+    OPENER,
+    OWN_OBJECT,
+    POLITE,
+    plain,
+)
 from adk_memory_kit.routing.records import RoutingDecisions
 from adk_memory_kit.routing.rule import Candidate, MemoryHome
 from adk_memory_kit.routing.text_signals import content_stems, overlap, words
@@ -92,8 +98,18 @@ FORGET_STATE_KEY = "adk_memory_kit:forget:last"
 
 _LEAD = re.compile(
     rf"^\s*{POLITE}"
-    r"(?:forget|delete|erase|remove|wipe(?: out)?|purge|scrub|get rid of|clear out|drop|lose|"
-    rf"unlearn|{NOT_TO_KEEP})\s+"
+    # "forget" and "erase" speak of memory; the other verbs also empty a plate, a pan or a
+    # basket ("Remove the mushrooms from my pizza", "Scrub the pan"), so they must name the
+    # user's own thing ("Remove my old number", "Delete the note about my landlord")
+    rf"(?:forget|erase|unlearn|{NOT_TO_KEEP}|"
+    r"(?:(?:delete|remove|wipe(?: out)?|purge|scrub|scrap|get rid of|clear out)"
+    rf"{OWN_OBJECT}|"
+    # "clear", "drop" and "lose" also plan a day or a lift ("Clear my afternoon", "Drop my
+    # kids at school"): only about a detail or what the assistant noted
+    r"(?:clear|drop|lose)"
+    rf"{OWN_OBJECT}"
+    r"(?=[^.!?]*\b(?:memory|memories|notes?|records?|preference|details|info|information|"
+    r"data|history|number|address|name|email|password)\b)))\s+"
     r"(?:(?:everything|anything|all|any|the|my|what|whatever)\s+)?"
     r"(?:(?:stuff|bit|note|notes|details|memory|memories|information|info|records?|fact|"
     r"mention|records of|stored fact)\s+)?"
@@ -594,8 +610,15 @@ class ConversationEdits:
                 # asked for; the applier keeps the sentence as a fact
                 logger.info("forget request: no deletion asked for, kept as a fact")
                 return RoutingOutcome(MemoryHome.FORGET, "skipped", None, NOT_A_REQUEST)
-            # a request in words the parser does not know: neither acted on nor stored
-            logger.info("forget request: not understood, nothing done")
+            # a request in words the parser does not know: neither acted on nor stored; the
+            # agent is told, so it can ask what to forget
+            state[FORGET_STATE_KEY] = {
+                "deleted": 0,
+                "homes": [],
+                "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                "needs_confirmation": "unclear",
+            }
+            logger.info("forget request: not understood, nothing done, confirmation asked")
             return RoutingOutcome(MemoryHome.FORGET, "skipped", None, "request not understood")
         if is_vague(subject):
             # "forget what I said": nothing named, nothing guessed at; the agent asks

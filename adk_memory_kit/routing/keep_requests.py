@@ -19,38 +19,51 @@ import re
 #: Text longer than this is read only up to here (a regex over a huge turn costs time).
 MAX_REQUEST_CHARS = 1000
 
-_STOP_FORMS = r"(?:remembering|keeping|storing|saving|holding on to|retaining)"
-_VERB = r"(?:remember|keep|store|save|hold on to|retain)"
-_TRACK = r"(?:track of|a record of|a note of|notes on|hold of)"
-# a bare imperative must name the user's own thing: "my X", "anything about", "where I ..."
-_OWN = (
+_TRACK = r"(?:track of|tabs on|a record of|a note of|notes on|hold of)"
+#: A bare imperative must name the user's own thing: "my X", "anything about", "where I ..."
+#: (a lookahead after the verb).
+OWN_OBJECT = (
     r"(?=\s+(?:my|our|any|anything|everything|all|what|whatever|where|who|when|how|"
     r"that (?:i|we|my|our)|the fact|this|these|those|"
     r"the\s+(?:\w+\s+){0,2}?(?:about|on|of|regarding|for)\s+(?:my|our|me|us))\b)"
 )
+# "keep", "save" and "store" also handle things: "never save my seat if I'm late", "don't
+# keep my sister waiting", "stop saving my drafts to the shared folder" are no requests
+_A_THING = (
+    r"(?![^.,;!?]*\b(?:if|unless|until|while|waiting|warm|to the|in the|into the|on the|"
+    r"onto the|for me|for us)\b)"
+)
 # a wish addressed to the assistant takes any object but one that makes it ordinary: "I don't
 # want you to have to wait", "... to keep apologising", "... a bad impression"
 _ANY = r"(?=\s+(?!(?:to|a|an|me|us|you|him|her|them|it|going|on|up|in|out|away)\b)(?!\w+ing\b)\w)"
-_KNOWING = r"(?:remember|know|keep|store|save|hold on to|retain|have|keep track of)(?:\s+about)?"
+_KNOWING = (
+    r"(?:remember(?:ing)?|know(?:ing)?|keep(?:ing)? track of|keep(?:ing)?|stor(?:e|ing)|"
+    r"sav(?:e|ing)|hold(?:ing)? on to|hang(?:ing)? on to|retain(?:ing)?|hav(?:e|ing))"
+    r"(?:\s+about)?"
+)
 
 #: The verb phrases of such a wish, as one regex alternation (no leading politeness).
 NOT_TO_KEEP = (
-    rf"(?:don't|do not|dont) (?:keep {_TRACK}|{_VERB}){_OWN}|"
-    rf"never (?:keep {_TRACK}|keep|store|save|retain){_OWN}|"
-    rf"(?:stop|quit) (?:keeping {_TRACK}|{_STOP_FORMS}){_OWN}|"
-    rf"(?:i|we) (?:don't|do not|no longer) want you (?:to )?{_KNOWING}{_ANY}|"
+    rf"(?:don't|do not|dont) (?:keep {_TRACK}|remember|hold on to|hang on to|retain){OWN_OBJECT}|"
+    rf"(?:don't|do not|dont) (?:keep|store|save){OWN_OBJECT}{_A_THING}|"
+    rf"never (?:keep {_TRACK}|retain){OWN_OBJECT}|"
+    rf"never (?:keep|store|save){OWN_OBJECT}{_A_THING}|"
+    rf"(?:stop|quit) (?:keeping {_TRACK}|remembering|holding on to|hanging on to|retaining)"
+    rf"{OWN_OBJECT}|"
+    rf"(?:stop|quit) (?:keeping|storing|saving){OWN_OBJECT}{_A_THING}|"
+    rf"(?:i|we) (?:don't|do not|no longer) (?:want|need) you (?:to )?{_KNOWING}{_ANY}|"
     rf"(?:i|we)(?:'d| would) (?:rather|prefer(?: it if)?) you (?:didn't|did not|not|don't|"
     rf"wouldn't) {_KNOWING}{_ANY}|"
     rf"(?:i|we)(?:'d| would) rather you (?:forgot|deleted|removed|erased|wiped|dropped)"
     rf"(?:\s+about)?{_ANY}|"
-    rf"(?:you (?:don't|do not|no longer) (?:need|have) to|no need to) {_KNOWING}{_OWN}"
+    rf"(?:you (?:don't|do not|no longer) (?:need|have) to|no need to) {_KNOWING}{OWN_OBJECT}"
 )
 #: What may come before a request: politeness, or a wish that it be done ("Actually, could
 #: you please ...", "Don't forget to delete ...", "Make sure you forget ...").
 POLITE = (
     r"(?:(?:please|kindly|can you|could you|would you|will you|i want you to|i'd like you to|"
     r"i would like you to|i need you to|just|you can|you should|go ahead and|feel free to|"
-    r"don't forget to|do not forget to|remember to|make sure (?:you|to)|be sure to)\s+)*"
+    r"don't forget to|do not forget to|remember to|make sure (?:you|to)|be sure to),?\s+)*"
 )
 #: An interjection or a framing before the request ("OK so", "Note that ...").
 OPENER = (

@@ -36,7 +36,7 @@ from adk_memory_kit.routing.extractors import (
 )
 from adk_memory_kit.routing.keep_requests import asks_not_to_keep
 from adk_memory_kit.routing.learned import Decision, LearnedRouter
-from adk_memory_kit.routing.people import about_someone_else
+from adk_memory_kit.routing.people import users_part
 from adk_memory_kit.routing.rule import Candidate
 from adk_memory_kit.routing.text_signals import is_factless_question, is_filler
 from adk_memory_kit.routing.values import (
@@ -217,7 +217,9 @@ class LearnedExtractor:
         routes = []
         for (sentence, when), skip in zip(sentences, trivial, strict=True):
             decision = None if skip else next(decisions)
-            routes.append(_not_the_users_preference(self._route(sentence, when, decision)))
+            routes.append(
+                _not_the_users_preference(self._route(sentence, when, decision), self.finders)
+            )
         return routes
 
     def _route(
@@ -335,20 +337,33 @@ class LearnedExtractor:
         return None
 
 
-def _not_the_users_preference(route: SentenceRoute) -> SentenceRoute:
+def _is_value(word: str) -> bool:
+    """Whether a capitalised word is itself a value of a default preference ("Window",
+    "English", "Economy"), not a person's name."""
+    return any(find(word) for find in DEFAULT_FINDERS.values())
+
+
+def _not_the_users_preference(route: SentenceRoute, finders: Mapping[str, Finder]) -> SentenceRoute:
     """A preference said of someone else ("My husband prefers the aisle seat", "Maya can't
-    eat peanuts") is a lasting fact about them, never the user's ``user:`` value."""
+    eat peanuts") is a lasting fact about them, never the user's ``user:`` value; in a
+    sentence that names both, the value comes from what is said of the user ("My partner
+    prefers the window, I like the aisle": aisle)."""
     if not any(c.exact_value and c.key for c in route.candidates):
         return route
-    if not about_someone_else(route.sentence):
-        return route
-    facts = tuple(
-        replace(c, key=None, value=None, exact_value=False, retires_value=None)
-        if c.exact_value and c.key
-        else c
-        for c in route.candidates
-    )
-    return replace(route, candidates=facts)
+    users = users_part(route.sentence, _is_value)
+    if users is not None and route.sentence.startswith(users):
+        return route  # all of it is said of the user
+
+    def theirs(c: Candidate) -> Candidate:
+        if not (c.exact_value and c.key):
+            return c
+        find = finders.get(c.key)
+        value = find(users) if users and find else None
+        if value:
+            return replace(c, value=value)
+        return replace(c, key=None, value=None, exact_value=False, retires_value=None)
+
+    return replace(route, candidates=tuple(theirs(c) for c in route.candidates))
 
 
 _SHARED: list[LearnedExtractor] = []

@@ -8,6 +8,7 @@ about the husband, kept as a lasting fact, never the user's ``user:pref_seat``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 #: Words naming a person other than the user, one group per person (MiniLM puts "wife" and
 #: "husband", "sister" and "brother" too close to tell them apart by similarity).
@@ -46,22 +47,50 @@ PERSON_GROUP = {w: g.split()[0] for g in PEOPLE_GROUPS for w in g.split()}
 PEOPLE = frozenset(PERSON_GROUP)
 
 _PERSON_WORDS = "|".join(sorted((re.escape(w) for w in PEOPLE), key=len, reverse=True))
-# the sentence opens with someone else: "My husband ...", "Our kids ...", "My wife's ...",
-# or a name and a verb said of a person ("Maya can't eat peanuts", "Tom prefers ..."; not
-# "is", which a value takes as well: "Window is fine", "English is my first language")
-_OPENS_WITH_SOMEONE = re.compile(
-    rf"^\s*(?:(?i:my|our)\s+(?:\w+\s+)?(?:{_PERSON_WORDS})\b(?:['\u2019]s?)?"
-    r"|(?!I\b)[A-Z][a-z]+\s+(?:can't|cannot|doesn't|won't|prefers|loves|likes|hates|needs|"
-    r"wants|eats|drinks)\b)",
+_SAID_OF = (
+    r"(?:is|isn't|are|aren't|was|has|have|can't|cannot|doesn't|don't|won't|prefers?|loves?|"
+    r"likes?|hates?|needs?|wants?|eats?|drinks?|only eats?|always|never)"
 )
-# the user is in it too ("My husband and I prefer the aisle", "... like me")
-_THE_USER = re.compile(r"\b(?:I|I'm|I've|I'd|me|myself|we|us|my|our|mine)\b", re.IGNORECASE)
+# the sentence opens with someone else: "My husband ...", "Both my kids ...", "The kids ...",
+# "She's ...", or a name and a verb ("Maya can't eat peanuts", "Tom is vegan")
+_KIN = re.compile(
+    rf"^\s*(?:(?:both|all|one|each|two|three) (?:of )?)?(?:my|our|the)\s+(?:\w+\s+)?"
+    rf"(?:{_PERSON_WORDS})\b(?:['\u2019]s?)?",
+    re.IGNORECASE,
+)
+_PRONOUN = re.compile(r"^\s*(?:she|he|they)\b", re.IGNORECASE)
+_NAME = re.compile(rf"^\s*(?!I\b)([A-Z][a-z]+)\s+{_SAID_OF}\b")
+# the user is in it too ("My husband and I prefer the aisle", "She and I are vegan"); after a
+# name, "my" counts as well ("London is my home airport")
+_THE_USER = re.compile(r"\b(?:I|I'm|I've|I'd|me|myself|we|us)\b", re.IGNORECASE)
+_THE_USERS = re.compile(r"\b(?:my|our|mine)\b", re.IGNORECASE)
 _MAX_CHARS = 500
 
 
-def about_someone_else(sentence: str) -> bool:
-    """Whether ``sentence`` opens with someone other than the user as its subject and never
-    names the user ("My daughter is allergic to eggs"; not "My wife and I are vegan")."""
+def users_part(sentence: str, is_value: Callable[[str], bool] = lambda _: False) -> str | None:
+    """What of ``sentence`` is said of the user: all of it when it does not open with someone
+    else; from where the user is named when it does ("My partner prefers the window, I like
+    the aisle" -> "I like the aisle"; after a name, all of it: "London is my home airport");
+    ``None`` when it never names the user ("My daughter
+    is allergic to eggs", "Tom is vegan", "She's allergic to shellfish"). ``is_value``:
+    whether a capitalised first word is a preference value rather than a name ("Window is
+    fine", "English is fine")."""
     text = sentence[:_MAX_CHARS]
-    opening = _OPENS_WITH_SOMEONE.match(text)
-    return opening is not None and not _THE_USER.search(text, opening.end())
+    if opening := _KIN.match(text) or _PRONOUN.match(text):
+        user = _THE_USER.search(text, opening.end())
+        if user is None:
+            return None
+        if user.group(0).lower() in ("me", "us", "myself"):
+            return text  # said to the user, of the user: "My friends call me Bea"
+        return text[user.start() :]
+    if (named := _NAME.match(text)) and not is_value(named.group(1)):
+        # a name that the user goes on to claim is theirs ("London is my home airport")
+        user = _THE_USER.search(text, named.end()) or _THE_USERS.search(text, named.end())
+        return text if user else None
+    return text
+
+
+def about_someone_else(sentence: str, is_value: Callable[[str], bool] = lambda _: False) -> bool:
+    """Whether ``sentence`` opens with someone other than the user and never names the user
+    (:func:`users_part` is ``None``)."""
+    return users_part(sentence, is_value) is None

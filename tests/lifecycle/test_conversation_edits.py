@@ -58,6 +58,13 @@ def test_the_subject_ends_with_its_clause(request_text, subject):
         ("Don't forget to water the plants.", False, False),
         ("Forget it, I'll ring them tomorrow.", True, True),
         ("Forget that, we're staying in.", True, True),
+        # a verb that also empties a plate or a pan must name the user's own thing
+        ("Remove the olives from my salad.", False, False),
+        ("Scrub the roasting tin first.", False, False),
+        ("Drop me at the corner.", False, False),
+        ("Never save my place if I'm running late.", False, False),
+        ("Stop saving my photos to the shared drive.", False, False),
+        ("Don't keep my brother waiting.", False, False),
     ],
 )
 def test_only_a_sentence_opening_with_a_deletion_verb_asks_to_forget(text, asks, idiom):
@@ -77,6 +84,9 @@ def test_only_a_sentence_opening_with_a_deletion_verb_asks_to_forget(text, asks,
         ("You don't need to remember where my gran lives.", "where my gran lives"),
         ("Never save my security answers, thanks.", "security answers"),
         ("I'd like my old number gone.", "my old number"),
+        ("I no longer need you to store my email.", "email"),
+        ("Please, scrap what I said about my overtime.", "my overtime"),
+        ("Clear my seat preference.", "seat preference"),
         ("I don’t want my gym times stored any more.", "my gym times"),
         ("Don’t forget to delete my Hotmail address.", "Hotmail address"),
         ("Make sure you forget my old job.", "old job"),
@@ -96,7 +106,6 @@ def test_a_wish_not_to_be_remembered_is_a_request_naming_its_subject(request_tex
         ("I forgot my charger at the Bristol office.", True),
         ("Could you chuck my old number?", False),  # a wish the parser does not read: not kept
         ("Bin the Bristol stuff, would you?", False),
-        ("I no longer need you to store my email.", False),
     ],
 )
 def test_a_sentence_taken_for_a_request_that_asks_for_none_is_kept(text, kept):
@@ -272,6 +281,20 @@ async def test_a_request_reaches_the_working_memory_and_its_view(memory):
     assert names == {"hotel", "locker_code", "booking_code"}  # "code" alone names nothing
     view = context.state["wm_view"]
     assert "3391" not in view and "Casa do Rio" in view and "Porto" in view
+
+
+@pytest.mark.slow
+async def test_a_request_in_words_the_handler_cannot_read_asks_and_keeps_everything(memory):
+    app, user = "edits-unclear", f"u-{uuid.uuid4().hex[:8]}"
+    held = ["The hotel in Lisbon had a rooftop pool."]
+    await _store(memory, app, user, held)
+    context = make_context(app=app, user=user, memory=memory)
+    said = "Could you chuck the Lisbon hotel thing?"
+    outcome = await ConversationEdits().forget(Candidate(text=said, forget_request=True), context)
+    assert outcome.status == "skipped"
+    assert context.state[FORGET_STATE_KEY]["needs_confirmation"] == "unclear"
+    assert context.state[FORGET_STATE_KEY]["deleted"] == 0
+    assert set(held) <= await _left(memory, app, user, held + [said])
 
 
 @pytest.mark.slow

@@ -143,6 +143,9 @@ async def test_a_first_person_wish_to_forget_stays_a_request(tuned, request_text
         "Our twins are both vegetarian.",
         "Priya can't eat shellfish.",  # a health word of someone else: dropped, not hers
         "My dad likes to fly business class.",
+        "Tom is vegan.",
+        "She only flies business class.",
+        "Both my kids are vegetarian, but I eat meat.",
     ],
 )
 async def test_a_preference_said_of_someone_else_is_never_the_users(tuned, sentence):
@@ -161,6 +164,13 @@ async def test_a_preference_said_of_someone_else_is_never_the_users(tuned, sente
 async def test_a_preference_said_with_the_user_is_still_theirs(tuned, sentence):
     (routed,) = await tuned.route_sentences([(sentence, None)])
     assert any(c.exact_value and c.key for c in routed.candidates), sentence
+
+
+async def test_the_users_value_comes_from_what_is_said_of_the_user(tuned):
+    (routed,) = await tuned.route_sentences(
+        [("My partner always takes the window, I like the aisle.", None)]
+    )
+    assert [(c.key, c.value) for c in routed.candidates if c.exact_value] == [("seat", "aisle")]
 
 
 @pytest.mark.parametrize(
