@@ -81,6 +81,23 @@ ForgetHandler = Callable[["Candidate", "Context"], Awaitable["RoutingOutcome"]]
 the text). An outcome with the detail :data:`NOT_A_REQUEST` says the sentence asks for no
 deletion after all ("Don't forget my birthday is on Friday"): the applier keeps it as a fact."""
 
+#: Preferences whose values add up rather than replace each other: "I'm allergic to
+#: penicillin", then "I'm also allergic to shellfish" keeps both ("penicillin, shellfish");
+#: an allergy is never dropped by a later sentence (the router never retires one).
+ACCUMULATING_PREFERENCES = frozenset({"allergies"})
+
+
+def _joined(held: object, value: str) -> str:
+    """``value`` added to the comma-separated values ``held`` (each once, first seen first)."""
+    parts = [p.strip() for p in (held if isinstance(held, str) else "").split(",")]
+    parts += [p.strip() for p in value.split(",")]
+    seen: dict[str, str] = {}
+    for part in parts:
+        if part:
+            seen.setdefault(part.lower(), part)
+    return ", ".join(seen.values())
+
+
 #: A forget handler's outcome detail: the sentence routed as a request asks for no deletion.
 NOT_A_REQUEST = "not a request to forget"
 
@@ -417,11 +434,14 @@ class MemoryApplier:
         newer = self._newer_write(candidate, context)
         if newer:
             return RoutingOutcome(home, "already_saved", candidate.key, newer)
+        value = candidate.value if candidate.value is not None else ""
+        if candidate.key in ACCUMULATING_PREFERENCES and value:
+            value = _joined(context.state.get(self.vocabulary.state_key(candidate.key)), value)
         try:
             saved = write_preference(
                 context.state,
                 candidate.key,
-                candidate.value if candidate.value is not None else "",
+                value,
                 vocabulary=self.vocabulary,
                 detectors=self.detectors,
                 now=candidate.observed_at,

@@ -64,6 +64,18 @@ async def test_user_state_writes_the_value_and_its_time_through_the_context():
     assert delta["user:pref_diet_at"].endswith("+00:00")
 
 
+async def test_a_second_allergy_adds_to_the_first_and_a_diet_replaces_the_last():
+    ctx = make_context(app=unique("app"))
+    applier = MemoryApplier()
+    await applier.apply([pref("I'm allergic to sesame.", "allergies", "sesame")], ctx)
+    await applier.apply([pref("I'm also allergic to kiwi.", "allergies", "kiwi")], ctx)
+    await applier.apply([pref("Sesame again, just so you know.", "allergies", "Sesame")], ctx)
+    assert ctx.state["user:pref_allergies"] == "sesame, kiwi"  # an allergy is never dropped
+    await applier.apply([pref("I'm vegetarian.", "diet", "vegetarian")], ctx)
+    await applier.apply([pref("I'm vegan now.", "diet", "vegan")], ctx)
+    assert ctx.state["user:pref_diet"] == "vegan"
+
+
 async def test_unknown_preference_names_are_rejected_never_invented():
     ctx = make_context(app=unique("app"))
     candidates = [
