@@ -313,6 +313,8 @@ async def run_update_conversation(row, stack, show: bool) -> dict:
     }
     if show and not out["current_first"]:
         print(f"miss (update, conversation): {row['new']!r} -> {texts[:3]}")
+    if show and missing:
+        print(f"miss (update, conversation, unrelated lost): {row['new']!r} -> {missing}")
     return out
 
 

@@ -374,6 +374,29 @@ def names_near(text: str, anchor: str) -> set[str]:
     return out
 
 
+_CALLED = frozenset(("called", "named"))
+
+
+def person_name(text: str, word: str) -> set[str]:
+    """The name ``text`` gives the person ``word`` names: right after it ("my brother Paul",
+    "my partner, called Sam") or right before it ("Paul, my brother"); a capitalised word
+    further on is as often a language or a place ("My partner speaks fluent Portuguese")."""
+    tokens = [_plain(w) for w in words(text)]
+    named = names(text)
+    out: set[str] = set()
+    for i, token in enumerate(tokens):
+        if token != word:
+            continue
+        after = tokens[i + 1 : i + 3]
+        if after and after[0] in named:
+            out.add(after[0])
+        elif len(after) == 2 and after[0] in _CALLED and after[1] in named:
+            out.add(after[1])
+        if i >= 2 and tokens[i - 1] in ("my", "our") and tokens[i - 2] in named:
+            out.add(tokens[i - 2])
+    return out
+
+
 def people_fill_slot(new: str, memory: str) -> bool:
     """Whether the people of ``memory`` are the value of its slot, which ``new`` names and
     fills anew ("My emergency contact is my brother Paul" / "My wife is my emergency contact
@@ -527,7 +550,7 @@ class SubjectCheck:
                 return True
             near: set[str] = set()
             for word in _person_words(text, person):
-                near |= names_near(text, word)
+                near |= person_name(text, word)
             return bool(near & {_plain(w) for w in words(new if other == "new" else memory)})
 
         return all(named(p, memory, "new") for p in said["memory"]) and all(

@@ -508,6 +508,9 @@ async def test_a_term_of_a_kind_reaches_its_detail_and_spares_the_kinds_others(
         # where the user lives, said as a move: two place names, no shared word
         ("We moved into a flat in Hove last month.", "I live in Brighton.", True),
         ("We moved the piano upstairs.", "We live in a cottage in Kent.", False),
+        # a capitalised word after a person is not their name: a language, a place
+        ("I gave up Welsh, I'm learning Dutch now.", "My husband speaks fluent Welsh.", False),
+        ("I was 19 when I moved to Glasgow.", "I was arrested at 19 for shoplifting.", False),
         ("I moved over to a new bank.", "I live in Brighton.", False),
         ("I relocated to the Leeds office.", "I live in Brighton.", False),
         # the slot the new fact opens inside its sentence ("... and my last name is ...")
