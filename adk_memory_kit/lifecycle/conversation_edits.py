@@ -102,8 +102,12 @@ _LEAD = re.compile(
     # basket ("Remove the mushrooms from my pizza", "Scrub the pan"), so they must name the
     # user's own thing ("Remove my old number", "Delete the note about my landlord")
     rf"(?:forget|erase|unlearn|{NOT_TO_KEEP}|"
-    r"(?:(?:delete|remove|wipe(?: out)?|purge|scrub|scrap|get rid of|clear out)"
-    rf"{OWN_OBJECT}|"
+    r"(?:(?:delete|remove|wipe(?: out)?|purge|scrap|get rid of|clear out)"
+    # ... or "the" thing, unless taken out of something that is not a memory ("Remove the
+    # vet bills" is a request, "Remove the cheese from my order" is not)
+    rf"(?:{OWN_OBJECT}|(?=\s+the\s)(?![^.!?]*\bfrom\s+(?:my|the|this|our|that)\s+"
+    r"(?!memory|memories|notes|records|profile|file)))|"
+    rf"scrub{OWN_OBJECT}|"
     # "clear", "drop" and "lose" also plan a day or a lift ("Clear my afternoon", "Drop my
     # kids at school"): only about a detail or what the assistant noted
     r"(?:clear|drop|lose)"
