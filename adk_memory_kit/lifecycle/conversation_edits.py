@@ -149,8 +149,7 @@ _KEEP_WISH = re.compile(
 _FIRST_PERSON = re.compile(r"^\s*(?:i|we)\b(?!['\u2019]d\b)", re.IGNORECASE)
 _WISH_OR_DELETION = re.compile(
     r"\b(?:you|your|want|wants|wish|rather|prefer|need|please|would|delete|deleted|erase|"
-    r"erased|remove|removed|wipe|wiped|scrub|purge|clear|forget|store|stored|keep|kept|save|"
-    r"saved|record|records|memory|memories|notes|on file)\b",
+    r"erased|remove|removed|wipe|wiped|scrub|purge|clear|forget|gone)\b",
     re.IGNORECASE,
 )
 # "forget it, ..." / "forget that, ...": an idiom for "never mind", naming nothing

@@ -374,7 +374,8 @@ def names_near(text: str, anchor: str) -> set[str]:
     return out
 
 
-_CALLED = frozenset(("called", "named"))
+_CALLED = frozenset(("called", "named", "name"))
+_NAMING = _CALLED | {"is", "was"}
 
 
 def person_name(text: str, word: str) -> set[str]:
@@ -387,11 +388,15 @@ def person_name(text: str, word: str) -> set[str]:
     for i, token in enumerate(tokens):
         if token != word:
             continue
-        after = tokens[i + 1 : i + 3]
+        after = tokens[i + 1 : i + 4]
         if after and after[0] in named:
             out.add(after[0])
-        elif len(after) == 2 and after[0] in _CALLED and after[1] in named:
-            out.add(after[1])
+        else:  # "my partner is called Marco", "my son's name is Leo", "my wife, named Ana"
+            for k, token_after in enumerate(after):
+                if token_after in named:
+                    if set(after[:k]) & _CALLED and set(after[:k]) <= _NAMING:
+                        out.add(token_after)
+                    break
         if i >= 2 and tokens[i - 1] in ("my", "our") and tokens[i - 2] in named:
             out.add(tokens[i - 2])
     return out
