@@ -28,6 +28,8 @@ from adk_memory_kit.routing.extractors import LlmExtractor, RuleBasedExtractor, 
 from adk_memory_kit.routing.offline import (
     LearnedExtractor,
     SentenceRoute,
+    asks_to_delete,
+    is_statement,
     is_trivial,
     user_sentences,
 )
@@ -75,7 +77,12 @@ class GatedLlmExtractor:
         ask: list[tuple[str, datetime | None]] = []
         for sentence, when in sentences:
             if detect_sensitive(sentence, self.detectors):
-                answered.extend(self.rules.extract_text(sentence, observed_at=when))
+                if asks_to_delete(sentence) and not is_statement(sentence):
+                    # "Stop remembering my diagnosis": acted on, never sent to the model nor
+                    # stored; the handler parses what it names
+                    answered.append(Candidate(text=sentence, forget_request=True, observed_at=when))
+                else:
+                    answered.extend(self.rules.extract_text(sentence, observed_at=when))
                 continue
             ruled = self.rules.extract_text(sentence, observed_at=when)
             if ruled:

@@ -83,6 +83,12 @@ _NOT_A_STATEMENT = re.compile(
 )
 
 
+def asks_to_delete(sentence: str) -> bool:
+    """Whether ``sentence`` opens as a request to forget: a deletion verb ("Forget my ...",
+    "Please delete ...") or a wish that something not be kept ("Stop remembering my ...")."""
+    return _ASKS_TO_FORGET.match(sentence) is not None or asks_not_to_keep(sentence)
+
+
 def is_statement(sentence: str) -> bool:
     """Whether a sentence reports what the user did ("We got rid of the landline") rather than
     asking for something to be forgotten."""

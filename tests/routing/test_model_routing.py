@@ -53,6 +53,15 @@ async def test_sensitive_and_rule_settled_sentences_never_reach_the_model():
     assert quiet.requests == [] and [c.key for c in found] == ["diet"]
 
 
+async def test_a_request_to_forget_something_sensitive_is_acted_on_without_the_model():
+    quiet = ScriptedLlm()
+    gated = GatedLlmExtractor(LlmExtractor(quiet))
+    said = "Please stop remembering my HIV diagnosis. Forget my card number 4111 1111 1111 1111."
+    found = await gated.extract([user_event(said)])
+    assert quiet.requests == []  # sensitive: never sent to the model
+    assert [MemoryApplier().classify(c)[1] for c in found] == [H.FORGET, H.FORGET]
+
+
 async def test_on_a_bad_answer_the_offline_router_answers(embedder):
     broken = ScriptedLlm(turns=['{"facts": [{"text": "x", "surprise": true}]}'])
     failing = ScriptedLlm(
