@@ -170,6 +170,27 @@ _NOT_WANT_KEPT = re.compile(
 )
 
 
+def _names_it(naming: set[str], name: str, value: Any) -> bool:
+    """Whether a state value under ``name`` (a preference, a session fact) shares a naming
+    word of a forget request ("my trip to Lima": ``trip_destination`` = "Lima")."""
+    said = content_stems(f"{name.replace('_', ' ')} {value}")
+    return bool(naming) and overlap(said, naming) > 0
+
+
+def _record(deleted: int, homes: list[str], confirmation: int | str | None) -> dict[str, Any]:
+    """The forget record the session state gets: counts and homes, never text;
+    ``needs_confirmation`` when the agent should ask (a count of close matches, ``"vague"``
+    or ``"unclear"``)."""
+    record: dict[str, Any] = {
+        "deleted": deleted,
+        "homes": homes,
+        "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    if confirmation:
+        record["needs_confirmation"] = confirmation
+    return record
+
+
 def _wished_gone(text: str) -> re.Match[str] | None:
     return _WANT_GONE.match(text) or _NOT_WANT_KEPT.match(text)
 
@@ -615,22 +636,12 @@ class ConversationEdits:
                 return RoutingOutcome(MemoryHome.FORGET, "skipped", None, NOT_A_REQUEST)
             # a request in words the parser does not know: neither acted on nor stored; the
             # agent is told, so it can ask what to forget
-            state[FORGET_STATE_KEY] = {
-                "deleted": 0,
-                "homes": [],
-                "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                "needs_confirmation": "unclear",
-            }
+            state[FORGET_STATE_KEY] = _record(0, [], "unclear")
             logger.info("forget request: not understood, nothing done, confirmation asked")
             return RoutingOutcome(MemoryHome.FORGET, "skipped", None, "request not understood")
         if is_vague(subject):
             # "forget what I said": nothing named, nothing guessed at; the agent asks
-            state[FORGET_STATE_KEY] = {
-                "deleted": 0,
-                "homes": [],
-                "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                "needs_confirmation": "vague",
-            }
+            state[FORGET_STATE_KEY] = _record(0, [], "vague")
             logger.info("forget request: too vague to act on, confirmation asked")
             return RoutingOutcome(MemoryHome.FORGET, "skipped", None, "vague: nothing named")
         homes: list[str] = []
@@ -687,9 +698,7 @@ class ConversationEdits:
         for key, value in list(state.to_dict().items()):
             if not key.startswith("user:pref_") or key.endswith("_at") or value is None:
                 continue
-            name = key.removeprefix("user:pref_")
-            said = content_stems(f"{name.replace('_', ' ')} {value}")
-            if naming and overlap(said, naming) > 0:
+            if _names_it(naming, key.removeprefix("user:pref_"), value):
                 state[key] = None
                 state[f"{key}_at"] = None
                 deleted += 1
@@ -706,9 +715,7 @@ class ConversationEdits:
         for key, value in list(state.to_dict().items()):
             if not key.startswith(SESSION_FACT_PREFIX) or value is None:
                 continue
-            name = key.removeprefix(SESSION_FACT_PREFIX)
-            said = content_stems(f"{name.replace('_', ' ')} {value}")
-            if naming and overlap(said, naming) > 0:
+            if _names_it(naming, key.removeprefix(SESSION_FACT_PREFIX), value):
                 state[key] = None
                 deleted += 1
                 if "session_state" not in homes:
@@ -716,15 +723,8 @@ class ConversationEdits:
         if scratch := forget_in_working_memory(state, naming, _GENERIC | _VAGUE):
             deleted += scratch
             homes.append("working_memory")
-        record: dict[str, Any] = {
-            "deleted": deleted,
-            "homes": homes,
-            "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        }
-        if ambiguous:
-            # not guessed at: the agent asks the user which one they meant
-            record["needs_confirmation"] = ambiguous
-        state[FORGET_STATE_KEY] = record
+        # not guessed at when ambiguous: the agent asks the user which one they meant
+        state[FORGET_STATE_KEY] = _record(deleted, homes, ambiguous or None)
         if deleted:
             await self._log(service, session, deleted_ids, homes, deleted)
         logger.info("forget request: %d item(s) deleted (%s)", deleted, ", ".join(homes) or "none")
