@@ -25,7 +25,7 @@ _TRACK = r"(?:track of|tabs on|a record of|a note of|notes on|hold of)"
 OWN_OBJECT = (
     r"(?=\s+(?:my|our|any|anything|everything|all|what|whatever|where|who|when|how|"
     r"that (?:i|we|my|our)|the fact|this|these|those|"
-    r"the\s+(?:\w+\s+){0,2}?(?:about|on|of|regarding|for)\s+(?:my|our|me|us))\b)"
+    r"the\s+(?:\w+\s+){0,2}?(?:about|on|of|regarding)\s+(?:my|our|me|us))\b)"
 )
 # "keep", "save" and "store" also handle things: "never save my seat if I'm late", "don't
 # keep my sister waiting", "stop saving my drafts to the shared folder" are no requests

@@ -34,7 +34,7 @@ from adk_memory_kit.routing.extractors import (
     event_time,
     split_sentences,
 )
-from adk_memory_kit.routing.keep_requests import asks_not_to_keep
+from adk_memory_kit.routing.keep_requests import OWN_OBJECT, asks_not_to_keep
 from adk_memory_kit.routing.learned import Decision, LearnedRouter
 from adk_memory_kit.routing.people import users_part
 from adk_memory_kit.routing.rule import Candidate
@@ -62,6 +62,12 @@ _OF_MEMORY = re.compile(
     r"^\s*(?:(?:please|kindly|can you|could you|would you|just)\s+)*(?:forget|erase)\b|"
     r"\b(?:memory|memories|remember|told you|said|mentioned|notes?|records?|stored|saved|"
     r"know|info|information|details|data|history)\b",
+    re.IGNORECASE,
+)
+# ... or when it names the user's own thing ("Delete my old address")
+_OWN_DELETED = re.compile(
+    r"^\s*(?:(?:please|kindly|can you|could you|would you|just),?\s+)*"
+    rf"(?:delete|remove|wipe|purge|scrub|clear){OWN_OBJECT}",
     re.IGNORECASE,
 )
 _FORGET_VERBS = ("forget", "delete", "erase", "remove", "wipe", "purge", "scrub")
@@ -237,7 +243,7 @@ class LearnedExtractor:
         label = decision.label
         if (
             _ASKS_TO_FORGET.match(sentence)
-            and (_OF_MEMORY.search(sentence) or decision.preference)
+            and (_OF_MEMORY.search(sentence) or _OWN_DELETED.match(sentence) or decision.preference)
             and label not in ("forget", "forget_vague")
         ):
             # a sentence that opens with a deletion verb never saves or stores what it names
