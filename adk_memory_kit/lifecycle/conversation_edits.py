@@ -170,6 +170,17 @@ _NOT_WANT_KEPT = re.compile(
 )
 
 
+# a list of things named ("my gym, my work, my address and my kids' school")
+_LIST_SEPARATOR = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+)(?=(?:my|our)\s)", re.IGNORECASE)
+
+
+def subject_parts(subject: str) -> list[str]:
+    """The things a forget request's subject lists, each its own subject ("my gym, my work
+    and my address" -> three); the subject itself when it lists one thing. At most eight."""
+    parts = [p.strip(" ,.") for p in _LIST_SEPARATOR.split(subject) if p.strip(" ,.")]
+    return parts[:8] if len(parts) > 1 else [subject]
+
+
 def _names_it(naming: set[str], name: str, value: Any) -> bool:
     """Whether a state value under ``name`` (a preference, a session fact) shares a naming
     word of a forget request ("my trip to Lima": ``trip_destination`` = "Lima")."""
@@ -660,18 +671,23 @@ class ConversationEdits:
                 f"{_SAID}{i}": s
                 for i, s in enumerate(unstored_sentences(context, self.earlier_sentences))
             }
-            scored, closeness, searched = await self._scored_closeness(
-                service,
-                session,
-                subject,
-                widen=judge.max_candidates * 2 if judge else 0,
-                extra=[_said_entry(key, s) for key, s in pending.items()],
-                twins=twins,
-            )
-            # the offline decision is the one made without a judge: over what the search found
-            chosen, ambiguous = self.decide(subject, scored[:searched])
-            if judge is not None and scored:
-                chosen, ambiguous = await self.judged(subject, scored, closeness, chosen, ambiguous)
+            chosen: list[Any] = []
+            for part in subject_parts(subject):  # "my gym, my work and my address": each
+                scored, closeness, searched = await self._scored_closeness(
+                    service,
+                    session,
+                    part,
+                    widen=judge.max_candidates * 2 if judge else 0,
+                    extra=[_said_entry(key, s) for key, s in pending.items()],
+                    twins=twins,
+                )
+                # the offline decision is the one made without a judge: over what the search
+                # found
+                picked, unsure = self.decide(part, scored[:searched])
+                if judge is not None and scored:
+                    picked, unsure = await self.judged(part, scored, closeness, picked, unsure)
+                chosen += [m for m in picked if all(m.id != c.id for c in chosen)]
+                ambiguous += unsure
             for memory in chosen:
                 if str(memory.id) in pending:  # not stored yet: ingestion will leave it out
                     unstored.append(pending[str(memory.id)])

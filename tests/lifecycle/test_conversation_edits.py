@@ -19,6 +19,7 @@ from adk_memory_kit.lifecycle.conversation_edits import (
     is_vague,
     keeps_what_it_says,
     possessor,
+    subject_parts,
 )
 from adk_memory_kit.lifecycle.update_subject import SubjectCheck
 from adk_memory_kit.routing.rule import Candidate
@@ -111,6 +112,19 @@ def test_a_wish_not_to_be_remembered_is_a_request_naming_its_subject(request_tex
 def test_a_sentence_taken_for_a_request_that_asks_for_none_is_kept(text, kept):
     assert not asks_to_forget(text)
     assert keeps_what_it_says(text) is kept
+
+
+@pytest.mark.parametrize(
+    ("subject", "parts"),
+    [
+        ("my gym, my work and my address", ["my gym", "my work", "my address"]),
+        ("my address and my phone number", ["my address", "my phone number"]),
+        ("my salt and pepper grinder", ["my salt and pepper grinder"]),
+        ("my mum and dad's address", ["my mum and dad's address"]),
+    ],
+)
+def test_a_subject_listing_things_is_split_into_them(subject, parts):
+    assert subject_parts(subject) == parts
 
 
 @pytest.mark.parametrize(
@@ -295,6 +309,25 @@ async def test_a_request_in_words_the_handler_cannot_read_asks_and_keeps_everyth
     assert context.state[FORGET_STATE_KEY]["needs_confirmation"] == "unclear"
     assert context.state[FORGET_STATE_KEY]["deleted"] == 0
     assert set(held) <= await _left(memory, app, user, held + [said])
+
+
+@pytest.mark.slow
+async def test_a_request_listing_several_things_deletes_each(memory):
+    app, user = "edits-list", f"u-{uuid.uuid4().hex[:8]}"
+    named = [
+        "My gym is the Iron Works on Mill Street.",
+        "I work as a surveyor at Halden Partners.",
+        "My home address is 14 Rowan Close, York.",
+    ]
+    neighbour = "My sister works as a nurse in Hull."
+    await _store(memory, app, user, [*named, neighbour])
+    context = make_context(app=app, user=user, memory=memory)
+    said = "Please stop remembering my gym, my work and my home address."
+    outcome = await ConversationEdits().forget(Candidate(text=said, forget_request=True), context)
+    assert outcome.status == "forgotten"
+    left = await _left(memory, app, user, [*named, neighbour])
+    assert not set(named) & left
+    assert neighbour in left
 
 
 @pytest.mark.slow
