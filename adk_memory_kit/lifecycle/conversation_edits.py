@@ -148,8 +148,11 @@ _KEEP_WISH = re.compile(
 )
 _FIRST_PERSON = re.compile(r"^\s*(?:i|we)\b(?!['\u2019]d\b)", re.IGNORECASE)
 _WISH_OR_DELETION = re.compile(
-    r"\b(?:you|your|want|wants|wish|rather|prefer|need|please|would|delete|deleted|erase|"
-    r"erased|remove|removed|wipe|wiped|scrub|purge|clear|forget|gone)\b",
+    r"\b(?:you|your|want|wants|wish|rather|prefer|need|please|would|gone)\b", re.IGNORECASE
+)
+# ... after "don't forget" / "remember", a deletion word makes it a request too
+_DELETION = re.compile(
+    r"\b(?:delete|deleted|erase|erased|remove|removed|wipe|wiped|scrub|purge|clear|forget)\b",
     re.IGNORECASE,
 )
 # "forget it, ..." / "forget that, ...": an idiom for "never mind", naming nothing
@@ -234,7 +237,9 @@ def keeps_what_it_says(sentence: str) -> bool:
     on nor stored."""
     text = _OPENER.sub("", plain(sentence), count=1)
     if wish := _KEEP_WISH.match(text):
-        return not _WISH_OR_DELETION.search(text, wish.end())
+        return not (
+            _WISH_OR_DELETION.search(text, wish.end()) or _DELETION.search(text, wish.end())
+        )
     return bool(_FIRST_PERSON.match(text)) and not _WISH_OR_DELETION.search(text)
 
 
@@ -711,8 +716,11 @@ class ConversationEdits:
         # a preference or scratchpad fact must share a naming word, not just "number",
         # "name", "old" or "details" ("my sister's name" is not the preferred name)
         naming = wanted - _GENERIC - _VAGUE
+        # the user's own preferences are never someone else's detail ("forget my wife's
+        # allergy" leaves the user's allergies alone)
+        theirs = possessor(subject) is not None
         for key, value in list(state.to_dict().items()):
-            if not key.startswith("user:pref_") or key.endswith("_at") or value is None:
+            if theirs or not key.startswith("user:pref_") or key.endswith("_at") or value is None:
                 continue
             if _names_it(naming, key.removeprefix("user:pref_"), value):
                 state[key] = None
@@ -1140,6 +1148,7 @@ class ConversationEdits:
         :meth:`same_people`). With none, a weak match is taken only when it alone is about the
         people the subject names; otherwise weak matches are asked about."""
         matching = [(m, score) for m, score, own in scored if own]
+        matching, asked = self.narrowed(subject, matching)
         chosen, ambiguous = self.choose(matching)
         if ambiguous:
             chosen = self.same_people(subject, matching)
@@ -1152,7 +1161,25 @@ class ConversationEdits:
             chosen = self.same_people(subject, weak) if ambiguous > 1 else []
             chosen = chosen if len(chosen) == 1 else []
             ambiguous = 0 if chosen else ambiguous
-        return chosen, ambiguous
+        return chosen, ambiguous + asked
+
+    def narrowed(
+        self, subject: str, matching: Sequence[tuple[Any, float]]
+    ) -> tuple[list[tuple[Any, float]], int]:
+        """Of several (memory, score) that match a subject on their own, those that hold every
+        word naming it, when some do and some do not ("my work email" keeps "My work email is
+        ..." and asks about "My personal email is ...", which the kind of detail scores
+        higher; "the Leeds trip" spares "I grew up in Leeds"); the others are asked about,
+        never deleted. Only for a subject of two naming words or more (a broad request, "my
+        family", keeps everything it matches)."""
+        whose = possessor(subject)
+        naming = content_stems(_head(subject, whose) if whose else subject) - _GENERIC - _VAGUE
+        if len(matching) < 2 or len(naming) < 2:
+            return list(matching), 0
+        whole = [(m, s) for m, s in matching if naming <= content_stems(_text(m))]
+        if not whole or len(whole) == len(matching):
+            return list(matching), 0
+        return whole, len(matching) - len(whole)
 
     def shortlist(
         self, scored: Sequence[tuple[Any, float, bool]], closeness: Sequence[float], chosen: Any

@@ -106,6 +106,9 @@ def test_a_wish_not_to_be_remembered_is_a_request_naming_its_subject(request_tex
         ("Remember that I'm coeliac.", True),
         ("I forgot my charger at the Bristol office.", True),
         ("Could you chuck my old number?", False),  # a wish the parser does not read: not kept
+        ("I always forget my umbrella.", True),  # the user's own doing
+        ("I delete my browser history every Sunday.", True),
+        ("I just want to forget my divorce.", False),  # a wish: not kept, asked
         ("Bin the Bristol stuff, would you?", False),
     ],
 )
@@ -328,6 +331,29 @@ async def test_a_request_listing_several_things_deletes_each(memory):
     left = await _left(memory, app, user, [*named, neighbour])
     assert not set(named) & left
     assert neighbour in left
+
+
+@pytest.mark.slow
+async def test_someone_elses_detail_never_clears_the_users_own_preference(memory):
+    app, user = "edits-theirs", f"u-{uuid.uuid4().hex[:8]}"
+    context = make_context(app=app, user=user, memory=memory)
+    context.state["user:pref_allergies"] = "sesame"
+    said = "Forget my husband's allergy."
+    await ConversationEdits().forget(Candidate(text=said, forget_request=True), context)
+    assert context.state["user:pref_allergies"] == "sesame"
+
+
+@pytest.mark.slow
+async def test_of_two_memories_of_a_kind_the_one_the_request_qualifies_goes(memory):
+    app, user = "edits-qualified", f"u-{uuid.uuid4().hex[:8]}"
+    work, home = "My work email is j.okoro@halden.co.uk.", "My personal email is jo@mailbox.org."
+    await _store(memory, app, user, [work, home])
+    context = make_context(app=app, user=user, memory=memory)
+    said = "Delete my work email."
+    await ConversationEdits().forget(Candidate(text=said, forget_request=True), context)
+    left = await _left(memory, app, user, [work, home, "email"])
+    assert work not in left and home in left
+    assert context.state[FORGET_STATE_KEY]["needs_confirmation"] == 1  # the other is asked
 
 
 @pytest.mark.slow
