@@ -155,6 +155,8 @@ _DELETION = re.compile(
     r"\b(?:delete|deleted|erase|erased|remove|removed|wipe|wiped|scrub|purge|clear|forget)\b",
     re.IGNORECASE,
 )
+_FORGET_THE = re.compile(rf"^\s*{POLITE}forget\s+(?:about\s+)?the\s", re.IGNORECASE)
+_FIRST_PERSON_WORD = re.compile(r"\b(?:i|me|my|mine|we|us|our)\b", re.IGNORECASE)
 # "forget it, ..." / "forget that, ...": an idiom for "never mind", naming nothing
 _IDIOM = frozenset(("it", "that", "this", "about it", "about that"))
 
@@ -250,7 +252,13 @@ def is_idiom(request: str) -> bool:
     if rest == text:
         return False
     parts = _NEXT_CLAUSE.split(rest.strip(), maxsplit=1)
-    return len(parts) == 2 and parts[0].strip(" ,.!").lower() in _IDIOM
+    if len(parts) != 2:
+        return False
+    if parts[0].strip(" ,.!").lower() in _IDIOM:
+        return True
+    # a change of plan: "Forget the hotel, book an Airbnb instead", "Forget about the museum,
+    # we're out of time" (the thing is not the user's, and what follows is the new plan)
+    return bool(_FORGET_THE.match(text)) and not _FIRST_PERSON_WORD.search(parts[0])
 
 
 # words that name no subject: "forget what I just told you", "delete all that stuff"

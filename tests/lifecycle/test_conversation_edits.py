@@ -59,6 +59,8 @@ def test_the_subject_ends_with_its_clause(request_text, subject):
         ("Don't forget to water the plants.", False, False),
         ("Forget it, I'll ring them tomorrow.", True, True),
         ("Forget that, we're staying in.", True, True),
+        ("Forget about the ferry, we'll fly.", True, True),  # a change of plan
+        ("Forget the notes about my ferry trip, I'm not going.", True, False),
         # a verb that also empties a plate or a pan must name the user's own thing
         ("Remove the olives from my salad.", False, False),
         ("Scrub the roasting tin first.", False, False),
@@ -258,6 +260,7 @@ async def test_a_kind_of_detail_reaches_the_memory_that_states_it_and_only_it(me
     [
         "I forgot my reading glasses at the Lisbon hotel.",  # no deletion asked for
         "Forget it, I'll sort the Lisbon hotel out myself.",  # "never mind"
+        "Forget the hotel, just book an Airbnb in Lisbon instead.",  # a change of plan
     ],
 )
 async def test_a_sentence_taken_for_a_request_deletes_nothing(memory, said):
