@@ -76,13 +76,14 @@ from adk_memory_kit.routing.apply import (
     normalize_fact_text,
 )
 from adk_memory_kit.routing.extractors import event_text, event_time, split_sentences
-from adk_memory_kit.routing.keep_requests import (
-    NOT_TO_KEEP,
-    OPENER,
-    OWN_OBJECT,
-    POLITE,
-    plain,
+from adk_memory_kit.routing.forget_requests import (
+    asks_to_forget,
+    forget_subject,
+    is_idiom,
+    keeps_what_it_says,
+    subject_parts,
 )
+from adk_memory_kit.routing.people import PEOPLE
 from adk_memory_kit.routing.records import RoutingDecisions
 from adk_memory_kit.routing.rule import Candidate, MemoryHome
 from adk_memory_kit.routing.text_signals import content_stems, overlap, words
@@ -95,95 +96,6 @@ logger = logging.getLogger(__name__)
 
 FORGET_STATE_KEY = "adk_memory_kit:forget:last"
 """Session state: ``{"deleted": n, "homes": [...], "at": iso}`` of the newest forget request."""
-
-_LEAD = re.compile(
-    rf"^\s*{POLITE}"
-    # "forget" and "erase" speak of memory; the other verbs also empty a plate, a pan or a
-    # basket ("Remove the mushrooms from my pizza", "Scrub the pan"), so they must name the
-    # user's own thing ("Remove my old number", "Delete the note about my landlord")
-    rf"(?:forget|erase|unlearn|{NOT_TO_KEEP}|"
-    r"(?:(?:delete|remove|wipe(?: out)?|purge|scrap|get rid of|clear out)"
-    # ... or "the" thing, unless taken out of something that is not a memory ("Remove the
-    # vet bills" is a request, "Remove the cheese from my order" is not)
-    rf"(?:{OWN_OBJECT}|(?=\s+the\s)(?![^.!?]*\bfrom\s+(?:my|the|this|our|that)\s+"
-    r"(?!memory|memories|notes|records|profile|file)))|"
-    rf"scrub{OWN_OBJECT}|"
-    # "clear", "drop" and "lose" also plan a day or a lift ("Clear my afternoon", "Drop my
-    # kids at school"): only about a detail or what the assistant noted
-    r"(?:clear|drop|lose)"
-    rf"{OWN_OBJECT}"
-    r"(?=[^.!?]*\b(?:memory|memories|notes?|records?|preference|details|info|information|"
-    r"data|history|number|address|name|email|password)\b)))\s+"
-    r"(?:(?:everything|anything|all|any|the|my|what|whatever)\s+)?"
-    r"(?:(?:stuff|bit|note|notes|details|memory|memories|information|info|records?|fact|"
-    r"mention|records of|stored fact)\s+)?"
-    r"(?:(?:you|that i|i)\s+(?:have|know|stored|remember|saved|told you|said|mentioned)\s+)?"
-    r"(?:(?:about|on|of|regarding|concerning|that|related to|to do with)\s+)?",
-    re.IGNORECASE,
-)
-_TAIL = re.compile(
-    r"\s*+(?:,\s*)?(?:from (?:your |the )?(?:memory|records|notes)|please|,? it'?s off|"
-    r"for good|entirely|completely|any ?more|any longer|from now on|thanks|thank you|"
-    r"on file|on record|in (?:your )?memory)?"
-    r"[.!?]*\s*$",
-    re.IGNORECASE,
-)
-
-
-# an interjection before the verb ("Actually, forget ...", "OK so delete ...")
-_OPENER = re.compile(rf"^\s*{OPENER}", re.IGNORECASE)
-# a new clause after what is named ("my address, it's out of date", "it, I'll book it myself")
-_NEXT_CLAUSE = re.compile(
-    r"\s*(?:[,;:]|\s-|\s\u2013)\s+(?=(?:i|i'd|i'll|i'm|i've|we|we'll|we're|let's|just|but|"
-    r"instead|it's|that's|she|he|they|you|use|make|book)\b)|\s+but\s+",
-    re.IGNORECASE,
-)
-# a sentence routed as a forget request that asks for no deletion: a wish that something be
-# kept ("Don't forget my birthday is on Friday"), or what the user did ("I forgot my keys at
-# the gym") with no word of a wish or of a deletion
-_KEEP_WISH = re.compile(
-    r"^\s*(?:please\s+)?(?:(?:don't|do not|dont|never) forget|remember|keep in mind|make sure "
-    r"you remember|note that)\b",
-    re.IGNORECASE,
-)
-_FIRST_PERSON = re.compile(r"^\s*(?:i|we)\b(?!['\u2019]d\b)", re.IGNORECASE)
-_WISH_OR_DELETION = re.compile(
-    r"\b(?:you|your|want|wants|wish|rather|prefer|need|please|would|gone)\b", re.IGNORECASE
-)
-# ... after "don't forget" / "remember", a deletion word makes it a request too
-_DELETION = re.compile(
-    r"\b(?:delete|deleted|erase|erased|remove|removed|wipe|wiped|scrub|purge|clear|forget)\b",
-    re.IGNORECASE,
-)
-_FORGET_THE = re.compile(rf"^\s*{POLITE}forget\s+(?:about\s+)?the\s", re.IGNORECASE)
-_FIRST_PERSON_WORD = re.compile(r"\b(?:i|me|my|mine|we|us|our)\b", re.IGNORECASE)
-# "forget it, ..." / "forget that, ...": an idiom for "never mind", naming nothing
-_IDIOM = frozenset(("it", "that", "this", "about it", "about that"))
-
-
-# a wish with the thing named in the middle: "I'd like my old number deleted", "I don't want
-# my address stored"
-_WANT_GONE = re.compile(
-    r"^\s*(?:i|we)(?:'d| would)? (?:like|want|prefer) (?P<subject>(?:my|our|the|all|any) .+?)"
-    r" (?:deleted|removed|erased|forgotten|gone|wiped|dropped|scrubbed)\b",
-    re.IGNORECASE,
-)
-_NOT_WANT_KEPT = re.compile(
-    r"^\s*(?:i|we) (?:don't|do not|no longer) want (?P<subject>(?:my|our|the|any|all) .+?)"
-    r" (?:stored|kept|saved|remembered|on file|on record|in (?:your )?memory)\b",
-    re.IGNORECASE,
-)
-
-
-# a list of things named ("my gym, my work, my address and my kids' school")
-_LIST_SEPARATOR = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+)(?=(?:my|our)\s)", re.IGNORECASE)
-
-
-def subject_parts(subject: str) -> list[str]:
-    """The things a forget request's subject lists, each its own subject ("my gym, my work
-    and my address" -> three); the subject itself when it lists one thing. At most eight."""
-    parts = [p.strip(" ,.") for p in _LIST_SEPARATOR.split(subject) if p.strip(" ,.")]
-    return parts[:8] if len(parts) > 1 else [subject]
 
 
 def _names_it(naming: set[str], name: str, value: Any) -> bool:
@@ -207,60 +119,6 @@ def _record(deleted: int, homes: list[str], confirmation: int | str | None) -> d
     return record
 
 
-def _wished_gone(text: str) -> re.Match[str] | None:
-    return _WANT_GONE.match(text) or _NOT_WANT_KEPT.match(text)
-
-
-def forget_subject(request: str) -> str:
-    """What a forget request names ("Please erase the notes on my old flat." -> "my old
-    flat"), up to the end of its clause; the whole request when no verb phrase is found."""
-    text = _OPENER.sub("", plain(request), count=1)
-    if not _LEAD.match(text) and (wished := _wished_gone(text)):
-        return wished.group("subject").strip(" ,.")
-    subject = _TAIL.sub("", _LEAD.sub("", text, count=1), count=1).strip(" ,.")
-    subject = _NEXT_CLAUSE.split(subject, maxsplit=1)[0].strip(" ,.")
-    return subject or plain(request)
-
-
-def asks_to_forget(request: str) -> bool:
-    """Whether ``request`` opens with a deletion verb ("please forget ...", "delete ..."),
-    or a wish that something not be kept ("stop remembering my ...", "I'd like my old number
-    deleted"), after an interjection; "I forgot my keys" or "don't forget the tickets" does
-    not."""
-    text = _OPENER.sub("", plain(request), count=1)
-    return _LEAD.match(text) is not None or _wished_gone(text) is not None
-
-
-def keeps_what_it_says(sentence: str) -> bool:
-    """Whether a sentence taken for a forget request asks for no deletion at all: it asks for
-    something to be kept ("Don't forget my birthday is on Friday") or tells what the user did
-    ("I forgot my keys at the gym"), with no word of a deletion or a wish after. Such a
-    sentence is kept as a fact; any other that does not parse as a request is neither acted
-    on nor stored."""
-    text = _OPENER.sub("", plain(sentence), count=1)
-    if wish := _KEEP_WISH.match(text):
-        return not (
-            _WISH_OR_DELETION.search(text, wish.end()) or _DELETION.search(text, wish.end())
-        )
-    return bool(_FIRST_PERSON.match(text)) and not _WISH_OR_DELETION.search(text)
-
-
-def is_idiom(request: str) -> bool:
-    """ "Forget it, I'll book it myself": the verb names nothing and another clause follows."""
-    text = _OPENER.sub("", plain(request), count=1)
-    rest = _LEAD.sub("", text, count=1)
-    if rest == text:
-        return False
-    parts = _NEXT_CLAUSE.split(rest.strip(), maxsplit=1)
-    if len(parts) != 2:
-        return False
-    if parts[0].strip(" ,.!").lower() in _IDIOM:
-        return True
-    # a change of plan: "Forget the hotel, book an Airbnb instead", "Forget about the museum,
-    # we're out of time" (the thing is not the user's, and what follows is the new plan)
-    return bool(_FORGET_THE.match(text)) and not _FIRST_PERSON_WORD.search(parts[0])
-
-
 # words that name no subject: "forget what I just told you", "delete all that stuff"
 _VAGUE = content_stems(
     "that this it those these them all everything anything something whatever stuff thing "
@@ -268,7 +126,9 @@ _VAGUE = content_stems(
     "last recent recently now today ago previous conversation chat message messages word "
     "words never mind forget delete erase remove wipe purge scrub scrap undo drop clear "
     "remember remembered know knew stored saved noted please minute minutes second seconds "
-    "moment while hour hours"
+    "moment while hour hours gave give given giving shared share sharing keep kept keeping "
+    "store storing save saving memory memories file pls plz thx thanks thank cheers maybe "
+    "you your"
 )
 
 
@@ -314,6 +174,23 @@ def _holds_identifier(head: str, text: str) -> bool:
 
 
 _YEAR = re.compile(r"(?:19|20)\d\d")
+_DATE_STEMS = content_stems("date dates")
+# a date said in a memory: "14 October", "on the 3rd", "12/05"
+_A_DATE = re.compile(
+    r"\b(?:january|february|march|april|june|july|august|september|october|november|"
+    r"december|jan|feb|apr|jun|jul|aug|sept|oct|nov|dec)\b|(?-i:\bMay\b)"
+    r"|\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}[/.-]\d{1,2}\b",
+    re.IGNORECASE,
+)
+
+
+def _holds_words(stems: set[str], text: str) -> bool:
+    """Whether a memory holds every one of a subject's naming stems; "date" is held by a date
+    ("my court date": "... court on 14 October")."""
+    missing = stems - content_stems(text)
+    if missing and missing <= _DATE_STEMS:
+        return bool(_A_DATE.search(text))
+    return not missing
 
 
 # a capitalised name (not an acronym, not "I"), anywhere but a sentence's first word
@@ -331,6 +208,16 @@ def _owner(text: str) -> tuple[str, str] | None:
         if stems:
             return token.split("'")[0], next(iter(stems))
     return None
+
+
+_FIRST_PERSON_WORDS = frozenset(("i", "me", "my", "mine", "we", "us", "our", "ours"))
+
+
+def _third_party_only(text: str) -> bool:
+    """Whether a memory names no one by a word of :data:`~...people.PEOPLE` and says nothing
+    of the user's ("Raj is HIV positive"): its person is known by name alone."""
+    tokens = {w.split("'")[0] for w in words(text)}
+    return not (tokens & PEOPLE or tokens & _FIRST_PERSON_WORDS)
 
 
 _POSSESSIVE = re.compile(r"\b([a-z][a-z-]*?)(?:'s|(?<=s)')(?=\s|$)")
@@ -928,6 +815,13 @@ class ConversationEdits:
             lift = cosines - vectors[1:] @ owner_vector
             lifted = (cosines >= self.owner_head_similarity) & (lift >= self.head_lift)
             scores = np.where(lifted, np.maximum(scores, cosines), scores)
+            # "Leo was diagnosed with ADHD" for "my son's ADHD": a memory that says the head
+            # of someone it calls only by name (no one else named, nothing of the user's) is
+            # about them
+            others = [
+                o and not (up and _third_party_only(t))
+                for o, up, t in zip(others, lifted, texts, strict=True)
+            ]
         else:
             others = await self._about_others(embedder, subject, kinds, texts, named)
         # "my ex-wife" is not "my current wife", nor "my mother-in-law" "my mother": never a
@@ -957,7 +851,13 @@ class ConversationEdits:
                 or (
                     not lack
                     and self._on_its_own(
-                        head_named, t, float(c), float(k), float(b), bool(kinds), cc
+                        head_named,
+                        t,
+                        float(c),
+                        float(k),
+                        float(b),
+                        bool(kinds),
+                        cc,
                     )
                 )
             )
@@ -994,7 +894,15 @@ class ConversationEdits:
         label ("My sister's number ..." for "my phone number"; "Our house ..." is about a home
         address)."""
         allowed = named | self._kind_stems(kinds)
-        owners = [_owner(t) for t in texts]
+        distinct = named - _GENERIC
+        # "My debit card PIN is ..." for "my PIN": the user's own thing holding every naming
+        # word is about the subject; only a person ("My sister's PIN") makes it someone else's
+        owners = [
+            None
+            if o is not None and o[0] not in PEOPLE and distinct and distinct <= content_stems(t)
+            else o
+            for o, t in zip(map(_owner, texts), texts, strict=True)
+        ]
         unnamed = sorted({o[0] for o in owners if o is not None and o[1] not in allowed})
         if not unnamed:
             return [False] * len(texts)
@@ -1076,7 +984,7 @@ class ConversationEdits:
         if cosine >= self.own_min_similarity if close is None else close:
             return True
         distinct = named - _GENERIC
-        if distinct and distinct <= content_stems(text) and cosine >= self.forget_min_similarity:
+        if distinct and _holds_words(distinct, text) and cosine >= self.forget_min_similarity:
             return True
         return (
             names_kind

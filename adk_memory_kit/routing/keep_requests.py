@@ -27,9 +27,10 @@ OWN_OBJECT = (
     r"that (?:i|we|my|our)|the fact|this|these|those|"
     r"the\s+(?:\w+\s+){0,2}?(?:about|on|of|regarding)\s+(?:my|our|me|us))\b)"
 )
-# "keep", "save" and "store" also handle things: "never save my seat if I'm late", "don't
-# keep my sister waiting", "stop saving my drafts to the shared folder" are no requests
-_A_THING = (
+#: "keep", "save" and "store" also handle things (a lookahead after the object): "never save
+#: my seat if I'm late", "don't keep my sister waiting", "stop saving my drafts to the shared
+#: folder" are no requests
+A_THING = (
     r"(?![^.,;!?]*\b(?:if|unless|until|while|waiting|warm|to the|in the|into the|on the|"
     r"onto the|for me|for us)\b)"
 )
@@ -45,23 +46,27 @@ _KNOWING = (
 #: The verb phrases of such a wish, as one regex alternation (no leading politeness).
 NOT_TO_KEEP = (
     rf"(?:don't|do not|dont) (?:keep {_TRACK}|remember|hold on to|hang on to|retain){OWN_OBJECT}|"
-    rf"(?:don't|do not|dont) (?:keep|store|save){OWN_OBJECT}{_A_THING}|"
+    rf"(?:don't|do not|dont) (?:keep|store|save){OWN_OBJECT}{A_THING}|"
     rf"never (?:keep {_TRACK}|retain){OWN_OBJECT}|"
-    rf"never (?:keep|store|save){OWN_OBJECT}{_A_THING}|"
+    rf"never (?:keep|store|save){OWN_OBJECT}{A_THING}|"
     rf"(?:stop|quit) (?:keeping {_TRACK}|remembering|holding on to|hanging on to|retaining)"
     rf"{OWN_OBJECT}|"
-    rf"(?:stop|quit) (?:keeping|storing|saving){OWN_OBJECT}{_A_THING}|"
+    rf"(?:stop|quit) (?:keeping|storing|saving){OWN_OBJECT}{A_THING}|"
     rf"(?:i|we) (?:don't|do not|no longer) (?:want|need) you (?:to )?{_KNOWING}{_ANY}|"
     rf"(?:i|we)(?:'d| would) (?:rather|prefer(?: it if)?) you (?:didn't|did not|not|don't|"
     rf"wouldn't) {_KNOWING}{_ANY}|"
     rf"(?:i|we)(?:'d| would) rather you (?:forgot|deleted|removed|erased|wiped|dropped)"
     rf"(?:\s+about)?{_ANY}|"
-    rf"(?:you (?:don't|do not|no longer) (?:need|have) to|no need to) {_KNOWING}{OWN_OBJECT}"
+    rf"(?:you (?:don't|do not|no longer) (?:need|have) to|no need to) {_KNOWING}{OWN_OBJECT}|"
+    # "could you not keep my old surname?"
+    rf"(?:can|could|would|will) (?:you|u) not (?:keep|store|save|remember|hold on to|"
+    rf"hang on to){OWN_OBJECT}{A_THING}"
 )
 #: What may come before a request: politeness, or a wish that it be done ("Actually, could
 #: you please ...", "Don't forget to delete ...", "Make sure you forget ...").
 POLITE = (
-    r"(?:(?:please|kindly|can you|could you|would you|will you|i want you to|i'd like you to|"
+    r"(?:(?:please|pls|plz|kindly|(?:can|could|would|will) (?:you|u|ya)|i want you to|"
+    r"i'd like you to|"
     r"i would like you to|i need you to|just|you can|you should|go ahead and|feel free to|"
     r"don't forget to|do not forget to|remember to|make sure (?:you|to)|be sure to),?\s+)*"
 )

@@ -34,7 +34,8 @@ from adk_memory_kit.routing.extractors import (
     event_time,
     split_sentences,
 )
-from adk_memory_kit.routing.keep_requests import OWN_OBJECT, asks_not_to_keep
+from adk_memory_kit.routing.forget_requests import asks_to_forget
+from adk_memory_kit.routing.keep_requests import asks_not_to_keep
 from adk_memory_kit.routing.learned import Decision, LearnedRouter
 from adk_memory_kit.routing.people import users_part
 from adk_memory_kit.routing.rule import Candidate
@@ -52,22 +53,6 @@ _ASKS_TO_FORGET = re.compile(
     r"^\s*(?:(?:please|kindly|can you|could you|would you|just)\s+)*"
     r"(?:forget|delete|erase|remove|wipe|purge|scrub|clear)\b"
     r"(?! (?:your|the) (?:instructions|rules))",
-    re.IGNORECASE,
-)
-# a verb other than "forget" also empties a basket, a table or a file ("Remove the cheese from
-# my order", "Clear the table"): it overrides the bank only when the sentence speaks of what
-# the assistant knows, of the user's own details, or of a saved preference ("clear my home
-# airport")
-_OF_MEMORY = re.compile(
-    r"^\s*(?:(?:please|kindly|can you|could you|would you|just)\s+)*(?:forget|erase)\b|"
-    r"\b(?:memory|memories|remember|told you|said|mentioned|notes?|records?|stored|saved|"
-    r"know|info|information|details|data|history)\b",
-    re.IGNORECASE,
-)
-# ... or when it names the user's own thing ("Delete my old address")
-_OWN_DELETED = re.compile(
-    r"^\s*(?:(?:please|kindly|can you|could you|would you|just),?\s+)*"
-    rf"(?:delete|remove|wipe|purge|scrub|clear){OWN_OBJECT}",
     re.IGNORECASE,
 )
 _FORGET_VERBS = ("forget", "delete", "erase", "remove", "wipe", "purge", "scrub")
@@ -138,7 +123,7 @@ def user_sentences(
 def is_trivial(sentence: str) -> bool:
     """Filler, or a question stating nothing (and asking to delete nothing)."""
     lowered = sentence.lower()
-    if any(v in lowered for v in _FORGET_VERBS) or asks_not_to_keep(sentence):
+    if any(v in lowered for v in _FORGET_VERBS) or asks_to_forget(sentence):
         return False
     return is_filler(sentence) or is_factless_question(sentence)
 
@@ -241,16 +226,18 @@ class LearnedExtractor:
             ruled = self.rules.extract_text(sentence, observed_at=when)
             return SentenceRoute(sentence, tuple(ruled), None, True)
         label = decision.label
-        if (
-            _ASKS_TO_FORGET.match(sentence)
-            and (_OF_MEMORY.search(sentence) or _OWN_DELETED.match(sentence) or decision.preference)
-            and label not in ("forget", "forget_vague")
-        ):
-            # a sentence that opens with a deletion verb never saves or stores what it names
-            label = "forget" if decision.preference or label != "review" else label
-        elif asks_not_to_keep(sentence) and label != "forget_vague":
+        if label in ("forget", "forget_vague"):
+            pass
+        elif asks_not_to_keep(sentence):
             # "stop remembering ...", "I'd rather you didn't know about ...": a request in the
             # words of memory itself, never stored, nor shown to a reviewer
+            label = "forget"
+        elif (asks_to_forget(sentence) and label != "review") or (
+            decision.preference and _ASKS_TO_FORGET.match(sentence)
+        ):
+            # a request the handler's grammar reads ("bin the info about ...", "the trip in
+            # May, please don't keep that"), or a deletion verb on a saved preference ("clear
+            # my home airport"): never saved or stored
             label = "forget"
         if label == "forget" and is_statement(sentence):
             # what the user did ("We got rid of the landline"): a change to a lasting fact

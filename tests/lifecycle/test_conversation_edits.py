@@ -68,6 +68,15 @@ def test_the_subject_ends_with_its_clause(request_text, subject):
         ("Never save my place if I'm running late.", False, False),
         ("Stop saving my photos to the shared drive.", False, False),
         ("Don't keep my brother waiting.", False, False),
+        # the verbs that also take things, and a pronoun after a thing named
+        ("Take out the recycling before you go.", False, False),
+        ("Bin the old receipts.", False, False),
+        ("Drop the thing at my mum's.", False, False),
+        ("The soup, don't keep it warm.", False, False),
+        ("My cousin's party, forget it, it's cancelled.", False, False),
+        # a detail of the user's is not a change of plan
+        ("Forget the bit about the party, I was drunk.", True, False),
+        ("Forget the name of my son's nursery, I overshared.", True, False),
     ],
 )
 def test_only_a_sentence_opening_with_a_deletion_verb_asks_to_forget(text, asks, idiom):
@@ -94,6 +103,16 @@ def test_only_a_sentence_opening_with_a_deletion_verb_asks_to_forget(text, asks,
         ("Don’t forget to delete my Hotmail address.", "Hotmail address"),
         ("Make sure you forget my old job.", "old job"),
         ("I'd rather you forgot about my ex.", "ex"),
+        # other verbs, with what the assistant holds or the user's own thing as the object
+        ("Could you chuck my old number?", "old number"),
+        ("Can u ditch the info about my overdraft pls", "my overdraft"),
+        ("Take out the part about my sister's wedding.", "my sister's wedding"),
+        ("Could you not remember my gym code?", "gym code"),
+        ("Please bin my old postcode from your memory, thanks", "old postcode"),
+        # the thing named first, the request after it with a pronoun
+        ("My old work address, please don't keep that.", "My old work address"),
+        ("the bit about my landlord - can you take that out of your memory?", "my landlord"),
+        ("The stuff about the audition, delete it please.", "the audition"),
     ],
 )
 def test_a_wish_not_to_be_remembered_is_a_request_naming_its_subject(request_text, subject):
@@ -107,7 +126,7 @@ def test_a_wish_not_to_be_remembered_is_a_request_naming_its_subject(request_tex
         ("Don't forget my dentist appointment is on the 4th.", True),
         ("Remember that I'm coeliac.", True),
         ("I forgot my charger at the Bristol office.", True),
-        ("Could you chuck my old number?", False),  # a wish the parser does not read: not kept
+        ("My old number can go now.", False),  # a wish the parser does not read: not kept
         ("I always forget my umbrella.", True),  # the user's own doing
         ("I delete my browser history every Sunday.", True),
         ("I just want to forget my divorce.", False),  # a wish: not kept, asked

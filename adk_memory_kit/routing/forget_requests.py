@@ -1,0 +1,242 @@
+"""What a request to forget says: whether a sentence asks for a deletion, and what it names.
+
+One grammar for the offline router (a sentence that parses as a request is routed to forget,
+whatever the example bank says of it) and the forget handler (what it deletes is matched
+against the subject parsed here). Input is read through :func:`~.keep_requests.plain`.
+
+A request opens (after an interjection and politeness) with a verb of memory ("forget",
+"erase", "un-remember"), a wish that something not be kept (:data:`~.keep_requests.NOT_TO_KEEP`),
+or a verb that also empties a plate or a basket ("delete", "remove", "bin", "take out") with
+the user's own thing or a word of what the assistant holds as its object; or it names the
+thing first and asks with a pronoun ("the trip in May, please don't keep that").
+"""
+
+from __future__ import annotations
+
+import re
+
+from adk_memory_kit.routing.keep_requests import (
+    A_THING,
+    NOT_TO_KEEP,
+    OPENER,
+    OWN_OBJECT,
+    POLITE,
+    plain,
+)
+
+#: A word for what the assistant holds, as the object of a verb that also takes things ("bin
+#: the info about ...", "drop the thing about ...", "take out the bit on ..."); a lookahead.
+MEMORY_OBJECT = (
+    r"(?=\s+(?:the|that|this|all the|any|all)\s+(?:\w+\s+)?(?:info|information|bit|bits|"
+    r"stuff|thing|things|part|note|notes|detail|details|fact|facts|mention|memory|memories|"
+    r"record|records|story)\s+(?:about|on|of|regarding|re|related to|to do with|where|when|"
+    r"that|(?:i|we)\s+(?:told|gave|said|mentioned|shared))\b)"
+)
+
+_LEAD = re.compile(
+    rf"^\s*{POLITE}"
+    # "forget" and "erase" speak of memory; the other verbs also empty a plate, a pan or a
+    # basket ("Remove the mushrooms from my pizza", "Scrub the pan"), so they must name the
+    # user's own thing ("Remove my old number", "Delete the note about my landlord")
+    rf"(?:forget|erase|unlearn|un-?remember|{NOT_TO_KEEP}|"
+    # "bin", "ditch", "take out" and the like: only what the assistant holds ("bin the info
+    # about ...") or the user's own thing ("ditch my old number"), never "take out the bins"
+    rf"(?:bin|ditch|nuke|chuck|toss|take out|strike|cut|junk|trash)"
+    rf"(?:{OWN_OBJECT}|{MEMORY_OBJECT})|"
+    r"(?:(?:delete|remove|wipe(?: out)?|purge|scrap|get rid of|clear out)"
+    # ... or "the" thing, unless taken out of something that is not a memory ("Remove the
+    # vet bills" is a request, "Remove the cheese from my order" is not)
+    rf"(?:{OWN_OBJECT}|(?=\s+the\s)(?![^.!?]*\bfrom\s+(?:my|the|this|our|that)\s+"
+    r"(?!memory|memories|notes|records|profile|file)))|"
+    rf"scrub{OWN_OBJECT}|"
+    # "clear", "drop" and "lose" also plan a day or a lift ("Clear my afternoon", "Drop my
+    # kids at school"): only about a detail or what the assistant noted
+    r"(?:clear|drop|lose)"
+    rf"(?:{MEMORY_OBJECT}|{OWN_OBJECT}"
+    r"(?=[^.!?]*\b(?:memory|memories|notes?|records?|preference|details|info|information|"
+    r"data|history|number|address|name|email|password)\b))))\s+"
+    r"(?:(?:everything|anything|all|any|the|my|what|whatever|that|this)\s+)?"
+    r"(?:(?:stuff|bit|bits|note|notes|detail|details|memory|memories|information|info|"
+    r"records?|fact|facts|thing|things|part|mention|story|records of|stored fact)\s+)?"
+    r"(?:(?:you|that i|i|we)\s+(?:have|know|stored|remember|saved|told you|gave you|said|"
+    r"mentioned|shared)\s+)?"
+    r"(?:(?:about|on|of|regarding|concerning|that|related to|to do with)\s+)?",
+    re.IGNORECASE,
+)
+_TAIL = re.compile(
+    r"\s*+(?:,\s*)?(?:from (?:your |the )?(?:memory|records|notes)|please|,? it'?s off|"
+    r"for good|entirely|completely|any ?more|any longer|from now on|thanks|thank you|"
+    r"pls|plz|thx|cheers|"
+    r"on file|on record|in (?:your )?memory)?"
+    r"(?:[\s,]+(?:please|pls|plz|thx|thanks|thank you|cheers|for good|any ?more))*"
+    r"[.!?]*\s*$",
+    re.IGNORECASE,
+)
+
+
+# an interjection before the verb ("Actually, forget ...", "OK so delete ...")
+_OPENER = re.compile(rf"^\s*{OPENER}", re.IGNORECASE)
+# a new clause after what is named ("my address, it's out of date", "it, I'll book it myself")
+_NEXT_CLAUSE = re.compile(
+    r"\s*[?!.]\s+|"
+    r"\s*(?:[,;:]|\s-|\s\u2013)\s+(?=(?:i|i'd|i'll|i'm|i've|we|we'll|we're|let's|just|but|"
+    r"instead|it's|that's|she|he|they|you|use|make|book)\b)|\s+but\s+",
+    re.IGNORECASE,
+)
+# a sentence routed as a forget request that asks for no deletion: a wish that something be
+# kept ("Don't forget my birthday is on Friday"), or what the user did ("I forgot my keys at
+# the gym") with no word of a wish or of a deletion
+_KEEP_WISH = re.compile(
+    r"^\s*(?:please\s+)?(?:(?:don't|do not|dont|never) forget|remember|keep in mind|make sure "
+    r"you remember|note that)\b",
+    re.IGNORECASE,
+)
+_FIRST_PERSON = re.compile(r"^\s*(?:i|we)\b(?!['\u2019]d\b)", re.IGNORECASE)
+_WISH_OR_DELETION = re.compile(
+    r"\b(?:you|your|want|wants|wish|rather|prefer|need|please|would|gone)\b", re.IGNORECASE
+)
+# ... after "don't forget" / "remember", a deletion word makes it a request too
+_DELETION = re.compile(
+    r"\b(?:delete|deleted|erase|erased|remove|removed|wipe|wiped|scrub|purge|clear|forget)\b",
+    re.IGNORECASE,
+)
+_FORGET_THE = re.compile(rf"^\s*{POLITE}forget\s+(?:about\s+)?the\s", re.IGNORECASE)
+_A_DETAIL = re.compile(
+    r"\w's\b|\w'(?=\s)|\b(?:name|names|number|numbers|address|email|details?|info|"
+    r"information|bit|stuff|thing|part|fact|story|code|password|pin|username|handle|date)\b",
+    re.IGNORECASE,
+)
+_FIRST_PERSON_WORD = re.compile(r"\b(?:i|me|my|mine|we|us|our)\b", re.IGNORECASE)
+# "forget it, ..." / "forget that, ...": an idiom for "never mind", naming nothing
+_IDIOM = frozenset(("it", "that", "this", "about it", "about that"))
+
+
+# a wish with the thing named in the middle: "I'd like my old number deleted", "I don't want
+# my address stored"
+_WANT_GONE = re.compile(
+    r"^\s*(?:i|we)(?:'d| would)? (?:like|want|prefer) (?P<subject>(?:my|our|the|all|any) .+?)"
+    r" (?:deleted|removed|erased|forgotten|gone|wiped|dropped|scrubbed)\b",
+    re.IGNORECASE,
+)
+_NOT_WANT_KEPT = re.compile(
+    r"^\s*(?:i|we) (?:don't|do not|no longer) want (?P<subject>(?:my|our|the|any|all) .+?)"
+    r" (?:stored|kept|saved|remembered|on file|on record|in (?:your )?memory)\b",
+    re.IGNORECASE,
+)
+
+
+# a list of things named ("my gym, my work, my address and my kids' school")
+_LIST_SEPARATOR = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+)(?=(?:my|our)\s)", re.IGNORECASE)
+
+
+def subject_parts(subject: str) -> list[str]:
+    """The things a forget request's subject lists, each its own subject ("my gym, my work
+    and my address" -> three); the subject itself when it lists one thing. At most eight."""
+    parts = [p.strip(" ,.") for p in _LIST_SEPARATOR.split(subject) if p.strip(" ,.")]
+    return parts[:8] if len(parts) > 1 else [subject]
+
+
+def _wished_gone(text: str) -> re.Match[str] | None:
+    return _WANT_GONE.match(text) or _NOT_WANT_KEPT.match(text)
+
+
+_PRONOUN = r"(?:that|it|this|them|those)"
+# the request after the thing it names: "..., can you take that out of your memory?",
+# "..., please don't keep that", "..., forget it"
+_ENDS = r"(?=\s*(?:$|[.!?]|(?:,\s*)?(?:please|pls|from|in your|on file|for good|thanks)\b))"
+_ASKED_OF_IT = re.compile(
+    rf"^\s*{OPENER}{POLITE}(?:"
+    # "forget it" also means "never mind" ("..., forget it, she cancelled"): only at the end
+    rf"(?:forget|erase|un-?remember) {_PRONOUN}{_ENDS}|"
+    rf"(?:delete|remove|wipe|scrub|purge|bin|ditch|scrap|get rid of) {_PRONOUN}\b|"
+    rf"(?:take|leave|keep|get) {_PRONOUN} (?:out of|off) (?:your |the |my )?"
+    r"(?:memory|memories|records?|notes|file|list|head)\b|"
+    rf"(?:don't|do not|dont|never|stop|quit) (?:keep|keeping|store|storing|save|saving|"
+    rf"remember|remembering|hold on to|holding on to)(?: track of)? {_PRONOUN}\b{A_THING})",
+    re.IGNORECASE,
+)
+# what is named first: a noun phrase, not a clause ("the trip in May", "my ex's new address",
+# "what I said about my boss")
+_FRONTED = re.compile(
+    r"^\s*(?P<named>(?:the|my|our|that|all|any|what|everything)\b[^,;:]{2,120}?)"
+    r"\s*(?:[,;:]|\s-|\s\u2013)\s+(?P<ask>.+)$",
+    re.IGNORECASE,
+)
+_NAMED_AS_MEMORY = re.compile(
+    r"^(?:(?:the|all the|that|any)\s+(?:stuff|bit|bits|thing|things|part|info|information|"
+    r"note|notes|details?|fact|facts|story|mention)\s+(?:about|on|of|regarding|re)\s+|"
+    r"(?:what|everything|anything)\s+(?:i|we)\s+(?:said|told you|mentioned|shared)"
+    r"(?:\s+about)?\s+)",
+    re.IGNORECASE,
+)
+
+
+def _named_first(text: str) -> str | None:
+    """The thing a request names before asking with a pronoun ("the canary islands trip,
+    please don't keep that" -> "the canary islands trip"); ``None`` for any other form."""
+    fronted = _FRONTED.match(text)
+    if fronted is None or not _ASKED_OF_IT.match(fronted.group("ask")):
+        return None
+    return _NAMED_AS_MEMORY.sub("", fronted.group("named").strip(), count=1) or None
+
+
+def forget_subject(request: str) -> str:
+    """What a forget request names ("Please erase the notes on my old flat." -> "my old
+    flat"), up to the end of its clause; the whole request when no verb phrase is found."""
+    text = _OPENER.sub("", plain(request), count=1)
+    if not _LEAD.match(text) and (wished := _wished_gone(text)):
+        return wished.group("subject").strip(" ,.")
+    if not _LEAD.match(text) and (named := _named_first(text)):
+        return named
+    subject = _NEXT_CLAUSE.split(_LEAD.sub("", text, count=1), maxsplit=1)[0]
+    subject = _TAIL.sub("", subject, count=1).strip(" ,.")
+    return subject or plain(request)
+
+
+def asks_to_forget(request: str) -> bool:
+    """Whether ``request`` opens with a deletion verb ("please forget ...", "delete ..."),
+    or a wish that something not be kept ("stop remembering my ...", "I'd like my old number
+    deleted"), after an interjection; "I forgot my keys" or "don't forget the tickets" does
+    not."""
+    text = _OPENER.sub("", plain(request), count=1)
+    return (
+        _LEAD.match(text) is not None
+        or _wished_gone(text) is not None
+        or _named_first(text) is not None
+    )
+
+
+def keeps_what_it_says(sentence: str) -> bool:
+    """Whether a sentence taken for a forget request asks for no deletion at all: it asks for
+    something to be kept ("Don't forget my birthday is on Friday") or tells what the user did
+    ("I forgot my keys at the gym"), with no word of a deletion or a wish after. Such a
+    sentence is kept as a fact; any other that does not parse as a request is neither acted
+    on nor stored."""
+    text = _OPENER.sub("", plain(sentence), count=1)
+    if wish := _KEEP_WISH.match(text):
+        return not (
+            _WISH_OR_DELETION.search(text, wish.end()) or _DELETION.search(text, wish.end())
+        )
+    return bool(_FIRST_PERSON.match(text)) and not _WISH_OR_DELETION.search(text)
+
+
+def is_idiom(request: str) -> bool:
+    """ "Forget it, I'll book it myself": the verb names nothing and another clause follows."""
+    text = _OPENER.sub("", plain(request), count=1)
+    rest = _LEAD.sub("", text, count=1)
+    if rest == text:
+        return False
+    parts = _NEXT_CLAUSE.split(rest.strip(), maxsplit=1)
+    if len(parts) != 2:
+        return False
+    if parts[0].strip(" ,.!").lower() in _IDIOM:
+        return True
+    # a change of plan: "Forget the hotel, book an Airbnb instead", "Forget about the museum,
+    # we're out of time" (the thing is not the user's, and what follows is the new plan)
+    # ... but a detail or someone's thing is what the assistant holds ("forget the name of
+    # Jamie's school, I overshared")
+    return (
+        bool(_FORGET_THE.match(text))
+        and not _FIRST_PERSON_WORD.search(parts[0])
+        and not _A_DETAIL.search(_NEXT_CLAUSE.split(text, maxsplit=1)[0])
+    )
