@@ -122,11 +122,12 @@ async def run_update(row, memory, router, applier, show: bool) -> dict:
     past = await memory.search(
         app_name=app, user_id=user, query=row["question"], as_of=long_ago + timedelta(days=1)
     )
-    rank = {t: i for i, t in reversed(list(enumerate(texts)))}
+    # the new fact as the router words it (a capital, a full stop): ``_said`` finds it
+    new_at, old_at = _said(row["new"], texts), _said(row["old"], texts)
     out = {
         "flagged": flagged,
-        "current_first": row["new"] in rank and rank[row["new"]] < rank.get(row["old"], len(texts)),
-        "top1": bool(texts) and texts[0] == row["new"],
+        "current_first": new_at is not None and new_at < (len(texts) if old_at is None else old_at),
+        "top1": new_at == 0,
         "as_of_old": row["old"] in texts_of(past),
         "unrelated_superseded": len(unrelated)
         - len(await still_current(memory, app, user, unrelated)),
@@ -158,7 +159,11 @@ async def run_plain(row, memory, router, applier, show: bool) -> dict:
         "flagged": flagged,
         "unrelated_superseded": len(unrelated) - len(kept),
         "unrelated": len(unrelated),
-        "stored": row["new"] in await still_current(memory, app, user, [row["new"]]),
+        "stored": _said(
+            row["new"],
+            texts_of(await memory.search_memory(app_name=app, user_id=user, query=row["new"])),
+        )
+        is not None,
     }
 
 

@@ -2,11 +2,13 @@
 
 Usage::
 
-    python benchmarks/update_head_train.py [NEW_ROWS.tsv]
+    python benchmarks/update_head_train.py [NEW_ROWS.tsv [GUARD_CORPUS.jsonl ...]]
 
 ``NEW_ROWS.tsv``: ``label<TAB>text`` lines (``update`` or ``long_term``). Each row within
 :data:`GUARD` cosine (MiniLM, as the router embeds it) of any held-out text is dropped: the
-held-out rows of ``tests/routing/data/edits.jsonl`` (every text field) and of the routing bank.
+held-out rows of ``tests/routing/data/edits.jsonl`` (every text field), of each
+``GUARD_CORPUS`` (a corpus in the same format, such as one written for a later check) and of
+the routing bank.
 Only a count is printed, never a held-out text. The rows kept are appended to
 ``adk_memory_kit/routing/data/update_bank.jsonl`` with ``split: tune``; then the update head
 alone is retrained (the routing head, the bank and its shipped embeddings are unchanged) and
@@ -35,8 +37,13 @@ TEXT_FIELDS = ("old", "new", "question", "neighbour", "request", "target")
 LABELS = ("update", "long_term")
 
 
-def heldout_texts() -> list[str]:
-    rows = [json.loads(line) for line in EDITS.read_text("utf-8").splitlines() if line.strip()]
+def heldout_texts(corpora: list[Path]) -> list[str]:
+    rows = [
+        json.loads(line)
+        for corpus in [EDITS, *corpora]
+        for line in corpus.read_text("utf-8").splitlines()
+        if line.strip()
+    ]
     texts = [r[f] for r in rows if r["split"] == "heldout" for f in TEXT_FIELDS if r.get(f)]
     return texts + [e.text for e in load_bank() if e.split == "heldout"]
 
@@ -45,7 +52,7 @@ def unit(vectors: np.ndarray) -> np.ndarray:
     return vectors / np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)
 
 
-def grow(router: learned.LearnedRouter, path: Path) -> None:
+def grow(router: learned.LearnedRouter, path: Path, corpora: list[Path]) -> None:
     rows = []
     for line in path.read_text("utf-8").splitlines():
         if line.strip():
@@ -56,7 +63,7 @@ def grow(router: learned.LearnedRouter, path: Path) -> None:
     bank_file = DATA / "update_bank.jsonl"
     have = {json.loads(line)["text"] for line in bank_file.read_text("utf-8").splitlines() if line}
     rows = [(label, text) for label, text in rows if text not in have]
-    held = unit(router._embed_sync(heldout_texts()))
+    held = unit(router._embed_sync(heldout_texts(corpora)))
     new = unit(router._embed_sync([t for _, t in rows]))
     closest = (new @ held.T).max(axis=1) if len(rows) else np.zeros(0)
     kept = [row for row, c in zip(rows, closest.tolist(), strict=True) if c < GUARD]
@@ -94,7 +101,7 @@ def retrain(router: learned.LearnedRouter) -> None:
 def main() -> None:
     router = learned.LearnedRouter()
     if len(sys.argv) > 1:
-        grow(router, Path(sys.argv[1]))
+        grow(router, Path(sys.argv[1]), [Path(p) for p in sys.argv[2:]])
     retrain(router)
 
 

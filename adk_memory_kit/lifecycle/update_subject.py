@@ -43,9 +43,18 @@ _CHANGE = content_stems(
     "stopped sold left quit died passed finished gone correction update actually replaced "
     "lately currently old previous former first favourite really also just still last"
 )
+# words that rank one of a kind without making it another kind ("my main client" / "my
+# biggest client")
+_RANK = content_stems(
+    "main big bigger biggest best better closest close dear dearest usual regular primary top "
+    "preferred go-to oldest largest most"
+)
 _NAME = re.compile(r"(?<!^)(?<![.!?] )\b(?!(?:Dr|Mr|Mrs|Ms|Miss|Prof|St)\b)[A-Z][A-Za-z]+\b")
 # a fact that adds to what the user has ("We also have a parrot") replaces nothing
-_ADDS = re.compile(r"\b(?:also|as well|another|in addition)\b|\btoo[.!]*\s*$", re.IGNORECASE)
+_ADDS = re.compile(
+    r"\b(?:also|as well|another|in addition)\b|\btoo(?:[.!]*\s*$|\s*[,;:!?]|\s+[-\u2013])",
+    re.IGNORECASE,
+)
 #: how many words after a person or slot word a name is taken to name it ("my brother Paul")
 NAME_WINDOW = 4
 
@@ -352,6 +361,14 @@ def objects(text: str) -> set[str]:
     return out - subjects
 
 
+_CLAUSE_END = re.compile(r"[,;:!?]|\s[-\u2013]\s|\.\s")
+
+
+def _first_clause(text: str) -> str:
+    """``text`` up to its first clause break (a comma, a dash, a sentence end)."""
+    return _CLAUSE_END.split(text, maxsplit=1)[0]
+
+
 def names(text: str) -> set[str]:
     """Capitalised words inside ``text`` (not its first word): names of pets, people, places."""
     return {m.group(0).lower() for m in _NAME.finditer(text)}
@@ -374,6 +391,11 @@ def names_near(text: str, anchor: str) -> set[str]:
     return out
 
 
+def _acronyms(text: str) -> set[str]:
+    """The all-capital words of ``text``, lowered ("GP", "NHS"): never a person's name."""
+    return {w.lower() for w in re.findall(r"\b[A-Z]{2,}\b", text)}
+
+
 _CALLED = frozenset(("called", "named", "name"))
 _NAMING = _CALLED | {"is", "was"}
 
@@ -383,12 +405,13 @@ def person_name(text: str, word: str) -> set[str]:
     "my partner, called Sam") or right before it ("Paul, my brother"); a capitalised word
     further on is as often a language or a place ("My partner speaks fluent Portuguese")."""
     tokens = [_plain(w) for w in words(text)]
-    named = names(text)
+    named = names(text) - _acronyms(text)
     out: set[str] = set()
     for i, token in enumerate(tokens):
         if token != word:
             continue
-        after = tokens[i + 1 : i + 4]
+        start = i + 3 if tokens[i + 1 : i + 3] == ["in", "law"] else i + 1  # "father-in-law"
+        after = tokens[start : start + 3]
         if after and after[0] in named:
             out.add(after[0])
         else:  # "my partner is called Marco", "my son's name is Leo", "my wife, named Ana"
@@ -549,6 +572,9 @@ class SubjectCheck:
         if qualifiers_differ(new, memory):  # "my ex-wife ..." does not replace "my wife ..."
             return False
         said = {"new": people(new) - objects(new), "memory": people(memory)}
+        # someone the new fact brings in after its first clause is incidental ("... so I'm on
+        # an iPhone now, my sister gave me her old one"): the memory need not name them
+        leading = said["new"] & people(_first_clause(new))
 
         def named(person: str, text: str, other: str) -> bool:
             if person in said[other]:
@@ -559,8 +585,20 @@ class SubjectCheck:
             return bool(near & {_plain(w) for w in words(new if other == "new" else memory)})
 
         return all(named(p, memory, "new") for p in said["memory"]) and all(
-            named(p, new, "memory") for p in said["new"]
+            named(p, new, "memory") for p in leading
         )
+
+    def _other_kind_of(
+        self, heads: Sequence[str], new: str, close: dict[tuple[str, str], float]
+    ) -> bool:
+        """Whether the new fact qualifies the memory's second slot word otherwise ("a savings
+        account" is not "my checking account"; "my new number" is "my phone number")."""
+        if content_stems(heads[0]) <= _RANK:
+            return False
+        tokens = [_plain(w) for w in words(new)]
+        before = [tokens[i - 1] for i in range(1, len(tokens)) if tokens[i] == heads[1]]
+        qualifiers = [w for w in before if content_stems(w) - _CHANGE - _RANK]
+        return bool(qualifiers) and not any(self._named(heads[0], w, close) for w in qualifiers)
 
     def _slot_agrees(self, new: str, memory: str, close: dict[tuple[str, str], float]) -> bool:
         """The new fact names the memory's slot: its head, or its second word when the new
@@ -569,6 +607,8 @@ class SubjectCheck:
         heads = slot_words(memory)
         if not heads or self._named(heads[0], new, close):
             return True
+        if len(heads) > 1 and self._other_kind_of(heads, new, close):
+            return False  # "a savings account with Chase" / "my checking account is with Chase"
         own = slot(new) or inner_slot(new)
         if len(heads) > 1 and own in (None, heads[1]) and self._named(heads[1], new, close):
             return True

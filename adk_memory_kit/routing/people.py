@@ -37,7 +37,7 @@ PEOPLE_GROUPS = (
     "grandfather grandpa grandad",
     "grandparents",
     "grandson granddaughter grandchildren",
-    "friend friends",
+    "friend friends mate mates pal pals buddy buddies bestie bff",
     "flatmate roommate housemate",
     "colleague colleagues coworker",
     "neighbour neighbor neighbours neighbors",

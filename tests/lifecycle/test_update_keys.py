@@ -96,6 +96,30 @@ def test_people_who_fill_a_slot_do_not_block_its_update(new, memory_text, fills)
         ("My postal address is now PO Box 12.", "My email address is [REDACTED:email].", False),
         # ... but names the slot when the new fact opens none, or opens that one
         ("New number: 0161 555 0142.", "My phone number is 0161 555 0199.", True),
+        # another kind of the slot's second word is another slot, even with a name shared ...
+        (
+            "I set up a joint account with Monzo for the bills.",
+            "My business account is with Monzo.",
+            False,
+        ),
+        # ... but a word that only ranks it names the same one
+        (
+            "Acme pulled out; my biggest customer is Brightway now.",
+            "My main customer is Acme.",
+            True,
+        ),
+        # someone brought in after the first clause is incidental
+        (
+            "Cracked my Kindle screen so I read on a Kobo now, my brother lent me his.",
+            "My e-reader is a Kindle Paperwhite.",
+            True,
+        ),
+        # a name after "-in-law" is that person's; an acronym is nobody's name
+        ("Doreen died on Sunday.", "My mother-in-law Doreen is in a care home.", True),
+        ("My mum's GP is Dr Okoro.", "My GP is Dr Lewis.", False),
+        # a friend called a mate is still someone else; "too" adds
+        ("My mate Rob just bought a Kawasaki.", "I ride a Kawasaki Z650.", False),
+        ("Got a Nintendo Switch too, for the train.", "I play on a PS5.", False),
     ],
 )
 async def test_the_subject_check_on_whole_names_and_slot_fillers(embedder, new, memory_text, same):
