@@ -67,6 +67,7 @@ from adk_memory_kit.lifecycle.conversation_edits import (  # noqa: E402
 from adk_memory_kit.lifecycle.forget_judge import ForgetJudge  # noqa: E402
 from adk_memory_kit.routing import MemoryApplier, MemoryHome, MemoryRoutingPlugin  # noqa: E402
 from adk_memory_kit.routing.apply import normalize_fact_text  # noqa: E402
+from adk_memory_kit.routing.extractors import split_sentences  # noqa: E402
 from adk_memory_kit.routing.offline import LearnedExtractor  # noqa: E402
 from adk_memory_kit.routing.rule import Candidate  # noqa: E402
 from adk_memory_kit.testing import ScriptedLlm  # noqa: E402
@@ -123,7 +124,7 @@ async def run_update(row, memory, router, applier, show: bool) -> dict:
         app_name=app, user_id=user, query=row["question"], as_of=long_ago + timedelta(days=1)
     )
     # the new fact as the router words it (a capital, a full stop): ``_said`` finds it
-    new_at, old_at = _said(row["new"], texts), _said(row["old"], texts)
+    new_at, old_at = _said_any(row["new"], texts), _said(row["old"], texts)
     out = {
         "flagged": flagged,
         "current_first": new_at is not None and new_at < (len(texts) if old_at is None else old_at),
@@ -258,6 +259,13 @@ def _said(sentence: str, texts: list[str]) -> int | None:
     return None
 
 
+def _said_any(text: str, texts: list[str]) -> int | None:
+    """The first position in ``texts`` of a memory holding ``text`` or one of its sentences
+    (the router stores each sentence of a message as its own memory)."""
+    found = [i for s in [text, *split_sentences(text)] if (i := _said(s, texts)) is not None]
+    return min(found, default=None)
+
+
 async def _conversation(stack, turns: list[str]) -> tuple[Harness, list[dict]]:
     """A fresh user's session through the Runner: each turn said, the state after each."""
     sessions, memory, agent = stack
@@ -298,7 +306,7 @@ async def run_update_conversation(row, stack, show: bool) -> dict:
     await _ingest(h)
     found = await memory.search_memory(app_name=h.app, user_id=h.user, query=row["question"])
     texts = texts_of(found)
-    new_at, old_at = _said(row["new"], texts), _said(row["old"], texts)
+    new_at, old_at = _said_any(row["new"], texts), _said(row["old"], texts)
     past = texts_of(
         await memory.search(app_name=h.app, user_id=h.user, query=row["question"], as_of=between)
     )

@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 
 from adk_memory_kit.routing.keep_requests import (
-    A_THING,
     NOT_TO_KEEP,
     OPENER,
     OWN_OBJECT,
@@ -24,43 +23,73 @@ from adk_memory_kit.routing.keep_requests import (
     plain,
 )
 
+#: Not out of a memory: the object is taken from, off or out of something else ("... from the
+#: slide deck", "... off the steak", "... in the email"); a negative lookahead.
+NOT_FROM_ELSEWHERE = (
+    r"(?![^.!?]*\b(?:from|off|out of|in|into|on|onto)\s+(?:my|the|this|our|that|your)\s+"
+    r"(?!memory|memories|notes|records?|profile|file|system|database|head)\w)"
+)
+
 #: A word for what the assistant holds, as the object of a verb that also takes things ("bin
-#: the info about ...", "drop the thing about ...", "take out the bit on ..."); a lookahead.
+#: the info about my ...", "drop the thing about the betting apps"); a lookahead. The word
+#: after it ties it to something said ("about", "regarding", "on my", "where I ...").
 MEMORY_OBJECT = (
     r"(?=\s+(?:the|that|this|all the|any|all)\s+(?:\w+\s+)?(?:info|information|bit|bits|"
     r"stuff|thing|things|part|note|notes|detail|details|fact|facts|mention|memory|memories|"
-    r"record|records|story)\s+(?:about|on|of|regarding|re|related to|to do with|where|when|"
-    r"that|(?:i|we)\s+(?:told|gave|said|mentioned|shared))\b)"
+    r"record|records)\s+(?:about|regarding|re|related to|to do with|"
+    r"(?:on|of|where|when|that)\s+(?:my|our|me|us|i|we)\b|"
+    r"(?:i|we)\s+(?:told|gave|said|mentioned|shared))\b)"
+    rf"{NOT_FROM_ELSEWHERE}"
+)
+# a detail of the user's in the first words after the verb ("drop my old number", "ditch my
+# work email"), not a chore ("drop my kids at school", "cut my hair")
+_OWN_DETAIL = (
+    rf"{OWN_OBJECT}(?=\s+(?:\S+\s+){{0,3}}?(?:memory|memories|notes?|records?|preferences?|"
+    r"details|info|information|data|history|number|numbers|address|email|password|"
+    r"username|handle|postcode|zip|pin|passcode|code)\b)"
+    rf"{NOT_FROM_ELSEWHERE}"
 )
 
+
+def _deletion_verbs(the_thing: bool) -> str:
+    """The verb phrases that open a request (an alternation). ``the_thing``: "delete" and
+    "remove" also take "the X" ("Remove the vet bills"), as the handler reads them; the
+    router's gate leaves that form to the example bank ("Delete the duplicate rows")."""
+    the = rf"|(?=\s+the\s){NOT_FROM_ELSEWHERE}" if the_thing else ""
+    return (
+        # "forget" and "erase" speak of memory; the other verbs also empty a plate, a pan or
+        # a basket ("Remove the mushrooms from my pizza", "Scrub the pan"), so they must name
+        # the user's own thing ("Remove my old number", "Delete the note about my landlord")
+        rf"(?:forget|erase|unlearn|un-?remember|{NOT_TO_KEEP}|"
+        # "bin", "ditch", "take out" and the like: only what the assistant holds ("bin the
+        # info about ...") or a detail of the user's ("ditch my old number"), never "take out
+        # the bins" or "cut my hair"
+        rf"(?:bin|ditch|nuke|chuck|toss|take out|strike|cut|junk|trash)"
+        rf"(?:{MEMORY_OBJECT}|{_OWN_DETAIL})|"
+        r"(?:(?:delete|remove|wipe(?: out)?|purge|scrap|get rid of|clear out)"
+        rf"(?:{OWN_OBJECT}{the})|"
+        rf"scrub{OWN_OBJECT}|"
+        # "clear", "drop" and "lose" also plan a day or a lift ("Clear my afternoon", "Drop
+        # my kids at school"): only about a detail or what the assistant noted
+        rf"(?:clear|drop|lose)(?:{MEMORY_OBJECT}|{_OWN_DETAIL})))"
+    )
+
+
 _LEAD = re.compile(
-    rf"^\s*{POLITE}"
-    # "forget" and "erase" speak of memory; the other verbs also empty a plate, a pan or a
-    # basket ("Remove the mushrooms from my pizza", "Scrub the pan"), so they must name the
-    # user's own thing ("Remove my old number", "Delete the note about my landlord")
-    rf"(?:forget|erase|unlearn|un-?remember|{NOT_TO_KEEP}|"
-    # "bin", "ditch", "take out" and the like: only what the assistant holds ("bin the info
-    # about ...") or the user's own thing ("ditch my old number"), never "take out the bins"
-    rf"(?:bin|ditch|nuke|chuck|toss|take out|strike|cut|junk|trash)"
-    rf"(?:{OWN_OBJECT}|{MEMORY_OBJECT})|"
-    r"(?:(?:delete|remove|wipe(?: out)?|purge|scrap|get rid of|clear out)"
-    # ... or "the" thing, unless taken out of something that is not a memory ("Remove the
-    # vet bills" is a request, "Remove the cheese from my order" is not)
-    rf"(?:{OWN_OBJECT}|(?=\s+the\s)(?![^.!?]*\bfrom\s+(?:my|the|this|our|that)\s+"
-    r"(?!memory|memories|notes|records|profile|file)))|"
-    rf"scrub{OWN_OBJECT}|"
-    # "clear", "drop" and "lose" also plan a day or a lift ("Clear my afternoon", "Drop my
-    # kids at school"): only about a detail or what the assistant noted
-    r"(?:clear|drop|lose)"
-    rf"(?:{MEMORY_OBJECT}|{OWN_OBJECT}"
-    r"(?=[^.!?]*\b(?:memory|memories|notes?|records?|preference|details|info|information|"
-    r"data|history|number|address|name|email|password)\b))))\s+"
+    rf"^\s*{POLITE}{_deletion_verbs(the_thing=True)}\s+"
     r"(?:(?:everything|anything|all|any|the|my|what|whatever|that|this)\s+)?"
     r"(?:(?:stuff|bit|bits|note|notes|detail|details|memory|memories|information|info|"
     r"records?|fact|facts|thing|things|part|mention|story|records of|stored fact)\s+)?"
     r"(?:(?:you|that i|i|we)\s+(?:have|know|stored|remember|saved|told you|gave you|said|"
     r"mentioned|shared)\s+)?"
     r"(?:(?:about|on|of|regarding|concerning|that|related to|to do with)\s+)?",
+    re.IGNORECASE,
+)
+_OWN_LEAD = re.compile(rf"^\s*{POLITE}{_deletion_verbs(the_thing=False)}", re.IGNORECASE)
+# words of what the assistant holds, anywhere in a request
+_OF_MEMORY = re.compile(
+    r"\b(?:memory|memories|remember|told you|said|mentioned|notes?|records?|stored|saved|"
+    r"know|info|information|details|data|history|on file)\b",
     re.IGNORECASE,
 )
 _TAIL = re.compile(
@@ -113,14 +142,27 @@ _IDIOM = frozenset(("it", "that", "this", "about it", "about that"))
 
 # a wish with the thing named in the middle: "I'd like my old number deleted", "I don't want
 # my address stored"
+# (a tattoo, a mole or the carpet is "removed" too: "removed", "gone", "dropped" and
+# "scrubbed" take a detail of the user's or what the assistant holds, never from elsewhere)
+_DETAIL_WORD = (
+    r"(?:number|numbers|address|email|password|username|handle|details|info|information|"
+    r"data|history|postcode|pin|code|name|names|notes?|records?|memory|memories|stuff|bit|"
+    r"part|thing|things)"
+)
+_WANTS = r"^\s*(?:i|we)(?:'d| would)? (?:like|want|prefer) "
 _WANT_GONE = re.compile(
-    r"^\s*(?:i|we)(?:'d| would)? (?:like|want|prefer) (?P<subject>(?:my|our|the|all|any) .+?)"
-    r" (?:deleted|removed|erased|forgotten|gone|wiped|dropped|scrubbed)\b",
+    rf"{_WANTS}(?P<subject>(?:my|our|the|all|any) .+?) (?:deleted|erased|forgotten|wiped)\b",
+    re.IGNORECASE,
+)
+_WANT_DETAIL_GONE = re.compile(
+    rf"{_WANTS}(?P<subject>(?:my|our|the|all|any) (?:.+? )?{_DETAIL_WORD}) "
+    rf"(?:removed|gone|dropped|scrubbed)\b{NOT_FROM_ELSEWHERE}",
     re.IGNORECASE,
 )
 _NOT_WANT_KEPT = re.compile(
     r"^\s*(?:i|we) (?:don't|do not|no longer) want (?P<subject>(?:my|our|the|any|all) .+?)"
-    r" (?:stored|kept|saved|remembered|on file|on record|in (?:your )?memory)\b",
+    r" (?:(?:stored|kept|saved)\b(?!\s+(?:warm|at|in|on|under|safe|clean|open|up)\b)|"
+    r"remembered|on file|on record|in (?:your )?memory)\b",
     re.IGNORECASE,
 )
 
@@ -137,36 +179,54 @@ def subject_parts(subject: str) -> list[str]:
 
 
 def _wished_gone(text: str) -> re.Match[str] | None:
-    return _WANT_GONE.match(text) or _NOT_WANT_KEPT.match(text)
+    return _WANT_GONE.match(text) or _WANT_DETAIL_GONE.match(text) or _NOT_WANT_KEPT.match(text)
 
 
 _PRONOUN = r"(?:that|it|this|them|those)"
-# the request after the thing it names: "..., can you take that out of your memory?",
-# "..., please don't keep that", "..., forget it"
-_ENDS = r"(?=\s*(?:$|[.!?]|(?:,\s*)?(?:please|pls|from|in your|on file|for good|thanks)\b))"
+# after the pronoun: the end, or politeness, or a new clause ("..., it's a surprise")
+_ENDS = (
+    r"(?=\s*(?:$|[.!?]|(?:,\s*)?(?:please|pls|from|in your|on file|for good|thanks)\b|"
+    r",\s*(?:it's|it is|that's|i|i'm|i'd|we|we're|not)\b))"
+)
+# the request after the thing it names, in words of memory: "..., can you take that out of
+# your memory?", "..., please don't remember that", "..., stop storing it"
+_ASKED_OF_IT_IN_MEMORY = re.compile(
+    rf"^\s*{OPENER}{POLITE}(?:"
+    rf"(?:take|get|leave|keep) {_PRONOUN} (?:out of|off) (?:your |the )?"
+    r"(?:memory|memories|records?|notes|file|system|database)\b|"
+    rf"(?:don't|do not|dont|never|stop|quit) (?:remember|remembering|store|storing|"
+    rf"hold on to|holding on to|hang on to|keep track of|keeping track of) {_PRONOUN}{_ENDS})",
+    re.IGNORECASE,
+)
+# ... or in any words of deletion, when what is named is something said ("the bit about my
+# landlord - delete it", "what I said about my boss, please forget that")
 _ASKED_OF_IT = re.compile(
     rf"^\s*{OPENER}{POLITE}(?:"
-    # "forget it" also means "never mind" ("..., forget it, she cancelled"): only at the end
-    rf"(?:forget|erase|un-?remember) {_PRONOUN}{_ENDS}|"
-    rf"(?:delete|remove|wipe|scrub|purge|bin|ditch|scrap|get rid of) {_PRONOUN}\b|"
-    rf"(?:take|leave|keep|get) {_PRONOUN} (?:out of|off) (?:your |the |my )?"
-    r"(?:memory|memories|records?|notes|file|list|head)\b|"
-    rf"(?:don't|do not|dont|never|stop|quit) (?:keep|keeping|store|storing|save|saving|"
-    rf"remember|remembering|hold on to|holding on to)(?: track of)? {_PRONOUN}\b{A_THING})",
+    rf"(?:forget|erase|un-?remember|delete|remove|wipe|scrub|purge|bin|ditch|scrap|"
+    rf"get rid of|drop|lose) {_PRONOUN}{_ENDS}|"
+    rf"(?:don't|do not|dont|never|stop|quit) (?:keep|keeping|save|saving) {_PRONOUN}{_ENDS})",
     re.IGNORECASE,
 )
 # what is named first: a noun phrase, not a clause ("the trip in May", "my ex's new address",
 # "what I said about my boss")
 _FRONTED = re.compile(
-    r"^\s*(?P<named>(?:the|my|our|that|all|any|what|everything)\b[^,;:]{2,120}?)"
-    r"\s*(?:[,;:]|\s-|\s\u2013)\s+(?P<ask>.+)$",
+    r"^\s*(?P<named>(?:the|my|our|that|all|any|what|everything)\b[^,;:?]{2,120}?)"
+    r"\s*(?:[,;:?]|\s-|\s\u2013)\s+(?P<ask>.+)$",
     re.IGNORECASE,
 )
 _NAMED_AS_MEMORY = re.compile(
     r"^(?:(?:the|all the|that|any)\s+(?:stuff|bit|bits|thing|things|part|info|information|"
-    r"note|notes|details?|fact|facts|story|mention)\s+(?:about|on|of|regarding|re)\s+|"
+    r"note|notes|details?|fact|facts|mention)\s+(?:about|on|of|regarding|re)\s+|"
     r"(?:what|everything|anything)\s+(?:i|we)\s+(?:said|told you|mentioned|shared)"
     r"(?:\s+about)?\s+)",
+    re.IGNORECASE,
+)
+
+
+# ... or a detail of the user's ("my old passport number, delete it")
+_OWN_DETAIL_NAMED = re.compile(
+    r"^(?:my|our)\b.*\b(?:number|address|email|password|username|handle|details|info|pin|"
+    r"code|postcode)s?$",
     re.IGNORECASE,
 )
 
@@ -175,9 +235,13 @@ def _named_first(text: str) -> str | None:
     """The thing a request names before asking with a pronoun ("the canary islands trip,
     please don't keep that" -> "the canary islands trip"); ``None`` for any other form."""
     fronted = _FRONTED.match(text)
-    if fronted is None or not _ASKED_OF_IT.match(fronted.group("ask")):
+    if fronted is None:
         return None
-    return _NAMED_AS_MEMORY.sub("", fronted.group("named").strip(), count=1) or None
+    named, ask = fronted.group("named").strip(), fronted.group("ask")
+    said = _NAMED_AS_MEMORY.match(named) or _OWN_DETAIL_NAMED.match(named)
+    if not (_ASKED_OF_IT_IN_MEMORY.match(ask) or (said and _ASKED_OF_IT.match(ask))):
+        return None  # "The leftover rice, bin it", "That seat, don't save it": things
+    return _NAMED_AS_MEMORY.sub("", named, count=1) or None
 
 
 def forget_subject(request: str) -> str:
@@ -185,7 +249,7 @@ def forget_subject(request: str) -> str:
     flat"), up to the end of its clause; the whole request when no verb phrase is found."""
     text = _OPENER.sub("", plain(request), count=1)
     if not _LEAD.match(text) and (wished := _wished_gone(text)):
-        return wished.group("subject").strip(" ,.")
+        return _NAMED_AS_MEMORY.sub("", wished.group("subject").strip(" ,."), count=1)
     if not _LEAD.match(text) and (named := _named_first(text)):
         return named
     subject = _NEXT_CLAUSE.split(_LEAD.sub("", text, count=1), maxsplit=1)[0]
@@ -203,6 +267,20 @@ def asks_to_forget(request: str) -> bool:
         _LEAD.match(text) is not None
         or _wished_gone(text) is not None
         or _named_first(text) is not None
+    )
+
+
+def routes_as_request(sentence: str) -> bool:
+    """The router's gate: whether ``sentence`` is a request to forget whatever the example
+    bank says of it. A request (:func:`asks_to_forget`) whose object is the user's own thing
+    or what the assistant holds; "Delete the duplicate rows" or "Wipe the table down" parse
+    as requests only by their verb, so they are left to the bank unless they speak of
+    memory."""
+    text = _OPENER.sub("", plain(sentence), count=1)
+    if not asks_to_forget(sentence):
+        return False
+    return bool(
+        _OWN_LEAD.match(text) or _wished_gone(text) or _named_first(text) or _OF_MEMORY.search(text)
     )
 
 

@@ -59,8 +59,10 @@ NOT_TO_KEEP = (
     rf"(?:\s+about)?{_ANY}|"
     rf"(?:you (?:don't|do not|no longer) (?:need|have) to|no need to) {_KNOWING}{OWN_OBJECT}|"
     # "could you not keep my old surname?"
-    rf"(?:can|could|would|will) (?:you|u) not (?:keep|store|save|remember|hold on to|"
-    rf"hang on to){OWN_OBJECT}{A_THING}"
+    rf"(?:can|could|would|will) (?:you|u) not (?:store|remember|hold on to|hang on to|"
+    rf"keep track of){OWN_OBJECT}{A_THING}|"
+    rf"(?:can|could|would|will) (?:you|u) not (?:keep|save){OWN_OBJECT}"
+    r"(?=[^.!?]*\b(?:on file|on record|in (?:your )?memory|stored|saved)\b)"
 )
 #: What may come before a request: politeness, or a wish that it be done ("Actually, could
 #: you please ...", "Don't forget to delete ...", "Make sure you forget ...").

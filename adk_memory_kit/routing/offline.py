@@ -34,7 +34,7 @@ from adk_memory_kit.routing.extractors import (
     event_time,
     split_sentences,
 )
-from adk_memory_kit.routing.forget_requests import asks_to_forget
+from adk_memory_kit.routing.forget_requests import asks_to_forget, routes_as_request
 from adk_memory_kit.routing.keep_requests import asks_not_to_keep
 from adk_memory_kit.routing.learned import Decision, LearnedRouter
 from adk_memory_kit.routing.people import users_part
@@ -232,7 +232,7 @@ class LearnedExtractor:
             # "stop remembering ...", "I'd rather you didn't know about ...": a request in the
             # words of memory itself, never stored, nor shown to a reviewer
             label = "forget"
-        elif (asks_to_forget(sentence) and label != "review") or (
+        elif (routes_as_request(sentence) and label != "review") or (
             decision.preference and _ASKS_TO_FORGET.match(sentence)
         ):
             # a request the handler's grammar reads ("bin the info about ...", "the trip in
