@@ -179,6 +179,11 @@ async def test_the_users_value_comes_from_what_is_said_of_the_user(tuned):
         "Could you stop remembering my allotment?",  # a question: never skipped as trivial
         "I'd rather you didn't know about my tax bill.",
         "Please don't store my blood pressure readings.",
+        # verbs that also handle things, with what the assistant holds as the object
+        "Can you bin the info about my overdraft?",
+        "Take out the bit about my sister's divorce please.",
+        # the thing named first, the request after it
+        "The stuff about my tribunal, can you take that out of your memory?",
     ],
 )
 async def test_a_wish_not_to_be_remembered_is_a_request(tuned, request_text):
@@ -187,7 +192,15 @@ async def test_a_wish_not_to_be_remembered_is_a_request(tuned, request_text):
 
 
 @pytest.mark.parametrize(
-    "sentence", ["Don't keep me waiting.", "I don't remember my PIN.", "Don't save us a table."]
+    "sentence",
+    [
+        "Don't keep me waiting.",
+        "I don't remember my PIN.",
+        "Don't save us a table.",
+        # a deletion verb on a thing that is not what the assistant holds: the bank decides
+        "Delete the duplicate rows in the spreadsheet.",
+        "Wipe the kitchen table down after dinner.",
+    ],
 )
 async def test_an_ordinary_sentence_with_keep_or_remember_is_no_request(tuned, sentence):
     (routed,) = await tuned.route_sentences([(sentence, None)])
