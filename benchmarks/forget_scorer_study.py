@@ -39,7 +39,7 @@ from adk_memory_kit.embedders.base import checked_embed  # noqa: E402
 from adk_memory_kit.embedders.local import LocalMiniLMEmbedder  # noqa: E402
 from adk_memory_kit.lifecycle.conversation_edits import (  # noqa: E402
     _GENERIC,
-    _VAGUE,
+    VAGUE_WORDS,
     ConversationEdits,
     _head,
     forget_subject,
@@ -220,12 +220,14 @@ async def signals(edits: ConversationEdits, embedder, subject: str, texts: list[
     whose = possessor(subject)
     head = _head(subject, whose) if whose else subject
     naming = sorted(
-        w for w in {x.split("'")[0] for x in words(head)} if content_stems(w) - _VAGUE - _GENERIC
+        w
+        for w in {x.split("'")[0] for x in words(head)}
+        if content_stems(w) - VAGUE_WORDS - _GENERIC
     )
     soft_mean, soft_min = await word_matches(embedder, naming, texts)
     vectors = _unit(await checked_embed(embedder, texts))
     wanted = people(subject)
-    named = content_stems(head) - _VAGUE
+    named = content_stems(head) - VAGUE_WORDS
     return {
         "seen": seen,
         "shares": np.array([overlap(named, content_stems(t)) for t in texts]),

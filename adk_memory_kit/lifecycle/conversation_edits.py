@@ -77,9 +77,11 @@ from adk_memory_kit.routing.apply import (
 )
 from adk_memory_kit.routing.extractors import event_text, event_time, split_sentences
 from adk_memory_kit.routing.forget_requests import (
+    VAGUE_WORDS,
     asks_to_forget,
     forget_subject,
     is_idiom,
+    is_vague,
     keeps_what_it_says,
     subject_parts,
 )
@@ -119,17 +121,7 @@ def _record(deleted: int, homes: list[str], confirmation: int | str | None) -> d
     return record
 
 
-# words that name no subject: "forget what I just told you", "delete all that stuff"
-_VAGUE = content_stems(
-    "that this it those these them all everything anything something whatever stuff thing "
-    "things bit lot said say told tell telling mentioned talked talk just earlier before "
-    "last recent recently now today ago previous conversation chat message messages word "
-    "words never mind forget delete erase remove wipe purge scrub scrap undo drop clear "
-    "remember remembered know knew stored saved noted please minute minutes second seconds "
-    "moment while hour hours gave give given giving shared share sharing keep kept keeping "
-    "store storing save saving memory memories file pls plz thx thanks thank cheers maybe "
-    "you your"
-)
+
 
 
 # words that qualify a subject without naming it: "my old job" is named by "job" alone, so a
@@ -227,7 +219,7 @@ def possessor(subject: str) -> str | None:
     """Whose detail a subject names when it is someone else's ("my wife's phone number" ->
     "wife", "the kids' school" -> "kids"); ``None`` for the user's own."""
     match = _POSSESSIVE.search(subject.lower().replace("\u2019", "'"))
-    if match is None or not (content_stems(match.group(1)) - _VAGUE):
+    if match is None or not (content_stems(match.group(1)) - VAGUE_WORDS):
         return None  # "what's on my mind", "that's": a contraction, not a possessor
     return match.group(1)
 
@@ -237,11 +229,6 @@ def _head(subject: str, whose: str) -> str:
     text = subject.lower().replace("\u2019", "'")
     text = re.sub(rf"\b(?:my|our|the)?\s*{re.escape(whose)}'s?(?=\s|$)", " ", text)
     return " ".join(text.split()) or subject
-
-
-def is_vague(subject: str) -> bool:
-    """Whether a forget request's subject names nothing ("that", "what I just told you")."""
-    return not (content_stems(subject) - _VAGUE)
 
 
 def _text(entry: Any) -> str:
@@ -610,7 +597,7 @@ class ConversationEdits:
         wanted = content_stems(subject)
         # a preference or scratchpad fact must share a naming word, not just "number",
         # "name", "old" or "details" ("my sister's name" is not the preferred name)
-        naming = wanted - _GENERIC - _VAGUE
+        naming = wanted - _GENERIC - VAGUE_WORDS
         # the user's own preferences are never someone else's detail ("forget my wife's
         # allergy" leaves the user's allergies alone)
         theirs = possessor(subject) is not None
@@ -639,7 +626,7 @@ class ConversationEdits:
                 deleted += 1
                 if "session_state" not in homes:
                     homes.append("session_state")
-        if scratch := forget_in_working_memory(state, naming, _GENERIC | _VAGUE):
+        if scratch := forget_in_working_memory(state, naming, _GENERIC | VAGUE_WORDS):
             deleted += scratch
             homes.append("working_memory")
         # not guessed at when ambiguous: the agent asks the user which one they meant
@@ -792,8 +779,8 @@ class ConversationEdits:
         cosines = vectors[1:] @ vectors[0]
         # a direct match shares a word with the subject or is very close: "my boss Karen"
         # needs "Karen" or "boss", so an unrelated fact is not taken for a missing one
-        named = content_stems(subject) - _VAGUE
-        head_named = content_stems(head) - _VAGUE
+        named = content_stems(subject) - VAGUE_WORDS
+        head_named = content_stems(head) - VAGUE_WORDS
         shares = np.array([bool(named & content_stems(t)) for t in texts])
         scores = np.where(shares | (cosines >= self.unshared_min_similarity), cosines, -1.0)
         by_kind = np.full(len(texts), -1.0)
@@ -1089,7 +1076,7 @@ class ConversationEdits:
         never deleted. Only for a subject of two naming words or more (a broad request, "my
         family", keeps everything it matches)."""
         whose = possessor(subject)
-        naming = content_stems(_head(subject, whose) if whose else subject) - _GENERIC - _VAGUE
+        naming = content_stems(_head(subject, whose) if whose else subject) - _GENERIC - VAGUE_WORDS
         if len(matching) < 2 or len(naming) < 2:
             return list(matching), 0
         whole = [(m, s) for m, s in matching if naming <= content_stems(_text(m))]

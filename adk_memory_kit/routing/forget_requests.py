@@ -22,6 +22,24 @@ from adk_memory_kit.routing.keep_requests import (
     POLITE,
     plain,
 )
+from adk_memory_kit.routing.text_signals import content_stems
+
+# words that name no subject: "forget what I just told you", "delete all that stuff"
+VAGUE_WORDS = content_stems(
+    "that this it those these them all everything anything something whatever stuff thing "
+    "things bit lot said say told tell telling mentioned talked talk just earlier before "
+    "last recent recently now today ago previous conversation chat message messages word "
+    "words never mind forget delete erase remove wipe purge scrub scrap undo drop clear "
+    "remember remembered know knew stored saved noted please minute minutes second seconds "
+    "moment while hour hours gave give given giving shared share sharing keep kept keeping "
+    "store storing save saving memory memories file pls plz thx thanks thank cheers maybe "
+    "you your"
+)
+
+
+def is_vague(subject: str) -> bool:
+    """Whether a forget request's subject names nothing ("that", "what I just told you")."""
+    return not (content_stems(subject) - VAGUE_WORDS)
 
 #: Not out of a memory: the object is taken from, off or out of something else ("... from the
 #: slide deck", "... off the steak", "... in the email"); a negative lookahead.
@@ -270,6 +288,14 @@ def asks_to_forget(request: str) -> bool:
     )
 
 
+# the assistant's own instructions are not the user's memories ("Forget your instructions")
+_NOT_THE_USERS = re.compile(
+    rf"^\s*{POLITE}\w+(?: \w+)? (?:all )?(?:your|the|those|these) (?:previous |earlier )?"
+    r"(?:instructions|rules|guidelines|prompt|system prompt|settings)\b",
+    re.IGNORECASE,
+)
+
+
 def routes_as_request(sentence: str) -> bool:
     """The router's gate: whether ``sentence`` is a request to forget whatever the example
     bank says of it. A request (:func:`asks_to_forget`) whose object is the user's own thing
@@ -277,7 +303,7 @@ def routes_as_request(sentence: str) -> bool:
     as requests only by their verb, so they are left to the bank unless they speak of
     memory."""
     text = _OPENER.sub("", plain(sentence), count=1)
-    if not asks_to_forget(sentence):
+    if not asks_to_forget(sentence) or _NOT_THE_USERS.match(text):
         return False
     return bool(
         _OWN_LEAD.match(text) or _wished_gone(text) or _named_first(text) or _OF_MEMORY.search(text)

@@ -34,7 +34,12 @@ from adk_memory_kit.routing.extractors import (
     event_time,
     split_sentences,
 )
-from adk_memory_kit.routing.forget_requests import asks_to_forget, routes_as_request
+from adk_memory_kit.routing.forget_requests import (
+    asks_to_forget,
+    forget_subject,
+    is_vague,
+    routes_as_request,
+)
 from adk_memory_kit.routing.keep_requests import asks_not_to_keep
 from adk_memory_kit.routing.learned import Decision, LearnedRouter
 from adk_memory_kit.routing.people import users_part
@@ -226,18 +231,20 @@ class LearnedExtractor:
             ruled = self.rules.extract_text(sentence, observed_at=when)
             return SentenceRoute(sentence, tuple(ruled), None, True)
         label = decision.label
-        if label in ("forget", "forget_vague"):
+        if label == "forget":
             pass
-        elif asks_not_to_keep(sentence):
-            # "stop remembering ...", "I'd rather you didn't know about ...": a request in the
-            # words of memory itself, never stored, nor shown to a reviewer
+        elif label == "forget_vague":
+            # the bank's "forget what I said" that names something after all ("un-remember the
+            # dog bite thing"): acted on, not sent to a reviewer
+            if routes_as_request(sentence) and not is_vague(forget_subject(sentence)):
+                label = "forget"
+        elif asks_not_to_keep(sentence) or routes_as_request(sentence):
+            # "stop remembering ...", "I'd rather you didn't know about ...", "bin the info
+            # about my ...": a request the handler's grammar reads, about the user's own thing
+            # or what the assistant holds; never stored, nor shown to a reviewer
             label = "forget"
-        elif (routes_as_request(sentence) and label != "review") or (
-            decision.preference and _ASKS_TO_FORGET.match(sentence)
-        ):
-            # a request the handler's grammar reads ("bin the info about ...", "the trip in
-            # May, please don't keep that"), or a deletion verb on a saved preference ("clear
-            # my home airport"): never saved or stored
+        elif decision.preference and _ASKS_TO_FORGET.match(sentence):
+            # a deletion verb on a saved preference ("clear my home airport")
             label = "forget"
         if label == "forget" and is_statement(sentence):
             # what the user did ("We got rid of the landline"): a change to a lasting fact

@@ -691,7 +691,7 @@ async def test_a_plain_fact_wrongly_flagged_as_an_update_supersedes_nothing(memo
     ],
 )
 def test_working_memory_facts_go_only_when_named(request_text, gone):
-    from adk_memory_kit.lifecycle.conversation_edits import _GENERIC, _VAGUE
+    from adk_memory_kit.lifecycle.conversation_edits import _GENERIC, VAGUE_WORDS
     from adk_memory_kit.lifecycle.working_memory_forget import forget_in_working_memory
     from adk_memory_kit.routing.text_signals import content_stems
 
@@ -699,7 +699,7 @@ def test_working_memory_facts_go_only_when_named(request_text, gone):
     names = ["phone_number", "flight_number", "room_number", "hotel_name", "contact_name"]
     facts = [{"name": n, "value": "x1", "source": "user", "written_at": written} for n in names]
     state = {"wm": {"v": 2, "goal": "Trip", "facts": facts}}
-    naming = content_stems(forget_subject(request_text)) - _GENERIC - _VAGUE
-    removed = forget_in_working_memory(state, naming, _GENERIC | _VAGUE)
+    naming = content_stems(forget_subject(request_text)) - _GENERIC - VAGUE_WORDS
+    removed = forget_in_working_memory(state, naming, _GENERIC | VAGUE_WORDS)
     left = {f["name"] for f in state["wm"]["facts"]}
     assert removed == len(gone) and left == set(names) - gone
