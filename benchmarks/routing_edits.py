@@ -352,7 +352,8 @@ async def run_forget_conversation(row, stack, show: bool) -> dict:
     }
     if show and (not out["target_gone"] or out["stored_request"] or not kept):
         lost = "" if kept else ", neighbour lost"
-        print(f"miss ({row['kind']}, conversation{lost}): {row['request']!r}")
+        stored = ", request stored" if out["stored_request"] else ""
+        print(f"miss ({row['kind']}, conversation{lost}{stored}): {row['request']!r}")
     return out
 
 

@@ -121,9 +121,6 @@ def _record(deleted: int, homes: list[str], confirmation: int | str | None) -> d
     return record
 
 
-
-
-
 # words that qualify a subject without naming it: "my old job" is named by "job" alone, so a
 # memory sharing only "old" (or "number", "name") with the subject does not match it on its own
 _GENERIC = content_stems(

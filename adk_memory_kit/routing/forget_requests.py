@@ -41,6 +41,7 @@ def is_vague(subject: str) -> bool:
     """Whether a forget request's subject names nothing ("that", "what I just told you")."""
     return not (content_stems(subject) - VAGUE_WORDS)
 
+
 #: Not out of a memory: the object is taken from, off or out of something else ("... from the
 #: slide deck", "... off the steak", "... in the email"); a negative lookahead.
 NOT_FROM_ELSEWHERE = (
@@ -213,7 +214,10 @@ _ASKED_OF_IT_IN_MEMORY = re.compile(
     rf"(?:take|get|leave|keep) {_PRONOUN} (?:out of|off) (?:your |the )?"
     r"(?:memory|memories|records?|notes|file|system|database)\b|"
     rf"(?:don't|do not|dont|never|stop|quit) (?:remember|remembering|store|storing|"
-    rf"hold on to|holding on to|hang on to|keep track of|keeping track of) {_PRONOUN}{_ENDS})",
+    rf"hold on to|holding on to|hang on to|keep track of|keeping track of) {_PRONOUN}{_ENDS}|"
+    # "keep" and "save" of "that" / "this", something said ("the trip in May, please don't
+    # keep that"), not of "it" / "them", a thing ("That seat, don't save it")
+    rf"(?:don't|do not|dont|never) (?:keep|save) (?:that|this){_ENDS})",
     re.IGNORECASE,
 )
 # ... or in any words of deletion, when what is named is something said ("the bit about my

@@ -128,6 +128,10 @@ def test_only_a_sentence_opening_with_a_deletion_verb_asks_to_forget(text, asks,
         ("The stuff about the audition, delete it please.", "the audition"),
         ("My old passport number, delete it.", "My old passport number"),
         ("My work address, please don't remember that.", "My work address"),
+        (
+            "the surprise party for Dom, please don't keep that, it's a secret",
+            "the surprise party for Dom",
+        ),
         ("I'd like the details about my loan deleted.", "my loan"),
     ],
 )
