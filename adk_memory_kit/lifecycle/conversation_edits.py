@@ -186,6 +186,16 @@ def _holds_words(stems: set[str], text: str) -> bool:
 _NAME = re.compile(r"(?<=[\w,] )(?!I\b)[A-Z][a-z]+\b")
 
 
+_COPULA = re.compile(r"\s(?:is|are|was|were|has|have|'s)\s", re.IGNORECASE)
+
+
+def _opening(text: str) -> str:
+    """A memory's words before its first "is" / "are" / "has" ("My debit card PIN" of "My
+    debit card PIN is 4471"); empty when it has none."""
+    found = _COPULA.search(text)
+    return text[: found.start()] if found else ""
+
+
 def _owner(text: str) -> tuple[str, str] | None:
     """What a memory starting "my ..." / "our ..." is about, as (word, stem) ("My sister's
     number is ..." -> sister), skipping generic words ("my old flat" -> flat); else ``None``."""
@@ -879,11 +889,16 @@ class ConversationEdits:
         address)."""
         allowed = named | self._kind_stems(kinds)
         distinct = named - _GENERIC
-        # "My debit card PIN is ..." for "my PIN": the user's own thing holding every naming
-        # word is about the subject; only a person ("My sister's PIN") makes it someone else's
+        # "My debit card PIN is ..." for "my PIN": the user's own thing that names the subject
+        # in its opening words is about it; only a person ("My sister's PIN") makes it someone
+        # else's, and a thing that does something is itself ("My suitcase weighs 20 kilos")
         owners = [
             None
-            if o is not None and o[0] not in PEOPLE and distinct and distinct <= content_stems(t)
+            if o is not None
+            and o[0] not in PEOPLE
+            and distinct
+            and _holds_words(distinct, t)
+            and distinct - _DATE_STEMS <= content_stems(_opening(t))
             else o
             for o, t in zip(map(_owner, texts), texts, strict=True)
         ]

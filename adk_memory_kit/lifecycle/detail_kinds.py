@@ -126,7 +126,9 @@ DEFAULT_DETAIL_KINDS: DetailKinds = {
         "We're going to Greece in the summer.",
         "I'm flying to New York next month.",
     ),
-    "weight, height, body": ("I weigh 70 kilos.", "I'm 1.80 metres tall."),
+    # two attributes, two kinds: "my weight" is not "I'm 1.80 metres tall"
+    "weight, body weight": ("I weigh 70 kilos.", "I've put on a stone since Christmas."),
+    "height, how tall I am": ("I'm 1.80 metres tall.", "I'm five foot four."),
     "allergies": ("I'm allergic to shellfish.", "Penicillin gives me a rash."),
     "pregnancy": ("I'm pregnant with our second child.", "We're expecting a baby in spring."),
     "hobby, hobbies, sport, pastime": (

@@ -247,6 +247,34 @@ async def test_a_memory_lacking_the_subjects_name_or_identifier_is_not_taken_on_
     assert bool(seen.own[0]) is bool(same)
 
 
+@pytest.mark.parametrize(
+    ("request_text", "texts", "own"),
+    [
+        # two attributes, two kinds; a thing that weighs something is not the user
+        (
+            "Forget my weight.",
+            ["I'm five foot ten.", "My rucksack weighs 12 kilos.", "I weigh 80 kilos."],
+            [False, False, True],
+        ),
+        # the user's own thing naming the subject in its opening words
+        ("Delete my PIN.", ["My bank card PIN is 9051."], [True]),
+        # someone called only by name, with the head of their detail; never the user's own
+        (
+            "Forget my daughter's asthma.",
+            ["Ruby has had asthma since she was four.", "I have asthma too."],
+            [True, False],
+        ),
+        # "date" held by a date
+        ("Forget my hearing date.", ["My tribunal hearing is on 3 March."], [True]),
+    ],
+)
+async def test_what_a_memory_says_of_the_subject_decides_a_match(
+    embedder, request_text, texts, own
+):
+    assessed = await ConversationEdits().assess(embedder, forget_subject(request_text), texts)
+    assert assessed.own.tolist() == own
+
+
 @pytest.mark.slow
 async def test_a_name_alone_does_not_make_a_memory_the_subject(embedder):
     edits = ConversationEdits()
