@@ -58,6 +58,7 @@ from adk_memory_kit.lifecycle.forget_judge import ForgetJudge
 from adk_memory_kit.lifecycle.schema import ensure_lifecycle_schema
 from adk_memory_kit.lifecycle.update_subject import (
     SubjectCheck,
+    first_clause,
     people,
     relation,
     subject_keys,
@@ -85,7 +86,6 @@ from adk_memory_kit.routing.forget_requests import (
     keeps_what_it_says,
     subject_parts,
 )
-from adk_memory_kit.routing.people import PEOPLE
 from adk_memory_kit.routing.records import RoutingDecisions
 from adk_memory_kit.routing.rule import Candidate, MemoryHome
 from adk_memory_kit.routing.text_signals import content_stems, overlap, words
@@ -186,16 +186,6 @@ def _holds_words(stems: set[str], text: str) -> bool:
 _NAME = re.compile(r"(?<=[\w,] )(?!I\b)[A-Z][a-z]+\b")
 
 
-_COPULA = re.compile(r"\s(?:is|are|was|were|has|have|'s)\s", re.IGNORECASE)
-
-
-def _opening(text: str) -> str:
-    """A memory's words before its first "is" / "are" / "has" ("My debit card PIN" of "My
-    debit card PIN is 4471"); empty when it has none."""
-    found = _COPULA.search(text)
-    return text[: found.start()] if found else ""
-
-
 def _owner(text: str) -> tuple[str, str] | None:
     """What a memory starting "my ..." / "our ..." is about, as (word, stem) ("My sister's
     number is ..." -> sister), skipping generic words ("my old flat" -> flat); else ``None``."""
@@ -207,16 +197,6 @@ def _owner(text: str) -> tuple[str, str] | None:
         if stems:
             return token.split("'")[0], next(iter(stems))
     return None
-
-
-_FIRST_PERSON_WORDS = frozenset(("i", "me", "my", "mine", "we", "us", "our", "ours"))
-
-
-def _third_party_only(text: str) -> bool:
-    """Whether a memory names no one by a word of :data:`~...people.PEOPLE` and says nothing
-    of the user's ("Raj is HIV positive"): its person is known by name alone."""
-    tokens = {w.split("'")[0] for w in words(text)}
-    return not (tokens & PEOPLE or tokens & _FIRST_PERSON_WORDS)
 
 
 _POSSESSIVE = re.compile(r"\b([a-z][a-z-]*?)(?:'s|(?<=s)')(?=\s|$)")
@@ -373,6 +353,9 @@ class ConversationEdits:
     # "how much I earn" / "salary" and 0.54 "my salary" / "job" named kinds whose other
     # details were then taken for a target never stored)
     kind_term_min_similarity: float = 0.7
+    # a second kind is named only this close to the first ("my kids": children 0.73, family
+    # 0.54; "my height": height 0.83, weight 0.55)
+    second_kind_margin: float = 0.25
     # such a kind's examples count this much less (tune: "I pay ... rent" 0.44 to the finance
     # examples, "My salary is ..." 0.59; the kind's own bar is ``kind_own_min_similarity``)
     kind_term_penalty: float = 0.05
@@ -522,6 +505,12 @@ class ConversationEdits:
             embedder, candidate.text, [_text(m) for m in untyped]
         )
         same_subject = [(c, m) for m, (ok, c) in zip(untyped, verdicts, strict=True) if ok]
+        # the user's own update ("Switched to a Pixel 8, my brother talked me into it") replaces
+        # the user's own memory before one about someone it brings in later ("My brother has a
+        # Samsung")
+        if not people(first_clause(candidate.text)):
+            own = [(c, m) for c, m in same_subject if not people(_text(m))]
+            same_subject = own or same_subject
         return max(same_subject, key=lambda pair: pair[0])[1] if same_subject else None
 
     async def forget(self, candidate: Candidate, context: Context) -> RoutingOutcome:
@@ -809,13 +798,6 @@ class ConversationEdits:
             lift = cosines - vectors[1:] @ owner_vector
             lifted = (cosines >= self.owner_head_similarity) & (lift >= self.head_lift)
             scores = np.where(lifted, np.maximum(scores, cosines), scores)
-            # "Leo was diagnosed with ADHD" for "my son's ADHD": a memory that says the head
-            # of someone it calls only by name (no one else named, nothing of the user's) is
-            # about them
-            others = [
-                o and not (up and _third_party_only(t))
-                for o, up, t in zip(others, lifted, texts, strict=True)
-            ]
         else:
             others = await self._about_others(embedder, subject, kinds, texts, named)
         # "my ex-wife" is not "my current wife", nor "my mother-in-law" "my mother": never a
@@ -888,20 +870,7 @@ class ConversationEdits:
         label ("My sister's number ..." for "my phone number"; "Our house ..." is about a home
         address)."""
         allowed = named | self._kind_stems(kinds)
-        distinct = named - _GENERIC
-        # "My debit card PIN is ..." for "my PIN": the user's own thing that names the subject
-        # in its opening words is about it; only a person ("My sister's PIN") makes it someone
-        # else's, and a thing that does something is itself ("My suitcase weighs 20 kilos")
-        owners = [
-            None
-            if o is not None
-            and o[0] not in PEOPLE
-            and distinct
-            and _holds_words(distinct, t)
-            and distinct - _DATE_STEMS <= content_stems(_opening(t))
-            else o
-            for o, t in zip(map(_owner, texts), texts, strict=True)
-        ]
+        owners = [_owner(t) for t in texts]
         unnamed = sorted({o[0] for o in owners if o is not None and o[1] not in allowed})
         if not unnamed:
             return [False] * len(texts)
@@ -1040,10 +1009,14 @@ class ConversationEdits:
             if sim >= self.kind_term_min_similarity:
                 sims[owner] = max(sims[owner], sim)
         order = sorted(range(len(labels)), key=lambda i: -sims[i])[:2]
+        # a second kind only as close as the first, within ``second_kind_margin``, when the
+        # first is named as a whole ("my height" names height at 0.83, not weight at 0.55); a
+        # first named by one term of its label may be the wrong one ("medication": "drugs")
+        bar = self.kind_min_similarity
+        if whole[order[0]] >= self.kind_min_similarity:
+            bar = max(bar, sims[order[0]] - self.second_kind_margin)
         return [
-            (labels[i], bool(whole[i] < self.kind_min_similarity))
-            for i in order
-            if sims[i] >= self.kind_min_similarity
+            (labels[i], bool(whole[i] < self.kind_min_similarity)) for i in order if sims[i] >= bar
         ]
 
     async def _examples(self, embedder: Any, kind: str) -> np.ndarray:

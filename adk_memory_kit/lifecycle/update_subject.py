@@ -364,7 +364,7 @@ def objects(text: str) -> set[str]:
 _CLAUSE_END = re.compile(r"[,;:!?]|\s[-\u2013]\s|\.\s")
 
 
-def _first_clause(text: str) -> str:
+def first_clause(text: str) -> str:
     """``text`` up to its first clause break (a comma, a dash, a sentence end)."""
     return _CLAUSE_END.split(text, maxsplit=1)[0]
 
@@ -574,7 +574,7 @@ class SubjectCheck:
         said = {"new": people(new) - objects(new), "memory": people(memory)}
         # someone the new fact brings in after its first clause is incidental ("... so I'm on
         # an iPhone now, my sister gave me her old one"): the memory need not name them
-        leading = said["new"] & people(_first_clause(new))
+        leading = said["new"] & people(first_clause(new))
 
         def named(person: str, text: str, other: str) -> bool:
             if person in said[other]:

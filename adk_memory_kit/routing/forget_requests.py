@@ -31,8 +31,7 @@ VAGUE_WORDS = content_stems(
     "last recent recently now today ago previous conversation chat message messages word "
     "words never mind forget delete erase remove wipe purge scrub scrap undo drop clear "
     "remember remembered know knew stored saved noted please minute minutes second seconds "
-    "moment while hour hours gave give given giving shared share sharing keep kept keeping "
-    "store storing save saving memory memories file pls plz thx thanks thank cheers maybe "
+    "moment while hour hours gave give given giving pls plz thx thanks thank cheers maybe "
     "you your"
 )
 
@@ -178,6 +177,12 @@ _WANT_DETAIL_GONE = re.compile(
     rf"(?:removed|gone|dropped|scrubbed)\b{NOT_FROM_ELSEWHERE}",
     re.IGNORECASE,
 )
+# ... any of them out of the assistant's memory ("I want my allergies removed from your memory")
+_WANT_OUT_OF_MEMORY = re.compile(
+    rf"{_WANTS}(?P<subject>(?:my|our|the|all|any) .+?) (?:removed|gone|dropped|scrubbed|"
+    r"taken out|out) (?:of|from) (?:your |the )?(?:memory|memories|records|notes|system)\b",
+    re.IGNORECASE,
+)
 _NOT_WANT_KEPT = re.compile(
     r"^\s*(?:i|we) (?:don't|do not|no longer) want (?P<subject>(?:my|our|the|any|all) .+?)"
     r" (?:(?:stored|kept|saved)\b(?!\s+(?:warm|at|in|on|under|safe|clean|open|up)\b)|"
@@ -198,7 +203,12 @@ def subject_parts(subject: str) -> list[str]:
 
 
 def _wished_gone(text: str) -> re.Match[str] | None:
-    return _WANT_GONE.match(text) or _WANT_DETAIL_GONE.match(text) or _NOT_WANT_KEPT.match(text)
+    return (
+        _WANT_GONE.match(text)
+        or _WANT_DETAIL_GONE.match(text)
+        or _WANT_OUT_OF_MEMORY.match(text)
+        or _NOT_WANT_KEPT.match(text)
+    )
 
 
 _PRONOUN = r"(?:that|it|this|them|those)"

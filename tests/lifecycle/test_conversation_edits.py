@@ -133,6 +133,7 @@ def test_only_a_sentence_opening_with_a_deletion_verb_asks_to_forget(text, asks,
             "the surprise party for Dom",
         ),
         ("I'd like the details about my loan deleted.", "my loan"),
+        ("I want my allergies removed from your memory.", "my allergies"),
     ],
 )
 def test_a_wish_not_to_be_remembered_is_a_request_naming_its_subject(request_text, subject):
@@ -179,6 +180,10 @@ def test_a_subject_listing_things_is_split_into_them(subject, parts):
         ("Delete all of it.", True),
         ("Forget my sister's wedding plans.", False),
         ("Remove my postcode.", False),
+        # words that name nothing in "what I gave you, pls"; "savings" and "shares" name things
+        ("Please forget what I gave you earlier, thanks.", True),
+        ("Forget my savings.", False),
+        ("Delete my shares, pls.", False),
     ],
 )
 def test_a_request_naming_nothing_is_vague(request_text, vague):
@@ -256,16 +261,24 @@ async def test_a_memory_lacking_the_subjects_name_or_identifier_is_not_taken_on_
             ["I'm five foot ten.", "My rucksack weighs 12 kilos.", "I weigh 80 kilos."],
             [False, False, True],
         ),
-        # the user's own thing naming the subject in its opening words
-        ("Delete my PIN.", ["My bank card PIN is 9051."], [True]),
-        # someone called only by name, with the head of their detail; never the user's own
+        ("Forget my height.", ["I weigh 60 kilos.", "I'm five foot two."], [False, True]),
+        # another of the user's things of that kind is never taken on its own (asked at most)
+        (
+            "Forget my address.",
+            ["My office address is 4 Mill Road.", "I live at 9 Elm Grove."],
+            [False, True],
+        ),
+        # someone called only by name may be anyone: not the daughter on its own
         (
             "Forget my daughter's asthma.",
-            ["Ruby has had asthma since she was four.", "I have asthma too."],
-            [True, False],
+            [
+                "Callum was diagnosed with asthma last year.",
+                "My daughter has had asthma since she was four.",
+            ],
+            [False, True],
         ),
         # "date" held by a date
-        ("Forget my hearing date.", ["My tribunal hearing is on 3 March."], [True]),
+        ("Forget my hearing date.", ["I have a hearing at the tribunal on 3 March."], [True]),
     ],
 )
 async def test_what_a_memory_says_of_the_subject_decides_a_match(
@@ -687,6 +700,20 @@ async def test_an_update_supersedes_the_memory_about_its_subject_and_nothing_els
     assert outcome is not None and outcome.detail.startswith("supersedes")
     current = await _current(memory, app, user, [old, new, *others])
     assert current == {new, *others}
+
+
+@pytest.mark.slow
+async def test_the_users_own_update_replaces_the_users_memory_not_a_persons_it_mentions(memory):
+    app, user = "edits-update", f"u-{uuid.uuid4().hex[:8]}"
+    mine, theirs = "I have a Samsung A12 phone.", "My brother has a Samsung S22 phone."
+    await _store(memory, app, user, [mine, theirs])
+    context = make_context(app=app, user=user, memory=memory)
+    new = "I've moved to a Samsung S24 phone, my brother talked me into it."
+    outcome = await ConversationEdits().update(
+        Candidate(text=new, needed_in_future_sessions=True, replaces_earlier=True), context
+    )
+    assert outcome is not None and outcome.detail.startswith("supersedes")
+    assert await _current(memory, app, user, [mine, theirs, new]) == {theirs, new}
 
 
 @pytest.mark.slow
