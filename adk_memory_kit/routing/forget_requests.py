@@ -44,7 +44,8 @@ def is_vague(subject: str) -> bool:
 #: Not out of a memory: the object is taken from, off or out of something else ("... from the
 #: slide deck", "... off the steak", "... in the email"); a negative lookahead.
 NOT_FROM_ELSEWHERE = (
-    r"(?![^.!?]*\b(?:from|off|out of|in|into|on|onto)\s+(?:my|the|this|our|that|your)\s+"
+    r"(?![^.!?]*\b(?:(?:from|off|out of)\s+(?:my|the|this|our|that|your)|"
+    r"(?:in|into|on|onto)\s+(?:the|this|that|your))\s+"
     r"(?!memory|memories|notes|records?|profile|file|system|database|head)\w)"
 )
 
@@ -55,7 +56,8 @@ MEMORY_OBJECT = (
     r"(?=\s+(?:the|that|this|all the|any|all)\s+(?:\w+\s+)?(?:info|information|bit|bits|"
     r"stuff|thing|things|part|note|notes|detail|details|fact|facts|mention|memory|memories|"
     r"record|records)\s+(?:about|regarding|re|related to|to do with|"
-    r"(?:on|of|where|when|that)\s+(?:my|our|me|us|i|we)\b|"
+    r"(?:on|of|that)\s+(?:my|our|me|us|i|we)\b|"
+    r"(?:where|when)\s+(?:i|we)\s+(?:said|told|mentioned|talked about|shared)\b|"
     r"(?:i|we)\s+(?:told|gave|said|mentioned|shared))\b)"
     rf"{NOT_FROM_ELSEWHERE}"
 )
@@ -85,7 +87,7 @@ def _deletion_verbs(the_thing: bool) -> str:
         rf"(?:bin|ditch|nuke|chuck|toss|take out|strike|cut|junk|trash)"
         rf"(?:{MEMORY_OBJECT}|{_OWN_DETAIL})|"
         r"(?:(?:delete|remove|wipe(?: out)?|purge|scrap|get rid of|clear out)"
-        rf"(?:{OWN_OBJECT}{the})|"
+        rf"(?:{OWN_OBJECT}{NOT_FROM_ELSEWHERE}{the})|"
         rf"scrub{OWN_OBJECT}|"
         # "clear", "drop" and "lose" also plan a day or a lift ("Clear my afternoon", "Drop
         # my kids at school"): only about a detail or what the assistant noted
@@ -310,15 +312,35 @@ _NOT_THE_USERS = re.compile(
 )
 
 
-def routes_as_request(sentence: str) -> bool:
+# what the assistant holds, named as such ("the thing about ...", "the bit on ...")
+_SAID_THING = re.compile(
+    r"\b(?:thing|things|bit|bits|stuff|part|info|information|details?|notes?|mention)\s+"
+    r"(?:about|on|regarding|re|where)\b|\bthe\s+\w+(?:\s+\w+)?\s+(?:thing|stuff|business)\b",
+    re.IGNORECASE,
+)
+_OWN_WORD = re.compile(r"\b(?:my|our|un-?remember)\b", re.IGNORECASE)
+
+
+def first_part(text: str) -> str:
+    """``text`` up to its first clause break."""
+    return _NEXT_CLAUSE.split(text, maxsplit=1)[0]
+
+
+def routes_as_request(sentence: str, *, strict: bool = False) -> bool:
     """The router's gate: whether ``sentence`` is a request to forget whatever the example
     bank says of it. A request (:func:`asks_to_forget`) whose object is the user's own thing
     or what the assistant holds; "Delete the duplicate rows" or "Wipe the table down" parse
     as requests only by their verb, so they are left to the bank unless they speak of
-    memory."""
+    memory. ``strict`` (to overrule a bank that said "review" or "forget what I said"): the
+    request also speaks of memory, of something said, or of the user's own thing in its first
+    clause."""
     text = _OPENER.sub("", plain(sentence), count=1)
     if not asks_to_forget(sentence) or _NOT_THE_USERS.match(text):
         return False
+    if strict and not (
+        _OF_MEMORY.search(text) or _SAID_THING.search(text) or _OWN_WORD.search(first_part(text))
+    ):
+        return False  # "Please forget about the hassle", "Forget what the forecast says"
     return bool(
         _OWN_LEAD.match(text) or _wished_gone(text) or _named_first(text) or _OF_MEMORY.search(text)
     )

@@ -236,9 +236,9 @@ class LearnedExtractor:
         elif label == "forget_vague":
             # the bank's "forget what I said" that names something after all ("un-remember the
             # dog bite thing"): acted on, not sent to a reviewer
-            if routes_as_request(sentence) and not is_vague(forget_subject(sentence)):
+            if routes_as_request(sentence, strict=True) and not is_vague(forget_subject(sentence)):
                 label = "forget"
-        elif asks_not_to_keep(sentence) or routes_as_request(sentence):
+        elif asks_not_to_keep(sentence) or routes_as_request(sentence, strict=label == "review"):
             # "stop remembering ...", "I'd rather you didn't know about ...", "bin the info
             # about my ...": a request the handler's grammar reads, about the user's own thing
             # or what the assistant holds; never stored, nor shown to a reviewer
