@@ -1,8 +1,12 @@
 """What a request to forget says: whether a sentence asks for a deletion, and what it names.
 
-One grammar for the offline router (a sentence that parses as a request is routed to forget,
-whatever the example bank says of it) and the forget handler (what it deletes is matched
-against the subject parsed here). Input is read through :func:`~.keep_requests.plain`.
+One grammar for the offline router and the forget handler. The router routes to forget,
+whatever its example bank says, a sentence that parses as a request about the user's own
+thing or what the assistant holds (:func:`routes_as_request`); the handler deletes what
+matches the subject parsed here (:func:`forget_subject`) and keeps as a fact a sentence that
+asks for no deletion (:func:`keeps_what_it_says`). Input is read through
+:func:`~.keep_requests.plain` (at most ``MAX_REQUEST_CHARS``), so every pattern runs in
+linear time or close to it on any input.
 
 A request opens (after an interjection and politeness) with a verb of memory ("forget",
 "erase", "un-remember"), a wish that something not be kept (:data:`~.keep_requests.NOT_TO_KEEP`),
