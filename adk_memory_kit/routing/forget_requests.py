@@ -129,6 +129,14 @@ _TAIL = re.compile(
 
 # an interjection before the verb ("Actually, forget ...", "OK so delete ...")
 _OPENER = re.compile(rf"^\s*{OPENER}", re.IGNORECASE)
+
+
+def _read(sentence: str) -> str:
+    """``sentence`` as every pattern here reads it: :func:`~.keep_requests.plain`, without an
+    opening interjection."""
+    return _OPENER.sub("", plain(sentence), count=1)
+
+
 # a new clause after what is named ("my address, it's out of date", "it, I'll book it myself")
 _NEXT_CLAUSE = re.compile(
     r"\s*[?!.]\s+|"
@@ -136,9 +144,16 @@ _NEXT_CLAUSE = re.compile(
     r"instead|it's|that's|she|he|they|you|use|make|book)\b)|\s+but\s+",
     re.IGNORECASE,
 )
+
+
 # a sentence routed as a forget request that asks for no deletion: a wish that something be
 # kept ("Don't forget my birthday is on Friday"), or what the user did ("I forgot my keys at
 # the gym") with no word of a wish or of a deletion
+def _first_clause(text: str) -> str:
+    """``text`` up to its first clause break (:data:`_NEXT_CLAUSE`)."""
+    return _NEXT_CLAUSE.split(text, maxsplit=1)[0]
+
+
 _KEEP_WISH = re.compile(
     r"^\s*(?:please\s+)?(?:(?:don't|do not|dont|never) forget|remember|keep in mind|make sure "
     r"you remember|note that)\b",
@@ -285,12 +300,12 @@ def _named_first(text: str) -> str | None:
 def forget_subject(request: str) -> str:
     """What a forget request names ("Please erase the notes on my old flat." -> "my old
     flat"), up to the end of its clause; the whole request when no verb phrase is found."""
-    text = _OPENER.sub("", plain(request), count=1)
+    text = _read(request)
     if not _LEAD.match(text) and (wished := _wished_gone(text)):
         return _NAMED_AS_MEMORY.sub("", wished.group("subject").strip(" ,."), count=1)
     if not _LEAD.match(text) and (named := _named_first(text)):
         return named
-    subject = _NEXT_CLAUSE.split(_LEAD.sub("", text, count=1), maxsplit=1)[0]
+    subject = _first_clause(_LEAD.sub("", text, count=1))
     subject = _TAIL.sub("", subject, count=1).strip(" ,.")
     return subject or plain(request)
 
@@ -300,7 +315,7 @@ def asks_to_forget(request: str) -> bool:
     or a wish that something not be kept ("stop remembering my ...", "I'd like my old number
     deleted"), after an interjection; "I forgot my keys" or "don't forget the tickets" does
     not."""
-    text = _OPENER.sub("", plain(request), count=1)
+    text = _read(request)
     return (
         _LEAD.match(text) is not None
         or _wished_gone(text) is not None
@@ -325,11 +340,6 @@ _SAID_THING = re.compile(
 _OWN_WORD = re.compile(r"\b(?:my|our|un-?remember)\b", re.IGNORECASE)
 
 
-def first_part(text: str) -> str:
-    """``text`` up to its first clause break."""
-    return _NEXT_CLAUSE.split(text, maxsplit=1)[0]
-
-
 def routes_as_request(sentence: str, *, strict: bool = False) -> bool:
     """The router's gate: whether ``sentence`` is a request to forget whatever the example
     bank says of it. A request (:func:`asks_to_forget`) whose object is the user's own thing
@@ -338,16 +348,18 @@ def routes_as_request(sentence: str, *, strict: bool = False) -> bool:
     memory. ``strict`` (to overrule a bank that said "review" or "forget what I said"): the
     request also speaks of memory, of something said, or of the user's own thing in its first
     clause."""
-    text = _OPENER.sub("", plain(sentence), count=1)
-    if not asks_to_forget(sentence) or _NOT_THE_USERS.match(text):
+    text = _read(sentence)
+    if _NOT_THE_USERS.match(text):
         return False
+    of_memory = _OF_MEMORY.search(text) is not None
     if strict and not (
-        _OF_MEMORY.search(text) or _SAID_THING.search(text) or _OWN_WORD.search(first_part(text))
+        of_memory or _SAID_THING.search(text) or _OWN_WORD.search(_first_clause(text))
     ):
         return False  # "Please forget about the hassle", "Forget what the forecast says"
-    return bool(
-        _OWN_LEAD.match(text) or _wished_gone(text) or _named_first(text) or _OF_MEMORY.search(text)
-    )
+    if _wished_gone(text) or _named_first(text):
+        return True
+    # a deletion verb: of the user's own thing, or of something that speaks of memory
+    return _LEAD.match(text) is not None and (of_memory or _OWN_LEAD.match(text) is not None)
 
 
 def keeps_what_it_says(sentence: str) -> bool:
@@ -356,7 +368,7 @@ def keeps_what_it_says(sentence: str) -> bool:
     ("I forgot my keys at the gym"), with no word of a deletion or a wish after. Such a
     sentence is kept as a fact; any other that does not parse as a request is neither acted
     on nor stored."""
-    text = _OPENER.sub("", plain(sentence), count=1)
+    text = _read(sentence)
     if wish := _KEEP_WISH.match(text):
         return not (
             _WISH_OR_DELETION.search(text, wish.end()) or _DELETION.search(text, wish.end())
@@ -366,7 +378,7 @@ def keeps_what_it_says(sentence: str) -> bool:
 
 def is_idiom(request: str) -> bool:
     """ "Forget it, I'll book it myself": the verb names nothing and another clause follows."""
-    text = _OPENER.sub("", plain(request), count=1)
+    text = _read(request)
     rest = _LEAD.sub("", text, count=1)
     if rest == text:
         return False
@@ -382,5 +394,5 @@ def is_idiom(request: str) -> bool:
     return (
         bool(_FORGET_THE.match(text))
         and not _FIRST_PERSON_WORD.search(parts[0])
-        and not _A_DETAIL.search(_NEXT_CLAUSE.split(text, maxsplit=1)[0])
+        and not _A_DETAIL.search(_first_clause(text))
     )
