@@ -188,15 +188,29 @@ _NAME = re.compile(r"(?<=[\w,] )(?!I\b)[A-Z][a-z]+\b")
 
 def _owner(text: str) -> tuple[str, str] | None:
     """What a memory starting "my ..." / "our ..." is about, as (word, stem) ("My sister's
-    number is ..." -> sister), skipping generic words ("my old flat" -> flat); else ``None``."""
+    number is ..." -> sister), skipping generic words ("my old flat" -> flat); else ``None``,
+    also when the user is one of them ("My husband and I are ...": the user's own too)."""
     tokens = words(text)
     if not tokens or tokens[0] not in ("my", "our"):
         return None
-    for token in tokens[1:4]:
+    for i, token in enumerate(tokens[1:4], start=1):
         stems = content_stems(token) - _GENERIC
         if stems:
+            if tokens[i + 1 : i + 3] in (["and", "i"], ["and", "me"]):
+                return None
             return token.split("'")[0], next(iter(stems))
     return None
+
+
+def _modifies(owner: str, text: str, naming: set[str]) -> bool:
+    """Whether the word a memory opens with ("my gym ...") only qualifies the very thing a
+    request names, said right after it ("my gym locker code" for "the locker code"; "My
+    debit card PIN" for "my PIN"): it is the user's, not another owner's."""
+    tokens = words(text)
+    at = next((i for i, t in enumerate(tokens[:4]) if t.split("'")[0] == owner), None)
+    if at is None or not naming or tokens[at].endswith("'s"):
+        return False
+    return naming <= content_stems(" ".join(tokens[at + 1 : at + 4]))
 
 
 _POSSESSIVE = re.compile(r"\b([a-z][a-z-]*?)(?:'s|(?<=s)')(?=\s|$)")
@@ -877,7 +891,13 @@ class ConversationEdits:
         vectors = _unit(await checked_embed(embedder, [*unnamed, subject, *kinds]))
         close = (vectors[: len(unnamed)] @ vectors[len(unnamed) :].T).max(axis=1)
         far = {w for w, c in zip(unnamed, close, strict=True) if c < self.owner_min_similarity}
-        return [o is not None and o[0] in far for o in owners]
+        # with a kind of detail named, a qualifier tells one of its kind from another ("My
+        # office address" is not "my address"); without one, it may only say whose it is
+        distinct = set() if kinds else named - _GENERIC
+        return [
+            o is not None and o[0] in far and not _modifies(o[0], t, distinct)
+            for o, t in zip(owners, texts, strict=True)
+        ]
 
     async def _name_led(self, embedder: Any, subject: str, texts: list[str]) -> list[bool]:
         """Whether each memory is close to the subject only through a name they share: it

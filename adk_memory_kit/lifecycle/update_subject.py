@@ -153,6 +153,8 @@ def qualified_people(text: str) -> dict[str, set[str]]:
         if found is None:
             continue
         group, qualifier = found
+        if group == _PERSON["kid"] and previous in ("a", "an", "another"):
+            continue  # "trying for a baby", "want another child": hoped for, nobody yet
         if len(parts) > 1 and parts[-2] in _QUALIFIERS:  # "ex-wife", "step-sister"
             qualifier = qualifier or _QUALIFIERS[parts[-2]]
         after = tokens[i + 1 : i + 4]

@@ -31,6 +31,7 @@ from adk_memory_kit.db.fence import guard_write
 from adk_memory_kit.db.rls import user_transaction
 from adk_memory_kit.errors import InvalidInputError, MemoryNotFoundError
 from adk_memory_kit.memory import store
+from adk_memory_kit.memory.documents import INDEXED_WITH
 from adk_memory_kit.memory.hygiene import check_memory_type, check_tags
 from adk_memory_kit.memory.memory_store import MemoryStore
 from adk_memory_kit.memory.pipeline import WritePipeline
@@ -166,6 +167,9 @@ class MemoryCurator:
             if k not in ("conflict_with", "corrects")
         }
         metadata.update(corrects=row_id, memory_type=memory_type or old.memory_type or "fact")
+        if new_text is not None and new_text.strip() != old.text:
+            # the replacement answers what the old text answered: indexed with it
+            metadata[INDEXED_WITH] = old.text
         weight = float(importance) if importance is not None else old.importance
         body = new_text.strip() if new_text is not None else old.text
         entry = MemoryEntry(

@@ -503,6 +503,12 @@ def _redacted(text: str, options: IndexingOptions) -> str:
     return options.redactor(text) if options.redactor and text else text
 
 
+#: ``custom_metadata`` key of an explicit entry: text the memory is indexed with (full-text at
+#: the context's low weight, and embedded after its own text) but never stored as its text or
+#: returned: a correction is indexed with the memory it replaces, so a question that found the
+#: old fact finds the new one (memory/curator.py).
+INDEXED_WITH = "indexed_with"
+
 # Keys search_memory adds to every returned entry's metadata; they describe the stored row, so
 # an entry re-added as returned must not store them as its own metadata.
 READ_ONLY_KEYS = (
@@ -557,6 +563,10 @@ def documents_from_entries(
         metadata = {**base_metadata, **(entry.custom_metadata or {})}
         for key in READ_ONLY_KEYS:
             metadata.pop(key, None)
+        indexed_with = metadata.pop(INDEXED_WITH, None)
+        if indexed_with is not None and not isinstance(indexed_with, str):
+            raise InvalidInputError(f"custom_metadata[{INDEXED_WITH!r}] must be text")
+        also = _redacted(indexed_with or "", options)[: options.max_index_chars]
         stored = (stored_keys or {}).get(entry.id or "")
         session_id = str(metadata.pop("session_id", "") or "")
         kind = str(metadata.pop("kind", stored.kind if stored else "fact"))
@@ -579,7 +589,9 @@ def documents_from_entries(
             if entry.timestamp
             else options.model_copy(update={"index_date": False, "embed_date": False})
         )
-        context, embed_text = _index_keys(when, labelled, "", dated)
+        with_also = _labelled(speaker, also, options) if also else ""
+        embedded = "\n".join(x for x in (with_also, labelled) if x)[: options.max_index_chars]
+        context, embed_text = _index_keys(when, embedded, also, dated)
         docs.append(
             MemoryDocument(
                 id=doc_id,

@@ -16,6 +16,10 @@ was said in. Both re-orderings only move rows the fused ranking already returned
   about now ("currently", "now", "these days", "at the moment", "still") moves the newest
   (``event_time``) of the rows that answer it about equally well (query similarity within
   ``RECENCY_WINDOW`` of the best row's, above the relevance floor) to the head of that group.
+  A question in the plain present with no mark of the past ("Where does she work?", not
+  "Where did she work?" or "What was her old number?": ``plain_present``,
+  :func:`asks_in_the_present`) does the same among stated facts only: a fact is a state
+  that a newer one replaces, a conversation turn (``episode``) an event that stays true.
 
 Rows stay current-first (as the fused ranking orders them); among equal scores the fused order
 is kept. Guarantee: with both weights 0 and no present-tense question the order is the fused
@@ -42,16 +46,36 @@ _NOW = re.compile(
 )
 
 
+# a question about the past, or about a value that was replaced
+_PAST = re.compile(
+    r"\b(?:did|didn't|was|wasn't|were|weren't|had|used to|before|ago|previous|previously|"
+    r"former|formerly|originally|original|earlier|old|first|last|back then|then|ever|"
+    r"(?:19|20)\d\d)\b",
+    re.IGNORECASE,
+)
+
+
 def asks_about_now(query: str) -> bool:
     """Whether a question is asked in the present tense ("... currently", "... now")."""
     return bool(_NOW.search(query or ""))
 
 
+def asks_in_the_present(query: str) -> bool:
+    """Whether a question asks about the present without saying so ("What car does she
+    drive?", "Who is his GP?"): no mark of the past ("did", "was", "old", "last", a year)."""
+    return not _PAST.search(query or "")
+
+
 def _newest_first(
-    rows: Sequence[Mapping[str, Any]], final: list[float], floor: float
+    rows: Sequence[Mapping[str, Any]], final: list[float], floor: float, facts_only: bool
 ) -> list[float]:
     """``final`` with the newest row among those answering about equally well raised to the
-    best score of that group (plus a hair), so it leads it."""
+    best score of that group (plus a hair), so it leads it; ``facts_only``: of the stated
+    facts among them (conversation turns keep their place)."""
+    if facts_only:
+        rows = [
+            r if r.get("memory_type") != "episode" else {**r, "dense_score": None} for r in rows
+        ]
     dense = [r.get("dense_score") for r in rows]
     known = [float(d) for d in dense if d is not None]
     if not known:
@@ -117,11 +141,14 @@ def rerank(
     as_of: datetime | None = None,
     present_tense: bool = False,
     floor: float = -1.0,
+    plain_present: bool = False,
 ) -> list[Mapping[str, Any]]:
     """``rows`` (fused order, each with ``score``) re-ordered, cut to ``limit``; each returned
     row's ``score`` is its re-ordered score. ``present_tense``: the newest of the rows that
-    answer equally well leads them (``floor``: the least query similarity considered)."""
-    if not rows or (session_weight <= 0 and neighbour_weight <= 0 and not present_tense):
+    answer equally well leads them (``floor``: the least query similarity considered);
+    ``plain_present``: the same among stated facts only."""
+    newest = present_tense or plain_present
+    if not rows or (session_weight <= 0 and neighbour_weight <= 0 and not newest):
         return list(rows)[:limit]
     scores = [float(r["score"]) for r in rows]
     mass: dict[str, float] = defaultdict(float)
@@ -137,8 +164,8 @@ def rerank(
         if links[i]:
             score += neighbour_weight * max(scores[j] for j in links[i])
         final.append(score)
-    if present_tense:
-        final = _newest_first(rows, final, floor)
+    if newest:
+        final = _newest_first(rows, final, floor, facts_only=not present_tense)
     order = sorted(
         range(len(rows)), key=lambda i: (_current(rows[i], as_of), final[i]), reverse=True
     )

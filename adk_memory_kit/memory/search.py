@@ -455,11 +455,13 @@ async def search_on_engine(
     filters: SearchFilters | None = None,
     on_plan: Callable[[SearchPlan], None] | None = None,
     present_tense: bool = False,
+    plain_present: bool = False,
 ) -> list[Mapping[str, Any]]:
     """The rows :func:`search_rows` returns, with ``embed_query`` called for the query vector.
 
     ``present_tense`` (the question asks about now, :func:`~.rerank.asks_about_now`): the
-    newest of the rows answering it about equally well leads them (memory/rerank.py).
+    newest of the rows answering it about equally well leads them (memory/rerank.py);
+    ``plain_present`` (:func:`~.rerank.asks_in_the_present`): the same among stated facts.
 
     ``on_plan`` is called with the user's plan as soon as it is read (the service starts a
     missing index's background build from it). With a session or neighbour weight, the top
@@ -475,7 +477,11 @@ async def search_on_engine(
     """
     if not terms and options.relevance_floor:
         return []  # stop words only: nothing is relevant (and nothing to embed)
-    reorder = options.session_weight > 0 or options.neighbour_weight > 0 or present_tense
+    as_of = bool(filters and filters.as_of)
+    present_tense, plain_present = present_tense and not as_of, plain_present and not as_of
+    reorder = (
+        options.session_weight > 0 or options.neighbour_weight > 0 or present_tense or plain_present
+    )
     if reorder:
         rows = await _search_on_engine(
             engine,
@@ -494,7 +500,8 @@ async def search_on_engine(
             neighbour_weight=options.neighbour_weight,
             limit=limit,
             as_of=filters.as_of if filters else None,
-            present_tense=present_tense and not (filters and filters.as_of),
+            present_tense=present_tense,
+            plain_present=plain_present,
             floor=options.min_similarity if options.relevance_floor else -1.0,
         )
     return await _search_on_engine(

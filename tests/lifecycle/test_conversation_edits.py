@@ -279,6 +279,27 @@ async def test_a_memory_lacking_the_subjects_name_or_identifier_is_not_taken_on_
         ),
         # "date" held by a date
         ("Forget my hearing date.", ["I have a hearing at the tribunal on 3 March."], [True]),
+        # a word that only qualifies the very thing named is not another owner ...
+        (
+            "Delete the alarm code I gave you.",
+            ["My shop alarm code is 5512.", "My shop is on Bridge Street."],
+            [True, False],
+        ),
+        # ... nor is someone the user names with "and I": the user's own too
+        (
+            "Forget my mortgage.",
+            [
+                "My wife and I took out our mortgage with Halifax.",
+                "My wife's mortgage is paid off.",
+            ],
+            [True, False],
+        ),
+        # a child hoped for is nobody yet: not a person the memory must name
+        (
+            "Forget that I'm trying for a baby.",
+            ["My wife and I have been trying for a baby since June."],
+            [True],
+        ),
     ],
 )
 async def test_what_a_memory_says_of_the_subject_decides_a_match(

@@ -9,7 +9,9 @@ import pytest
 from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
 
-from adk_memory_kit.memory.rerank import asks_about_now, rerank
+from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.memory.documents import INDEXED_WITH
+from adk_memory_kit.memory.rerank import asks_about_now, asks_in_the_present, rerank
 from tests.support.memory import unique
 
 pytestmark = pytest.mark.slow
@@ -21,9 +23,10 @@ def fact(text: str, **kw) -> MemoryEntry:
     return MemoryEntry(content=types.Content(role="user", parts=[types.Part(text=text)]), **kw)
 
 
-def _row(rid: str, score: float, dense: float, days: int) -> dict:
+def _row(rid: str, score: float, dense: float, days: int, kind: str = "fact") -> dict:
     return {
         "id": rid,
+        "memory_type": kind,
         "score": score,
         "dense_score": dense,
         "event_time": T0 + timedelta(days=days),
@@ -45,6 +48,37 @@ def _row(rid: str, score: float, dense: float, days: int) -> dict:
 )
 def test_present_tense_questions_are_told_apart(query, expected):
     assert asks_about_now(query) is expected
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("What car does the user drive?", True),
+        ("Who is her GP?", True),
+        ("Which bank are we with", True),
+        ("What car did the user drive?", False),
+        ("What was my old phone number?", False),
+        ("Where did he live before Leeds?", False),
+        ("Which team did I support in 2019?", False),
+        ("What is my previous address?", False),
+        ("Who was my first manager?", False),
+    ],
+)
+def test_a_plain_present_question_is_told_from_one_about_the_past(query, expected):
+    assert asks_in_the_present(query) is expected
+
+
+def test_a_plain_present_question_puts_the_newest_fact_first_but_leaves_turns_in_place():
+    facts = [_row("old", 0.30, 0.62, 0), _row("new", 0.28, 0.58, 30)]
+    moved = rerank(facts, session_weight=0, neighbour_weight=0, limit=2, plain_present=True)
+    assert [r["id"] for r in moved] == ["new", "old"]
+    # conversation turns are events, not states: a later turn does not replace an earlier one
+    turns = [_row("old", 0.30, 0.62, 0, "episode"), _row("new", 0.28, 0.58, 30, "episode")]
+    kept = rerank(turns, session_weight=0, neighbour_weight=0, limit=2, plain_present=True)
+    assert [r["id"] for r in kept] == ["old", "new"]
+    # ... unless the question asks about now
+    now = rerank(turns, session_weight=0, neighbour_weight=0, limit=2, present_tense=True)
+    assert [r["id"] for r in now] == ["new", "old"]
 
 
 def test_present_tense_puts_the_newest_close_answer_first_and_leaves_far_ones():
@@ -95,3 +129,34 @@ async def test_a_present_tense_question_ranks_the_newer_of_two_current_facts_fir
         )
     found = await memory.search(app_name=app, user_id=user, query="Who is my manager now?")
     assert [m.content.parts[0].text for m in found.memories][0] == "My manager is Tom Becker."
+
+
+async def test_a_correction_answers_the_questions_the_memory_it_replaced_answered(memory):
+    """The replacement is indexed with the old text (never returned with it): a question that
+    found the old fact finds the new one, though the new words alone are below the floor."""
+    app, user = unique("app"), unique("u")
+    question = "Which gym does the user go to?"
+    await memory.add_memory(
+        app_name=app, user_id=user, memories=[fact("I go to the PureGym on Hill Street.")]
+    )
+    (old,) = (await memory.search(app_name=app, user_id=user, query=question)).memories
+    new = "Cancelled that membership, I lift in the garage these days."
+    await memory.curator.correct_memory(
+        app_name=app, user_id=user, memory_id=old.id, new_text=new, reason="changed"
+    )
+    found = await memory.search(app_name=app, user_id=user, query=question)
+    assert [m.content.parts[0].text for m in found.memories] == [new]
+    assert INDEXED_WITH not in (found.memories[0].custom_metadata or {})
+    # the words alone, stored for another user, are not an answer to the question
+    other = unique("u")
+    await memory.add_memory(app_name=app, user_id=other, memories=[fact(new)])
+    assert not (await memory.search(app_name=app, user_id=other, query=question)).memories
+
+
+async def test_index_text_that_is_not_text_is_refused(memory):
+    with pytest.raises(InvalidInputError, match=INDEXED_WITH):
+        await memory.add_memory(
+            app_name=unique("app"),
+            user_id=unique("u"),
+            memories=[fact("I like tea.", custom_metadata={INDEXED_WITH: 42})],
+        )
