@@ -186,6 +186,10 @@ def _holds_words(stems: set[str], text: str) -> bool:
 _NAME = re.compile(r"(?<=[\w,] )(?!I\b)[A-Z][a-z]+\b")
 
 
+# a subject opening with someone's name as its possessor ("Sarah's pregnancy")
+_NAMED_OWNER = re.compile(r"^(?!(?:I|My|Our|The|Your|That|This|It)\b)([A-Z][a-z]+)['\u2019]s?\s")
+
+
 def _owner(text: str) -> tuple[str, str] | None:
     """What a memory starting "my ..." / "our ..." is about, as (word, stem) ("My sister's
     number is ..." -> sister), skipping generic words ("my old flat" -> flat); else ``None``,
@@ -823,9 +827,11 @@ class ConversationEdits:
         scores = np.where(else_, -1.0, scores)
         others = [bool(o or e) for o, e in zip(others, else_, strict=True)]
         unsure = [r == "unsure" for r in relations]
-        # a name alone is not the subject: "my ex-girlfriend Priya" and "Priya from accounts"
-        close = cosines >= self.own_min_similarity
-        close &= ~np.array(await self._name_led(embedder, subject, texts), dtype=bool)
+        # a name alone is not the subject: "my ex-girlfriend Priya" and "Priya from accounts";
+        # nor someone's name their detail ("Sarah's pregnancy" / "Sarah is a nurse")
+        by_name = np.array(await self._name_led(embedder, subject, texts), dtype=bool)
+        close = (cosines >= self.own_min_similarity) & ~by_name
+        lifted &= ~by_name
         # a name the subject gives ("my Instagram handle") that the memory lacks: the memory
         # may be another of its kind ("My Twitter handle is ..."), so only a close one matches
         names = _names_in(head)
@@ -906,6 +912,8 @@ class ConversationEdits:
         ``name_free_min_similarity`` ("Priya from accounts is leaving": 0.61 with the name,
         0.23 without; "Priya and I split up ...": 0.36 without)."""
         named = set(_NAME.findall(subject))
+        if opening := _NAMED_OWNER.match(subject):  # "Sarah's pregnancy"
+            named.add(opening.group(1))
         shared = [{n for n in named if re.search(rf"\b{n}\b", t)} for t in texts]
         if not any(shared):
             return [False] * len(texts)

@@ -294,6 +294,12 @@ async def test_a_memory_lacking_the_subjects_name_or_identifier_is_not_taken_on_
             ],
             [True, False],
         ),
+        # someone's name as the possessor: the name alone does not make a memory their detail
+        (
+            "Forget Hannah's pregnancy.",
+            ["Hannah is a paediatric nurse.", "My friend Hannah is expecting twins in March."],
+            [False, True],
+        ),
         # a child hoped for is nobody yet: not a person the memory must name
         (
             "Forget that I'm trying for a baby.",
