@@ -31,7 +31,7 @@ from adk_memory_kit.memory import store
 from adk_memory_kit.memory.access import AccessRecorder
 from adk_memory_kit.memory.ann import IndexBuilder
 from adk_memory_kit.memory.query import query_terms
-from adk_memory_kit.memory.rerank import asks_about_now, asks_in_the_present
+from adk_memory_kit.memory.rerank import asked_about, asks_about_now, asks_in_the_present
 from adk_memory_kit.memory.schema import StorageOptions, ensure_schema
 from adk_memory_kit.memory.search import SearchFilters, SearchOptions, SearchPlan, search_on_engine
 
@@ -149,6 +149,7 @@ class MemoryStore:
             on_plan=on_plan,
             present_tense=asks_about_now(query),
             plain_present=asks_in_the_present(query),
+            asked=asked_about(query),
         )
 
     async def wait_for_index_builds(self) -> None:

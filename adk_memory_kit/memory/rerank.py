@@ -20,6 +20,8 @@ was said in. Both re-orderings only move rows the fused ranking already returned
   "Where did she work?" or "What was her old number?": ``plain_present``,
   :func:`asks_in_the_present`) does the same among stated facts only: a fact is a state
   that a newer one replaces, a conversation turn (``episode``) an event that stays true.
+  Either way only rows naming the same people as the best of them take part ("My brother
+  lives in York" never leads "Where does my sister live?").
 
 Rows stay current-first (as the fused ranking orders them); among equal scores the fused order
 is kept. Guarantee: with both weights 0 and no present-tense question the order is the fused
@@ -33,6 +35,9 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
+
+from adk_memory_kit.routing.people import PERSON_GROUP
+from adk_memory_kit.routing.text_signals import words
 
 # How much of a turn's text its neighbour's context holds (IndexingOptions.context_chars):
 # a shorter probe still identifies the turn and survives a changed setting.
@@ -67,11 +72,17 @@ def asks_in_the_present(query: str) -> bool:
 
 
 def _newest_first(
-    rows: Sequence[Mapping[str, Any]], final: list[float], floor: float, facts_only: bool
+    rows: Sequence[Mapping[str, Any]],
+    final: list[float],
+    floor: float,
+    facts_only: bool,
+    asked_about: frozenset[str] | None = None,
 ) -> list[float]:
-    """``final`` with the newest row among those answering about equally well raised to the
-    best score of that group (plus a hair), so it leads it; ``facts_only``: of the stated
-    facts among them (conversation turns keep their place)."""
+    """``final`` with the newest row among those answering about equally well and about the
+    same people (:func:`whose_text`; ``asked_about``: the people the question names)
+    raised to the best score of those (plus a hair), so it
+    leads them; ``facts_only``: of the stated facts among them (conversation turns keep
+    their place)."""
     if facts_only:
         rows = [
             r if r.get("memory_type") != "episode" else {**r, "dense_score": None} for r in rows
@@ -88,12 +99,44 @@ def _newest_first(
         and float(d) >= max(best - RECENCY_WINDOW, floor)
         and rows[i].get("event_time") is not None
     ]
-    if len(group) < 2:
-        return final
-    newest = max(group, key=lambda i: rows[i]["event_time"])
+    # among rows about the same people only: "My brother lives in York" is no newer answer
+    # to "Where does my sister live?" than "My sister lives in Leeds"; a row naming no one it
+    # can tell ("Maya started year 4") may be about anyone. With the people the question asks
+    # about known, their newest row leads all of them; else each people's newest leads theirs.
+    whose = {i: whose_text(str(rows[i].get("text") or "")) for i in group}
+    owners: set[frozenset[str] | None] = {w for w in whose.values() if w is not None} or {None}
+    if asked_about is not None:
+        owners = {asked_about}
     out = list(final)
-    out[newest] = max(final[i] for i in group) + 1e-9
+    for owner in owners:
+        members = [i for i in group if whose[i] is None or whose[i] == owner]
+        if not members:
+            continue
+        newest = max(members, key=lambda i: rows[i]["event_time"])
+        lead = members if asked_about is None else group
+        if len(lead) > 1:
+            out[newest] = max(out[newest], max(final[i] for i in lead) + 1e-9)
     return out
+
+
+def whose_text(text: str, user_words: frozenset[str] | None = None) -> frozenset[str] | None:
+    """Whom a text is about: the people it names besides the user, one word per person ("My
+    wife's car" -> {"wife"}); else the user ({"I"}) when it holds one of ``user_words`` (the
+    first person by default); else ``None`` (someone named only by name, or no one: anyone)."""
+    tokens = [w.split("'")[0] for w in words(text)]
+    named = frozenset(PERSON_GROUP[w] for w in tokens if w in PERSON_GROUP)
+    if named:
+        return named
+    return _THE_USER if (user_words or _FIRST_PERSON).intersection(tokens) else None
+
+
+def asked_about(query: str) -> frozenset[str] | None:
+    """Whom a question asks about (:func:`whose_text`; "the user" is the user)."""
+    return whose_text(query, _FIRST_PERSON | {"user", "user's"})
+
+
+_THE_USER = frozenset({"I"})
+_FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours"})
 
 
 def _probes(row: Mapping[str, Any]) -> tuple[str, str]:
@@ -142,11 +185,13 @@ def rerank(
     present_tense: bool = False,
     floor: float = -1.0,
     plain_present: bool = False,
+    asked: frozenset[str] | None = None,
 ) -> list[Mapping[str, Any]]:
     """``rows`` (fused order, each with ``score``) re-ordered, cut to ``limit``; each returned
     row's ``score`` is its re-ordered score. ``present_tense``: the newest of the rows that
     answer equally well leads them (``floor``: the least query similarity considered);
-    ``plain_present``: the same among stated facts only."""
+    ``plain_present``: the same among stated facts only; ``asked``: whom the question asks
+    about (:func:`asked_about`)."""
     newest = present_tense or plain_present
     if not rows or (session_weight <= 0 and neighbour_weight <= 0 and not newest):
         return list(rows)[:limit]
@@ -165,7 +210,7 @@ def rerank(
             score += neighbour_weight * max(scores[j] for j in links[i])
         final.append(score)
     if newest:
-        final = _newest_first(rows, final, floor, facts_only=not present_tense)
+        final = _newest_first(rows, final, floor, not present_tense, asked)
     order = sorted(
         range(len(rows)), key=lambda i: (_current(rows[i], as_of), final[i]), reverse=True
     )

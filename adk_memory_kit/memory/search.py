@@ -456,12 +456,14 @@ async def search_on_engine(
     on_plan: Callable[[SearchPlan], None] | None = None,
     present_tense: bool = False,
     plain_present: bool = False,
+    asked: frozenset[str] | None = None,
 ) -> list[Mapping[str, Any]]:
     """The rows :func:`search_rows` returns, with ``embed_query`` called for the query vector.
 
     ``present_tense`` (the question asks about now, :func:`~.rerank.asks_about_now`): the
     newest of the rows answering it about equally well leads them (memory/rerank.py);
-    ``plain_present`` (:func:`~.rerank.asks_in_the_present`): the same among stated facts.
+    ``plain_present`` (:func:`~.rerank.asks_in_the_present`): the same among stated facts;
+    ``asked``: whom the question asks about (:func:`~.rerank.asked_about`).
 
     ``on_plan`` is called with the user's plan as soon as it is read (the service starts a
     missing index's background build from it). With a session or neighbour weight, the top
@@ -502,6 +504,7 @@ async def search_on_engine(
             as_of=filters.as_of if filters else None,
             present_tense=present_tense,
             plain_present=plain_present,
+            asked=asked,
             floor=options.min_similarity if options.relevance_floor else -1.0,
         )
     return await _search_on_engine(

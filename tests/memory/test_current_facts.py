@@ -11,7 +11,7 @@ from google.genai import types
 
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.memory.documents import INDEXED_WITH
-from adk_memory_kit.memory.rerank import asks_about_now, asks_in_the_present, rerank
+from adk_memory_kit.memory.rerank import asked_about, asks_about_now, asks_in_the_present, rerank
 from tests.support.memory import unique
 
 pytestmark = pytest.mark.slow
@@ -160,3 +160,57 @@ async def test_index_text_that_is_not_text_is_refused(memory):
             user_id=unique("u"),
             memories=[fact("I like tea.", custom_metadata={INDEXED_WITH: 42})],
         )
+
+
+@pytest.mark.parametrize(
+    ("query", "asked"),
+    [
+        ("Where does the user work?", {"I"}),
+        ("What car do I drive?", {"I"}),
+        ("Where does my sister live?", {"sister"}),
+        ("What is the user's wife's job?", {"wife"}),
+        ("Where does Tom work?", None),
+    ],
+)
+def test_whom_a_question_asks_about(query, asked):
+    assert asked_about(query) == (frozenset(asked) if asked else None)
+
+
+@pytest.mark.parametrize(
+    ("facts", "query", "first"),
+    [
+        # a newer fact about someone else never leads a question about the user, nor the
+        # other way round
+        (
+            ["I drive a Honda Civic.", "My husband drives a Ford Focus."],
+            "What car does the user drive?",
+            0,
+        ),
+        (
+            ["My sister lives in Leeds.", "My brother lives in York."],
+            "Where does the user's sister live?",
+            0,
+        ),
+        # the user's newest of two answers leads, above another person's newer one
+        (
+            [
+                "My GP is Dr. Evans.",
+                "I am registered with Dr. Rowe as my GP these days.",
+                "My son's GP is Dr. Shah.",
+            ],
+            "Who is the user's GP?",
+            1,
+        ),
+    ],
+)
+async def test_the_newest_answer_leads_only_among_facts_about_whom_the_question_asks(
+    memory, facts, query, first
+):
+    app, user = unique("app"), unique("u")
+    for i, text in enumerate(facts):
+        when = T0 + timedelta(days=30 * i)
+        await memory.add_memory(
+            app_name=app, user_id=user, memories=[fact(text, timestamp=when.isoformat())]
+        )
+    found = await memory.search(app_name=app, user_id=user, query=query)
+    assert [m.content.parts[0].text for m in found.memories][0] == facts[first]
