@@ -57,6 +57,7 @@ from adk_memory_kit.lifecycle.detail_kinds import DEFAULT_DETAIL_KINDS, DetailKi
 from adk_memory_kit.lifecycle.forget_judge import ForgetJudge
 from adk_memory_kit.lifecycle.schema import ensure_lifecycle_schema
 from adk_memory_kit.lifecycle.update_subject import (
+    ROLE_WORDS,
     SubjectCheck,
     first_clause,
     people,
@@ -86,6 +87,7 @@ from adk_memory_kit.routing.forget_requests import (
     keeps_what_it_says,
     subject_parts,
 )
+from adk_memory_kit.routing.people import PEOPLE
 from adk_memory_kit.routing.records import RoutingDecisions
 from adk_memory_kit.routing.rule import Candidate, MemoryHome
 from adk_memory_kit.routing.text_signals import content_stems, overlap, words
@@ -200,21 +202,44 @@ def _owner(text: str) -> tuple[str, str] | None:
     for i, token in enumerate(tokens[1:4], start=1):
         stems = content_stems(token) - _GENERIC
         if stems:
-            if tokens[i + 1 : i + 3] in (["and", "i"], ["and", "me"]):
-                return None
+            with_user = tokens[i + 1 : i + 3] in (["and", "i"], ["and", "me"])
+            if with_user and not _THEIRS.intersection(tokens[i + 3 :]):
+                return None  # "My wife and I have a mortgage", not "... about her mortgage"
             return token.split("'")[0], next(iter(stems))
     return None
+
+
+# words that give a detail to someone other than the user
+_THEIRS = frozenset("her his their hers theirs him them she he".split())
+# "in-laws" is read as "in", "laws"
+_IN_LAW = frozenset({"law", "in-law"})
 
 
 def _modifies(owner: str, text: str, naming: set[str]) -> bool:
     """Whether the word a memory opens with ("my gym ...") only qualifies the very thing a
     request names, said right after it ("my gym locker code" for "the locker code"; "My
-    debit card PIN" for "my PIN"): it is the user's, not another owner's."""
+    debit card PIN" for "my PIN"): it is the user's, not another owner's. Never when a word
+    up to the thing names someone ("My dads wifi password", "My gym buddy's locker code",
+    "My boss laptop password") or is a possessive."""
     tokens = words(text)
     at = next((i for i, t in enumerate(tokens[:4]) if t.split("'")[0] == owner), None)
-    if at is None or not naming or tokens[at].endswith("'s"):
+    if at is None or not naming:
         return False
-    return naming <= content_stems(" ".join(tokens[at + 1 : at + 4]))
+    upto = tokens[at : at + 4]
+    thing = next(
+        (i for i in range(len(upto)) if naming <= content_stems(" ".join(upto[1 : i + 1]))),
+        None,
+    )
+    return thing is not None and not any(_names_someone(t) for t in upto[:thing])
+
+
+def _names_someone(token: str) -> bool:
+    """Whether a word names a person or says whose ("dads", "neighbours", "boss", "mum's")."""
+    if token.endswith(("'s", "s'")):
+        return True
+    bare = token.split("'")[0]
+    singular = bare[:-1] if bare.endswith("s") else bare
+    return bool({bare, singular} & (PEOPLE | ROLE_WORDS | _IN_LAW))
 
 
 _POSSESSIVE = re.compile(r"\b([a-z][a-z-]*?)(?:'s|(?<=s)')(?=\s|$)")

@@ -285,7 +285,24 @@ async def test_a_memory_lacking_the_subjects_name_or_identifier_is_not_taken_on_
             ["My shop alarm code is 5512.", "My shop is on Bridge Street."],
             [True, False],
         ),
-        # ... nor is someone the user names with "and I": the user's own too
+        # ... but a word naming someone, with or without its apostrophe, is whose it is
+        (
+            "Delete the alarm code I gave you.",
+            [
+                "My uncles alarm code is 7070.",
+                "My boss alarm code is 3131.",
+                "My work mate's alarm code is 1001.",
+                "My in-laws alarm code is 2468.",
+            ],
+            [False, False, False, False],
+        ),
+        # ... nor is someone the user names with "and I": the user's own too, unless the
+        # detail is theirs
+        (
+            "Forget my mortgage.",
+            ["My brother and I went through his mortgage offer."],
+            [False],
+        ),
         (
             "Forget my mortgage.",
             [
