@@ -503,10 +503,10 @@ def _redacted(text: str, options: IndexingOptions) -> str:
     return options.redactor(text) if options.redactor and text else text
 
 
-#: ``custom_metadata`` key of an explicit entry: text the memory is indexed with (full-text at
-#: the context's low weight, and embedded after its own text) but never stored as its text or
-#: returned: a correction is indexed with the memory it replaces, so a question that found the
-#: old fact finds the new one (memory/curator.py).
+#: ``custom_metadata`` key of an explicit entry: text embedded with the memory (before its own
+#: text) but never stored, full-text indexed or returned: a correction is embedded with the
+#: memory it replaces, so a question that found the old fact by its meaning finds the new one
+#: (memory/curator.py), while the old words ("Sophie") no longer match it.
 INDEXED_WITH = "indexed_with"
 
 # Keys search_memory adds to every returned entry's metadata; they describe the stored row, so
@@ -591,7 +591,7 @@ def documents_from_entries(
         )
         with_also = _labelled(speaker, also, options) if also else ""
         embedded = "\n".join(x for x in (with_also, labelled) if x)[: options.max_index_chars]
-        context, embed_text = _index_keys(when, embedded, also, dated)
+        context, embed_text = _index_keys(when, embedded, "", dated)  # never by its words
         docs.append(
             MemoryDocument(
                 id=doc_id,

@@ -62,6 +62,12 @@ def test_present_tense_questions_are_told_apart(query, expected):
         ("Which team did I support in 2019?", False),
         ("What is my previous address?", False),
         ("Who was my first manager?", False),
+        # where the user comes from, what has happened: no newer fact replaces those
+        ("Where did she grow up?", False),
+        ("What is his home town?", False),
+        ("Which school does the user have a degree from?", False),
+        ("Which countries has the user visited?", False),
+        ("Which bone has he broken?", False),
     ],
 )
 def test_a_plain_present_question_is_told_from_one_about_the_past(query, expected):
@@ -132,7 +138,7 @@ async def test_a_present_tense_question_ranks_the_newer_of_two_current_facts_fir
 
 
 async def test_a_correction_answers_the_questions_the_memory_it_replaced_answered(memory):
-    """The replacement is indexed with the old text (never returned with it): a question that
+    """The replacement is embedded with the old text (never returned with it): a question that
     found the old fact finds the new one, though the new words alone are below the floor."""
     app, user = unique("app"), unique("u")
     question = "Which gym does the user go to?"
@@ -170,6 +176,8 @@ async def test_index_text_that_is_not_text_is_refused(memory):
         ("Where does my sister live?", {"sister"}),
         ("What is the user's wife's job?", {"wife"}),
         ("Where does Tom work?", None),
+        # an in-law is not the person the word names
+        ("Where does my sister-in-law live?", {"sister-in-law"}),
     ],
 )
 def test_whom_a_question_asks_about(query, asked):
