@@ -212,3 +212,66 @@ async def test_a_wish_not_to_be_remembered_deletes_and_a_wish_to_be_remembered_k
     assert neighbour in everything
     assert any("anniversary" in t for t in everything)
     assert not any("remember" in t.lower() or "rather" in t for t in everything)
+
+
+# Known limits, fresh sentences written for this test (the offline router and subject check;
+# the agent's own model is the way past them): strict, so a fix shows up here.
+_IMPLICIT = pytest.mark.xfail(
+    strict=True, reason="an implicit change the offline router or subject check does not link"
+)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "question"),
+    [
+        # a lasting change said with a time word is an update, not a note for this session
+        (
+            "I live in a rented flat in Headingley.",
+            "We moved into our own place in Horsforth on Saturday.",
+            "Where does the user live?",
+        ),
+        # stored as a new fact, not read as a change
+        pytest.param(
+            "My phone is a Samsung Galaxy S20.",
+            "Picked up an iPhone 16 on Saturday, the Samsung is going on eBay.",
+            "What phone does the user have?",
+            marks=_IMPLICIT,
+        ),
+        # read as a change, but sharing no word with the old fact
+        pytest.param(
+            "I bank with Lloyds.",
+            "Moved all my accounts over to Monzo yesterday.",
+            "Which bank is the user with?",
+            marks=_IMPLICIT,
+        ),
+        # routed as a note for this session
+        pytest.param(
+            "I'm a staff nurse on the children's ward.",
+            "Got made ward sister this morning, my first week in charge starts Monday.",
+            "What is the user's job?",
+            marks=_IMPLICIT,
+        ),
+    ],
+)
+async def test_a_change_said_with_a_time_word_is_answered_current_first_in_a_new_session(
+    stack, old, new, question
+):
+    """Asked in the plain present, without "now": the newer fact leads, the old one reaches
+    ``as_of``."""
+    app, sessions, memory, user, say = stack
+    first = await sessions.create_session(app_name=app.name, user_id=user)
+    await say(first.id, old)
+    await asyncio.sleep(1.0)
+    between = datetime.now(timezone.utc)
+    await asyncio.sleep(1.0)
+    await say(first.id, new)
+    done = await sessions.get_session(app_name=app.name, user_id=user, session_id=first.id)
+    await memory.add_session_to_memory(done)
+
+    await sessions.create_session(app_name=app.name, user_id=user)
+    found = texts(await memory.search_memory(app_name=app.name, user_id=user, query=question))
+    assert found and found[0].startswith(new[:25]), found
+    past = texts(
+        await memory.search(app_name=app.name, user_id=user, query=question, as_of=between)
+    )
+    assert old in past, past
