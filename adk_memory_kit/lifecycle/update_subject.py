@@ -32,7 +32,7 @@ import numpy as np
 
 from adk_memory_kit.embedders.base import checked_embed
 from adk_memory_kit.memory.hygiene import MAX_TAGS
-from adk_memory_kit.routing.people import PEOPLE, PERSON_GROUP
+from adk_memory_kit.routing.people import PEOPLE, PERSON_GROUP, people
 from adk_memory_kit.routing.text_signals import content_stems, words
 
 _PERSON = PERSON_GROUP
@@ -66,11 +66,6 @@ def _unit(vectors: Any) -> np.ndarray:
 
 def _plain(word: str) -> str:
     return word.split("'")[0]
-
-
-def people(text: str) -> set[str]:
-    """The people ``text`` is about, one word per person ("My mum's dentist ..." -> {"mum"})."""
-    return {_PERSON[_plain(w)] for w in words(text) if _plain(w) in _PERSON}
 
 
 #: Words naming someone by their role rather than by kinship: a qualifier before them ("my

@@ -39,7 +39,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from adk_memory_kit.routing.people import PERSON_GROUP
+from adk_memory_kit.routing.people import people
 from adk_memory_kit.routing.text_signals import words
 
 # How much of a turn's text its neighbour's context holds (IndexingOptions.context_chars):
@@ -72,6 +72,11 @@ _PAST = re.compile(
 )
 
 
+_IN_LAW = re.compile(r"\b(?:([a-z]+)-)?in-laws?\b", re.IGNORECASE)
+_THE_USER = frozenset({"I"})
+_FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours"})
+
+
 def asks_about_now(query: str) -> bool:
     """Whether a question is asked in the present tense ("... currently", "... now")."""
     return bool(_NOW.search(query or ""))
@@ -88,10 +93,10 @@ def _newest_first(
     final: list[float],
     floor: float,
     facts_only: bool,
-    asked_about: frozenset[str] | None = None,
+    asked: frozenset[str] | None = None,
 ) -> list[float]:
     """``final`` with the newest row among those answering about equally well and about the
-    same people (:func:`whose_text`; ``asked_about``: the people the question names)
+    same people (:func:`whose_text`; ``asked``: the people the question names)
     raised to the best score of those (plus a hair), so it
     leads them; ``facts_only``: of the stated facts among them (conversation turns keep
     their place)."""
@@ -117,15 +122,15 @@ def _newest_first(
     # about known, their newest row leads all of them; else each people's newest leads theirs.
     whose = {i: whose_text(str(rows[i].get("text") or "")) for i in group}
     owners: set[frozenset[str] | None] = {w for w in whose.values() if w is not None} or {None}
-    if asked_about is not None:
-        owners = {asked_about}
+    if asked is not None:
+        owners = {asked}
     out = list(final)
     for owner in owners:
         members = [i for i in group if whose[i] is None or whose[i] == owner]
         if not members:
             continue
         newest = max(members, key=lambda i: rows[i]["event_time"])
-        lead = members if asked_about is None else group
+        lead = members if asked is None else group
         if len(lead) > 1:
             out[newest] = max(out[newest], max(final[i] for i in lead) + 1e-9)
     return out
@@ -137,21 +142,17 @@ def whose_text(text: str, user_words: frozenset[str] | None = None) -> frozenset
     first person by default); else ``None`` (someone named only by name, or no one: anyone)."""
     # "my sister-in-law" is not the sister; "my in-laws" are nobody's parents
     in_law = {f"{m.lower()}-in-law" if m else "in-laws" for m in _IN_LAW.findall(text)}
-    tokens = [w.split("'")[0] for w in words(_IN_LAW.sub(" ", text))]
-    named = frozenset(in_law | {PERSON_GROUP[w] for w in tokens if w in PERSON_GROUP})
+    rest = _IN_LAW.sub(" ", text)
+    named = frozenset(in_law | people(rest))
     if named:
         return named
-    return _THE_USER if (user_words or _FIRST_PERSON).intersection(tokens) else None
+    tokens = {w.split("'")[0] for w in words(rest)}
+    return _THE_USER if (user_words or _FIRST_PERSON) & tokens else None
 
 
 def asked_about(query: str) -> frozenset[str] | None:
     """Whom a question asks about (:func:`whose_text`; "the user" is the user)."""
     return whose_text(query, _FIRST_PERSON | {"user", "user's"})
-
-
-_IN_LAW = re.compile(r"\b(?:([a-z]+)-)?in-laws?\b", re.IGNORECASE)
-_THE_USER = frozenset({"I"})
-_FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours"})
 
 
 def _probes(row: Mapping[str, Any]) -> tuple[str, str]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from adk_memory_kit.routing.text_signals import words
+
 #: Words naming a person other than the user, one group per person (MiniLM puts "wife" and
 #: "husband", "sister" and "brother" too close to tell them apart by similarity).
 PEOPLE_GROUPS = (
@@ -45,6 +47,14 @@ PEOPLE_GROUPS = (
 #: Each person word -> the first word of its group.
 PERSON_GROUP = {w: g.split()[0] for g in PEOPLE_GROUPS for w in g.split()}
 PEOPLE = frozenset(PERSON_GROUP)
+
+
+def people(text: str) -> set[str]:
+    """The people ``text`` names besides the user, one word per person ("My mum's dentist
+    ..." -> {"mum"})."""
+    plain = (w.split("'")[0] for w in words(text))
+    return {PERSON_GROUP[w] for w in plain if w in PERSON_GROUP}
+
 
 _PERSON_WORDS = "|".join(sorted((re.escape(w) for w in PEOPLE), key=len, reverse=True))
 _SAID_OF = (
