@@ -77,6 +77,12 @@ _THE_USER = frozenset({"I"})
 _FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours"})
 
 
+_QUESTION = re.compile(
+    r"\?$|^(?:what|which|who|whom|whose|where|when|how|does|do|is|are|has|have|can|could)\b",
+    re.IGNORECASE,
+)
+
+
 def asks_about_now(query: str) -> bool:
     """Whether a question is asked in the present tense ("... currently", "... now")."""
     return bool(_NOW.search(query or ""))
@@ -84,8 +90,11 @@ def asks_about_now(query: str) -> bool:
 
 def asks_in_the_present(query: str) -> bool:
     """Whether a question asks about the present without saying so ("What car does she
-    drive?", "Who is his GP?"): no mark of the past ("did", "was", "old", "last", a year)."""
-    return not _PAST.search(query or "")
+    drive?", "Who is his GP?"): a question (a question mark, or a question word first) with
+    no mark of the past ("did", "was", "old", "last", a year). A memory's own words ("Fact
+    number 4 ...") or keywords ("user car") are a lookup, not a question."""
+    text = (query or "").strip()
+    return bool(_QUESTION.search(text)) and not _PAST.search(text)
 
 
 def _newest_first(

@@ -68,6 +68,10 @@ def test_present_tense_questions_are_told_apart(query, expected):
         ("Which school does the user have a degree from?", False),
         ("Which countries has the user visited?", False),
         ("Which bone has he broken?", False),
+        # a lookup by a memory's own words or by keywords is not a question
+        ("My manager is Tom Becker.", False),
+        ("user car", False),
+        ("which car does the user drive", True),
     ],
 )
 def test_a_plain_present_question_is_told_from_one_about_the_past(query, expected):
