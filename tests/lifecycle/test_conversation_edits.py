@@ -317,6 +317,13 @@ async def test_a_memory_lacking_the_subjects_name_or_identifier_is_not_taken_on_
             ["Hannah is a paediatric nurse.", "My friend Hannah is expecting twins in March."],
             [False, True],
         ),
+        # one naming word held by a memory about something else ("bank holiday") is not
+        # enough on its own
+        (
+            "Forget my bank details.",
+            ["My bank holiday weekend is going to be spent in Whitby.", "I bank with Monzo."],
+            [False, True],
+        ),
         # a child hoped for is nobody yet: not a person the memory must name
         (
             "Forget that I'm trying for a baby.",
