@@ -168,7 +168,7 @@ class MemoryCurator:
         }
         metadata.update(corrects=row_id, memory_type=memory_type or old.memory_type or "fact")
         if new_text is not None and new_text.strip() != old.text:
-            # the replacement answers what the old text answered: indexed with it
+            # the replacement answers what the old text answered: embedded with it
             metadata[INDEXED_WITH] = old.text
         weight = float(importance) if importance is not None else old.importance
         body = new_text.strip() if new_text is not None else old.text
