@@ -1098,6 +1098,10 @@ class ConversationEdits:
         if ambiguous:
             chosen = self.same_people(subject, matching)
             ambiguous = 0 if chosen else ambiguous
+        if chosen:
+            # another memory that matches on its own but less closely: asked about, never
+            # left silently ("the locker code": the gym's goes, the work one is asked about)
+            asked += sum(1 for m, _ in matching if all(m is not c for c in chosen))
         if not chosen and not ambiguous:
             # only weak matches (none matches the subject on its own): asked, not deleted
             weak = [(m, score) for m, score, _ in scored if score >= self.forget_min_similarity]

@@ -220,6 +220,10 @@ def test_the_decision_takes_only_memories_that_match_on_their_own_or_asks():
     assert edits.decide("my birth year", [(mine, 0.4, False), (ours, 0.35, False)]) == ([], 2)
     # below the floor: neither deleted nor asked
     assert edits.decide("my birth year", [(other, 0.1, False)]) == ([], 0)
+    # two match on their own, one far closer: it goes, the other is asked about, never
+    # kept without a word
+    gym, work = (_entry(t) for t in ("My gym locker code is 4471.", "My work locker code is 8822."))
+    assert edits.decide("the locker code", [(gym, 0.7, True), (work, 0.55, True)]) == ([gym], 1)
 
 
 @pytest.mark.slow
