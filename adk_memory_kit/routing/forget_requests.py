@@ -119,9 +119,9 @@ _OF_MEMORY = re.compile(
 _TAIL = re.compile(
     r"\s*+(?:,\s*)?(?:from (?:your |the )?(?:memory|records|notes)|please|,? it'?s off|"
     r"for good|entirely|completely|any ?more|any longer|from now on|thanks|thank you|"
-    r"pls|plz|thx|cheers|"
+    r"pls|plz|thx|cheers|(?<![\w'])(?:lol|haha)|"
     r"on file|on record|in (?:your )?memory)?"
-    r"(?:[\s,]+(?:please|pls|plz|thx|thanks|thank you|cheers|for good|any ?more))*"
+    r"(?:[\s,]+(?:please|pls|plz|thx|thanks|thank you|cheers|for good|any ?more|lol|haha))*"
     r"[.!?]*\s*$",
     re.IGNORECASE,
 )
@@ -297,17 +297,36 @@ def _named_first(text: str) -> str | None:
     return _NAMED_AS_MEMORY.sub("", named, count=1) or None
 
 
+# the telling before what was told ("the bit where I told you my brother owes me money", "i
+# told u my visa got refused", "that I said I'm vegetarian"): what was told is the subject
+_TOLD = re.compile(
+    r"^(?:(?:the\s+)?(?:bit|bits|stuff|thing|things|part|info|information|note|notes|details?|"
+    r"fact|facts|mention|story)\s+)?(?:where|when|that|how)?\s*(?:i|we)\s+(?:"
+    r"(?:told|tell|gave|let)\s+(?:you|u|ya)(?:\s+know)?|said|mentioned|shared|admitted|"
+    r"confessed|talked about|complained about)\b(?:\s+(?:about|that|on|of)\b)?\s*",
+    re.IGNORECASE,
+)
+
+
+def _without_telling(subject: str) -> str:
+    told = _TOLD.sub("", subject, count=1).strip(" ,.")
+    return told if content_stems(told) else subject
+
+
 def forget_subject(request: str) -> str:
     """What a forget request names ("Please erase the notes on my old flat." -> "my old
-    flat"), up to the end of its clause; the whole request when no verb phrase is found."""
+    flat"; "get rid of the bit where I told you my brother owes me money" -> "my brother
+    owes me money"), up to the end of its clause; the whole request when no verb phrase is
+    found."""
     text = _read(request)
     if not _LEAD.match(text) and (wished := _wished_gone(text)):
-        return _NAMED_AS_MEMORY.sub("", wished.group("subject").strip(" ,."), count=1)
+        named = _NAMED_AS_MEMORY.sub("", wished.group("subject").strip(" ,."), count=1)
+        return _without_telling(named)
     if not _LEAD.match(text) and (named := _named_first(text)):
-        return named
+        return _without_telling(named)
     subject = _first_clause(_LEAD.sub("", text, count=1))
     subject = _TAIL.sub("", subject, count=1).strip(" ,.")
-    return subject or plain(request)
+    return _without_telling(subject) if subject else plain(request)
 
 
 def asks_to_forget(request: str) -> bool:

@@ -25,7 +25,8 @@ _TRACK = r"(?:track of|tabs on|a record of|a note of|notes on|hold of)"
 OWN_OBJECT = (
     r"(?=\s+(?:my|our|any|anything|everything|all|what|whatever|where|who|when|how|"
     r"that (?:i|we|my|our)|the fact|this|these|those|"
-    r"the\s+(?:\w+\s+){0,2}?(?:about|on|of|regarding)\s+(?:my|our|me|us))\b)"
+    r"the\s+(?:\w+\s+){0,2}?(?:(?:about|on|of|regarding)\s+(?:my|our|me|us)|"
+    r"(?:where|when|that)\s+(?:i|we)\s+(?:said|told|mentioned|talked|shared)))\b)"
 )
 #: "keep", "save" and "store" also handle things (a lookahead after the object): "never save
 #: my seat if I'm late", "don't keep my sister waiting", "stop saving my drafts to the shared
@@ -52,7 +53,7 @@ NOT_TO_KEEP = (
     rf"(?:stop|quit) (?:keeping {_TRACK}|remembering|holding on to|hanging on to|retaining)"
     rf"{OWN_OBJECT}|"
     rf"(?:stop|quit) (?:keeping|storing|saving){OWN_OBJECT}{A_THING}|"
-    rf"(?:i|we) (?:don't|do not|no longer) (?:want|need) you (?:to )?{_KNOWING}{_ANY}|"
+    rf"(?:i|we) (?:don't|do not|dont|no longer) (?:want|need) (?:you|u) (?:to )?{_KNOWING}{_ANY}|"
     rf"(?:i|we)(?:'d| would) (?:rather|prefer(?: it if)?) you (?:didn't|did not|not|don't|"
     rf"wouldn't) {_KNOWING}{_ANY}|"
     rf"(?:i|we)(?:'d| would) rather you (?:forgot|deleted|removed|erased|wiped|dropped)"

@@ -134,6 +134,13 @@ def test_only_a_sentence_opening_with_a_deletion_verb_asks_to_forget(text, asks,
         ),
         ("I'd like the details about my loan deleted.", "my loan"),
         ("I want my allergies removed from your memory.", "my allergies"),
+        # the telling is not the subject: what was told is
+        ("Scrap the part where I told you my landlord is suing me.", "my landlord is suing me"),
+        ("pls forget i told u my car got clamped", "my car got clamped"),
+        ("Erase that I mentioned my overdraft.", "my overdraft"),
+        ("forget how I said my uncle gambles lol", "my uncle gambles"),
+        ("Don't keep the bit where I said my neighbour is a creep.", "my neighbour is a creep"),
+        ("i dont want u remembering my shoe size", "shoe size"),
     ],
 )
 def test_a_wish_not_to_be_remembered_is_a_request_naming_its_subject(request_text, subject):
