@@ -928,8 +928,14 @@ class ConversationEdits:
         # with a kind of detail named, a qualifier tells one of its kind from another ("My
         # office address" is not "my address"); without one, it may only say whose it is
         distinct = set() if kinds else named - _GENERIC
+        # ... or the thing the user's subject owns, when it says more of it ("my visa got
+        # refused" / "My US visitor visa ...")
+        owned = None if kinds else _owner(subject)
+        thing = {owned[1]} if owned and not _names_someone(owned[0]) else set()
         return [
-            o is not None and o[0] in far and not _modifies(o[0], t, distinct)
+            o is not None
+            and o[0] in far
+            and not (_modifies(o[0], t, distinct) or _modifies(o[0], t, thing))
             for o, t in zip(owners, texts, strict=True)
         ]
 
@@ -1106,11 +1112,26 @@ class ConversationEdits:
             # only weak matches (none matches the subject on its own): asked, not deleted
             weak = [(m, score) for m, score, _ in scored if score >= self.forget_min_similarity]
             ambiguous = len(weak)
-            # ... unless exactly one of them is about the people the subject names
+            # ... unless exactly one of them is about the people the subject names, or the
+            # closest holds more of the subject's words than any other ("the knee op in
+            # March": "... surgery on my left knee in March" over "... wedding in March")
             chosen = self.same_people(subject, weak) if ambiguous > 1 else []
             chosen = chosen if len(chosen) == 1 else []
+            if not chosen and ambiguous > 1:
+                chosen = self.most_words(subject, weak)
             ambiguous = 0 if chosen else ambiguous
         return chosen, ambiguous + asked
+
+    @staticmethod
+    def most_words(subject: str, weak: Sequence[tuple[Any, float]]) -> list[Any]:
+        """Of several weak (memory, score) matches, the closest when it holds at least two of
+        the words naming the subject and more of them than any other does; else none."""
+        whose = possessor(subject)
+        naming = content_stems(_head(subject, whose) if whose else subject) - _GENERIC - VAGUE_WORDS
+        held = [len(naming & content_stems(_text(m))) for m, _ in weak]
+        top = max(range(len(weak)), key=lambda i: weak[i][1])
+        others = [h for i, h in enumerate(held) if i != top]
+        return [weak[top][0]] if held[top] >= 2 and held[top] > max(others) else []
 
     def narrowed(
         self, subject: str, matching: Sequence[tuple[Any, float]]

@@ -824,3 +824,42 @@ def test_working_memory_facts_go_only_when_named(request_text, gone):
     removed = forget_in_working_memory(state, naming, _GENERIC | VAGUE_WORDS)
     left = {f["name"] for f in state["wm"]["facts"]}
     assert removed == len(gone) and left == set(names) - gone
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("request_text", "target", "neighbour"),
+    [
+        # a qualifier before the thing the user's subject owns keeps it the user's
+        (
+            "Please forget that my mortgage application got declined.",
+            "My Halifax mortgage application got declined on Friday.",
+            "I'm viewing a flat on Friday.",
+        ),
+        # of two weak matches, the closest holding more of the subject's words
+        (
+            "Delete what I said about the dentist visit in June.",
+            "I've got a root canal at the dentist in June.",
+            "My niece is getting christened in June.",
+        ),
+    ],
+)
+async def test_a_precise_request_takes_its_memory_and_leaves_the_neighbour(
+    memory, request_text, target, neighbour
+):
+    app, user = "edits-precise", f"u-{uuid.uuid4().hex[:8]}"
+    await _store(memory, app, user, [target, neighbour])
+    context = make_context(app=app, user=user, memory=memory)
+    outcome = await ConversationEdits().forget(
+        Candidate(text=request_text, forget_request=True), context
+    )
+    assert outcome.status == "forgotten"
+    assert context.state[FORGET_STATE_KEY]["deleted"] == 1
+    left = await _left(memory, app, user, [target, neighbour])
+    assert target not in left and neighbour in left
+    # asked for something never stored, the neighbour alone is never taken
+    other = f"u-{uuid.uuid4().hex[:8]}"
+    await _store(memory, app, other, [neighbour])
+    context = make_context(app=app, user=other, memory=memory)
+    await ConversationEdits().forget(Candidate(text=request_text, forget_request=True), context)
+    assert neighbour in await _left(memory, app, other, [neighbour])
