@@ -43,7 +43,7 @@ def _pattern(table: Mapping[str, str]) -> re.Pattern[str]:
 
 def _first(table: Mapping[str, str], *, retire: bool = True) -> Finder:
     """A finder returning the canonical value of the earliest phrase of ``table`` found that
-    its clause does not retire ("I quit Italian and I'm learning Greek now" -> Greek); ``None``
+    its clause does not retire ("I quit Italian, answer me in Greek now" -> Greek); ``None``
     when every phrase is retired ("I'm not vegetarian any more" states no diet; see
     :func:`_retired_first`). ``retire=False``: the earliest, always (an allergy is named by a
     negation: "never give me shellfish, fish is fine")."""
@@ -188,12 +188,41 @@ def _name(text: str) -> str | None:
     return names[-1].rstrip(".,") if names else None
 
 
+# the language the user wants replies in is said of talking to them; learning, studying or
+# practising one ("I'm learning Spanish on Duolingo", "dropped Spanish, started Japanese
+# lessons") is a lasting fact about the user, not a wish to be answered in it
+_LEARNING = re.compile(
+    r"\b(?:learn\w*|lessons?|class(?:es)?|courses?|stud(?:y|ies|ying|ied)|duolingo|babbel|"
+    r"tutor\w*|practi[sc]\w*|revis\w*|exams?|teach\w*|taught)\b",
+    re.IGNORECASE,
+)
+_TO_ME = re.compile(
+    r"\b(?:repl\w*|answer\w*|respond\w*|response\w*|talk\w* (?:to|with) me|speak\w* (?:to|with) "
+    r"me|write to me|messages?|communicat\w*|conversations?|chat\w* (?:to|with) me)\b",
+    re.IGNORECASE,
+)
+
+
+def _reply_language(find: Finder) -> Finder:
+    """``find``, except in a sentence about learning a language that never speaks of talking
+    to the user; where it does, the language named from there on first ("I'm learning
+    Swedish, reply to me in English" -> English)."""
+
+    def finder(text: str) -> str | None:
+        to_me = _TO_ME.search(text)
+        if to_me is None:
+            return None if _LEARNING.search(text) else find(text)
+        return find(text[to_me.start() :]) or find(text)
+
+    return finder
+
+
 #: The value finder of each default preference name.
 DEFAULT_FINDERS: dict[str, Finder] = {
     "diet": _first(_DIET),
     "seat": _first(_SEAT),
     "cabin_class": _first(_CABIN),
-    "language": _first(_LANGUAGES),
+    "language": _reply_language(_first(_LANGUAGES)),
     "currency": _first(_CURRENCY),
     "allergies": _first(_ALLERGENS, retire=False),
     "home_airport": _airport,
@@ -207,7 +236,7 @@ DEFAULT_RETIRED_FINDERS: dict[str, Finder] = {
     "diet": _retired_first(_DIET),
     "seat": _retired_first(_SEAT),
     "cabin_class": _retired_first(_CABIN),
-    "language": _retired_first(_LANGUAGES),
+    "language": _reply_language(_retired_first(_LANGUAGES)),
     "currency": _retired_first(_CURRENCY),
 }
 

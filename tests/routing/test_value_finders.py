@@ -11,8 +11,9 @@ from adk_memory_kit.routing.values import DEFAULT_FINDERS
 @pytest.mark.parametrize(
     ("name", "text", "value"),
     [
-        ("language", "I gave up on Russian, these days I'm studying Korean.", "Korean"),
-        ("language", "Stopped my Dutch course and started Polish instead.", "Polish"),
+        # (the language of the replies: learning one is a fact, see the test below)
+        ("language", "I gave up on Russian, these days answer me in Korean.", "Korean"),
+        ("language", "Stopped the Dutch replies, write to me in Polish instead.", "Polish"),
         ("cabin_class", "Moving from premium economy to business on long hauls.", "business"),
         ("diet", "I used to be pescatarian but I'm fully vegan now.", "vegan"),
         ("seat", "Please don't give me a middle seat, the window is best.", "window"),
@@ -21,6 +22,20 @@ from adk_memory_kit.routing.values import DEFAULT_FINDERS
 )
 def test_the_value_a_clause_retires_is_not_the_one_saved(name: str, text: str, value: str):
     assert DEFAULT_FINDERS[name](text) == value
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm learning Swedish on an app.",
+        "quit my evening German class, doing Arabic with a tutor now",
+        "I've been practising my French before the Lyon trip.",
+    ],
+)
+def test_learning_a_language_names_no_language_for_the_replies(text: str):
+    # user:pref_language is the language the user wants replies in; learning one is a fact
+    assert DEFAULT_FINDERS["language"](text) is None
+    assert DEFAULT_FINDERS["language"](text + " Reply to me in English.") == "English"
 
 
 @pytest.mark.parametrize(
