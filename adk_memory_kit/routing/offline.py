@@ -139,6 +139,12 @@ def is_trivial(sentence: str) -> bool:
 DROP_WITHOUT_FINDING = 0.9
 
 
+# where a sentence's first clause ends ("..., because ...", "...; ...")
+_FIRST_CLAUSE = re.compile(
+    r"[,;:]|\s[-\u2013]\s|\b(?:because|since|as|so|cos|cuz)\b", re.IGNORECASE
+)
+
+
 @dataclass(frozen=True)
 class SentenceRoute:
     """How one sentence was routed: its candidates, the router's decision and whether a
@@ -263,6 +269,18 @@ class LearnedExtractor:
                     ruled = [self._preference(sentence, when, "allergies", value)]
             return SentenceRoute(sentence, tuple(ruled), decision, True)
         changes = label == "update" or decision.replaces_earlier
+        if (
+            ruled
+            and label in ("long_term", "update")
+            and not any(c.needed_in_future_sessions for c in ruled)
+            and not self.rules.extract_text(_FIRST_CLAUSE.split(sentence, maxsplit=1)[0])
+        ):
+            # a rule found only something for this session, after the first clause ("...
+            # because we're going to Osaka next year": the trip), in a sentence the router
+            # keeps as a lasting fact ("dropped Spanish, started Japanese lessons ..."): both
+            # are kept
+            lasting = self._make(sentence, when, label, changes)
+            ruled = [*ruled, lasting] if lasting else ruled
         if ruled:
             if changes:
                 ruled = [

@@ -16,6 +16,7 @@ from adk_memory_kit.routing import MemoryApplier, MemoryHome
 from adk_memory_kit.routing.bank import LABEL_HOMES, label_home, load_bank, split_of
 from adk_memory_kit.routing.learned import LearnedRouter
 from adk_memory_kit.routing.offline import LearnedExtractor, looks_binary
+from adk_memory_kit.routing.rule import route
 from tests.support.routing import user_event
 
 H = MemoryHome
@@ -221,6 +222,23 @@ async def test_an_ordinary_sentence_with_keep_or_remember_is_no_request(tuned, s
 async def test_the_assistants_own_instructions_are_no_request_to_forget(tuned, sentence):
     (routed,) = await tuned.route_sentences([(sentence, None)])
     assert all(not c.forget_request for c in routed.candidates), sentence
+
+
+@pytest.mark.parametrize(
+    ("sentence", "lasting"),
+    [
+        # the trip in a later clause: the lasting change is kept too
+        ("I switched from tennis to padel because we're going to Marbella in June.", True),
+        ("Sold my road bike, we're flying to Denver next week.", True),
+        # the trip is what the sentence says: this session's only
+        ("We're going to Rome in April with the kids.", False),
+    ],
+)
+async def test_a_trip_said_in_passing_leaves_the_lasting_change_kept(tuned, sentence, lasting):
+    (routed,) = await tuned.route_sentences([(sentence, None)])
+    homes = {route(c) for c in routed.candidates}
+    assert MemoryHome.SESSION_STATE in homes
+    assert (MemoryHome.LONG_TERM in homes) is lasting
 
 
 @pytest.mark.parametrize(
