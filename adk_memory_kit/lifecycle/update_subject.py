@@ -494,10 +494,17 @@ def subject_keys(old: str, new: str, tags: Sequence[str] = ()) -> list[str]:
     if opening:  # a name as the first word ("Monzo is my bank") is a value too
         named.add(opening.group(1).lower())
     keys: list[str] = []
+    # whom the old fact is about stays a key when the new one names them by the old one's
+    # name and brings in no one else ("My boyfriend Jake is a chef" / "jake quit, he's a
+    # pastry chef now": "boyfriend")
+    same_person = bool(named & {_plain(w) for w in words(new)})
+    others = not same_person or bool(people(new) - people(old))
     for token in words(old):
         word = _plain(token)
         stems = content_stems(word)
-        if not stems or stems <= held or word in named or word in keys or word in PEOPLE:
+        if not stems or stems <= held or word in named or word in keys:
+            continue
+        if word in PEOPLE and others:
             continue
         if _NOT_A_KEY.search(word) or len(word) > MAX_KEY_CHARS:
             continue  # the retired value (numbers, ids, a redaction mark) never becomes a key

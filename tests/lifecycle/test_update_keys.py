@@ -36,6 +36,17 @@ def test_the_replacement_inherits_the_old_facts_subject_words_not_its_names():
     assert len(subject_keys(many, "Nothing else.")) == MAX_SUBJECT_KEYS
 
 
+def test_whom_the_old_fact_is_about_stays_a_key_when_the_new_one_names_them():
+    # "Where does my wife work?" still finds the fact that replaced the old one
+    old = "My wife Nadia teaches at Hillcrest."
+    keys = subject_keys(old, "nadia left hillcrest, she tutors now")
+    assert "wife" in keys
+    # ... not when the new fact is someone else's, or names no one the old one named
+    keys = subject_keys("My wife Nadia teaches at Hillcrest.", "Nadia and my son moved to Leeds.")
+    assert "wife" not in keys
+    assert "wife" not in subject_keys("My wife teaches at Hillcrest.", "I teach there now.")
+
+
 @pytest.mark.parametrize(
     ("old", "new", "kept", "not_kept"),
     [
