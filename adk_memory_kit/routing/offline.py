@@ -27,6 +27,7 @@ from datetime import datetime
 from google.adk.events.event import Event
 
 from adk_memory_kit.profile.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
+from adk_memory_kit.routing.change_requests import asks_to_change
 from adk_memory_kit.routing.extractors import (
     RuleBasedExtractor,
     dated,
@@ -237,6 +238,10 @@ class LearnedExtractor:
             ruled = self.rules.extract_text(sentence, observed_at=when)
             return SentenceRoute(sentence, tuple(ruled), None, True)
         label = decision.label
+        if label == "forget" and asks_to_change(sentence):
+            # "Change my dentist to Dr Reyes": a lasting fact replacing the old one, never a
+            # deletion (the bank's forget examples sit close to such a request)
+            label = "update"
         if label == "forget":
             pass
         elif label == "forget_vague":

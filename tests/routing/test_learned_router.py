@@ -225,6 +225,21 @@ async def test_the_assistants_own_instructions_are_no_request_to_forget(tuned, s
 
 
 @pytest.mark.parametrize(
+    "sentence",
+    [
+        "Could you change my optician to the one in Didsbury?",
+        "Change my physio to Mark at Bodyworks.",
+        "Please update my next of kin to my daughter Ella.",
+    ],
+)
+async def test_a_request_to_change_a_detail_is_an_update_never_a_deletion(sentence):
+    # the shipped router (its bank's forget examples sit close to such requests)
+    (routed,) = await LearnedExtractor().route_sentences([(sentence, None)])
+    assert not any(c.forget_request for c in routed.candidates), sentence
+    assert any(route(c) is MemoryHome.LONG_TERM and c.replaces_earlier for c in routed.candidates)
+
+
+@pytest.mark.parametrize(
     ("sentence", "lasting"),
     [
         # the trip in a later clause: the lasting change is kept too

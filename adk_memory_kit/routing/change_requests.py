@@ -1,0 +1,23 @@
+"""A request to change a detail the assistant holds ("Change my dentist to Dr Reyes", "can you
+update my emergency contact to my wife Rachel"): the user states a lasting fact that replaces
+an earlier one. It names no deletion, so it is never a forget request, whatever the example
+bank says of it."""
+
+from __future__ import annotations
+
+import re
+
+from adk_memory_kit.routing.keep_requests import OPENER, POLITE, plain
+
+_CHANGE = re.compile(
+    rf"^\s*{OPENER}{POLITE}(?:change|update|set|switch|correct|amend|edit)\s+"
+    r"(?:my|our)\s+(?:[\w'-]+\s+){0,3}?[\w'-]+\s+(?:to|as)\s+\S",
+    re.IGNORECASE,
+)
+
+
+def asks_to_change(sentence: str) -> bool:
+    """Whether ``sentence`` asks (after an interjection and politeness) to change one of the
+    user's details to a new value ("Please update my work email to ...", "Switch our
+    dentist to ...")."""
+    return _CHANGE.match(plain(sentence)) is not None
