@@ -16,8 +16,19 @@ _CHANGE = re.compile(
 )
 
 
+# ... to no value at all is a deletion ("Update my records to remove my old address", "Set
+# my address to blank, I don't want it stored")
+_TO_NOTHING = re.compile(
+    r"\b(?:remove|removed|delete|deleted|erase|erased|forget|forgotten|wipe|wiped|exclude|"
+    r"take out|leave out|drop|blank|empty|nothing|none|not show|not keep|not store|"
+    r"don'?t (?:want|keep|store|show|need)|do not|no longer|stop)\b",
+    re.IGNORECASE,
+)
+
+
 def asks_to_change(sentence: str) -> bool:
     """Whether ``sentence`` asks (after an interjection and politeness) to change one of the
     user's details to a new value ("Please update my work email to ...", "Switch our
-    dentist to ...")."""
-    return _CHANGE.match(plain(sentence)) is not None
+    dentist to ..."), not to nothing ("Update my records to remove my old address")."""
+    text = plain(sentence)
+    return _CHANGE.match(text) is not None and _TO_NOTHING.search(text) is None

@@ -302,8 +302,8 @@ def _named_first(text: str) -> str | None:
 _TOLD = re.compile(
     r"^(?:(?:the\s+)?(?:bit|bits|stuff|thing|things|part|info|information|note|notes|details?|"
     r"fact|facts|mention|story)\s+)?(?:where|when|that|how)?\s*(?:i|we)\s+(?:"
-    r"(?:told|tell|gave|let)\s+(?:you|u|ya)(?:\s+know)?|said|mentioned|shared|admitted|"
-    r"confessed|talked about|complained about)\b(?:\s+(?:about|that|on|of)\b)?\s*",
+    r"(?:told|tell|gave|let)\s+(?:you|u|ya)(?:\s+know)?|said|mentioned|shared)\b"
+    r"(?:\s+(?:about|that|on|of)\b)?\s*",
     re.IGNORECASE,
 )
 

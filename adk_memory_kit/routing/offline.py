@@ -45,7 +45,7 @@ from adk_memory_kit.routing.keep_requests import asks_not_to_keep
 from adk_memory_kit.routing.learned import Decision, LearnedRouter
 from adk_memory_kit.routing.people import users_part
 from adk_memory_kit.routing.rule import Candidate
-from adk_memory_kit.routing.text_signals import is_factless_question, is_filler
+from adk_memory_kit.routing.text_signals import content_stems, is_factless_question, is_filler
 from adk_memory_kit.routing.values import (
     DEFAULT_FINDERS,
     DEFAULT_RETIRED_FINDERS,
@@ -140,10 +140,9 @@ def is_trivial(sentence: str) -> bool:
 DROP_WITHOUT_FINDING = 0.9
 
 
-# where a sentence's first clause ends ("..., because ...", "...; ...")
-_FIRST_CLAUSE = re.compile(
-    r"[,;:]|\s[-\u2013]\s|\b(?:because|since|as|so|cos|cuz)\b", re.IGNORECASE
-)
+# a clause that gives a reason or a consequence ("... because we're going to Osaka", "..., so
+# we're off to Hawaii"): what comes before it is the sentence's own point
+_THEN_CLAUSE = re.compile(r"\b(?:because|since|as|so|cos|cuz|'cause)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -278,10 +277,12 @@ class LearnedExtractor:
             ruled
             and label in ("long_term", "update")
             and not any(c.needed_in_future_sessions for c in ruled)
-            and not self.rules.extract_text(_FIRST_CLAUSE.split(sentence, maxsplit=1)[0])
+            and len(point := _THEN_CLAUSE.split(sentence, maxsplit=1)) == 2
+            and len(content_stems(point[0])) >= 2
+            and not self.rules.extract_text(point[0])
         ):
-            # a rule found only something for this session, after the first clause ("...
-            # because we're going to Osaka next year": the trip), in a sentence the router
+            # a rule found only something for this session in a reason or consequence ("...
+            # because we're going to Osaka next year": the trip) of a sentence the router
             # keeps as a lasting fact ("dropped Spanish, started Japanese lessons ..."): both
             # are kept
             lasting = self._make(sentence, when, label, changes)

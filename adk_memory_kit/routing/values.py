@@ -196,9 +196,14 @@ _LEARNING = re.compile(
     r"tutor\w*|practi[sc]\w*|revis\w*|exams?|teach\w*|taught)\b",
     re.IGNORECASE,
 )
+_LANGUAGE_NAMES = "|".join(sorted(_LANGUAGES, key=len, reverse=True))
 _TO_ME = re.compile(
     r"\b(?:repl\w*|answer\w*|respond\w*|response\w*|talk\w* (?:to|with) me|speak\w* (?:to|with) "
-    r"me|write to me|messages?|communicat\w*|conversations?|chat\w* (?:to|with) me)\b",
+    r"me|write to me|messages?|communicat\w*|conversations?|chat\w* (?:to|with) me|language|"
+    r"from now on|from here on|(?:use|using|only|switch(?:ing)? to)\s+(?:" + _LANGUAGE_NAMES + r")|"
+    r"(?:do|say|write|put|continue|carry on|this|that|it|everything|things)\s+in\s+(?:"
+    + _LANGUAGE_NAMES
+    + r"))\b",
     re.IGNORECASE,
 )
 

@@ -159,6 +159,7 @@ def test_a_wish_not_to_be_remembered_is_a_request_naming_its_subject(request_tex
         ("I delete my browser history every Sunday.", True),
         ("I just want to forget my divorce.", False),  # a wish: not kept, asked
         ("Bin the Bristol stuff, would you?", False),
+        ("i dont want u keeping my dinner warm if im late", False),  # a thing, not memory
     ],
 )
 def test_a_sentence_taken_for_a_request_that_asks_for_none_is_kept(text, kept):

@@ -240,13 +240,41 @@ async def test_a_request_to_change_a_detail_is_an_update_never_a_deletion(senten
 
 
 @pytest.mark.parametrize(
+    "sentence",
+    [
+        "Update my notes to remove my old postcode.",
+        "Set my maiden name to blank, I don't want it kept.",
+        "Change my file to leave out my health stuff.",
+    ],
+)
+async def test_a_change_to_nothing_is_still_a_request_to_forget(sentence):
+    (routed,) = await LearnedExtractor().route_sentences([(sentence, None)])
+    assert any(c.forget_request for c in routed.candidates), sentence
+    assert not any(route(c) is MemoryHome.LONG_TERM for c in routed.candidates), sentence
+
+
+@pytest.mark.parametrize(
+    ("sentence", "language"),
+    [
+        ("Use Portuguese from now on, I'm learning it.", "Portuguese"),
+        ("Switch the language to Dutch, I'm studying it at night school.", "Dutch"),
+        ("I'm learning Korean, but keep answering me in English.", "English"),
+    ],
+)
+async def test_a_reply_language_said_beside_learning_is_still_saved(sentence, language):
+    (routed,) = await LearnedExtractor().route_sentences([(sentence, None)])
+    assert [c.value for c in routed.candidates if c.key == "language"] == [language]
+
+
+@pytest.mark.parametrize(
     ("sentence", "lasting"),
     [
         # the trip in a later clause: the lasting change is kept too
         ("I switched from tennis to padel because we're going to Marbella in June.", True),
-        ("Sold my road bike, we're flying to Denver next week.", True),
+        ("Sold my road bike, so we're flying to Denver next week.", True),
         # the trip is what the sentence says: this session's only
         ("We're going to Rome in April with the kids.", False),
+        ("Big news: we're going to Seoul in March!", False),
     ],
 )
 async def test_a_trip_said_in_passing_leaves_the_lasting_change_kept(tuned, sentence, lasting):
