@@ -9,3 +9,8 @@ from __future__ import annotations
 
 #: The tag of the block that frames recalled memories: ``<RECALLED_MEMORY> ... </RECALLED_MEMORY>``.
 RECALL_TAG = "RECALLED_MEMORY"
+
+#: The metadata key of a long-term fact the user said as a change ("I moved my account to
+#: Monzo") that the write path stored beside, not over, the fact it replaces (it could not
+#: tell which one): the read path lets it lead older facts for a present-tense question.
+ANNOUNCES_CHANGE = "announces_change"

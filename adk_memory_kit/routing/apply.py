@@ -34,6 +34,7 @@ from google.genai import types
 from adk_memory_kit._adk_compat import context_memory_service
 from adk_memory_kit.core.db_errors import db_doors
 from adk_memory_kit.core.ids import fact_key, normalize_fact_text
+from adk_memory_kit.core.markers import ANNOUNCES_CHANGE
 from adk_memory_kit.errors import InvalidInputError, MemoryKitError
 from adk_memory_kit.profile.guards import looks_like_instruction
 from adk_memory_kit.profile.tools import write_preference
@@ -187,6 +188,10 @@ def long_term_entry(
         entry_meta["value"] = candidate.value
     if candidate.memory_type:
         entry_meta["memory_type"] = candidate.memory_type
+    if candidate.replaces_earlier:
+        # said as a change ("I moved to Monzo"): stored beside an older fact it could not be
+        # tied to, it leads that fact for a question in the present tense (memory/rerank.py)
+        entry_meta[ANNOUNCES_CHANGE] = True
     if route(candidate) is MemoryHome.USER_STATE and candidate.key:
         # this fact feeds user: state: it never decays (purge_stale)
         entry_meta["state_key"] = USER_PREF_PREFIX + candidate.key

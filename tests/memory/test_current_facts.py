@@ -9,9 +9,16 @@ import pytest
 from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
 
+from adk_memory_kit.core.markers import ANNOUNCES_CHANGE
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.memory.documents import INDEXED_WITH
-from adk_memory_kit.memory.rerank import asked_about, asks_about_now, asks_in_the_present, rerank
+from adk_memory_kit.memory.rerank import (
+    CHANGE_WINDOW,
+    asked_about,
+    asks_about_now,
+    asks_in_the_present,
+    rerank,
+)
 from tests.support.memory import unique
 
 pytestmark = pytest.mark.slow
@@ -89,6 +96,23 @@ def test_a_plain_present_question_puts_the_newest_fact_first_but_leaves_turns_in
     # ... unless the question asks about now
     now = rerank(turns, session_weight=0, neighbour_weight=0, limit=2, present_tense=True)
     assert [r["id"] for r in now] == ["new", "old"]
+
+
+def test_a_fact_said_as_a_change_leads_from_further_below_for_a_present_question():
+    # "Moved my account over to Monzo" stored beside "I bank with Barclays" (not tied to it)
+    old, new = _row("old", 0.30, 0.62, 0), _row("new", 0.20, 0.50, 30)
+    announced = {**new, "metadata": {ANNOUNCES_CHANGE: True}}
+    rows = [old, announced]
+    moved = rerank(rows, session_weight=0, neighbour_weight=0, limit=2, plain_present=True)
+    assert [r["id"] for r in moved] == ["new", "old"]
+    # a plain newer fact that far below does not; nor does the change for a question about
+    # the past, nor one further than the window below
+    for rows, present in (([old, new], True), ([old, announced], False)):
+        kept = rerank(rows, session_weight=0, neighbour_weight=0, limit=2, plain_present=present)
+        assert [r["id"] for r in kept] == ["old", "new"]
+    far = {**announced, "dense_score": 0.62 - CHANGE_WINDOW - 0.02}
+    kept = rerank([old, far], session_weight=0, neighbour_weight=0, limit=2, plain_present=True)
+    assert [r["id"] for r in kept] == ["old", "new"]
 
 
 def test_present_tense_puts_the_newest_close_answer_first_and_leaves_far_ones():

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timezone
 
 import pytest
 
+from adk_memory_kit.core.markers import ANNOUNCES_CHANGE
 from adk_memory_kit.routing.apply import long_term_entry
 from adk_memory_kit.routing.fact_text import readable_fact
 from adk_memory_kit.routing.rule import Candidate
@@ -39,3 +41,16 @@ def test_the_routed_entry_stores_the_worded_fact_with_its_date() -> None:
     )
     assert entry.content.parts[0].text == "The spare tyre is in the boot."
     assert entry.timestamp == when.isoformat()
+
+
+def test_a_fact_said_as_a_change_is_marked_so_the_read_path_can_prefer_it():
+    changed = Candidate(
+        text="Moved my savings over to Nationwide.",
+        about_user=True,
+        needed_in_future_sessions=True,
+        replaces_earlier=True,
+    )
+    entry, _ = long_term_entry(changed)
+    assert entry.custom_metadata[ANNOUNCES_CHANGE] is True
+    plain, _ = long_term_entry(replace(changed, replaces_earlier=False))
+    assert ANNOUNCES_CHANGE not in plain.custom_metadata
