@@ -301,9 +301,10 @@ def _named_first(text: str) -> str | None:
 # told u my visa got refused", "that I said I'm vegetarian"): what was told is the subject
 _TOLD = re.compile(
     r"^(?:(?:the\s+)?(?:bit|bits|stuff|thing|things|part|info|information|note|notes|details?|"
-    r"fact|facts|mention|story)\s+)?(?:where|when|that|how)?\s*(?:i|we)\s+(?:"
-    r"(?:told|tell|gave|let)\s+(?:you|u|ya)(?:\s+know)?|said|mentioned|shared)\b"
-    r"(?:\s+(?:about|that|on|of)\b)?\s*",
+    r"fact|facts|mention|story)\s+)?(?:where|when|that|how|what|wat|everything|anything|all)?"
+    r"\s*(?:i|we)\s+(?:ever\s+)?(?:(?:told|tell|gave|let)\s+(?:you|u|ya)(?:\s+know)?|said|"
+    r"mentioned|shared)\b(?:\s+(?:anything|everything|stuff|things))?"
+    r"(?:\s+(?:about|abt|that|on|of)\b)?\s*|^(?:(?:anything|everything)\s+)?(?:about|abt)\s+",
     re.IGNORECASE,
 )
 

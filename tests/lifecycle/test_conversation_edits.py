@@ -141,6 +141,10 @@ def test_only_a_sentence_opening_with_a_deletion_verb_asks_to_forget(text, asks,
         ("forget how I said my uncle gambles lol", "my uncle gambles"),
         ("Don't keep the bit where I said my neighbour is a creep.", "my neighbour is a creep"),
         ("i dont want u remembering my shoe size", "shoe size"),
+        ("pls forget wat i said about my overdraft", "my overdraft"),
+        ("Forget I ever mentioned my stepdad.", "my stepdad"),
+        ("Forget I said anything about the tribunal.", "the tribunal"),
+        ("forget abt my tattoo", "my tattoo"),
     ],
 )
 def test_a_wish_not_to_be_remembered_is_a_request_naming_its_subject(request_text, subject):
