@@ -50,6 +50,14 @@ DEFAULT_DETAIL_KINDS: DetailKinds = {
         "My doctor says I have a heart condition.",
         "She was told she has a chronic illness.",
         "He is having treatment in hospital.",
+        "I've got coeliac disease.",
+        "I was treated for breast cancer two years ago.",
+        "I get really bad migraines.",
+        "I've had epilepsy since I was a teenager.",
+        "I'm on insulin injections.",
+        "I tore a ligament in my ankle playing football.",
+        "I'm recovering from a stroke.",
+        "My cholesterol is too high.",
     ),
     "addiction, gambling, drinking, drugs": (
         "I'm a recovering alcoholic.",
@@ -83,13 +91,21 @@ DEFAULT_DETAIL_KINDS: DetailKinds = {
     "love life, dating, partner": (
         "I'm seeing someone new.",
         "I've been on a few dates with a man from work.",
+        "I met a woman on a dating app and we're meeting again on Friday.",
+        "My date last night went really well.",
     ),
     "family, parents, siblings": (
         "My mother is called Helen.",
         "My dad is a retired plumber.",
         "I have two older brothers.",
     ),
-    "children, kids": ("My son is called Leo.", "Our daughter is seven."),
+    "children, kids": (
+        "My son is called Leo.",
+        "Our daughter is seven.",
+        "My youngest has just started nursery.",
+        "The twins are in year two.",
+        "My eldest is applying to university.",
+    ),
     "job, work, employer, workplace, occupation": (
         "I work as a nurse at the city hospital.",
         "My employer is a bank in the City.",
@@ -99,6 +115,8 @@ DEFAULT_DETAIL_KINDS: DetailKinds = {
     "finances, money, debts, salary, savings, loans": (
         "I earn 50,000 a year.",
         "I owe 3,000 on my credit card.",
+        "I'm behind on my loan repayments.",
+        "I've got an overdraft I can't clear.",
         "We have savings in an ISA.",
         "Our mortgage is with Halifax.",
     ),

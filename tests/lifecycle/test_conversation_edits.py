@@ -847,6 +847,17 @@ def test_working_memory_facts_go_only_when_named(request_text, gone):
             "I've got a root canal at the dentist in June.",
             "My niece is getting christened in June.",
         ),
+        # a kind of detail reached through more of its examples
+        (
+            "Please wipe my medical details.",
+            "I've been living with Crohn's disease for years.",
+            "I walk my dog every morning.",
+        ),
+        (
+            "Forget everything about my kids.",
+            "My youngest is learning to swim.",
+            "My nephew plays rugby.",
+        ),
     ],
 )
 async def test_a_precise_request_takes_its_memory_and_leaves_the_neighbour(
