@@ -672,13 +672,11 @@ def test_an_ambiguous_match_is_settled_only_by_the_people_the_request_names():
     [
         # one word of a kind's label ("age"), far from the label as a whole
         ("Please delete my age.", "I turned 38 in March.", "My flat is on the third floor."),
-        # known limit: an illness named without any health word stays too far from the
-        # health examples once the narrower-subject discount applies (asked, not deleted)
-        pytest.param(
+        # an illness named without any health word (reached through the kind's examples)
+        (
             "Please forget my diagnosis.",
             "The specialist confirmed I have Crohn's disease.",
             "My sister trains nurses in Leeds.",
-            marks=pytest.mark.xfail(strict=True, reason="illness named without a health word"),
         ),
         # a subject narrower than its kind: the salary goes, the rent (also money) stays
         (
