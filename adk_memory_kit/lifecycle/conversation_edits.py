@@ -175,6 +175,30 @@ _A_DATE = re.compile(
 )
 
 
+_MONTH = re.compile(
+    r"\b(?:january|february|march|april|june|july|august|september|october|november|"
+    r"december)\b|(?-i:\bMay\b)",
+    re.IGNORECASE,
+)
+_BEFORE_NOW = re.compile(r"\b(?:last|yesterday|ago|past|previous|earlier)\b", re.IGNORECASE)
+_AFTER_NOW = re.compile(r"\b(?:next|tomorrow|upcoming|coming|soon)\b", re.IGNORECASE)
+
+
+def _another_time(subject: str, text: str) -> bool:
+    """Whether a memory is dated other than the subject says: other months only ("my blood
+    test in May" / "... in October"), or after now where the subject is before it ("my
+    blood results from last week" / "the next blood test"), or the other way round."""
+    wanted = {m.lower() for m in _MONTH.findall(subject)}
+    held = {m.lower() for m in _MONTH.findall(text)}
+    if wanted and held and not wanted & held:
+        return True
+    before, after = bool(_BEFORE_NOW.search(subject)), bool(_AFTER_NOW.search(subject))
+    if before != after:
+        side, other = (_BEFORE_NOW, _AFTER_NOW) if before else (_AFTER_NOW, _BEFORE_NOW)
+        return bool(other.search(text)) and not side.search(text)
+    return False
+
+
 def _holds_words(stems: set[str], text: str) -> bool:
     """Whether a memory holds every one of a subject's naming stems; "date" is held by a date
     ("my court date": "... court on 14 October")."""
@@ -868,6 +892,8 @@ class ConversationEdits:
         own = [
             not other
             and not maybe
+            # a memory dated other than the subject says is another one of its kind
+            and not _another_time(subject, t)
             and (generic_head is None or _holds_identifier(generic_head, t))
             and (
                 bool(up)

@@ -845,6 +845,17 @@ def test_working_memory_facts_go_only_when_named(request_text, gone):
             "I've got a root canal at the dentist in June.",
             "My niece is getting christened in June.",
         ),
+        # a memory dated otherwise is another one of its kind
+        (
+            "Delete the cholesterol results from last week.",
+            "Last week's cholesterol results came back high.",
+            "I have a cholesterol test next week.",
+        ),
+        (
+            "Forget the job interview I had last week.",
+            "The job interview I had last week went badly.",
+            "I have a job interview next Tuesday.",
+        ),
         # a kind of detail reached through more of its examples
         (
             "Please wipe my medical details.",
