@@ -167,19 +167,15 @@ def _holds_identifier(head: str, text: str) -> bool:
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _DATE_STEMS = content_stems("date dates")
 # a date said in a memory: "14 October", "on the 3rd", "12/05"
+_MONTHS = r"january|february|march|april|june|july|august|september|october|november|december"
 _A_DATE = re.compile(
-    r"\b(?:january|february|march|april|june|july|august|september|october|november|"
-    r"december|jan|feb|apr|jun|jul|aug|sept|oct|nov|dec)\b|(?-i:\bMay\b)"
+    rf"\b(?:{_MONTHS}|jan|feb|apr|jun|jul|aug|sept|oct|nov|dec)\b|(?-i:\bMay\b)"
     r"|\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}[/.-]\d{1,2}\b",
     re.IGNORECASE,
 )
 
 
-_MONTH = re.compile(
-    r"\b(?:january|february|march|april|june|july|august|september|october|november|"
-    r"december)\b|(?-i:\bMay\b)",
-    re.IGNORECASE,
-)
+_MONTH = re.compile(rf"\b(?:{_MONTHS})\b|(?-i:\bMay\b)", re.IGNORECASE)
 _BEFORE_NOW = re.compile(r"\b(?:last|yesterday|ago|past|previous|earlier)\b", re.IGNORECASE)
 _AFTER_NOW = re.compile(r"\b(?:next|tomorrow|upcoming|coming|soon)\b", re.IGNORECASE)
 
