@@ -321,8 +321,8 @@ def forget_subject(request: str) -> str:
     found."""
     text = _read(request)
     if not _LEAD.match(text) and (wished := _wished_gone(text)):
-        named = _NAMED_AS_MEMORY.sub("", wished.group("subject").strip(" ,."), count=1)
-        return _without_telling(named)
+        wish = _NAMED_AS_MEMORY.sub("", wished.group("subject").strip(" ,."), count=1)
+        return _without_telling(wish)
     if not _LEAD.match(text) and (named := _named_first(text)):
         return _without_telling(named)
     subject = _first_clause(_LEAD.sub("", text, count=1))
