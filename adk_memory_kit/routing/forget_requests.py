@@ -26,6 +26,7 @@ from adk_memory_kit.routing.keep_requests import (
     POLITE,
     plain,
 )
+from adk_memory_kit.routing.people import PEOPLE
 from adk_memory_kit.routing.text_signals import content_stems
 
 # words that name no subject: "forget what I just told you", "delete all that stuff"
@@ -309,9 +310,27 @@ _TOLD = re.compile(
 )
 
 
+# a person's possessive typed without its apostrophe ("my moms phone number", "the kids
+# school"): a person's word, an "s", then what is theirs (not a verb: "my kids are ...")
+_BARE_POSSESSIVE = re.compile(
+    r"(?:^|\b(?:my|our|the)\s+)(?P<who>[a-z]+?)s\s+(?!(?:are|were|is|was|have|had|has|do|"
+    r"did|does|go|went|live|lived|and|or|will|would|can|could|got|get|say|said|think|"
+    r"thought|want|wanted|keep|kept|need|needed|love|hate|like)\b)(?=[a-z])",
+    re.IGNORECASE,
+)
+
+
+def _with_apostrophe(subject: str) -> str:
+    match = _BARE_POSSESSIVE.search(subject)
+    if match is None or match.group("who").lower() not in PEOPLE:
+        return subject
+    at = match.end("who")
+    return subject[:at] + "'" + subject[at:]
+
+
 def _without_telling(subject: str) -> str:
     told = _TOLD.sub("", subject, count=1).strip(" ,.")
-    return told if content_stems(told) else subject
+    return _with_apostrophe(told if content_stems(told) else subject)
 
 
 def forget_subject(request: str) -> str:

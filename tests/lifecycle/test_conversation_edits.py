@@ -145,6 +145,9 @@ def test_only_a_sentence_opening_with_a_deletion_verb_asks_to_forget(text, asks,
         ("Forget I ever mentioned my stepdad.", "my stepdad"),
         ("Forget I said anything about the tribunal.", "the tribunal"),
         ("forget abt my tattoo", "my tattoo"),
+        # a person's possessive typed without its apostrophe
+        ("pls delete my dads mobile number", "dad's mobile number"),
+        ("Forget that my daughters school is St Mary's.", "my daughter's school is St Mary's"),
     ],
 )
 def test_a_wish_not_to_be_remembered_is_a_request_naming_its_subject(request_text, subject):
@@ -855,6 +858,11 @@ def test_working_memory_facts_go_only_when_named(request_text, gone):
             "Forget the job interview I had last week.",
             "The job interview I had last week went badly.",
             "I have a job interview next Tuesday.",
+        ),
+        (
+            "delete my dads email",
+            "My dad's email is frank.h@example.com.",
+            "My stepdad's email is ron@example.com.",
         ),
         # a kind of detail reached through more of its examples
         (
