@@ -281,6 +281,13 @@ def _head(subject: str, whose: str) -> str:
     return " ".join(text.split()) or subject
 
 
+def _naming_stems(subject: str) -> set[str]:
+    """The words that name what a subject is about: its head's content stems (someone
+    else's possessor left out), generic and vague words aside."""
+    whose = possessor(subject)
+    return content_stems(_head(subject, whose) if whose else subject) - _GENERIC - VAGUE_WORDS
+
+
 def _text(entry: Any) -> str:
     parts = entry.content.parts if entry.content else None
     return " ".join(p.text or "" for p in parts or [])
@@ -1148,8 +1155,7 @@ class ConversationEdits:
     def most_words(subject: str, weak: Sequence[tuple[Any, float]]) -> list[Any]:
         """Of several weak (memory, score) matches, the closest when it holds at least two of
         the words naming the subject and more of them than any other does; else none."""
-        whose = possessor(subject)
-        naming = content_stems(_head(subject, whose) if whose else subject) - _GENERIC - VAGUE_WORDS
+        naming = _naming_stems(subject)
         held = [len(naming & content_stems(_text(m))) for m, _ in weak]
         top = max(range(len(weak)), key=lambda i: weak[i][1])
         others = [h for i, h in enumerate(held) if i != top]
@@ -1164,8 +1170,7 @@ class ConversationEdits:
         higher; "the Leeds trip" spares "I grew up in Leeds"); the others are asked about,
         never deleted. Only for a subject of two naming words or more (a broad request, "my
         family", keeps everything it matches)."""
-        whose = possessor(subject)
-        naming = content_stems(_head(subject, whose) if whose else subject) - _GENERIC - VAGUE_WORDS
+        naming = _naming_stems(subject)
         if len(matching) < 2 or len(naming) < 2:
             return list(matching), 0
         whole = [(m, s) for m, s in matching if naming <= content_stems(_text(m))]

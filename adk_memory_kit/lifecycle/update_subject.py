@@ -498,13 +498,13 @@ def subject_keys(old: str, new: str, tags: Sequence[str] = ()) -> list[str]:
     # name and brings in no one else ("My boyfriend Jake is a chef" / "jake quit, he's a
     # pastry chef now": "boyfriend")
     same_person = bool(named & {_plain(w) for w in words(new)})
-    others = not same_person or bool(people(new) - people(old))
+    drop_people = not same_person or bool(people(new) - people(old))
     for token in words(old):
         word = _plain(token)
         stems = content_stems(word)
         if not stems or stems <= held or word in named or word in keys:
             continue
-        if word in PEOPLE and others:
+        if word in PEOPLE and drop_people:
             continue
         if _NOT_A_KEY.search(word) or len(word) > MAX_KEY_CHARS:
             continue  # the retired value (numbers, ids, a redaction mark) never becomes a key
