@@ -196,10 +196,22 @@ _LEARNING = re.compile(
     r"tutor\w*|practi[sc]\w*|revis\w*|exams?|teach\w*|taught)\b",
     re.IGNORECASE,
 )
+# what languages the user (or the people around them) speak, and how well, is also a lasting
+# fact: "I'm fluent in German", "my native language is Korean", "we speak Tagalog at home"
+_SPOKEN = re.compile(
+    r"\b(?:speak|speaks|spoke|speaking|spoken|fluent\w*|native|mother tongue|first language|"
+    r"second language|grew up|bilingual|trilingual|conversational|a (?:bit|little|word) of)\b",
+    re.IGNORECASE,
+)
 _LANGUAGE_NAMES = "|".join(sorted(_LANGUAGES, key=len, reverse=True))
 _TO_ME = re.compile(
     r"\b(?:repl\w*|answer\w*|respond\w*|response\w*|talk\w* (?:to|with) me|speak\w* (?:to|with) "
-    r"me|write to me|messages?|communicat\w*|conversations?|chat\w* (?:to|with) me|language|"
+    r"me|write to me|messages?|communicat\w*|conversations?|chat\w* (?:to|with) me|"
+    r"(?:please|pls|can you|could you|would you|will you)\s+(?:only\s+|just\s+)?speak|"
+    r"speak (?:only )?(?:" + _LANGUAGE_NAMES + r") (?:to|with) me|^\s*(?:only |just )?speak|"
+    r"(?:preferred|reply|replies|response|default|chat|conversation|app|interface) language|"
+    r"(?:switch|chang|set|use)\w*\s+(?:the\s+|your\s+|my\s+)?language|"
+    r"language (?:for|of) (?:the |your |our )?(?:repl|answer|response|chat|conversation)\w*|"
     r"from now on|from here on|(?:use|using|only|switch(?:ing)? to)\s+(?:" + _LANGUAGE_NAMES + r")|"
     r"(?:do|say|write|put|continue|carry on|this|that|it|everything|things)\s+in\s+(?:"
     + _LANGUAGE_NAMES
@@ -208,15 +220,19 @@ _TO_ME = re.compile(
 )
 
 
-def _reply_language(find: Finder) -> Finder:
-    """``find``, except in a sentence about learning a language that never speaks of talking
-    to the user; where it does, the language named from there on first ("I'm learning
-    Swedish, reply to me in English" -> English)."""
+def _reply_language(find: Finder, *, retiring: bool = False) -> Finder:
+    """``find``, except in a sentence about learning a language, or about the languages
+    someone speaks, that never speaks of talking to the user; where it does, the language
+    named from there on first ("I'm learning Swedish, reply to me in English" -> English).
+    ``retiring``: ``find`` names a retired value, which a sentence about speaking still names
+    ("I don't speak French")."""
 
     def finder(text: str) -> str | None:
         to_me = _TO_ME.search(text)
         if to_me is None:
-            return None if _LEARNING.search(text) else find(text)
+            if _LEARNING.search(text) or (not retiring and _SPOKEN.search(text)):
+                return None
+            return find(text)
         return find(text[to_me.start() :]) or find(text)
 
     return finder
@@ -241,7 +257,7 @@ DEFAULT_RETIRED_FINDERS: dict[str, Finder] = {
     "diet": _retired_first(_DIET),
     "seat": _retired_first(_SEAT),
     "cabin_class": _retired_first(_CABIN),
-    "language": _reply_language(_retired_first(_LANGUAGES)),
+    "language": _reply_language(_retired_first(_LANGUAGES), retiring=True),
     "currency": _retired_first(_CURRENCY),
 }
 

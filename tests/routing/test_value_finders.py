@@ -39,6 +39,34 @@ def test_learning_a_language_names_no_language_for_the_replies(text: str):
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "My wife and I only speak Greek at home.",
+        "I'm fluent in Italian after five years in Milan.",
+        "Swahili is my mother tongue but I work in English.",
+        "I can manage a little of Japanese, mostly menus.",
+    ],
+)
+def test_the_languages_someone_speaks_name_no_language_for_the_replies(text: str):
+    # what the user speaks, and how well, is a fact; the replies' language is asked for
+    assert DEFAULT_FINDERS["language"](text) is None
+    assert DEFAULT_FINDERS["language"](text + " Please reply in German.") == "German"
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Speak Dutch to me from now on.", "Dutch"),
+        ("Could you just speak Korean?", "Korean"),
+        ("Set the language to Polish.", "Polish"),
+        ("My preferred language for answers is Hindi.", "Hindi"),
+    ],
+)
+def test_asking_to_be_spoken_to_in_a_language_still_names_it(text: str, value: str):
+    assert DEFAULT_FINDERS["language"](text) == value
+
+
+@pytest.mark.parametrize(
     ("name", "text", "value"),
     [
         ("language", "Answer me in Portuguese.", "Portuguese"),
