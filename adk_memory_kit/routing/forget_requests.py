@@ -92,7 +92,7 @@ def _deletion_verbs(the_thing: bool) -> str:
         rf"(?:bin|ditch|nuke|chuck|toss|take out|strike|cut|junk|trash)"
         rf"(?:{MEMORY_OBJECT}|{_OWN_DETAIL})|"
         r"(?:(?:delete|remove|wipe(?: out)?|purge|scrap|get rid of|clear out)"
-        rf"(?:{OWN_OBJECT}{NOT_FROM_ELSEWHERE}{the})|"
+        rf"(?:{OWN_OBJECT}{NOT_FROM_ELSEWHERE}{the}|{MEMORY_OBJECT})|"
         rf"scrub{OWN_OBJECT}|"
         # "clear", "drop" and "lose" also plan a day or a lift ("Clear my afternoon", "Drop
         # my kids at school"): only about a detail or what the assistant noted
@@ -142,7 +142,7 @@ def _read(sentence: str) -> str:
 _NEXT_CLAUSE = re.compile(
     r"\s*[?!.]\s+|"
     r"\s*(?:[,;:]|\s-|\s\u2013)\s+(?=(?:i|i'd|i'll|i'm|i've|we|we'll|we're|let's|just|but|"
-    r"instead|it's|that's|she|he|they|you|use|make|book)\b)|\s+but\s+",
+    r"instead|it's|its|that's|thats|is|was|she|he|they|you|use|make|book)\b)|\s+but\s+",
     re.IGNORECASE,
 )
 

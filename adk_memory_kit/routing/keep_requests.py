@@ -64,7 +64,14 @@ NOT_TO_KEEP = (
     rf"(?:can|could|would|will) (?:you|u) not (?:store|remember|hold on to|hang on to|"
     rf"keep track of){OWN_OBJECT}{A_THING}|"
     rf"(?:can|could|would|will) (?:you|u) not (?:keep|save){OWN_OBJECT}"
-    r"(?=[^.!?]*\b(?:on file|on record|in (?:your )?memory|stored|saved)\b)"
+    r"(?=[^.!?]*\b(?:on file|on record|in (?:your )?memory|stored|saved)\b)|"
+    # a regret that it was said: "I regret telling you about the loan", "I wish I'd never
+    # mentioned my ex"
+    rf"(?:i|we) (?:regret|wish (?:i|we)(?:'d| had| hadn't| had not| never| didn't)(?: never)?|"
+    rf"shouldn't have|should not have|should never have|never should have) "
+    rf"(?:(?:told|telling|tell) (?:you|u)|(?:mentioned|mentioning|mention|said|saying|shared|"
+    rf"sharing|brought up) (?:to |with )?(?:you|u))"
+    rf"(?: about)?(?=\s+(?:my|our|the|that|about|where|who|what|how)\b)"
 )
 #: What may come before a request: politeness, or a wish that it be done ("Actually, could
 #: you please ...", "Don't forget to delete ...", "Make sure you forget ...").
@@ -76,7 +83,8 @@ POLITE = (
 )
 #: An interjection or a framing before the request ("OK so", "Note that ...").
 OPENER = (
-    r"(?:(?:actually|oh|ok|okay|right|so|and|also|hey|um|well|never mind|on second "
+    r"(?:(?:actually|oh|ok|okay|right|so|and|also|hey|um|well|oi|mate|yo|bro|dude|hun|"
+    r"never mind|on second "
     r"thought|note that|keep in mind(?: that)?|remember(?=,))\b[,.!]?\s*)*"
 )
 _ASKS_NOT_TO_KEEP = re.compile(rf"^\s*{OPENER}{POLITE}(?:{NOT_TO_KEEP})", re.IGNORECASE)

@@ -80,6 +80,46 @@ _NOT_A_STATEMENT = re.compile(
 )
 
 
+# an instruction on how the agent should behave speaks to it ("you", "please"), says when
+# ("from now on", "always", "next time") or opens with an order ("Skip the greeting"); a
+# sentence with none of these reports the user's life ("Went with Direct Line this year")
+_TO_THE_AGENT = re.compile(
+    r"\b(?:you|your|yours|u|ur|please|pls|plz|always|never|stop|don'?t|do not|no more|no need|"
+    r"from now|from here|going forward|in future|in the future|every|each time|next time|"
+    r"anymore|any more|again|skip|without (?:asking|checking|confirming)|instead of asking|"
+    r"rules?|instructions?|polic(?:y|ies)|behaviou?r)\b",
+    re.IGNORECASE,
+)
+_ORDER = re.compile(
+    r"^\s*(?:(?:ok|okay|also|and|quick one|hey|hi)[:,!.]?\s*)*(?:answer|reply|respond|use|show|"
+    r"give|list|book|send|cut|drop|leave|act|bypass|override|ignore|disregard|forget|"
+    r"change(?! of\b)|keep|quit|cancel|remove|add|include|exclude|write|talk|speak|tell|round|"
+    r"accept|approve|auto-approve|assume|treat|call|sign|put|make|switch|turn|set|avoid|"
+    r"limit|only|let|allow|be)\b",
+    re.IGNORECASE,
+)
+
+
+# ... and a report is said of the user or in the past ("we booked", "Went with ...")
+_REPORT = re.compile(
+    r"\b(?:i|i'm|i've|we|we're|we've|my|our|me|us|went|got|took|made|had|was|were|did|"
+    r"bought|sold|left|found|paid|won|lost|[a-z]{2,}ed)\b",
+    re.IGNORECASE,
+)
+
+
+def reports_the_users_life(sentence: str) -> bool:
+    """Whether a sentence the router sent to review is a report of the user's life rather
+    than an instruction: said of the user or in the past, and not to the agent."""
+    return bool(_REPORT.search(sentence)) and not addresses_the_agent(sentence)
+
+
+def addresses_the_agent(sentence: str) -> bool:
+    """Whether a sentence could be an instruction on how the agent behaves (the review
+    queue's kind): it speaks to the agent, says when, or opens with an order."""
+    return bool(_TO_THE_AGENT.search(sentence) or _ORDER.match(sentence))
+
+
 def asks_to_delete(sentence: str) -> bool:
     """Whether ``sentence`` opens as a request to forget: a deletion verb ("Forget my ...",
     "Please delete ...") or a wish that something not be kept ("Stop remembering my ...")."""
@@ -256,6 +296,10 @@ class LearnedExtractor:
         elif decision.preference and _ASKS_TO_FORGET.match(sentence):
             # a deletion verb on a saved preference ("clear my home airport")
             label = "forget"
+        if label == "review" and reports_the_users_life(sentence):
+            # a report of what the user did or has ("Went with Direct Line this year, the
+            # renewal quote was daft") is no instruction for a reviewer: a lasting fact
+            label = "update" if decision.replaces_earlier else "long_term"
         if label == "forget" and is_statement(sentence):
             # what the user did ("We got rid of the landline"): a change to a lasting fact
             label = "update"

@@ -148,6 +148,15 @@ def test_only_a_sentence_opening_with_a_deletion_verb_asks_to_forget(text, asks,
         # a person's possessive typed without its apostrophe
         ("pls delete my dads mobile number", "dad's mobile number"),
         ("Forget that my daughters school is St Mary's.", "my daughter's school is St Mary's"),
+        # a deletion verb on what the assistant holds; an opener that hails the assistant
+        ("Could you scrap that note about my overdraft?", "my overdraft"),
+        ("oi delete my old postcode", "old postcode"),
+        ("mate, can you wipe my student loan details", "student loan details"),
+        # a regret that it was told
+        ("I regret telling you about my arrest.", "arrest"),
+        ("I shouldn't have told you where my brother lives", "where my brother lives"),
+        # a clause after the subject, as a learner of English may write it
+        ("please forget my wife phone number, is private", "wife phone number"),
     ],
 )
 def test_a_wish_not_to_be_remembered_is_a_request_naming_its_subject(request_text, subject):
@@ -167,6 +176,8 @@ def test_a_wish_not_to_be_remembered_is_a_request_naming_its_subject(request_tex
         ("I just want to forget my divorce.", False),  # a wish: not kept, asked
         ("Bin the Bristol stuff, would you?", False),
         ("i dont want u keeping my dinner warm if im late", False),  # a thing, not memory
+        ("I regret telling my boss about the move.", True),  # told someone else
+        ("I regret the tattoo on my arm.", True),
     ],
 )
 def test_a_sentence_taken_for_a_request_that_asks_for_none_is_kept(text, kept):

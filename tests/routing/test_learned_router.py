@@ -378,3 +378,30 @@ async def test_the_store_reuses_the_routers_vector_for_a_one_sentence_user_turn(
     assert store_embedder.cache.hits == hits + 1
     fresh = LocalMiniLMEmbedder(cache=False).embed_sync([doc.embed_text])[0]
     assert vector == fresh
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Went with Aviva for the home insurance, the other quote was silly money",
+        "Turned down the offer from Arup",
+    ],
+)
+async def test_a_report_of_the_users_life_is_never_sent_to_review(sentence):
+    # the bank's behaviour-change examples sit close to talk of quotes, offers and steps;
+    # a sentence that neither speaks to the agent nor orders anything is a lasting fact
+    (routed,) = await LearnedExtractor().route_sentences([(sentence, None)])
+    assert [route(c) for c in routed.candidates] == [MemoryHome.LONG_TERM], sentence
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Quit with the disclaimers.",
+        "Shorter answers from here on.",
+        "Book without checking with me first.",
+    ],
+)
+async def test_an_instruction_to_the_agent_still_goes_to_review(sentence):
+    (routed,) = await LearnedExtractor().route_sentences([(sentence, None)])
+    assert [route(c) for c in routed.candidates] == [MemoryHome.PROCEDURAL_REVIEW], sentence
