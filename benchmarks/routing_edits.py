@@ -61,6 +61,7 @@ from adk_memory_kit import PgVectorMemoryService  # noqa: E402
 from adk_memory_kit.db import embedded_db_url  # noqa: E402
 from adk_memory_kit.lifecycle.conversation_edits import (  # noqa: E402
     FORGET_STATE_KEY,
+    PENDING_FORGET_KEY,
     ConversationEdits,
     conversation_edit_handlers,
 )
@@ -186,11 +187,16 @@ async def run_forget(row, memory, router, applier, show: bool, absent: bool = Fa
         for c in r.candidates:
             if MemoryApplier().classify(c)[1] is MemoryHome.FORGET:
                 await applier.apply_one(c, context)
-    left, left_ids = set(), set()
-    for query in (row["target"], row["neighbour"], *FILLER):
-        found = await memory.search_memory(app_name=app, user_id=user, query=query)
-        left.update(texts_of(found))
-        left_ids.update(str(m.id) for m in found.memories)
+
+    async def remaining() -> tuple[set[str], set[str]]:
+        left, left_ids = set(), set()
+        for query in (row["target"], row["neighbour"], *FILLER):
+            found = await memory.search_memory(app_name=app, user_id=user, query=query)
+            left.update(texts_of(found))
+            left_ids.update(str(m.id) for m in found.memories)
+        return left, left_ids
+
+    left, left_ids = await remaining()
 
     def kept(said: str) -> bool:
         return ids.get(said) in left_ids if ids.get(said) else said in left
@@ -204,6 +210,18 @@ async def run_forget(row, memory, router, applier, show: bool, absent: bool = Fa
         "confirm": bool((context.state.get(FORGET_STATE_KEY) or {}).get("needs_confirmation")),
         "state": context.state.get(FORGET_STATE_KEY),
     }
+    # the user answers the agent's question truthfully: yes when what it shows holds the
+    # memory they meant, else no (a later turn: the handler settles only then)
+    pending = context.state.get(PENDING_FORGET_KEY) or {}
+    if pending and applier.confirmation_handler is not None:
+        later = make_context(app=app, user=user, memory=memory, state=dict(context.state.to_dict()))
+        shown = list(pending.get("ids") or [])
+        target = ids.get(row["target"])
+        meant = not absent and target in shown
+        await applier.confirmation_handler(later, [shown.index(target) + 1] if meant else False)
+        left, left_ids = await remaining()
+    out["target_gone_answered"] = not kept(row["target"])
+    out["neighbour_kept_answered"] = kept(row["neighbour"]) and all(kept(f) for f in FILLER)
     expect_gone = row["kind"] != "forget_vague" and not absent
     if show and (
         (not absent and kept(row["target"]) == expect_gone)
@@ -331,24 +349,57 @@ async def run_update_conversation(row, stack, show: bool) -> dict:
     return out
 
 
-async def run_forget_conversation(row, stack, show: bool) -> dict:
-    """``--conversation``: the target, its neighbour and a filler, then the request."""
+def _relay_memory_note(llm_request) -> str:
+    """The scripted agent's reply: what the memory plugin told it (a forget request's outcome,
+    the memories it asks about, numbered), as a real agent would relay it; else "Noted."."""
+    told = str(llm_request.config.system_instruction or "")
+    return told[told.index("[memory]") :] if "[memory]" in told else "Noted."
+
+
+async def _forget_in_conversation(row, stack, answer: bool) -> tuple[Harness, bool, list[str]]:
+    """The target, its neighbour and a filler, then the request; ``answer``: when the agent
+    asks, the user answers truthfully (else the user moves on: "Thanks."). Returns the
+    harness, whether a confirmation was asked, and what is left after ingestion."""
     _, memory, _ = stack
-    h, _ = await _conversation(stack, [row["target"], row["neighbour"], FILLER[0], row["request"]])
+    h, _ = await _conversation(stack, [row["target"], row["neighbour"], FILLER[0]])
+    replies = await h.turn(row["request"])
+    state = await h.state()
+    asked = bool((state.get(FORGET_STATE_KEY) or {}).get("needs_confirmation"))
+    if state.get(PENDING_FORGET_KEY):
+        reply = "Thanks."
+        if answer:  # the agent showed the user what it found, numbered
+            said = " ".join(p.text or "" for e in replies if e.content for p in e.content.parts)
+            shown = [text for _, text in re.findall(r"(?m)^(\d)\. (.+)$", said)]
+            meant = next(
+                (i for i, text in enumerate(shown) if _said(row["target"], [text]) == 0), None
+            )
+            ordinal = ("The first one.", "The second one.", "The third one.")
+            reply = ordinal[meant] if meant is not None and meant < 3 else "No, keep it."
+        await h.turn(reply)
     await _ingest(h)
     left: list[str] = []
     for query in (row["target"], row["neighbour"], FILLER[0], row["request"]):
         left += texts_of(await memory.search_memory(app_name=h.app, user_id=h.user, query=query))
+    return h, asked, left
+
+
+async def run_forget_conversation(row, stack, show: bool) -> dict:
+    """``--conversation``: the target, its neighbour and a filler, then the request; once
+    with the user moving on when asked, once answering the agent's question truthfully."""
+    _, memory, _ = stack
+    _, _, unanswered = await _forget_in_conversation(row, stack, answer=False)
+    h, asked, left = await _forget_in_conversation(row, stack, answer=True)
     kept = _said(row["neighbour"], left) is not None
     if not kept:  # never stored (the router sent it elsewhere), or deleted by the request?
         control, _ = await _conversation(stack, [row["target"], row["neighbour"], FILLER[0]])
         await _ingest(control)
         kept = not await _stored(memory, control, row["neighbour"])
     out = {
+        "target_gone_at_once": _said(row["target"], unanswered) is None,
         "target_gone": _said(row["target"], left) is None,
         "neighbour_kept": kept,
         "stored_request": _said(row["request"], left) is not None,
-        "confirm": bool(((await h.state()).get(FORGET_STATE_KEY) or {}).get("needs_confirmation")),
+        "confirm": asked,
     }
     if show and (not out["target_gone"] or out["stored_request"] or not kept):
         lost = "" if kept else ", neighbour lost"
@@ -363,7 +414,7 @@ async def conversation_figures(
     url = embedded_db_url()
     sessions = DatabaseSessionService(db_url=url)
     memory = PgVectorMemoryService(url)
-    agent = LlmAgent(name="helper", model=ScriptedLlm(responder=lambda _: "Noted."))
+    agent = LlmAgent(name="helper", model=ScriptedLlm(responder=_relay_memory_note))
     stack = (sessions, memory, agent)
     rows = load(split, added, corpus)
     updates = [
@@ -397,13 +448,14 @@ async def conversation_figures(
         )
     if forgets:
         print(
-            "\n| forget requests | target gone | neighbour kept | confirmation asked | "
-            "request stored |"
+            "\n| forget requests | target gone (user not answering) | target gone after the "
+            "answer | neighbour kept | confirmation asked | request stored |"
         )
-        print("|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|")
         for kind, xs in forgets.items():
             print(
-                f"| {kind} ({len(xs)}) | {rate(xs, 'target_gone')} | "
+                f"| {kind} ({len(xs)}) | {rate(xs, 'target_gone_at_once')} | "
+                f"{rate(xs, 'target_gone')} | "
                 f"{rate(xs, 'neighbour_kept')} | {rate(xs, 'confirm')} | "
                 f"{rate(xs, 'stored_request')} |"
             )
@@ -519,14 +571,16 @@ async def main() -> None:
     if not forgets:
         return
     print("\n| forget requests | routed to forget | routed to review | confirmation asked | "
-          "target gone | neighbours kept | request stored |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|")
+          "target gone | neighbours kept | request stored | target gone after the answer | "
+          "neighbours kept after the answer |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|")
     for kind, xs in forgets.items():
         print(
             f"| {kind} ({len(xs)}) | {rate(xs, 'routed_forget')} | {rate(xs, 'routed_review')} | "
             f"{rate(xs, 'confirm')} | "
             f"{rate(xs, 'target_gone')} | {rate(xs, 'neighbour_kept')} | "
-            f"{rate(xs, 'stored_request')} |"
+            f"{rate(xs, 'stored_request')} | {rate(xs, 'target_gone_answered')} | "
+            f"{rate(xs, 'neighbour_kept_answered')} |"
         )
 
 

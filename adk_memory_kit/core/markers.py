@@ -14,3 +14,14 @@ RECALL_TAG = "RECALLED_MEMORY"
 #: Monzo") that the write path stored beside, not over, the fact it replaces (it could not
 #: tell which one): the read path lets it lead older facts for a present-tense question.
 ANNOUNCES_CHANGE = "announces_change"
+
+#: Session state keys of a forget request's outcome, shared by the handler that writes them
+#: (``lifecycle.conversation_edits``) and the routing plugin that tells the agent about them.
+#: The newest request's record: ``{"deleted": n, "homes": [...], "at": iso}`` (counts, no text).
+FORGET_STATE_KEY = "adk_memory_kit:forget:last"
+#: The memories a request matched too weakly to delete unasked: ``{"ids": [...], "at": iso,
+#: "invocation_id": ...}`` (ids, no text), settled by the user's next reply.
+PENDING_FORGET_KEY = "adk_memory_kit:forget:pending"
+#: ``temp:`` state (this invocation only, never persisted): the pending memories' texts, best
+#: first, so the agent can show the user what it would delete.
+ASKED_TEXTS_KEY = "temp:adk_memory_kit:forget:asked"

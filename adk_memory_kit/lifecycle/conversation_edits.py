@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -50,6 +50,7 @@ from google.adk.models.base_llm import BaseLlm
 from google.genai import types as genai_types
 
 from adk_memory_kit._adk_compat import context_memory_service
+from adk_memory_kit.core.markers import ASKED_TEXTS_KEY, FORGET_STATE_KEY, PENDING_FORGET_KEY
 from adk_memory_kit.core.scope import user_scope
 from adk_memory_kit.embedders.base import checked_embed
 from adk_memory_kit.lifecycle import forget_log
@@ -98,8 +99,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-FORGET_STATE_KEY = "adk_memory_kit:forget:last"
-"""Session state: ``{"deleted": n, "homes": [...], "at": iso}`` of the newest forget request."""
+#: At most this many memories are shown to the user for one confirmation.
+MAX_CONFIRM = 3
 
 
 def _names_it(naming: set[str], name: str, value: Any) -> bool:
@@ -316,6 +317,8 @@ class SaidEarlier:
 
 
 _SAID = "said-earlier:"
+# a pending confirmation's item for such a sentence: ``said:<event id>:<index>``
+_SAID_ITEM = "said:"
 
 
 def _said_entry(key: str, said: SaidEarlier) -> MemoryEntry:
@@ -615,7 +618,9 @@ class ConversationEdits:
         deleted = 0
         deleted_ids: list[str] = []
         ambiguous = 0
+        asked: list[tuple[Any, float]] = []
         unstored: list[SaidEarlier] = []
+        said_earlier: dict[str, SaidEarlier] = {}
         twins: dict[str, str] = {}  # a said sentence already stored -> that memory's id
         marked: list[SaidEarlier] = []
         service = context_memory_service(context)
@@ -627,6 +632,7 @@ class ConversationEdits:
                 f"{_SAID}{i}": s
                 for i, s in enumerate(unstored_sentences(context, self.earlier_sentences))
             }
+            said_earlier = pending
             chosen: list[Any] = []
             for part in subject_parts(subject):  # "my gym, my work and my address": each
                 scored, closeness, searched = await self._scored_closeness(
@@ -644,6 +650,12 @@ class ConversationEdits:
                     picked, unsure = await self.judged(part, scored, closeness, picked, unsure)
                 chosen += [m for m in picked if all(m.id != c.id for c in chosen)]
                 ambiguous += unsure
+                if unsure:  # what the agent shows the user and asks about, best first
+                    asked += [
+                        (m, score)
+                        for m, score, _ in scored[:searched]
+                        if score >= self.forget_min_similarity
+                    ]
             for memory in chosen:
                 if str(memory.id) in pending:  # not stored yet: ingestion will leave it out
                     unstored.append(pending[str(memory.id)])
@@ -700,6 +712,9 @@ class ConversationEdits:
             homes.append("working_memory")
         # not guessed at when ambiguous: the agent asks the user which one they meant
         state[FORGET_STATE_KEY] = _record(deleted, homes, ambiguous or None)
+        asked.sort(key=lambda pair: -pair[1])
+        taken = {*deleted_ids, *(str(m.id) for m in chosen)}
+        self._ask(context, [m for m, _ in asked if str(m.id) not in taken], said_earlier)
         if deleted:
             await self._log(service, session, deleted_ids, homes, deleted)
         logger.info("forget request: %d item(s) deleted (%s)", deleted, ", ".join(homes) or "none")
@@ -1259,6 +1274,84 @@ class ConversationEdits:
         """:meth:`choose` over the memories' own search scores (their query similarity)."""
         return self.choose([(m, _dense(m)) for m in memories])
 
+    def _ask(
+        self, context: Context, memories: Sequence[Any], said: Mapping[str, SaidEarlier]
+    ) -> None:
+        """Hold ``memories`` (best first) for the user's answer: in session state
+        (:data:`PENDING_FORGET_KEY`) a stored memory's id, or a sentence said earlier in the
+        session and not stored yet as ``said:<event id>:<index>`` (``said`` maps the scored
+        entries' ids to them); their texts in ``temp:`` state for this invocation
+        (:data:`ASKED_TEXTS_KEY`). With none, an older question is dropped."""
+        state = context.state
+        items: list[tuple[str, str]] = []  # (pending item, text)
+        for memory in memories:
+            key = str(memory.id)
+            if key in said:
+                key = f"{_SAID_ITEM}{said[key].event_id}:{said[key].index}"
+            if all(key != item for item, _ in items):
+                items.append((key, _text(memory)))
+        items = items[:MAX_CONFIRM]
+        if not items:
+            if state.get(PENDING_FORGET_KEY):
+                state[PENDING_FORGET_KEY] = None
+            return
+        state[PENDING_FORGET_KEY] = {
+            "ids": [item for item, _ in items],
+            "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "invocation_id": context.invocation_id,
+        }
+        state[ASKED_TEXTS_KEY] = [text for _, text in items]
+
+    async def settle(self, context: Context, answer: bool | Sequence[int]) -> RoutingOutcome | None:
+        """The user's answer to the question :meth:`forget` left pending: ``True`` deletes
+        every pending memory, a list of numbers (from 1, in the order shown) those only (a
+        closed forget-log row; the count in :data:`FORGET_STATE_KEY` with ``"confirmed":
+        True``; a sentence not stored yet is marked in the outcome's ``earlier``, so it never
+        is); ``False`` keeps them. Either way the question is closed, but not in the turn that
+        asked it. ``None``: nothing was pending."""
+        state = context.state
+        pending = state.get(PENDING_FORGET_KEY)
+        if not isinstance(pending, dict) or pending.get("invocation_id") == context.invocation_id:
+            return None  # nothing asked, or asked in this very turn: the answer comes later
+        state[PENDING_FORGET_KEY] = None
+        ids = [i for i in pending.get("ids") or [] if isinstance(i, str)][:MAX_CONFIRM]
+        if answer is not True and answer is not False:
+            ids = [ids[n - 1] for n in answer if isinstance(n, int) and 0 < n <= len(ids)]
+        service = context_memory_service(context)
+        if answer is False or not ids:
+            logger.info("forget request: the user kept what was asked about")
+            state[FORGET_STATE_KEY] = {**_record(0, [], None), "confirmed": False}
+            return RoutingOutcome(MemoryHome.FORGET, "skipped", None, "kept: the user said no")
+        session = context.session
+        deleted, gone, homes = 0, [], []
+        earlier: list[tuple[str, int, MemoryHome]] = []
+        for item in ids:
+            if item.startswith(_SAID_ITEM):
+                event_id, _, index = item.removeprefix(_SAID_ITEM).rpartition(":")
+                if event_id and index.isdigit():
+                    earlier.append((event_id, int(index), MemoryHome.FORGET))
+                continue
+            if service is None:
+                continue
+            count = await service.delete_memory(
+                app_name=session.app_name, user_id=session.user_id, memory_id=item
+            )
+            if count:
+                deleted += count
+                gone.append(item)
+        if deleted:
+            homes.append("long_term")
+        if earlier:
+            homes.append("this_session")
+        total = deleted + len(earlier)
+        state[FORGET_STATE_KEY] = {**_record(total, homes, None), "confirmed": True}
+        if deleted:
+            await self._log(service, session, gone, homes, deleted)
+        logger.info("forget request: %d item(s) deleted as the user confirmed", total)
+        return RoutingOutcome(
+            MemoryHome.FORGET, "forgotten", None, f"{total} deleted", earlier=tuple(earlier)
+        )
+
     async def _log(
         self, service: Any, session: Any, ids: list[str], homes: list[str], deleted: int
     ) -> None:
@@ -1287,7 +1380,8 @@ class ConversationEdits:
 def conversation_edit_handlers(
     edits: ConversationEdits | None = None, *, model: BaseLlm | str | None = None
 ) -> dict[str, Any]:
-    """``{"update_handler": ..., "forget_handler": ...}`` for :class:`MemoryApplier`.
+    """``{"update_handler": ..., "forget_handler": ..., "confirmation_handler": ...}`` for
+    :class:`MemoryApplier`.
 
     ``model``: the agent's own model (an ADK ``BaseLlm`` or a model name), asked which of the
     closest memories a forget request names (:class:`~.forget_judge.ForgetJudge`); ``None``
@@ -1295,4 +1389,8 @@ def conversation_edit_handlers(
     edits = edits or ConversationEdits()
     if model is not None:
         edits = replace(edits, forget_judge=ForgetJudge(model))
-    return {"update_handler": edits.update, "forget_handler": edits.forget}
+    return {
+        "update_handler": edits.update,
+        "forget_handler": edits.forget,
+        "confirmation_handler": edits.settle,
+    }

@@ -106,6 +106,13 @@ UpdateHandler = Callable[["Candidate", "Context"], Awaitable["RoutingOutcome | N
 """Writes a fact that replaces an earlier one (``replaces_earlier``) by superseding it;
 ``None``: nothing to supersede, the fact is stored as usual."""
 
+ConfirmationHandler = Callable[
+    ["Context", "bool | Sequence[int]"], Awaitable["RoutingOutcome | None"]
+]
+"""Settles the question a forget request left pending with the user's answer (``True``: yes,
+delete them all; numbers from 1: those shown; ``False``: keep them); ``None`` when nothing
+was pending. The count goes to the forget record in state, as a request's does."""
+
 EditHandlers = Callable[[], "dict[str, Any]"]
 """Makes ``{"forget_handler": ..., "update_handler": ...}`` for a new applier."""
 
@@ -227,6 +234,9 @@ class MemoryApplier:
             conversation-edit handler (``conversation_edit_handlers()``: the user's memories
             about what the request names are deleted from every home); ``None``: such a
             request is only kept out of every store.
+        confirmation_handler: settles a forget request's pending question with the user's
+            answer (by default the conversation-edit handler's; the routing plugin calls it
+            when the user replies); ``None``: such questions are never settled.
         update_handler: writes a fact flagged ``replaces_earlier`` by superseding the earlier
             one (by default the conversation-edit handler); ``None`` (or when it finds none):
             the fact is stored as usual. A ``user:``
@@ -251,15 +261,19 @@ class MemoryApplier:
         health_keys: Collection[str] = ("allergies",),
         forget_handler: ForgetHandler | None = DEFAULT,
         update_handler: UpdateHandler | None = DEFAULT,
+        confirmation_handler: ConfirmationHandler | None = DEFAULT,
     ) -> None:
-        if DEFAULT in (forget_handler, update_handler):
+        if DEFAULT in (forget_handler, update_handler, confirmation_handler):
             defaults = _default_edit_handlers() if _default_edit_handlers else {}
             if forget_handler is DEFAULT:
                 forget_handler = defaults.get("forget_handler")
             if update_handler is DEFAULT:
                 update_handler = defaults.get("update_handler")
+            if confirmation_handler is DEFAULT:
+                confirmation_handler = defaults.get("confirmation_handler")
         self.forget_handler: ForgetHandler | None = forget_handler
         self.update_handler: UpdateHandler | None = update_handler
+        self.confirmation_handler: ConfirmationHandler | None = confirmation_handler
         self.vocabulary = vocabulary
         self.health_keys = frozenset(health_keys)
         self.review_queue = review_queue

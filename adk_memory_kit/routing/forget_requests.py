@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from adk_memory_kit.routing.keep_requests import (
+    MAX_REQUEST_CHARS,
     NOT_TO_KEEP,
     OPENER,
     OWN_OBJECT,
@@ -376,7 +377,14 @@ _SAID_THING = re.compile(
     r"(?:about|on|regarding|re|where)\b|\bthe\s+\w+(?:\s+\w+)?\s+(?:thing|stuff|business)\b",
     re.IGNORECASE,
 )
-_OWN_WORD = re.compile(r"\b(?:my|our|un-?remember)\b", re.IGNORECASE)
+_OWN_WORD = re.compile(
+    r"\b(?:my|our|un-?remember)\b|"
+    # someone the user names, by name ("Forget Leo's football stuff"), not a day or a month
+    r"(?-i:\b(?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|"
+    r"March|April|May|June|July|August|September|October|November|December|Today|Tomorrow|"
+    r"Tonight|Yesterday)'s)[A-Z][a-z]+)['\u2019]s\b",
+    re.IGNORECASE,
+)
 
 
 def routes_as_request(sentence: str, *, strict: bool = False) -> bool:
@@ -435,3 +443,20 @@ def is_idiom(request: str) -> bool:
         and not _FIRST_PERSON_WORD.search(parts[0])
         and not _A_DETAIL.search(_first_clause(text))
     )
+
+
+# any word a request to forget is said with (a superset of what the grammar and the bank
+# read): a turn without one is never a request, so nothing runs for it before the reply
+_MAY_ASK = re.compile(
+    r"\b(?:forget|forgot|delete|erase|remove|wipe|purge|scrub|scrap|unlearn|un-?remember|"
+    r"remember\w*|keep\w*|stor\w*|sav\w*|know\w*|hold\w*|hang\w*|retain\w*|regret\w*|told|"
+    r"tell\w*|mention\w*|bin|ditch|clear|drop|lose|nuke|junk|trash|strike|take out|get rid|"
+    r"memory|memories|records?|notes?)\b",
+    re.IGNORECASE,
+)
+
+
+def may_ask_to_forget(text: str) -> bool:
+    """Whether ``text`` holds a word a request to forget is said with (cheap; ``False``
+    means it is certainly no request)."""
+    return _MAY_ASK.search(text[:MAX_REQUEST_CHARS]) is not None

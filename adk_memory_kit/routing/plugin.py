@@ -19,13 +19,19 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Collection, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from google.adk.plugins.base_plugin import BasePlugin
 
 from adk_memory_kit.core.db_errors import contained_doors, describe, translates_db_errors
+from adk_memory_kit.core.markers import ASKED_TEXTS_KEY, FORGET_STATE_KEY, PENDING_FORGET_KEY
 from adk_memory_kit.routing.apply import RECORDING_EARLIER, MemoryApplier, RoutingOutcome
-from adk_memory_kit.routing.extractors import Extractor, turn_events
+from adk_memory_kit.routing.confirmations import chosen_items
+from adk_memory_kit.routing.extractors import Extractor, event_text, split_sentences, turn_events
+from adk_memory_kit.routing.forget_notes import answer_note, request_note
+from adk_memory_kit.routing.forget_requests import may_ask_to_forget
+from adk_memory_kit.routing.records import record_shown_memories
+from adk_memory_kit.routing.rule import MemoryHome
 from adk_memory_kit.routing.side_calls import ROUTING_CONTEXT
 
 if TYPE_CHECKING:
@@ -50,12 +56,16 @@ async def route_turn(
     events: Sequence[Event] | None = None,
     *,
     pending_record: bool = False,
+    applied_early: Sequence[RoutingOutcome] = (),
+    early_requests: Collection[str] = (),
 ) -> list[RoutingOutcome]:
     """Extract from this invocation's events (or ``events``) and apply; never raises.
 
     ``pending_record``: leave the routing record for :class:`MemoryRoutingPlugin`'s event hook
     to move into the event's metadata (only with the plugin installed); otherwise it is written
-    under the session key ``ROUTING_STATE_KEY``.
+    under the session key ``ROUTING_STATE_KEY``. ``early_requests``: the texts of forget
+    requests already acted on before the reply (their outcomes ``applied_early``): recorded,
+    never applied twice.
     """
     if events is None:
         events = turn_events(context.session, context.invocation_id)
@@ -69,12 +79,15 @@ async def route_turn(
         return []
     finally:
         ROUTING_CONTEXT.reset(token)
+    fresh = [c for c in candidates if not (c.forget_request and c.text in early_requests)]
     recording = RECORDING_EARLIER.set(True)  # this turn's record carries outcomes' `earlier`
     try:
-        outcomes = await applier.apply(candidates, context)
+        outcomes = await applier.apply(fresh, context) if fresh else []
     finally:
         RECORDING_EARLIER.reset(recording)
-    _record_decisions(context, events, candidates, applier, pending_record, outcomes)
+    _record_decisions(
+        context, events, candidates, applier, pending_record, [*applied_early, *outcomes]
+    )
     return outcomes
 
 
@@ -124,22 +137,100 @@ class TurnRouter:
         self.applier = applier
         self.pending_record = pending_record
         self._routed: OrderedDict[str, set[str]] = OrderedDict()
+        self._early: OrderedDict[str, list[RoutingOutcome]] = OrderedDict()
+        self._early_texts: dict[str, set[str]] = {}
         self._remember = remember
 
+    def _remembered(self, table: OrderedDict[str, Any], invocation_id: str, empty: Any) -> Any:
+        entry = table.setdefault(invocation_id, empty)
+        table.move_to_end(invocation_id)
+        while len(table) > self._remember:
+            gone, _ = table.popitem(last=False)
+            self._early_texts.pop(gone, None)
+        return entry
+
     async def __call__(self, context: Context) -> list[RoutingOutcome]:
-        routed = self._routed.setdefault(context.invocation_id, set())
-        self._routed.move_to_end(context.invocation_id)
-        while len(self._routed) > self._remember:
-            self._routed.popitem(last=False)
+        routed = self._remembered(self._routed, context.invocation_id, set())
         fresh = [
             e
             for e in turn_events(context.session, context.invocation_id)
             if e.id not in routed and not e.partial
         ]
         routed.update(e.id for e in fresh)
+        early = self._early.pop(context.invocation_id, [])
         return await route_turn(
-            context, self.extractor, self.applier, fresh, pending_record=self.pending_record
+            context,
+            self.extractor,
+            self.applier,
+            fresh,
+            pending_record=self.pending_record,
+            applied_early=early,
+            early_requests=self._early_texts.pop(context.invocation_id, set()),
         )
+
+    async def before_reply(self, context: Context) -> tuple[list[str], list[RoutingOutcome]]:
+        """Act, before the model replies, on what the user's message asks of their memory:
+        an answer to a question a forget request left pending (settled by the applier's
+        ``confirmation_handler``), then its requests to forget when that is all it says
+        (applied now, and left out when the turn is routed at its end; a message that also
+        states something is applied in order at the end of the turn). Returns the notes for
+        the model (:mod:`.forget_notes`) and the outcomes; once per invocation."""
+        if context.invocation_id in self._early:
+            return [], []
+        early = self._remembered(self._early, context.invocation_id, [])
+        said = [
+            e
+            for e in turn_events(context.session, context.invocation_id)
+            if e.author == "user" and not e.partial
+        ]
+        text = " ".join(event_text(e) for e in said).strip()
+        if not text:
+            return [], []
+        notes: list[str] = []
+        settle = self.applier.confirmation_handler
+        pending = context.state.get(PENDING_FORGET_KEY)
+        if settle is not None and isinstance(pending, dict):
+            answer = chosen_items(text, len(pending.get("ids") or []))
+            settled = await settle(context, False if answer is None else answer)
+            if settled is not None:
+                early.append(settled)
+            if settled is not None and answer is not None:
+                # the answer itself ("The first one.") is about the question, never a memory
+                answered = tuple(
+                    (e.id, i, MemoryHome.FORGET)
+                    for e in said
+                    for i, _ in enumerate(split_sentences(event_text(e)))
+                )
+                early.append(
+                    RoutingOutcome(
+                        MemoryHome.FORGET, "skipped", None, "an answer", earlier=answered
+                    )
+                )
+                record = context.state.get(FORGET_STATE_KEY) or {}
+                if note := answer_note(int(record.get("deleted") or 0), answer):
+                    notes.append(note)
+        if self.applier.forget_handler is None or not may_ask_to_forget(text):
+            return notes, list(early)
+        candidates = await self.extractor.extract(said)
+        requests = [c for c in candidates if c.forget_request]
+        if len(requests) != len(candidates):
+            # a message that also states something ("I live in Leeds now, forget my old
+            # address") is applied in order at the end of the turn, as it was said
+            return notes, list(early)
+        recording = RECORDING_EARLIER.set(True)
+        try:
+            for request in requests:
+                early.append(await self.applier.apply_one(request, context))
+        finally:
+            RECORDING_EARLIER.reset(recording)
+        self._early_texts[context.invocation_id] = {c.text for c in requests}
+        if requests:
+            asked = context.state.get(ASKED_TEXTS_KEY) or []
+            asked = [t for t in asked if isinstance(t, str)]
+            if note := request_note(context.state.get(FORGET_STATE_KEY), asked):
+                notes.append(note)
+            record_shown_memories(context, asked)
+        return notes, list(early)
 
 
 @contained_doors
@@ -186,13 +277,27 @@ class MemoryRoutingPlugin(BasePlugin):
     async def before_model_callback(
         self, *, callback_context: Context, llm_request: LlmRequest
     ) -> LlmResponse | None:
-        """Write-policy hook: record what recall preloaded, so replies restating it are known."""
+        """Write-policy hook: record what recall preloaded, so replies restating it are known.
+
+        Then, once per turn, a request to forget in the user's message (or their answer to a
+        question one left pending) is acted on before the model replies, and the model is
+        told what was done (:meth:`TurnRouter.before_reply`): the count deleted, or the
+        memories a weak match may mean, for the user to confirm."""
         from adk_memory_kit.routing.records import write_recall_record
 
         try:
             write_recall_record(callback_context, llm_request)
         except Exception as exc:
             logger.warning("memory routing: could not record recall (%s)", type(exc).__name__)
+        try:
+            notes, outcomes = await self.router.before_reply(callback_context)
+        except Exception as exc:  # the turn goes on; the end-of-turn routing still runs
+            logger.warning("memory routing: forget request not handled (%s)", describe(exc))
+            return None
+        if notes:
+            llm_request.append_instructions(notes)
+        if outcomes and self.on_outcomes is not None:
+            self.on_outcomes(outcomes)
         return None
 
     async def on_event_callback(

@@ -279,6 +279,26 @@ def write_recall_record(context: Context, llm_request: LlmRequest) -> None:
         }
 
 
+def record_shown_memories(context: Context, texts: Sequence[str]) -> None:
+    """Add memory texts shown to the model outside a recall block (the memories a forget
+    request asks the user to confirm) to this call's pending recall record, so a reply that
+    restates them is known as recalled text and never stored again."""
+    stems: set[str] = set()
+    for text in texts:
+        stems.update(fingerprint(content_stems(text)))
+    if not stems:
+        return
+    key = PENDING_PREFIX + RECALL_RECORD_KEY
+    held = context.state.get(key)
+    if isinstance(held, Mapping) and held.get("invocation_id") == context.invocation_id:
+        stems.update(str(s) for s in held.get("stems") or [])
+    context.state[key] = {
+        "v": RECORD_VERSION,
+        "invocation_id": context.invocation_id,
+        "stems": sorted(stems),
+    }
+
+
 def session_recall_stems(events: Sequence[Event]) -> set[str]:
     """Hashed stems of everything recall returned in a session: recall records, memory-tool
     results (``load_memory``...) and any function result holding a framed recall block."""

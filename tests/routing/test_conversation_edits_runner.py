@@ -4,6 +4,7 @@ handlers) through the real Runner, DatabaseSessionService and PgVectorMemoryServ
 from __future__ import annotations
 
 import asyncio
+import re
 import uuid
 from datetime import datetime, timezone
 
@@ -16,9 +17,10 @@ from sqlalchemy import text
 from adk_memory_kit import PgVectorMemoryService
 from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.demo.concierge import build_concierge_app
-from adk_memory_kit.lifecycle.conversation_edits import FORGET_STATE_KEY
+from adk_memory_kit.lifecycle.conversation_edits import FORGET_STATE_KEY, PENDING_FORGET_KEY
 from adk_memory_kit.lifecycle.forget_log import FORGET_LOG, MEMORIES_DELETED
 from adk_memory_kit.routing import ReviewQueue
+from tests.support.routing import store_facts
 
 pytestmark = pytest.mark.slow
 
@@ -275,3 +277,81 @@ async def test_a_change_said_with_a_time_word_is_answered_current_first_in_a_new
         await memory.search(app_name=app.name, user_id=user, query=question, as_of=between)
     )
     assert old in past, past
+
+
+def _memory_note(app) -> str:
+    """The plugin's note in the newest model request's system instruction ("" if none)."""
+    told = str(app.root_agent.model.requests[-1].config.system_instruction or "")
+    return told[told.index("[memory]") :] if "[memory]" in told else ""
+
+
+async def test_an_uncertain_request_is_shown_to_the_user_and_only_what_they_choose_goes(stack):
+    """Two memories about Leo match "Leo's football stuff" too weakly to choose: the agent is
+    shown both, numbered, in the turn of the request (the state holds ids, never text);
+    nothing goes until the user answers, then only the one they name goes, and the agent's
+    reply that listed them is never stored as a memory."""
+    app, sessions, memory, user, say = stack
+    # the agent relays what the plugin tells it, as a real model would
+    app.root_agent.model.responder = lambda request: _memory_note(app) or "Noted."
+    session = await sessions.create_session(app_name=app.name, user_id=user)
+    target = "Leo got picked for the county under-12s squad."
+    neighbour = "Leo's school is Kingsmead Primary."
+    await store_facts(memory, app.name, user, [target, neighbour], datetime.now(timezone.utc))
+
+    await say(session.id, "Forget Leo's football stuff.")
+    note = _memory_note(app)
+    shown = dict(re.findall(r"(?m)^(\d)\. (.+)$", note))
+    assert set(shown.values()) == {target, neighbour}, note
+    state = (
+        await sessions.get_session(app_name=app.name, user_id=user, session_id=session.id)
+    ).state
+    assert len(state[PENDING_FORGET_KEY]["ids"]) == 2
+    assert "Leo" not in str(state[PENDING_FORGET_KEY]) + str(state[FORGET_STATE_KEY])
+    found = texts(await memory.search_memory(app_name=app.name, user_id=user, query=target))
+    assert target in found  # nothing deleted before the user answers
+
+    number = next(n for n, text in shown.items() if text == target)
+    answer = ("The first one.", "The second one.")[int(number) - 1]
+    await say(session.id, answer)
+    assert "1 stored memory was deleted" in _memory_note(app)
+    done = await sessions.get_session(app_name=app.name, user_id=user, session_id=session.id)
+    assert done.state[FORGET_STATE_KEY]["deleted"] == 1
+    assert done.state[FORGET_STATE_KEY]["confirmed"] is True
+    assert done.state.get(PENDING_FORGET_KEY) is None
+    await memory.add_session_to_memory(done)  # the agent's replies listed both memories
+    left = set()
+    for query in (target, neighbour, "Leo county squad football"):
+        left.update(texts(await memory.search_memory(app_name=app.name, user_id=user, query=query)))
+    assert not any("county under-12s" in t for t in left), left
+    assert neighbour in left
+    answered = texts(await memory.search_memory(app_name=app.name, user_id=user, query=answer))
+    assert answer not in answered  # the answer is about the question, never a memory
+
+
+async def test_an_uncertain_request_the_user_declines_deletes_nothing(stack):
+    app, sessions, memory, user, say = stack
+    session = await sessions.create_session(app_name=app.name, user_id=user)
+    target = "Leo got picked for the county under-12s squad."
+    neighbour = "Leo's school is Kingsmead Primary."
+    await store_facts(memory, app.name, user, [target, neighbour], datetime.now(timezone.utc))
+    for sentence in ("Forget Leo's football stuff.", "No, leave them."):
+        await say(session.id, sentence)
+    done = await sessions.get_session(app_name=app.name, user_id=user, session_id=session.id)
+    assert done.state[FORGET_STATE_KEY] == {**done.state[FORGET_STATE_KEY], "deleted": 0}
+    assert done.state[FORGET_STATE_KEY]["confirmed"] is False
+    assert done.state.get(PENDING_FORGET_KEY) is None
+    assert "nothing was deleted" in _memory_note(app)
+    left = set()
+    for query in (target, neighbour):
+        left.update(texts(await memory.search_memory(app_name=app.name, user_id=user, query=query)))
+    assert {target, neighbour} <= left
+
+
+async def test_the_agent_is_told_in_the_same_turn_what_a_request_deleted(stack):
+    app, sessions, memory, user, say = stack
+    session = await sessions.create_session(app_name=app.name, user_id=user)
+    await say(session.id, "My old flat in Clapham had a damp problem.")
+    await say(session.id, "Scrub the information about my old flat in Clapham.")
+    note = _memory_note(app)  # the request turn's own model call: before the reply
+    assert "1 stored memory about what they named was deleted" in note, note
+    assert "Clapham" not in note  # the count, not the text of what was deleted
