@@ -400,6 +400,9 @@ class ConversationEdits:
     max_forget: int = 50
     # a memory sharing no word with the subject matches it directly only this close
     unshared_min_similarity: float = 0.6
+    # ... but with nothing else to delete or ask about, one this close (and about no one the
+    # subject does not name) is shown to the user for a confirmation: asked, never deleted
+    ask_min_similarity: float = 0.4
     # the absolute bar (tune split): a memory this close to the subject matches it on its own;
     # the neighbours of requests whose target was never stored reached 0.58
     own_min_similarity: float = 0.6
@@ -635,7 +638,7 @@ class ConversationEdits:
             said_earlier = pending
             chosen: list[Any] = []
             for part in subject_parts(subject):  # "my gym, my work and my address": each
-                scored, closeness, searched = await self._scored_closeness(
+                scored, closeness, searched, askable = await self._scored_closeness(
                     service,
                     session,
                     part,
@@ -646,12 +649,23 @@ class ConversationEdits:
                 # the offline decision is the one made without a judge: over what the search
                 # found
                 picked, unsure = self.decide(part, scored[:searched])
+                close: list[tuple[Any, float]] = []
                 if judge is not None and scored:
                     picked, unsure = await self.judged(part, scored, closeness, picked, unsure)
+                elif not picked and not unsure:
+                    # nothing matched, not even weakly: a memory close in meaning though it
+                    # shares no word ("my court date" / "I'm due before the magistrates") is
+                    # shown to the user, never deleted unasked
+                    close = [
+                        (m, closeness[i])
+                        for i, (m, _, _) in enumerate(scored[:searched])
+                        if askable[i]
+                    ]
+                    unsure = len(close)
                 chosen += [m for m in picked if all(m.id != c.id for c in chosen)]
                 ambiguous += unsure
                 if unsure:  # what the agent shows the user and asks about, best first
-                    asked += [
+                    asked += close or [
                         (m, score)
                         for m, score, _ in scored[:searched]
                         if score >= self.forget_min_similarity
@@ -737,7 +751,7 @@ class ConversationEdits:
         each with its score and whether it matches the subject on its own (:meth:`assess`).
         Without an embedder on the service, the search's own query similarity, and no memory
         matches on its own."""
-        scored, _, _ = await self._scored_closeness(service, session, subject)
+        scored, _, _, _ = await self._scored_closeness(service, session, subject)
         return scored
 
     async def _scored_closeness(
@@ -748,14 +762,16 @@ class ConversationEdits:
         widen: int = 0,
         extra: Sequence[Any] = (),
         twins: dict[str, str] | None = None,
-    ) -> tuple[list[tuple[Any, float, bool]], list[float], int]:
+    ) -> tuple[list[tuple[Any, float, bool]], list[float], int, list[bool]]:
         """:meth:`_scored`, each memory's closeness to the subject (the higher of its score
         and its cosine: what orders the judge's shortlist), and how many of them the searches
         found (with ``extra``: memory-like entries weighed as if the searches found them, but
         one whose text a found memory holds is left out and put in ``twins`` as extra id ->
         that memory's id);
         ``widen``: this many memories closest to the subject below the search's relevance
-        floor (:meth:`_below_the_floor`) follow those."""
+        floor (:meth:`_below_the_floor`) follow those; and for each, whether it may be shown
+        to the user when nothing else matched (``ask_min_similarity`` close to the subject,
+        about no one it does not name)."""
         whose = possessor(subject)
         head = _head(subject, whose) if whose else subject
         named_kinds = await self._kinds_named(service, head)
@@ -789,14 +805,19 @@ class ConversationEdits:
         embedder = getattr(service, "embedder", None)
         if embedder is None or not memories:
             dense = [_dense(m) for m in memories]
-            return [(m, d, False) for m, d in zip(memories, dense, strict=True)], dense, searched
+            scored = [(m, d, False) for m, d in zip(memories, dense, strict=True)]
+            return scored, dense, searched, [False] * len(memories)
         seen = await self.assess(embedder, subject, [_text(m) for m in memories], named_kinds)
         scored = [
             (m, float(score), bool(own))
             for m, score, own in zip(memories, seen.scores, seen.own, strict=True)
         ]
         closeness = np.maximum(seen.scores, seen.cosines).astype(float).tolist()
-        return scored, closeness, searched
+        askable = [
+            not other and float(cosine) >= self.ask_min_similarity
+            for other, cosine in zip(seen.about_others, seen.cosines, strict=True)
+        ]
+        return scored, closeness, searched, askable
 
     async def _below_the_floor(
         self,

@@ -11,7 +11,9 @@ from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
 
 from adk_memory_kit.lifecycle.conversation_edits import (
+    ASKED_TEXTS_KEY,
     FORGET_STATE_KEY,
+    PENDING_FORGET_KEY,
     ConversationEdits,
     asks_to_forget,
     forget_subject,
@@ -907,3 +909,40 @@ async def test_a_precise_request_takes_its_memory_and_leaves_the_neighbour(
     context = make_context(app=app, user=other, memory=memory)
     await ConversationEdits().forget(Candidate(text=request_text, forget_request=True), context)
     assert neighbour in await _left(memory, app, other, [neighbour])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "request_text", ["Please forget my book club.", "Could you forget my gym routine?"]
+)
+async def test_a_memory_close_in_meaning_but_sharing_no_word_is_asked_about_then_settled(
+    memory, request_text
+):
+    """Nothing shares a word with the subject, but one memory is close in meaning: it is
+    shown for a confirmation (ids in state, text only in ``temp:``), never deleted unasked;
+    the user's answer in a later turn settles it (no: kept; yes: deleted)."""
+    app = "edits-ask"
+    held = [
+        "Every other Thursday a few of us meet at the library to talk about novels.",
+        "I lift weights on Mondays and Thursdays and swim on Saturdays.",
+        "My brother is a plumber.",
+    ]
+    meant = held[0] if "book" in request_text else held[1]
+    for answer, gone in ((False, False), ([1], True)):
+        user = f"u-{uuid.uuid4().hex[:8]}"
+        await _store(memory, app, user, held)
+        context = make_context(app=app, user=user, memory=memory)
+        edits = ConversationEdits()
+        await edits.forget(Candidate(text=request_text, forget_request=True), context)
+        assert context.state[FORGET_STATE_KEY]["deleted"] == 0
+        assert context.state[ASKED_TEXTS_KEY] == [meant]
+        pending = context.state[PENDING_FORGET_KEY]
+        assert len(pending["ids"]) == 1 and meant not in str(pending)
+        assert await edits.settle(context, True) is None  # not in the turn that asked
+        assert set(held) <= await _left(memory, app, user, held)
+        later = make_context(app=app, user=user, memory=memory, state=dict(context.state.to_dict()))
+        await edits.settle(later, answer)
+        left = await _left(memory, app, user, held)
+        assert (meant not in left) is gone
+        assert set(held) - {meant} <= left
+        assert later.state[PENDING_FORGET_KEY] is None
