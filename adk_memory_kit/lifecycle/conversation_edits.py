@@ -1305,6 +1305,11 @@ class ConversationEdits:
         (:data:`ASKED_TEXTS_KEY`). With none, an older question is dropped."""
         state = context.state
         items: list[tuple[str, str]] = []  # (pending item, text)
+        held = state.get(PENDING_FORGET_KEY)
+        if isinstance(held, dict) and held.get("invocation_id") == context.invocation_id:
+            # another request of the same message asked first: both questions are one
+            texts = state.get(ASKED_TEXTS_KEY) or []
+            items = list(zip(held.get("ids") or [], texts, strict=False))
         for memory in memories:
             key = str(memory.id)
             if key in said:
@@ -1315,6 +1320,8 @@ class ConversationEdits:
         if not items:
             if state.get(PENDING_FORGET_KEY):
                 state[PENDING_FORGET_KEY] = None
+            if state.get(ASKED_TEXTS_KEY):
+                state[ASKED_TEXTS_KEY] = None
             return
         state[PENDING_FORGET_KEY] = {
             "ids": [item for item, _ in items],

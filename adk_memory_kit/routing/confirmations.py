@@ -53,36 +53,58 @@ def answers_yes(reply: str) -> bool | None:
 
 
 _ORDINALS = {
-    "1": 1, "one": 1, "first": 1, "top": 1, "1st": 1,
-    "2": 2, "two": 2, "second": 2, "2nd": 2,
-    "3": 3, "three": 3, "third": 3, "3rd": 3,
+    "1": 1, "first": 1, "top": 1, "1st": 1, "one": 1,
+    "2": 2, "second": 2, "2nd": 2, "two": 2,
+    "3": 3, "third": 3, "3rd": 3, "three": 3,
 }  # fmt: skip
-_ALL = re.compile(r"\b(?:both|all(?: of them)?|every one|each of them)\b", re.IGNORECASE)
-_ITEM = re.compile(
-    r"\b(?:1st|2nd|3rd|[1-3]|(?<=number )one|two|three|first|second|third|top|last)\b",
-    re.IGNORECASE,
+# an answer is made of these words only: a yes or a no, the items it names, politeness
+_AFFIRM = frozenset(
+    "yes yeah yea yep yup ya yah aye y sure ok okay correct exactly absolutely definitely "
+    "indeed right go ahead do delete remove forget erase wipe bin".split()
 )
-_UNSURE = re.compile(r"\b(?:not|maybe|but|don't know|dont know|no idea|wait)\b", re.IGNORECASE)
+_DENY = frozenset("no nope nah na n neither none keep leave don't dont not".split())
+_ITEM_WORDS = frozenset("first second third last top 1st 2nd 3rd 1 2 3 number #".split())
+_ALL_WORDS = frozenset("both all every each".split())
+_FILLER = frozenset(
+    "please pls plz thanks thank you the one ones it them that those this these just only "
+    "and of course fine is that's thats it's its too also lol cheers mate ta".split()
+)
+_WORD = re.compile(r"[a-z0-9#']+")
 
 
 def chosen_items(reply: str, count: int) -> bool | list[int] | None:
     """The user's answer to a question showing ``count`` memories, numbered from 1: ``True``
     (yes, or "both" / "all": every one), ``False`` (no), the numbers it names ("just the
-    first one", "2 and 3"; "the last one" is ``count``), or ``None`` (no answer to it)."""
-    text = plain(reply or "").strip()
-    if not text or len(text.split()) > MAX_ANSWER_WORDS:
+    first one", "2 and 3"; "the last one" is ``count``), or ``None``: anything but such an
+    answer (a question, another subject, "keep the first one" mixed with a yes). Only a reply
+    made of answer words counts, so "I have two dogs" or "Ok, set an alarm for 7" name none."""
+    text = plain(reply or "").strip().lower()
+    tokens = _WORD.findall(text)
+    if not tokens or "?" in text or len(tokens) > MAX_ANSWER_WORDS:
         return None
-    if _NO.match(text) and not _ITEM.search(text):
-        return False
-    if _UNSURE.search(text) or (count > 1 and re.search(r"\bth(?:at|is) one\b", text, re.I)):
+    if any(t not in _AFFIRM | _DENY | _ITEM_WORDS | _ALL_WORDS | _FILLER for t in tokens):
         return None
-    if _ALL.search(text):
-        return True
+    denies = any(t in _DENY for t in tokens)
     named: list[int] = []
-    for word in _ITEM.findall(text):
-        number = count if word.lower() == "last" else _ORDINALS[word.lower()]
-        if number <= count and number not in named:
+    for i, token in enumerate(tokens):
+        number = None
+        if token == "last":
+            number = count
+        elif token in ("one", "two", "three"):
+            # a number word only after "number" ("number two"): "the first one" is no "1"
+            number = _ORDINALS[token] if i and tokens[i - 1] in ("number", "#") else None
+        elif token in _ORDINALS:
+            number = _ORDINALS[token]
+        if number is not None and number not in named:
             named.append(number)
-    if named and not _NO.match(text):
+    if denies:
+        return False if not named and not any(t in _ALL_WORDS for t in tokens) else None
+    if any(n > count for n in named):
+        return None
+    if named:
         return sorted(named)
-    return answers_yes(text)
+    if any(t in _ALL_WORDS for t in tokens):
+        return True
+    if count > 1 and ("that" in tokens or "this" in tokens) and "one" in tokens:
+        return None  # "that one", of several?
+    return True if any(t in _AFFIRM for t in tokens) else None

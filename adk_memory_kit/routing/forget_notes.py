@@ -19,6 +19,18 @@ def _memories(n: int) -> str:
     return f"{n} stored memory" if n == 1 else f"{n} stored memories"
 
 
+def combined_record(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """One outcome record for several requests in one message: the deletions summed; a
+    confirmation asked when any asked one (a count before "vague" / "unclear")."""
+    deleted = sum(int(r.get("deleted") or 0) for r in records)
+    unsure = [r.get("needs_confirmation") for r in records if r.get("needs_confirmation")]
+    counts = [u for u in unsure if isinstance(u, int)]
+    out: dict[str, Any] = {"deleted": deleted}
+    if counts or unsure:
+        out["needs_confirmation"] = sum(counts) if counts else unsure[0]
+    return out
+
+
 def request_note(record: Mapping[str, Any] | None, asked: Sequence[str]) -> str | None:
     """The note for a forget request just handled: ``record`` is its outcome record
     (``deleted``, ``needs_confirmation``), ``asked`` the texts of the memories left for the

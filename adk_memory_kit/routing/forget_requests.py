@@ -379,10 +379,8 @@ _SAID_THING = re.compile(
 )
 _OWN_WORD = re.compile(
     r"\b(?:my|our|un-?remember)\b|"
-    # someone the user names, by name ("Forget Leo's football stuff"), not a day or a month
-    r"(?-i:\b(?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|"
-    r"March|April|May|June|July|August|September|October|November|December|Today|Tomorrow|"
-    r"Tonight|Yesterday)'s)[A-Z][a-z]+)['\u2019]s\b",
+    # what the assistant holds about someone the user names ("Forget Leo's football stuff")
+    r"(?-i:\b[A-Z][a-z]+)['\u2019]s (?:\w+ )?(?:stuff|things?|details|info|information)\b",
     re.IGNORECASE,
 )
 

@@ -67,11 +67,10 @@ NOT_TO_KEEP = (
     r"(?=[^.!?]*\b(?:on file|on record|in (?:your )?memory|stored|saved)\b)|"
     # a regret that it was said: "I regret telling you about the loan", "I wish I'd never
     # mentioned my ex"
-    rf"(?:i|we) (?:regret|wish (?:i|we)(?:'d| had| hadn't| had not| never| didn't)(?: never)?|"
+    rf"i (?:regret|wish i(?:'d never| had never| hadn't| had not| never| didn't)|"
     rf"shouldn't have|should not have|should never have|never should have) "
     rf"(?:(?:told|telling|tell) (?:you|u)|(?:mentioned|mentioning|mention|said|saying|shared|"
-    rf"sharing|brought up) (?:to |with )?(?:you|u))"
-    rf"(?: about)?(?=\s+(?:my|our|the|that|about|where|who|what|how)\b)"
+    rf"sharing|brought up) (?:to |with )?(?:you|u))(?: about)?{OWN_OBJECT}"
 )
 #: What may come before a request: politeness, or a wish that it be done ("Actually, could
 #: you please ...", "Don't forget to delete ...", "Make sure you forget ...").
@@ -83,7 +82,9 @@ POLITE = (
 )
 #: An interjection or a framing before the request ("OK so", "Note that ...").
 OPENER = (
-    r"(?:(?:actually|oh|ok|okay|right|so|and|also|hey|um|well|oi|mate|yo|bro|dude|hun|"
+    r"(?:(?:actually|oh|ok|okay|right|so|and|also|hey|um|well|oi|yo|"
+    # a hail only before a request's politeness ("mate can you scrap ...")
+    r"(?:mate|bro|dude|hun)(?=,|\s+(?:can|could|would|will|please|pls|just)\b)|"
     r"never mind|on second "
     r"thought|note that|keep in mind(?: that)?|remember(?=,))\b[,.!]?\s*)*"
 )

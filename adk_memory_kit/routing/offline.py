@@ -95,23 +95,36 @@ _ORDER = re.compile(
     r"give|list|book|send|cut|drop|leave|act|bypass|override|ignore|disregard|forget|"
     r"change(?! of\b)|keep|quit|cancel|remove|add|include|exclude|write|talk|speak|tell|round|"
     r"accept|approve|auto-approve|assume|treat|call|sign|put|make|switch|turn|set|avoid|"
+    r"confirm|check|ask|remind|warn|stop|skip|"
     r"limit|only|let|allow|be)\b",
     re.IGNORECASE,
 )
 
 
-# ... and a report is said of the user or in the past ("we booked", "Went with ...")
+# ... a report is said in the past ("we booked", "Went with ..."), and speaks of none of the
+# agent's work (its replies, their form, the steps it takes: "Confirm with me before paying",
+# "My expense claims need a receipt attached")
 _REPORT = re.compile(
-    r"\b(?:i|i'm|i've|we|we're|we've|my|our|me|us|went|got|took|made|had|was|were|did|"
-    r"bought|sold|left|found|paid|won|lost|[a-z]{2,}ed)\b",
+    r"\b(?:went|got|took|made|had|was|were|did|bought|sold|left|found|paid|won|lost|"
+    r"[a-z]{3,}ed)\b",
+    re.IGNORECASE,
+)
+_AGENTS_WORK = re.compile(
+    r"\b(?:repl\w*|answer\w*|respons\w*|messages?|summar\w*|suggest\w*|options?|format\w*|"
+    r"bullet\w*|tone|emojis?|caveats?|disclaimers?|confirm\w*|approv\w*|receipts?|claims?|"
+    r"invoices?|orders?|checks?|checking|before|without|ask\w*|remind\w*|warn\w*)\b",
     re.IGNORECASE,
 )
 
 
 def reports_the_users_life(sentence: str) -> bool:
     """Whether a sentence the router sent to review is a report of the user's life rather
-    than an instruction: said of the user or in the past, and not to the agent."""
-    return bool(_REPORT.search(sentence)) and not addresses_the_agent(sentence)
+    than an instruction: said in the past, of nothing the agent does, not to the agent."""
+    return (
+        bool(_REPORT.search(sentence))
+        and not _AGENTS_WORK.search(sentence)
+        and not addresses_the_agent(sentence)
+    )
 
 
 def addresses_the_agent(sentence: str) -> bool:

@@ -28,7 +28,7 @@ from adk_memory_kit.core.markers import ASKED_TEXTS_KEY, FORGET_STATE_KEY, PENDI
 from adk_memory_kit.routing.apply import RECORDING_EARLIER, MemoryApplier, RoutingOutcome
 from adk_memory_kit.routing.confirmations import chosen_items
 from adk_memory_kit.routing.extractors import Extractor, event_text, split_sentences, turn_events
-from adk_memory_kit.routing.forget_notes import answer_note, request_note
+from adk_memory_kit.routing.forget_notes import answer_note, combined_record, request_note
 from adk_memory_kit.routing.forget_requests import may_ask_to_forget
 from adk_memory_kit.routing.records import record_shown_memories
 from adk_memory_kit.routing.rule import MemoryHome
@@ -139,6 +139,7 @@ class TurnRouter:
         self._routed: OrderedDict[str, set[str]] = OrderedDict()
         self._early: OrderedDict[str, list[RoutingOutcome]] = OrderedDict()
         self._early_texts: dict[str, set[str]] = {}
+        self._replied: OrderedDict[str, None] = OrderedDict()
         self._remember = remember
 
     def _remembered(self, table: OrderedDict[str, Any], invocation_id: str, empty: Any) -> Any:
@@ -175,8 +176,9 @@ class TurnRouter:
         (applied now, and left out when the turn is routed at its end; a message that also
         states something is applied in order at the end of the turn). Returns the notes for
         the model (:mod:`.forget_notes`) and the outcomes; once per invocation."""
-        if context.invocation_id in self._early:
-            return [], []
+        if context.invocation_id in self._replied:
+            return [], []  # another agent's model call in the same turn: acted on already
+        self._remembered(self._replied, context.invocation_id, None)
         early = self._remembered(self._early, context.invocation_id, [])
         said = [
             e
@@ -190,7 +192,10 @@ class TurnRouter:
         settle = self.applier.confirmation_handler
         pending = context.state.get(PENDING_FORGET_KEY)
         if settle is not None and isinstance(pending, dict):
-            answer = chosen_items(text, len(pending.get("ids") or []))
+            # a question the model never showed (asked at the end of a turn that also said
+            # something) is closed unanswered: nothing the user did not see is deleted
+            shown = pending.get("shown") is True
+            answer = chosen_items(text, len(pending.get("ids") or [])) if shown else None
             settled = await settle(context, False if answer is None else answer)
             if settled is not None:
                 early.append(settled)
@@ -217,18 +222,31 @@ class TurnRouter:
             # a message that also states something ("I live in Leeds now, forget my old
             # address") is applied in order at the end of the turn, as it was said
             return notes, list(early)
+        records: list[dict[str, Any]] = []
         recording = RECORDING_EARLIER.set(True)
         try:
             for request in requests:
+                # each request's own record (one that is no request, "forget it, ...",
+                # writes none: the previous record stays)
+                previous = context.state.get(FORGET_STATE_KEY)
+                context.state[FORGET_STATE_KEY] = None
                 early.append(await self.applier.apply_one(request, context))
+                record = context.state.get(FORGET_STATE_KEY)
+                if isinstance(record, dict):
+                    records.append(record)
+                else:
+                    context.state[FORGET_STATE_KEY] = previous
         finally:
             RECORDING_EARLIER.reset(recording)
         self._early_texts[context.invocation_id] = {c.text for c in requests}
-        if requests:
+        if records:
             asked = context.state.get(ASKED_TEXTS_KEY) or []
             asked = [t for t in asked if isinstance(t, str)]
-            if note := request_note(context.state.get(FORGET_STATE_KEY), asked):
+            if note := request_note(combined_record(records), asked):
                 notes.append(note)
+            pending = context.state.get(PENDING_FORGET_KEY)
+            if asked and isinstance(pending, dict):
+                context.state[PENDING_FORGET_KEY] = {**pending, "shown": True}
             record_shown_memories(context, asked)
         return notes, list(early)
 

@@ -27,6 +27,13 @@ from adk_memory_kit.routing.forget_notes import answer_note, request_note
         ("That one.", None),  # which one, of three?
         ("What's the weather like in Leeds tomorrow?", None),
         ("Yes, and book me a table for two at eight tonight please.", None),
+        ("Keep the first one.", None),
+        ("Keep the second, delete the first", None),
+        ("I have two dogs, any walking tips?", None),
+        ("Remind me at 2", None),
+        ("What did I say last week?", None),
+        ("Right, now tell me a joke", None),
+        ("ok, set an alarm for 7", None),
     ],
 )
 def test_a_reply_is_read_as_yes_no_the_items_it_names_or_no_answer(reply, answer):
@@ -35,7 +42,7 @@ def test_a_reply_is_read_as_yes_no_the_items_it_names_or_no_answer(reply, answer
 
 def test_a_number_beyond_what_was_shown_names_nothing():
     assert chosen_items("the third one", 2) is None
-    assert chosen_items("that one", 1) is True  # only one was shown
+    assert chosen_items("yes, that one", 1) is True  # only one was shown
     assert answers_yes("okay no") is None
 
 

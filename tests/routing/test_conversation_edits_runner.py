@@ -9,6 +9,8 @@ import uuid
 from datetime import datetime, timezone
 
 import pytest
+from google.adk.agents.llm_agent import LlmAgent
+from google.adk.agents.sequential_agent import SequentialAgent
 from google.adk.runners import Runner
 from google.adk.sessions.database_session_service import DatabaseSessionService
 from google.genai import types
@@ -19,8 +21,9 @@ from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.demo.concierge import build_concierge_app
 from adk_memory_kit.lifecycle.conversation_edits import FORGET_STATE_KEY, PENDING_FORGET_KEY
 from adk_memory_kit.lifecycle.forget_log import FORGET_LOG, MEMORIES_DELETED
-from adk_memory_kit.routing import ReviewQueue
-from tests.support.routing import store_facts
+from adk_memory_kit.routing import MemoryHome, MemoryRoutingPlugin, ReviewQueue
+from adk_memory_kit.testing import ScriptedLlm
+from tests.support.routing import Harness, store_facts
 
 pytestmark = pytest.mark.slow
 
@@ -355,3 +358,49 @@ async def test_the_agent_is_told_in_the_same_turn_what_a_request_deleted(stack):
     note = _memory_note(app)  # the request turn's own model call: before the reply
     assert "1 stored memory about what they named was deleted" in note, note
     assert "Clapham" not in note  # the count, not the text of what was deleted
+
+
+async def test_a_request_is_acted_on_once_when_two_agents_reply_in_one_turn(db_url, embedder):
+    """A workflow whose two agents each call their model: the request is acted on before the
+    first reply only (a second run could take the next-closest memory)."""
+    sessions = DatabaseSessionService(db_url=db_url)
+    memory = PgVectorMemoryService(db_url, embedder=embedder)
+    user = f"u-{uuid.uuid4().hex[:8]}"
+    held = ["My gym locker code is 4471.", "My work locker code is 1290."]
+    outcomes: list = []
+    pipeline = SequentialAgent(
+        name="pipeline",
+        sub_agents=[
+            LlmAgent(name="step_one", model=ScriptedLlm(responder=lambda _: "one")),
+            LlmAgent(name="step_two", model=ScriptedLlm(responder=lambda _: "two")),
+        ],
+    )
+    plugin = MemoryRoutingPlugin(on_outcomes=outcomes.append)
+    h = await Harness(pipeline, sessions, memory=memory, plugins=[plugin], user=user).start()
+    await store_facts(memory, h.app, user, held, datetime.now(timezone.utc))
+    await h.turn("Please forget my gym locker code.")
+    forgets = [o for batch in outcomes for o in batch if o.home is MemoryHome.FORGET]
+    assert len(forgets) == 1, forgets
+    left = set()
+    for query in held:
+        left.update(texts(await memory.search_memory(app_name=h.app, user_id=user, query=query)))
+    assert held[0] not in left and held[1] in left
+    await memory.close()
+    await sessions.close()
+
+
+async def test_a_question_the_model_never_showed_is_closed_without_deleting(stack):
+    """A message that also states something is routed at the end of its turn, after the
+    reply: a weak match found then was never shown, so the next message deletes nothing."""
+    app, sessions, memory, user, say = stack
+    session = await sessions.create_session(app_name=app.name, user_id=user)
+    held = ["Leo got picked for the county under-12s squad.", "Leo's school is Kingsmead Primary."]
+    await store_facts(memory, app.name, user, held, datetime.now(timezone.utc))
+    await say(session.id, "We got a new fridge today. Forget Leo's football stuff.")
+    await say(session.id, "Yes please.")
+    done = await sessions.get_session(app_name=app.name, user_id=user, session_id=session.id)
+    assert done.state.get(PENDING_FORGET_KEY) is None
+    left = set()
+    for query in held:
+        left.update(texts(await memory.search_memory(app_name=app.name, user_id=user, query=query)))
+    assert set(held) <= left

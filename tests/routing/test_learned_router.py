@@ -400,8 +400,26 @@ async def test_a_report_of_the_users_life_is_never_sent_to_review(sentence):
         "Quit with the disclaimers.",
         "Shorter answers from here on.",
         "Book without checking with me first.",
+        # said of the user or in the past, but about the agent's work (a review found these)
+        "Confirm with me before paying any invoice.",
+        "I hate when replies start with 'Great question'.",
+        "My expense claims need a receipt attached before submitting.",
     ],
 )
 async def test_an_instruction_to_the_agent_still_goes_to_review(sentence):
     (routed,) = await LearnedExtractor().route_sentences([(sentence, None)])
     assert [route(c) for c in routed.candidates] == [MemoryHome.PROCEDURAL_REVIEW], sentence
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I wish I had told you that I'm allergic to nuts.",  # a wish it had been said
+        "I regret telling you about the price, it's fine now.",  # not the user's own thing
+        "Forget Amazon's delivery estimate, it's always wrong.",  # a brand, not a memory
+        "Mate forget the pub tonight, I'm knackered.",  # a hail before an idiom
+    ],
+)
+async def test_sentences_that_only_sound_like_requests_to_forget_are_not(sentence):
+    (routed,) = await LearnedExtractor().route_sentences([(sentence, None)])
+    assert not any(c.forget_request for c in routed.candidates), sentence

@@ -60,6 +60,9 @@ def test_the_languages_someone_speaks_name_no_language_for_the_replies(text: str
         ("Could you just speak Korean?", "Korean"),
         ("Set the language to Polish.", "Polish"),
         ("My preferred language for answers is Hindi.", "Hindi"),
+        # what the user can read is a wish for replies in it
+        ("I only speak Spanish, sorry.", "Spanish"),
+        ("My native language is Polish, so Polish is easier for me.", "Polish"),
     ],
 )
 def test_asking_to_be_spoken_to_in_a_language_still_names_it(text: str, value: str):
