@@ -221,6 +221,10 @@ class LearnedExtractor:
         rules: the rule-based gate.
     """
 
+    #: No model call: a turn may be routed twice (its decisions are cached by text), so the
+    #: routing plugin may look for a request to forget before the reply.
+    runs_offline = True
+
     def __init__(
         self,
         router: LearnedRouter | None = None,

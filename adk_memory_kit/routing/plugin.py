@@ -29,7 +29,7 @@ from adk_memory_kit.routing.apply import RECORDING_EARLIER, MemoryApplier, Routi
 from adk_memory_kit.routing.confirmations import chosen_items
 from adk_memory_kit.routing.extractors import Extractor, event_text, split_sentences, turn_events
 from adk_memory_kit.routing.forget_notes import answer_note, combined_record, request_note
-from adk_memory_kit.routing.forget_requests import may_ask_to_forget
+from adk_memory_kit.routing.forget_requests import asks_to_forget, may_ask_to_forget
 from adk_memory_kit.routing.records import record_shown_memories
 from adk_memory_kit.routing.rule import MemoryHome
 from adk_memory_kit.routing.side_calls import ROUTING_CONTEXT
@@ -214,7 +214,15 @@ class TurnRouter:
                 record = context.state.get(FORGET_STATE_KEY) or {}
                 if note := answer_note(int(record.get("deleted") or 0), answer):
                     notes.append(note)
-        if self.applier.forget_handler is None or not may_ask_to_forget(text):
+        # with a model as the extractor, only a request the grammar reads is acted on early
+        # (no second model call per turn); the rest waits for the end of the turn
+        offline = getattr(self.extractor, "runs_offline", False) is True
+        maybe = (
+            may_ask_to_forget(text)
+            if offline
+            else any(asks_to_forget(s) for e in said for s in split_sentences(event_text(e)))
+        )
+        if self.applier.forget_handler is None or not maybe:
             return notes, list(early)
         candidates = await self.extractor.extract(said)
         requests = [c for c in candidates if c.forget_request]

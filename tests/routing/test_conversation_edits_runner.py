@@ -404,3 +404,43 @@ async def test_a_question_the_model_never_showed_is_closed_without_deleting(stac
     for query in held:
         left.update(texts(await memory.search_memory(app_name=app.name, user_id=user, query=query)))
     assert set(held) <= left
+
+
+class _CountingExtractor:
+    """The offline router behind a wrapper that hides it is offline (as a model's would)."""
+
+    def __init__(self) -> None:
+        from adk_memory_kit.routing.offline import LearnedExtractor
+
+        self.inner = LearnedExtractor()
+        self.calls = 0
+
+    async def extract(self, events):
+        self.calls += 1
+        return await self.inner.extract(events)
+
+
+async def test_with_a_model_extractor_only_a_request_the_grammar_reads_is_acted_on_early(
+    db_url, embedder
+):
+    """A model extractor is not called twice for a turn that merely mentions telling or
+    keeping; a request the grammar reads is still acted on before the reply."""
+    sessions = DatabaseSessionService(db_url=db_url)
+    memory = PgVectorMemoryService(db_url, embedder=embedder)
+    user = f"u-{uuid.uuid4().hex[:8]}"
+    extractor = _CountingExtractor()
+    llm = ScriptedLlm(responder=lambda _: "ok")
+    plugin = MemoryRoutingPlugin(extractor)
+    agent = LlmAgent(name="helper", model=llm)
+    h = await Harness(agent, sessions, memory=memory, plugins=[plugin], user=user).start()
+    await store_facts(
+        memory, h.app, user, ["My gym locker code is 4471."], datetime.now(timezone.utc)
+    )
+    await h.turn("I told my boss I'd keep the notes from the meeting.")
+    assert extractor.calls == 1  # the end of the turn only
+    await h.turn("Please forget my gym locker code.")
+    assert extractor.calls == 3  # before the reply, then the end of the turn
+    told = str(llm.requests[-1].config.system_instruction or "")
+    assert "1 stored memory about what they named was deleted" in told
+    await memory.close()
+    await sessions.close()
