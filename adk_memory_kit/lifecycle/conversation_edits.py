@@ -26,7 +26,11 @@ see :func:`conversation_edit_handlers`), both use the memory service's own machi
   ``user:`` preferences, session notes and working-memory facts that name it are cleared
   too. The request itself is never stored; the session state gets ``FORGET_STATE_KEY`` = the
   count and the homes reached, never the text, so the agent can tell the user what was
-  removed.
+  removed. The memories it asked about (and, with nothing else matched, one at least
+  ``ask_min_similarity`` close though it shares no word) are held for the user's answer:
+  their ids in ``PENDING_FORGET_KEY``, their texts in ``temp:`` state for the agent to show;
+  :meth:`ConversationEdits.settle` applies the answer in a later turn (the routing plugin
+  calls it).
 
   With a ``forget_judge`` (:class:`~.forget_judge.ForgetJudge`: the agent's own model, see
   ``conversation_edit_handlers(model=...)``), the memories the offline matcher chose and the
