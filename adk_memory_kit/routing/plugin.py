@@ -169,6 +169,7 @@ class TurnRouter:
             early_requests=self._early_texts.pop(context.invocation_id, set()),
         )
 
+    @translates_db_errors("before_reply")
     async def before_reply(self, context: Context) -> tuple[list[str], list[RoutingOutcome]]:
         """Act, before the model replies, on what the user's message asks of their memory:
         an answer to a question a forget request left pending (settled by the applier's
