@@ -731,7 +731,7 @@ class ConversationEdits:
         # not guessed at when ambiguous: the agent asks the user which one they meant
         state[FORGET_STATE_KEY] = _record(deleted, homes, ambiguous or None)
         asked.sort(key=lambda pair: -pair[1])
-        taken = {*deleted_ids, *(str(m.id) for m in chosen)}
+        taken = {str(m.id) for m in chosen}  # what was deleted is among them
         self._ask(context, [m for m, _ in asked if str(m.id) not in taken], said_earlier)
         if deleted:
             await self._log(service, session, deleted_ids, homes, deleted)

@@ -16,42 +16,6 @@ from adk_memory_kit.routing.keep_requests import plain
 # answer to settle a deletion on
 MAX_ANSWER_WORDS = 8
 
-_YES = re.compile(
-    r"^\s*(?:(?:oh|ah|um|well|ok|okay|right|so)\b[,.!]?\s*)?"
-    r"(?:yes|yeah|yea|yep|yup|ya|yah|aye|y|sure|absolutely|definitely|correct|exactly|"
-    r"that's (?:it|the one|right|correct)|that one|thats (?:it|the one|right)|right|ok|okay|"
-    r"please do|go ahead|do it|delete it|delete (?:that|them|those|both)|"
-    r"(?:please )?(?:forget|remove|erase|wipe|bin) (?:it|that|them|those|both)|"
-    r"affirmative|indeed|spot on|bingo)\b",
-    re.IGNORECASE,
-)
-_NO = re.compile(
-    r"^\s*(?:(?:oh|ah|um|well|hmm)\b[,.!]?\s*)?"
-    r"(?:no|nope|nah|na|n|not (?:that|this|those|them|it|really|quite)|wrong|neither|"
-    r"keep (?:it|that|them|those)|leave (?:it|that|them|those)|don't|do not|dont|never mind|"
-    r"nevermind|cancel|stop)\b",
-    re.IGNORECASE,
-)
-_HEDGE = re.compile(
-    r"\b(?:but|not sure|maybe|don't know|dont know|no idea|wait|no|not|nope|nah|never)\b",
-    re.IGNORECASE,
-)
-
-
-def answers_yes(reply: str) -> bool | None:
-    """``True`` for a short yes ("yes please", "yep that's it", "go ahead"), ``False`` for a
-    short no ("no", "not that one", "leave it"), ``None`` for anything else (a longer reply,
-    a hedge, another subject): only ``True`` may settle a deletion."""
-    text = plain(reply or "").strip()
-    if not text or len(text.split()) > MAX_ANSWER_WORDS:
-        return None
-    if _NO.match(text):
-        return False
-    if _HEDGE.search(text):
-        return None
-    return True if _YES.match(text) else None
-
-
 _ORDINALS = {
     "1": 1, "first": 1, "top": 1, "1st": 1, "one": 1,
     "2": 2, "second": 2, "2nd": 2, "two": 2,

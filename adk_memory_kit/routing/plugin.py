@@ -189,6 +189,11 @@ class TurnRouter:
         text = " ".join(event_text(e) for e in said).strip()
         if not text:
             return [], []
+        sentences = [
+            (e.id, i, sentence)
+            for e in said
+            for i, sentence in enumerate(split_sentences(event_text(e)))
+        ]
         notes: list[str] = []
         settle = self.applier.confirmation_handler
         pending = context.state.get(PENDING_FORGET_KEY)
@@ -202,11 +207,7 @@ class TurnRouter:
                 early.append(settled)
             if settled is not None and answer is not None:
                 # the answer itself ("The first one.") is about the question, never a memory
-                answered = tuple(
-                    (e.id, i, MemoryHome.FORGET)
-                    for e in said
-                    for i, _ in enumerate(split_sentences(event_text(e)))
-                )
+                answered = tuple((at, i, MemoryHome.FORGET) for at, i, _ in sentences)
                 early.append(
                     RoutingOutcome(
                         MemoryHome.FORGET, "skipped", None, "an answer", earlier=answered
@@ -221,7 +222,7 @@ class TurnRouter:
         maybe = (
             may_ask_to_forget(text)
             if offline
-            else any(asks_to_forget(s) for e in said for s in split_sentences(event_text(e)))
+            else any(asks_to_forget(sentence) for _, _, sentence in sentences)
         )
         if self.applier.forget_handler is None or not maybe:
             return notes, list(early)

@@ -272,11 +272,16 @@ def write_recall_record(context: Context, llm_request: LlmRequest) -> None:
     (see :func:`attach_pending_records`)."""
     stems = request_recall_stems(llm_request)
     if stems:
-        context.state[PENDING_PREFIX + RECALL_RECORD_KEY] = {
-            "v": RECORD_VERSION,
-            "invocation_id": context.invocation_id,
-            "stems": sorted(stems),
-        }
+        _put_recall_record(context, stems)
+
+
+def _put_recall_record(context: Context, stems: set[str]) -> None:
+    """This model call's pending recall record, holding ``stems``."""
+    context.state[PENDING_PREFIX + RECALL_RECORD_KEY] = {
+        "v": RECORD_VERSION,
+        "invocation_id": context.invocation_id,
+        "stems": sorted(stems),
+    }
 
 
 def record_shown_memories(context: Context, texts: Sequence[str]) -> None:
@@ -288,15 +293,10 @@ def record_shown_memories(context: Context, texts: Sequence[str]) -> None:
         stems.update(fingerprint(content_stems(text)))
     if not stems:
         return
-    key = PENDING_PREFIX + RECALL_RECORD_KEY
-    held = context.state.get(key)
+    held = context.state.get(PENDING_PREFIX + RECALL_RECORD_KEY)
     if isinstance(held, Mapping) and held.get("invocation_id") == context.invocation_id:
         stems.update(str(s) for s in held.get("stems") or [])
-    context.state[key] = {
-        "v": RECORD_VERSION,
-        "invocation_id": context.invocation_id,
-        "stems": sorted(stems),
-    }
+    _put_recall_record(context, stems)
 
 
 def session_recall_stems(events: Sequence[Event]) -> set[str]:

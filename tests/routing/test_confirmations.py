@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from adk_memory_kit.routing.confirmations import answers_yes, chosen_items
+from adk_memory_kit.routing.confirmations import chosen_items
 from adk_memory_kit.routing.forget_notes import answer_note, request_note
 
 
@@ -43,7 +43,7 @@ def test_a_reply_is_read_as_yes_no_the_items_it_names_or_no_answer(reply, answer
 def test_a_number_beyond_what_was_shown_names_nothing():
     assert chosen_items("the third one", 2) is None
     assert chosen_items("yes, that one", 1) is True  # only one was shown
-    assert answers_yes("okay no") is None
+    assert chosen_items("okay no", 1) is False  # a yes taken back keeps
 
 
 def test_the_note_for_a_question_lists_the_memories_and_how_to_answer():
