@@ -6,8 +6,10 @@ The top level holds what the README teaches. Everything else is importable from 
 """
 
 from adk_memory_kit.adk_services import register_pgvector_services
+from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.context import ContextBudget, ContextBudgetPlugin, FactPreservingSummarizer
 from adk_memory_kit.core.model_access import configured_model
+from adk_memory_kit.core.session_policy import WritePolicy
 from adk_memory_kit.db import embedded_db_url
 from adk_memory_kit.embedders import GeminiEmbedder
 from adk_memory_kit.episodic import EpisodicLog, EpisodicLogPlugin
@@ -28,12 +30,10 @@ from adk_memory_kit.lifecycle import (
     end_session_tool,
     forget_user,
 )
-from adk_memory_kit.lifecycle.conversation_edits import conversation_edit_handlers
 from adk_memory_kit.memory import (
     IndexingOptions,
     LlmConsolidator,
     MemoryConfig,
-    PgVectorMemoryService,
     RuleConsolidator,
     SearchOptions,
 )
@@ -49,6 +49,8 @@ from adk_memory_kit.routing import (
     route,
 )
 from adk_memory_kit.routing.apply import set_default_edit_handlers
+from adk_memory_kit.routing.edits.conversation_edits import conversation_edit_handlers
+from adk_memory_kit.routing.write_policy import RoutedOptions
 from adk_memory_kit.tools import MemoryToolset
 from adk_memory_kit.working_memory import (
     WorkingMemoryToolset,
@@ -58,7 +60,6 @@ from adk_memory_kit.working_memory import (
     working_memory_guide,
     working_memory_instruction,
 )
-from adk_memory_kit.write_policy import RoutedOptions, WritePolicy
 
 # the composition root: an applier built without handlers acts on updates and "please forget"
 # (the handlers live in lifecycle, above routing)

@@ -17,8 +17,8 @@ from urllib.parse import urlsplit
 
 from google.adk.sessions.database_session_service import DatabaseSessionService
 
+from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.db.engine import is_default_uri, normalize_db_url, resolve_db_url
-from adk_memory_kit.memory.service import PgVectorMemoryService
 
 SCHEME = "pgvector"
 

@@ -299,12 +299,12 @@ BAD_URLS: list[Any] = [
 
 async def run(db_url: str | None) -> dict[str, Tally]:
     """Every area's tally (see the module doc)."""
+    from adk_memory_kit.assembly import PgVectorMemoryService
     from adk_memory_kit.db.engine import resolve_db_url
     from adk_memory_kit.embedders import LocalMiniLMEmbedder
     from adk_memory_kit.lifecycle.closer import SessionCloser
     from adk_memory_kit.lifecycle.forget import data_map, forget_user
     from adk_memory_kit.lifecycle.idle_job import IdleIngestJob
-    from adk_memory_kit.memory.service import PgVectorMemoryService
     from adk_memory_kit.routing.review_queue import ReviewQueue
 
     url = resolve_db_url(db_url)

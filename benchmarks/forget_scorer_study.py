@@ -1,5 +1,5 @@
 """Study: would a small learned scorer over MiniLM signals match forget requests better than
-the hand-set bars of ``adk_memory_kit/lifecycle/conversation_edits.py``? (TUNE split only.)
+the hand-set bars of ``adk_memory_kit/routing/edits/conversation_edits.py``? (TUNE split only.)
 
 Usage::
 
@@ -37,7 +37,7 @@ from google.genai import types  # noqa: E402
 
 from adk_memory_kit.embedders.base import checked_embed  # noqa: E402
 from adk_memory_kit.embedders.local import LocalMiniLMEmbedder  # noqa: E402
-from adk_memory_kit.lifecycle.conversation_edits import (  # noqa: E402
+from adk_memory_kit.routing.edits.conversation_edits import (  # noqa: E402
     _GENERIC,
     VAGUE_WORDS,
     ConversationEdits,
@@ -46,8 +46,8 @@ from adk_memory_kit.lifecycle.conversation_edits import (  # noqa: E402
     is_vague,
     possessor,
 )
-from adk_memory_kit.lifecycle.update_subject import people  # noqa: E402
-from adk_memory_kit.routing.text_signals import content_stems, overlap, words  # noqa: E402
+from adk_memory_kit.routing.edits.update_subject import people  # noqa: E402
+from adk_memory_kit.text.signals import content_stems, overlap, words  # noqa: E402
 
 CORPUS = ROOT / "tests" / "routing" / "data" / "edits.jsonl"
 FILLER = [

@@ -166,8 +166,9 @@ def service_specs(args: argparse.Namespace, tmp: str) -> dict[str, ServiceSpec]:
     from google.adk.memory._sqlite_memory_service import SqliteMemoryService
     from google.adk.memory.in_memory_memory_service import InMemoryMemoryService
 
-    from adk_memory_kit.memory import IndexingOptions, PgVectorMemoryService, SearchOptions
-    from adk_memory_kit.write_policy import WritePolicy
+    from adk_memory_kit import PgVectorMemoryService
+    from adk_memory_kit.core.session_policy import WritePolicy
+    from adk_memory_kit.memory import IndexingOptions, SearchOptions
 
     def pg(policy: WritePolicy = WritePolicy.FULL_TRANSCRIPT) -> BaseMemoryService:
         return PgVectorMemoryService.from_url(
@@ -201,7 +202,8 @@ async def routed_sessions(convs: list[Conversation], cache: str | None) -> list[
     between runs (pickle; a cache of another format is recomputed)."""
     import pickle
 
-    from adk_memory_kit.write_policy import RoutedOptions, WritePolicy, select_events
+    from adk_memory_kit.core.session_policy import WritePolicy
+    from adk_memory_kit.routing.write_policy import RoutedOptions, select_events
 
     if cache and os.path.exists(cache):
         with open(cache, "rb") as fh:
@@ -340,7 +342,8 @@ async def count_rows(service: Any, convs: list[Conversation]) -> int:
 
 async def policy_reasons(service: Any, convs: list[Conversation]) -> dict[str, int]:
     """Per reason, how many sentences the service's write policy kept or left out."""
-    from adk_memory_kit.write_policy import WritePolicy, select_events
+    from adk_memory_kit.core.session_policy import WritePolicy
+    from adk_memory_kit.routing.write_policy import select_events
 
     config = getattr(service, "config", None)
     if getattr(config, "write_policy", None) is not WritePolicy.ROUTED:
@@ -518,7 +521,7 @@ async def main(argv: Sequence[str] | None = None) -> int:
         ingest_convs = convs
         if key == "pgvector_routed" and args.routed_cache is not None:
             # the routed policy's selection, computed once (see routed_sessions)
-            from adk_memory_kit.write_policy import WritePolicy
+            from adk_memory_kit.core.session_policy import WritePolicy
 
             ingest_convs = await routed_sessions(convs, args.routed_cache or None)
             # a cache made from more conversations than this run loads

@@ -59,19 +59,19 @@ from google.adk.sessions.database_session_service import DatabaseSessionService 
 
 from adk_memory_kit import PgVectorMemoryService  # noqa: E402
 from adk_memory_kit.db import embedded_db_url  # noqa: E402
-from adk_memory_kit.lifecycle.conversation_edits import (  # noqa: E402
+from adk_memory_kit.routing import MemoryApplier, MemoryHome, MemoryRoutingPlugin  # noqa: E402
+from adk_memory_kit.routing.apply import normalize_fact_text  # noqa: E402
+from adk_memory_kit.routing.edits.conversation_edits import (  # noqa: E402
     FORGET_STATE_KEY,
     PENDING_FORGET_KEY,
     ConversationEdits,
     conversation_edit_handlers,
 )
-from adk_memory_kit.lifecycle.forget_judge import ForgetJudge  # noqa: E402
-from adk_memory_kit.routing import MemoryApplier, MemoryHome, MemoryRoutingPlugin  # noqa: E402
-from adk_memory_kit.routing.apply import normalize_fact_text  # noqa: E402
-from adk_memory_kit.routing.extractors import split_sentences  # noqa: E402
+from adk_memory_kit.routing.edits.forget_judge import ForgetJudge  # noqa: E402
 from adk_memory_kit.routing.offline import LearnedExtractor  # noqa: E402
 from adk_memory_kit.routing.rule import Candidate  # noqa: E402
 from adk_memory_kit.testing import ScriptedLlm  # noqa: E402
+from adk_memory_kit.text.sentences import split_sentences  # noqa: E402
 from tests.support.routing import (  # noqa: E402
     Harness,  # noqa: E402
     make_context,
@@ -494,7 +494,7 @@ async def main() -> None:
         return
     memory = PgVectorMemoryService(embedded_db_url())
     if args.judge_reach:
-        logging.getLogger("adk_memory_kit.lifecycle.conversation_edits").setLevel(logging.ERROR)
+        logging.getLogger("adk_memory_kit.routing.edits.conversation_edits").setLevel(logging.ERROR)
         rows = [r for r in load(args.split, args.added, args.corpus) if r["kind"] in REACH_KINDS]
         reach = [
             await run_reach(

@@ -37,7 +37,7 @@ from adk_memory_kit.db import embedded_db_url  # noqa: E402
 from adk_memory_kit.embedders.local import shared_cache  # noqa: E402
 from adk_memory_kit.routing.bank import load_bank  # noqa: E402
 from adk_memory_kit.routing.offline import shared_learned_extractor  # noqa: E402
-from adk_memory_kit.write_policy import RoutedOptions  # noqa: E402
+from adk_memory_kit.routing.write_policy import RoutedOptions  # noqa: E402
 from tests.support.routing import model_event, user_event  # noqa: E402
 
 TURNS = 5

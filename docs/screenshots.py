@@ -43,11 +43,10 @@ def console() -> int:
     sys.path.insert(0, str(ROOT))
     from google.adk.sessions.database_session_service import DatabaseSessionService
 
-    from adk_memory_kit import EpisodicLog
+    from adk_memory_kit import EpisodicLog, PgVectorMemoryService
     from adk_memory_kit.console import create_app
     from adk_memory_kit.db import embedded_db_url
     from adk_memory_kit.embedders import LocalMiniLMEmbedder
-    from adk_memory_kit.memory import PgVectorMemoryService
     from adk_memory_kit.routing import ReviewQueue
     from tests.console.browser import chromium, missing_browser, serve
     from tests.console.seed import seed

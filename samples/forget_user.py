@@ -20,9 +20,9 @@ import sys
 
 from google.adk.sessions.database_session_service import DatabaseSessionService
 
+from adk_memory_kit import PgVectorMemoryService
 from adk_memory_kit.db import resolve_db_url
 from adk_memory_kit.lifecycle import data_map, forget_user
-from adk_memory_kit.memory import PgVectorMemoryService
 
 
 async def main(app_name: str, user_id: str) -> int:

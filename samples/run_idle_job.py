@@ -28,9 +28,9 @@ from datetime import timedelta
 from google.adk.sessions.database_session_service import DatabaseSessionService
 from google.adk.sessions.session import Session
 
+from adk_memory_kit import PgVectorMemoryService
 from adk_memory_kit.db import resolve_db_url
 from adk_memory_kit.lifecycle import IdleIngestJob
-from adk_memory_kit.memory import PgVectorMemoryService
 
 
 async def main(app_name: str, idle_minutes: float, once: bool) -> int:

@@ -71,7 +71,7 @@ def _partitioned_schema(request):
         return
     import asyncio
 
-    from adk_memory_kit.memory.service import PgVectorMemoryService
+    from adk_memory_kit.assembly import PgVectorMemoryService
 
     service = PgVectorMemoryService.from_url(
         request.getfixturevalue("db_url"),
@@ -104,8 +104,8 @@ async def memory(db_url, embedder):
     the storage mechanics (upserts, snapshots, redaction, forget, lifecycle counts) on every
     event. The default ROUTED policy is tested in tests/write_policy/ with its own services.
     """
-    from adk_memory_kit.memory.service import PgVectorMemoryService
-    from adk_memory_kit.write_policy import WritePolicy
+    from adk_memory_kit.assembly import PgVectorMemoryService
+    from adk_memory_kit.core.session_policy import WritePolicy
 
     service = PgVectorMemoryService.from_url(
         db_url,

@@ -27,9 +27,9 @@ from typing import Any
 from google.adk.memory.memory_entry import MemoryEntry
 from google.adk.sessions.base_session_service import BaseSessionService
 
+from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.episodic import CostLine, CostSummary, EpisodicLog, LogEntry
 from adk_memory_kit.errors import InvalidInputError, MemoryNotFoundError
-from adk_memory_kit.memory.service import PgVectorMemoryService
 from adk_memory_kit.routing.review_queue import STATUSES, ReviewItem, ReviewQueue
 
 logger = logging.getLogger(__name__)

@@ -36,7 +36,7 @@ from adk_memory_kit.db.rls import protect_tables
 from adk_memory_kit.errors import UserBeingForgottenError
 
 FENCE_TABLE = "adk_memory_kit_forget_fence"
-#: The forget log (``adk_memory_kit.lifecycle.forget_log.FORGET_LOG``, a higher layer; a test
+#: The forget log (``adk_memory_kit.memory.forget_log.FORGET_LOG``, a higher layer; a test
 #: checks the two names agree): its completed runs keep discarding entries created before.
 FORGET_LOG_TABLE = "adk_memory_kit_forget_log"
 

@@ -24,7 +24,6 @@ from google.adk.plugins.base_plugin import BasePlugin
 
 from adk_memory_kit.core.model_access import configured_model
 from adk_memory_kit.lifecycle import MemoryCheckpointPlugin, end_session_tool
-from adk_memory_kit.lifecycle.conversation_edits import conversation_edit_handlers
 from adk_memory_kit.recall import BudgetedPreloadMemoryTool, FramedLoadMemoryTool, RecallBudget
 from adk_memory_kit.routing import (
     MemoryApplier,
@@ -33,6 +32,7 @@ from adk_memory_kit.routing import (
     make_profile_tools,
     routing_extractor,
 )
+from adk_memory_kit.routing.edits.conversation_edits import conversation_edit_handlers
 from adk_memory_kit.routing.plugin import OutcomeHook
 from adk_memory_kit.testing import CONCIERGE_INSTRUCTION, ScriptedLlm, offline_concierge_responder
 from adk_memory_kit.working_memory import WorkingMemoryToolset, working_memory_instruction

@@ -19,14 +19,14 @@ from google.adk.sessions.database_session_service import DatabaseSessionService
 from google.adk.sessions.session import Session
 from google.genai import types
 
+from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.core.wording import counted, describe_counts
 from adk_memory_kit.demo.concierge import APP_NAME, build_concierge_agent, concierge_plugins
 from adk_memory_kit.demo.console import note, show_events, show_table, step
 from adk_memory_kit.errors import MemoryKitError
 from adk_memory_kit.lifecycle import IdleIngestJob, forget_user
 from adk_memory_kit.lifecycle.sleep_time import SleepTimeDistiller
-from adk_memory_kit.memory.cli import format_search_results
-from adk_memory_kit.memory.service import PgVectorMemoryService
+from adk_memory_kit.recall.framing import format_search_results
 from adk_memory_kit.routing import ReviewQueue, RoutingOutcome, RuleBasedExtractor
 from adk_memory_kit.testing import ScriptedLlm, recalled_lines
 

@@ -29,7 +29,7 @@ async def resolve_engine(
         return engine, False
     if db_url is not None:
         return await asyncio.to_thread(make_engine, db_url, pool_size=2), True
-    from adk_memory_kit.memory.service import PgVectorMemoryService
+    from adk_memory_kit.assembly import PgVectorMemoryService
 
     if isinstance(memory_service, PgVectorMemoryService):
         return await asyncio.to_thread(lambda: memory_service.store.engine), False

@@ -22,10 +22,10 @@ from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_context import ToolContext
 from pydantic import Field
 
+from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.core.db_errors import contained_doors, describe
 from adk_memory_kit.core.tool_errors import tool_errors
 from adk_memory_kit.lifecycle.closer import CloseResult, SessionCloser, SessionCloserConfig
-from adk_memory_kit.memory.service import PgVectorMemoryService
 
 if TYPE_CHECKING:
     from google.adk.agents.invocation_context import InvocationContext

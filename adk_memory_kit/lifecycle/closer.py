@@ -18,12 +18,12 @@ from google.adk.memory.base_memory_service import BaseMemoryService
 from google.adk.sessions.base_session_service import BaseSessionService
 from pydantic import Field
 
+from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.core.db_errors import db_doors, describe, translate
 from adk_memory_kit.core.db_errors import is_transient as db_is_transient
 from adk_memory_kit.core.validation import check_identifier, check_scope
 from adk_memory_kit.errors import InvalidInputError
-from adk_memory_kit.memory.service import PgVectorMemoryService
 
 logger = logging.getLogger(__name__)
 

@@ -49,10 +49,10 @@ from adk_memory_kit.db import catalog, fence
 from adk_memory_kit.db.catalog import KitHome
 from adk_memory_kit.db.rls import operator_connect, protect_homes
 from adk_memory_kit.errors import InvalidInputError
-from adk_memory_kit.lifecycle import forget_log
 from adk_memory_kit.lifecycle._engine import resolve_engine
-from adk_memory_kit.lifecycle.forget_log import FORGET_LOG
 from adk_memory_kit.lifecycle.watermarks import WatermarkStore
+from adk_memory_kit.memory import forget_log
+from adk_memory_kit.memory.forget_log import FORGET_LOG
 
 logger = logging.getLogger(__name__)
 

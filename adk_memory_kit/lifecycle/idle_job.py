@@ -55,13 +55,13 @@ from adk_memory_kit.errors import (
     SchemaMismatchError,
 )
 from adk_memory_kit.lifecycle._engine import postgres_session_engine, resolve_engine
-from adk_memory_kit.lifecycle.schema import to_datetime
 from adk_memory_kit.lifecycle.watermarks import (
     CandidateSource,
     SessionKey,
     WatermarkState,
     WatermarkStore,
 )
+from adk_memory_kit.memory.lifecycle_schema import to_datetime
 
 logger = logging.getLogger(__name__)
 
@@ -228,7 +228,7 @@ class IdleIngestJob:
             self._engine, self._owns_engine = engine, owned
             store = WatermarkStore(engine)
             await store.ready()
-            from adk_memory_kit.memory.service import PgVectorMemoryService
+            from adk_memory_kit.assembly import PgVectorMemoryService
 
             if isinstance(self.memory_service, PgVectorMemoryService):
                 await self.memory_service.ready()  # no pgvector, wrong embedder: fail now

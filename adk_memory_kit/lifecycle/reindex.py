@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 
 from google.adk.sessions.base_session_service import BaseSessionService
 
+from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.core.wording import counted
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.memory.documents import check_identifier
-from adk_memory_kit.memory.service import PgVectorMemoryService
-from adk_memory_kit.write_policy.policy import SentenceVerdict, select_events
+from adk_memory_kit.routing.write_policy import SentenceVerdict, select_events
 
 
 @dataclass

@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING
 from google.adk.memory.base_memory_service import BaseMemoryService
 from google.adk.memory.memory_entry import MemoryEntry
 
+from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.core.db_errors import db_doors
 from adk_memory_kit.core.ids import normalize_fact_text
 from adk_memory_kit.memory.consolidation import Consolidator, RuleConsolidator
-from adk_memory_kit.memory.service import PgVectorMemoryService
 from adk_memory_kit.profile.guards import looks_like_instruction
 from adk_memory_kit.routing.apply import long_term_entry
 from adk_memory_kit.routing.extractors import Extractor, looks_like_behaviour_change

@@ -21,9 +21,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from adk_memory_kit.core.db_errors import db_doors
 from adk_memory_kit.core.scope import operator_wide
-from adk_memory_kit.lifecycle import forget_log
-from adk_memory_kit.lifecycle.schema import ensure_lifecycle_schema
-from adk_memory_kit.lifecycle.watermark_steps import WATERMARKS
+from adk_memory_kit.memory import forget_log
+from adk_memory_kit.memory.lifecycle_schema import ensure_lifecycle_schema
+from adk_memory_kit.memory.watermark_steps import WATERMARKS
 
 
 @dataclass(frozen=True, order=True)

@@ -23,7 +23,7 @@ from adk_memory_kit.memory.reports import (
 )
 from adk_memory_kit.memory.schema import StorageOptions
 from adk_memory_kit.memory.search import SearchOptions
-from adk_memory_kit.memory.service import PgVectorMemoryService
+from adk_memory_kit.memory.service import BasePgVectorMemoryService
 
 __all__ = [
     "MEMORY_TYPES",
@@ -38,7 +38,7 @@ __all__ = [
     "MemoryConfig",
     "MemoryMetrics",
     "Outcome",
-    "PgVectorMemoryService",
+    "BasePgVectorMemoryService",
     "PurgeReport",
     "RuleConsolidator",
     "SearchOptions",

@@ -9,11 +9,11 @@ from google.adk.memory.memory_entry import MemoryEntry
 from pydantic import ConfigDict, Field, InstanceOf, SkipValidation, field_validator
 
 from adk_memory_kit.core.config import KitConfig
+from adk_memory_kit.core.session_policy import SessionSelector, WritePolicy, resolve_policy
 from adk_memory_kit.memory.consolidation import Consolidator
 from adk_memory_kit.memory.documents import IndexingOptions
 from adk_memory_kit.memory.schema import StorageOptions
 from adk_memory_kit.memory.search import SearchOptions
-from adk_memory_kit.write_policy.policy import RoutedOptions, WritePolicy, resolve_policy
 
 # verifier(entry) -> True to accept; False or a reason (str) to reject; may be async
 Verifier = Callable[[MemoryEntry], "bool | str | Awaitable[bool | str]"]
@@ -44,8 +44,10 @@ class MemoryConfig(KitConfig):
         description="What add_session_to_memory stores: ROUTED (default, or "
         "$ADK_MEMORY_KIT_WRITE_POLICY) or FULL_TRANSCRIPT; names are accepted too.",
     )
-    routed_options: InstanceOf[RoutedOptions] = Field(
-        default_factory=RoutedOptions, description="Tuning of the ROUTED policy."
+    routed_options: InstanceOf[SessionSelector] | None = Field(
+        None,
+        description="The ROUTED policy's selector with its tuning (a RoutedOptions); None: "
+        "the assembly's default (adk_memory_kit.PgVectorMemoryService supplies one).",
     )
     consolidator: Annotated[Consolidator | None, SkipValidation] = Field(
         None,

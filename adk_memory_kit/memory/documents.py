@@ -18,10 +18,10 @@ from pydantic import Field
 
 from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.core.ids import fact_key, memory_row_id
+from adk_memory_kit.core.index_keys import index_text, is_context_only, left_out_text
 from adk_memory_kit.core.validation import check_identifier, clean_text, short
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.sensitive import redact_for_store
-from adk_memory_kit.write_policy.index_keys import index_text, is_context_only, left_out_text
 
 
 class IndexingOptions(KitConfig):
@@ -84,7 +84,7 @@ class IndexingOptions(KitConfig):
     index_left_out: bool = Field(
         True,
         description="Index the sentences the routed write policy leaves out of the stored "
-        "text as filler or fact-less questions (adk_memory_kit.write_policy.index_keys): in the "
+        "text as filler or fact-less questions (adk_memory_kit.core.index_keys): in the "
         "turn's own full-text context, and as its neighbours' context (a turn left with only "
         "such sentences is context, never a row). Never stored or returned; sensitive and "
         "routed-away sentences are never among them.",

@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from adk_memory_kit.core.db_errors import db_doors
 from adk_memory_kit.core.ids import legacy_text_fact_key, memory_row_id
+from adk_memory_kit.core.session_policy import SessionSelector
 from adk_memory_kit.core.validation import check_identifier, check_mapping, check_scope
 from adk_memory_kit.embedders.base import checked_embed
 from adk_memory_kit.errors import InvalidInputError
@@ -42,7 +43,6 @@ from adk_memory_kit.memory.hygiene import Hygiene, pop_hygiene
 from adk_memory_kit.memory.memory_store import MemoryStore
 from adk_memory_kit.memory.reports import EntryOutcome, MemoryMetrics, SessionWrite, WriteReport
 from adk_memory_kit.memory.write_stages import consolidate, verify
-from adk_memory_kit.write_policy.policy import select_events
 
 if TYPE_CHECKING:
     from google.adk.sessions.session import Session
@@ -57,23 +57,31 @@ class WritePipeline:
 
     Args:
         store: the tables written.
-        config: the service's configuration (indexing, write policy, gate, consolidator).
+        config: the service's configuration (indexing, gate, consolidator).
         metrics: counters shared with the service (written, rejected, consolidation).
+        selector: what of a session is stored (the write policy, as the service resolved it).
     """
 
-    def __init__(self, store: MemoryStore, config: MemoryConfig, metrics: MemoryMetrics) -> None:
+    def __init__(
+        self,
+        store: MemoryStore,
+        config: MemoryConfig,
+        metrics: MemoryMetrics,
+        selector: SessionSelector,
+    ) -> None:
         self.store = store
         self.config = config
         self.metrics = metrics
+        self.selector = selector
 
     # ------------------------------------------------------------------ sessions
     async def write_session(self, session: Session) -> SessionWrite:
         """Upsert the text events of ``session`` the write policy selects; drop other rows.
 
-        Under ``WritePolicy.ROUTED`` (default) each event is first reduced to the sentences the
-        policy stores (:func:`adk_memory_kit.write_policy.select_events`); an event left with
-        nothing is not stored, and its row from an earlier ingestion is deleted as if the event
-        were gone. ``FULL_TRANSCRIPT`` stores every text event.
+        Each event is first reduced to the sentences the selector stores (under
+        ``WritePolicy.ROUTED``, the router's choice); an event left with nothing is not stored,
+        and its row from an earlier ingestion is deleted as if the event were gone.
+        ``FULL_TRANSCRIPT`` stores every text event.
 
         Snapshots of one session are ordered by their newest event time (of any event, text or
         not). A snapshot older than one already written changes nothing, so a slow writer of an
@@ -132,13 +140,7 @@ class WritePipeline:
         check_identifier("session.id", session.id)
         events = as_events(session.events)  # duck-typed events as ADK's services take them
         # write-policy hook: only what the policy selects is stored (newest stays the session's)
-        selected = await select_events(
-            session,
-            events,
-            self.config.write_policy,
-            self.config.routed_options,
-            index_context=True,
-        )
+        selected = await self.selector.select(session, events, index_context=True)
         return await asyncio.to_thread(self._session_documents, session, events, selected)
 
     async def session_row_delta(self, session: Session) -> int:

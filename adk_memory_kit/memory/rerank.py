@@ -40,8 +40,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from adk_memory_kit.core.markers import ANNOUNCES_CHANGE
-from adk_memory_kit.routing.people import people
-from adk_memory_kit.routing.text_signals import words
+from adk_memory_kit.text.people import people
+from adk_memory_kit.text.signals import words
 
 # How much of a turn's text its neighbour's context holds (IndexingOptions.context_chars):
 # a shorter probe still identifies the turn and survives a changed setting.

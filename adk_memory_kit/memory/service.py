@@ -1,14 +1,19 @@
-"""PgVectorMemoryService: ADK's BaseMemoryService on PostgreSQL + pgvector, a thin adapter over
+"""The storage floor of the memory service: ADK's BaseMemoryService on PostgreSQL + pgvector.
+
+:class:`BasePgVectorMemoryService` is every part but language, a thin adapter over
 ``service.store`` (:class:`~.memory_store.MemoryStore`: tables, engine, search),
 ``service.pipeline`` (:class:`~.pipeline.WritePipeline`: every write) and ``service.curator``
-(:class:`~.curator.MemoryCurator`: corrections, pins, decay); see docs/memory-service.md."""
+(:class:`~.curator.MemoryCurator`: corrections, pins, decay); see docs/memory-service.md. What
+of a session it stores comes from a :class:`~adk_memory_kit.core.session_policy.SessionSelector`;
+``adk_memory_kit.PgVectorMemoryService`` is this class with the kit's routed selector wired in
+(:mod:`adk_memory_kit.assembly`)."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from google.adk.events.event import Event
 from google.adk.memory.base_memory_service import BaseMemoryService, SearchMemoryResponse
@@ -16,6 +21,11 @@ from google.adk.memory.memory_entry import MemoryEntry
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_memory_kit.core.db_errors import db_doors
+from adk_memory_kit.core.session_policy import (
+    SessionSelector,
+    TranscriptSelector,
+    WritePolicy,
+)
 from adk_memory_kit.core.validation import check_bool, check_identifier, check_scope, clean_text
 from adk_memory_kit.embedders.base import Embedder
 from adk_memory_kit.errors import InvalidInputError
@@ -31,14 +41,30 @@ if TYPE_CHECKING:
     from google.adk.sessions.session import Session
 
 
+def _selector(config: MemoryConfig) -> SessionSelector:
+    """The selector ``config`` names: the transcript, or the routed one it carries."""
+    if config.write_policy is WritePolicy.FULL_TRANSCRIPT:
+        return TranscriptSelector()
+    if config.routed_options is None:
+        raise InvalidInputError(
+            "write_policy 'routed' needs its selector: use adk_memory_kit.PgVectorMemoryService "
+            "(it supplies the kit's), pass routed_options=RoutedOptions(...), or choose "
+            "write_policy='full_transcript'"
+        )
+    return config.routed_options
+
+
 @db_doors
-class PgVectorMemoryService(BaseMemoryService):
-    """Long-term memory on PostgreSQL + pgvector with ranked hybrid search.
+class BasePgVectorMemoryService(BaseMemoryService):
+    """Long-term memory on PostgreSQL + pgvector with ranked hybrid search, knowing no language.
 
     ``db_url``: ``postgresql+psycopg://...`` (``None``: ``ADK_MEMORY_KIT_DB_URL``, else the
     embedded server; ``uri``: its alias for ADK's ``services.yaml``; ``agents_dir`` ignored).
     ``config``: every option (:class:`MemoryConfig`; :meth:`from_url` takes its fields as
-    keywords). ``embedder``: default the local MiniLM. ``engine``: an engine to share."""
+    keywords). ``embedder``: default the local MiniLM. ``engine``: an engine to share.
+    ``WritePolicy.FULL_TRANSCRIPT`` needs nothing more; ``ROUTED`` (the default) needs its
+    selector in ``config.routed_options`` (:class:`InvalidInputError` otherwise), which the
+    assembled ``adk_memory_kit.PgVectorMemoryService`` supplies."""
 
     def __init__(
         self,
@@ -75,7 +101,7 @@ class PgVectorMemoryService(BaseMemoryService):
             pool_size=config.pool_size,
             access_flush_delay=config.access_flush_delay,
         )
-        self.pipeline = WritePipeline(self.store, config, self.metrics)
+        self.pipeline = WritePipeline(self.store, config, self.metrics, _selector(config))
         self.curator = MemoryCurator(self.store, self.pipeline, self.metrics)
 
     @classmethod
@@ -86,7 +112,7 @@ class PgVectorMemoryService(BaseMemoryService):
         embedder: Embedder | None = None,
         engine: AsyncEngine | None = None,
         **config: Any,
-    ) -> PgVectorMemoryService:
+    ) -> Self:
         """A service on ``url`` whose :class:`MemoryConfig` is built from ``config``
         (e.g. ``from_url(url, write_policy="full_transcript", min_importance=0.3)``)."""
         return cls(url, config=MemoryConfig(**config), embedder=embedder, engine=engine)
@@ -114,7 +140,7 @@ class PgVectorMemoryService(BaseMemoryService):
         """Write pending recall accesses; dispose of the pool (only if this service made it)."""
         await self.store.close()
 
-    async def __aenter__(self) -> PgVectorMemoryService:
+    async def __aenter__(self) -> Self:
         await self.store.ready()
         return self
 
@@ -234,6 +260,11 @@ class PgVectorMemoryService(BaseMemoryService):
         user's exclusive write lock: a racing write lands wholly before or after it."""
         check_scope(app_name, user_id)
         return await self.store.delete_user(app_name=app_name, user_id=user_id)
+
+    async def delete_memories(self, *, app_name: str, user_id: str) -> int:
+        """ADK's coming ``BaseMemoryService.delete_memories`` (every memory of one user in one
+        app): :meth:`delete_user_memories` under ADK's name; returns the rows deleted."""
+        return await self.delete_user_memories(app_name=app_name, user_id=user_id)
 
     async def purge_expired(self) -> int:
         """Delete items whose time-to-live has passed; returns how many."""

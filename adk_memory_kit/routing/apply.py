@@ -122,7 +122,7 @@ _default_edit_handlers: EditHandlers | None = None
 def set_default_edit_handlers(factory: EditHandlers | None) -> None:
     """Install what a :class:`MemoryApplier` built without ``forget_handler`` /
     ``update_handler`` uses. The package root installs the conversation-edit handlers
-    (``adk_memory_kit.lifecycle.conversation_edits``), which live above this layer; ``None``
+    (``adk_memory_kit.routing.edits.conversation_edits``), which live above this layer; ``None``
     removes the default."""
     global _default_edit_handlers
     _default_edit_handlers = factory

@@ -36,6 +36,7 @@ from adk_memory_kit.routing.dates import resolve_relative_dates
 from adk_memory_kit.routing.rule import Candidate
 from adk_memory_kit.routing.side_calls import record_side_call
 from adk_memory_kit.sensitive import HEALTH, Detector, detect_sensitive
+from adk_memory_kit.text.sentences import split_sentences
 
 if TYPE_CHECKING:
     from google.adk.sessions.session import Session
@@ -67,50 +68,6 @@ def event_time(event: Event) -> datetime | None:
 def turn_events(session: Session, invocation_id: str) -> list[Event]:
     """The events of one turn (invocation) of ``session``, the user's message included."""
     return [e for e in session.events if e.invocation_id == invocation_id]
-
-
-# a full stop that ends an abbreviation or an initial, not a sentence ("Dr. Lindqvist",
-# "J. K. Rowling", "e.g. Spanish")
-_NOT_AN_END = re.compile(
-    r"(?:\b(?:Dr|Mr|Mrs|Ms|Mx|Prof|Rev|St|Mt|Jr|Sr|Capt|Lt|Col|Gen|Sgt|vs|approx)|"
-    r"\b[A-Z]|\be\.g|\bi\.e)\.$"
-)
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text``: split after . ! ? and at line breaks, but not after a title,
-    an initial or "e.g." / "i.e." (the name or example that follows stays in the sentence)."""
-    sentences: list[str] = []
-    for line in re.split(r"\n+", text):
-        glued = ""
-        for piece in re.split(r"(?<=[.!?])\s+", line):
-            glued = f"{glued} {piece}" if glued else piece
-            if not _NOT_AN_END.search(glued):
-                sentences.append(glued)
-                glued = ""
-        if glued:
-            sentences.append(glued)
-    return [p.strip() for p in sentences if p and p.strip()]
-
-
-def legacy_sentence_index(text: str) -> dict[int, int]:
-    """Each sentence index of the splitter of routing records version 1 (a split after every
-    . ! ?, "Dr." included) -> the index of the :func:`split_sentences` sentence holding it, so
-    a record written before still names the same sentence."""
-    legacy = [p.strip() for p in re.split(r"(?<=[.!?])\s+|\n+", text) if p and p.strip()]
-    current = split_sentences(text)
-    mapping: dict[int, int] = {}
-    at, buffer = 0, ""
-    for i, piece in enumerate(legacy):
-        if at >= len(current):
-            break
-        mapping[i] = at
-        buffer = f"{buffer} {piece}" if buffer else piece
-        if " ".join(buffer.split()) == " ".join(current[at].split()):
-            at, buffer = at + 1, ""
-    if len(mapping) != len(legacy) or at != len(current):
-        return {i: i for i in range(len(legacy))}  # not aligned: as it was read before
-    return mapping
 
 
 # ---------------------------------------------------------------- rule-based

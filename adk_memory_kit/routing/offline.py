@@ -27,25 +27,17 @@ from datetime import datetime
 from google.adk.events.event import Event
 
 from adk_memory_kit.profile.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
-from adk_memory_kit.routing.change_requests import asks_to_change
-from adk_memory_kit.routing.extractors import (
-    RuleBasedExtractor,
-    dated,
-    event_text,
-    event_time,
-    split_sentences,
-)
-from adk_memory_kit.routing.forget_requests import (
+from adk_memory_kit.routing.edits.change_requests import asks_to_change
+from adk_memory_kit.routing.edits.forget_requests import (
     asks_to_forget,
     forget_subject,
     is_vague,
     routes_as_request,
 )
-from adk_memory_kit.routing.keep_requests import asks_not_to_keep
+from adk_memory_kit.routing.edits.keep_requests import asks_not_to_keep
+from adk_memory_kit.routing.extractors import RuleBasedExtractor, dated, event_text, event_time
 from adk_memory_kit.routing.learned import Decision, LearnedRouter
-from adk_memory_kit.routing.people import users_part
 from adk_memory_kit.routing.rule import Candidate
-from adk_memory_kit.routing.text_signals import content_stems, is_factless_question, is_filler
 from adk_memory_kit.routing.values import (
     DEFAULT_FINDERS,
     DEFAULT_RETIRED_FINDERS,
@@ -54,6 +46,9 @@ from adk_memory_kit.routing.values import (
     allowed_value_retired,
 )
 from adk_memory_kit.sensitive import HEALTH, Detector, detect_sensitive
+from adk_memory_kit.text.people import users_part
+from adk_memory_kit.text.sentences import split_sentences
+from adk_memory_kit.text.signals import content_stems, is_factless_question, is_filler
 
 _ASKS_TO_FORGET = re.compile(
     r"^\s*(?:(?:please|kindly|can you|could you|would you|just)\s+)*"

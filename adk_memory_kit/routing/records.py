@@ -37,9 +37,10 @@ from typing import TYPE_CHECKING, Any
 
 from adk_memory_kit.core.markers import RECALL_TAG
 from adk_memory_kit.routing.apply import normalize_fact_text
-from adk_memory_kit.routing.extractors import event_text, legacy_sentence_index, split_sentences
+from adk_memory_kit.routing.extractors import event_text
 from adk_memory_kit.routing.rule import Candidate, MemoryHome
-from adk_memory_kit.routing.text_signals import content_stems, fingerprint, overlap
+from adk_memory_kit.text.sentences import legacy_sentence_index, split_sentences
+from adk_memory_kit.text.signals import content_stems, fingerprint, overlap
 
 if TYPE_CHECKING:
     from google.adk.agents.context import Context

@@ -23,12 +23,12 @@ from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_context import ToolContext
 
 from adk_memory_kit._adk_compat import context_memory_service
+from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.core.tool_errors import tool_errors
 from adk_memory_kit.core.tool_names import MEMORY_TOOL_NAMES
 from adk_memory_kit.core.validation import check_number, check_strings
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.memory.hygiene import check_memory_type
-from adk_memory_kit.memory.service import PgVectorMemoryService
 from adk_memory_kit.routing.apply import MemoryApplier, RoutingOutcome
 from adk_memory_kit.routing.extractors import (
     RuleBasedExtractor,

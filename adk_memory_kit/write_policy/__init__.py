@@ -1,42 +1,29 @@
-"""The write policy: one decision, applied on every path that writes a session to memory.
+"""Moved: the write policy lives with the router (``adk_memory_kit.routing.write_policy``,
+``adk_memory_kit.routing.records``; ``WritePolicy`` in ``adk_memory_kit``). These names keep
+working for one release, each with a ``DeprecationWarning`` naming its new home."""
 
-See :mod:`adk_memory_kit.write_policy.policy` and docs/write_policy.md.
-"""
+from adk_memory_kit.core.deprecation import moved_names
 
-from adk_memory_kit.routing.records import (
-    RECALL_RECORD_KEY,
-    ROUTING_RECORD_KEY,
-    ROUTING_STATE_KEY,
-    RoutingDecisions,
-    attach_pending_records,
-    event_record,
-    session_recall_stems,
-    write_recall_record,
-    write_routing_record,
+_POLICY = "adk_memory_kit.routing.write_policy"
+_RECORDS = "adk_memory_kit.routing.records"
+
+__getattr__ = moved_names(
+    __name__,
+    {
+        "NEVER_STORED": _POLICY,
+        "RoutedOptions": _POLICY,
+        "SentenceVerdict": _POLICY,
+        "WritePolicy": "adk_memory_kit.core.session_policy",
+        "resolve_policy": "adk_memory_kit.core.session_policy",
+        "select_events": _POLICY,
+        "RECALL_RECORD_KEY": _RECORDS,
+        "ROUTING_RECORD_KEY": _RECORDS,
+        "ROUTING_STATE_KEY": _RECORDS,
+        "RoutingDecisions": _RECORDS,
+        "attach_pending_records": _RECORDS,
+        "event_record": _RECORDS,
+        "session_recall_stems": _RECORDS,
+        "write_recall_record": _RECORDS,
+        "write_routing_record": _RECORDS,
+    },
 )
-from adk_memory_kit.write_policy.policy import (
-    NEVER_STORED,
-    RoutedOptions,
-    SentenceVerdict,
-    WritePolicy,
-    resolve_policy,
-    select_events,
-)
-
-__all__ = [
-    "NEVER_STORED",
-    "RECALL_RECORD_KEY",
-    "ROUTING_RECORD_KEY",
-    "ROUTING_STATE_KEY",
-    "RoutedOptions",
-    "RoutingDecisions",
-    "SentenceVerdict",
-    "WritePolicy",
-    "attach_pending_records",
-    "event_record",
-    "resolve_policy",
-    "select_events",
-    "session_recall_stems",
-    "write_recall_record",
-    "write_routing_record",
-]

@@ -31,31 +31,35 @@ TREE = Tree(ROOT)
 LAYERS: dict[str, int] = {
     # 0: leaves
     "errors": 0,
-    # 1: neutral contracts and the one door to private ADK names
+    # 1: neutral contracts (the session selector, index keys, markers) and the one door to
+    #    private ADK names
     "core": 1,
     "_adk_compat": 1,
-    # 2: infrastructure and stand-alone helpers
+    # 2: infrastructure and stand-alone helpers, language-neutral text helpers included
     "db": 2,
     "embedders": 2,
     "sensitive": 2,
-    # 3: components that depend only on infrastructure
+    "text": 2,
+    # 3: storage and the components that need only infrastructure. The long-term store is a
+    #    floor: it knows no router, write policy, lifecycle or recall (issue 42)
+    "memory": 3,
     "profile": 3,
     "pruning": 3,
     "working_memory": 3,
-    # 4: components built on the profile, the context budget, the public test double
+    # 4: components over storage: recall, the episodic log, the context budget, the test double
     "recall": 4,
-    "routing": 4,
+    "episodic": 4,
+    "context": 4,
     "testing": 4,
-    # 5: the write policy (the router's decisions, applied to every write into retrieval)
-    "write_policy": 5,
-    # 6: long-term memory (every session write passes the write policy); the context budget
-    "memory": 6,
-    "context": 6,
-    # 7: orchestration over memory, sessions and routing
+    # 5: the conversation floor: extraction, routing, the write policy, updates and forgets
+    "routing": 5,
+    # 6: the default assembly (the store with the router's selector wired in)
+    "assembly": 6,
+    # 7: orchestration over memory, sessions and routing; deprecated aliases of moved names
     "lifecycle": 7,
     "adk_services": 7,
     "tools": 7,  # MemoryToolset: the model's own memory tools, over memory and routing
-    "episodic": 4,  # the episodic log (store, plugin, costs): db, sensitive, pruning estimates
+    "write_policy": 7,  # moved to routing: names kept for one release, with a warning
     # 8: applications and the facade
     "console": 8,
     "demo": 9,
@@ -132,7 +136,7 @@ CLEAN = {
     "memory/__init__.py": "from adk_memory_kit.memory.store import Store\n",
     "memory/store.py": "from adk_memory_kit.core.ids import make_id\nclass Store: ...\n",
     "memory/cli.py": "from adk_memory_kit.memory.store import Store\n",
-    "cli.py": "import importlib\nimportlib.import_module('adk_memory_kit.memory.cli')\n",
+    "cli.py": "import importlib\nimportlib.import_module('adk_memory_kit.cli.memory')\n",
 }
 
 

@@ -46,6 +46,8 @@ NO_DATABASE = {
     "ContextBudget": "token arithmetic",
     "ScriptedLlm": "the test double: scripted replies, no model, no database",
     "select_events": "the write policy's choice over events in memory",
+    "RoutedOptions": "the routed write policy (select_events) as a session selector",
+    "TranscriptSelector": "every text event, unchanged",
     "WorkingMemoryToolset": "session state only (its tools are checked as tools)",
     "MemoryToolset": "get_tools only (its tools are checked as tools)",
 }

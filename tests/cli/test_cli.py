@@ -78,8 +78,8 @@ def test_ingest_idle_once_without_pgvector_is_one_error_line_and_exit_2(db_url, 
 async def test_the_unreachable_hint_suggests_the_embedded_default_only_when_a_url_was_given(
     monkeypatch,
 ):
+    from adk_memory_kit.assembly import PgVectorMemoryService
     from adk_memory_kit.errors import DatabaseUnavailableError
-    from adk_memory_kit.memory.service import PgVectorMemoryService
 
     class Tiny:
         model_id, dim = "tiny", 2
@@ -174,7 +174,7 @@ def test_search_results_say_one_memory():
     from google.adk.memory.memory_entry import MemoryEntry
     from google.genai import types
 
-    from adk_memory_kit.memory.cli import format_search_results
+    from adk_memory_kit.recall.framing import format_search_results
 
     entry = MemoryEntry(content=types.Content(parts=[types.Part(text="x")]), custom_metadata={})
     assert format_search_results([entry], app="a", user="u")[0].startswith("1 memory of u in a")

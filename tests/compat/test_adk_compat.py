@@ -19,8 +19,8 @@ from google.adk.sessions.sqlite_session_service import SqliteSessionService
 from google.genai import types
 
 from adk_memory_kit import _adk_compat as compat
+from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.core.contracts import UserMemoryEraser
-from adk_memory_kit.memory.service import PgVectorMemoryService
 from adk_memory_kit.pruning.core import is_dynamic_instruction
 from adk_memory_kit.testing import ScriptedLlm, conversation, last_user_text
 

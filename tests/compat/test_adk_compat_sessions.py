@@ -15,7 +15,7 @@ from sqlalchemy import text
 
 from adk_memory_kit import _adk_compat as compat
 from adk_memory_kit.db.rls import operator_connect
-from adk_memory_kit.lifecycle.schema import to_datetime
+from adk_memory_kit.memory.lifecycle_schema import to_datetime
 
 pytestmark = pytest.mark.slow  # Postgres-heavy
 

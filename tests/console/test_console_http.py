@@ -526,7 +526,7 @@ def test_mounted_under_a_prefix(world, db_url, embedder):
 
 def test_cli_refuses_a_public_host_without_token(capsys):
     from adk_memory_kit.cli import build_parser, main
-    from adk_memory_kit.console.cli import is_loopback
+    from adk_memory_kit.cli.console import is_loopback
 
     assert main(["console", "--host", "0.0.0.0"]) == 2
     assert "pass --token" in capsys.readouterr().err

@@ -223,7 +223,7 @@ def test_allowed_host_for_a_proxy(world, make_client):
 
 def test_cli_allows_the_bound_host_and_each_allowed_host(world, db_url):
     from adk_memory_kit.cli import build_parser
-    from adk_memory_kit.console.cli import build_app
+    from adk_memory_kit.cli.console import build_app
 
     args = build_parser().parse_args(
         ["console", "--host", "10.1.2.3", "--token", "t0k", "--allowed-host", "mem.example"]

@@ -22,10 +22,10 @@ import psutil
 import pytest
 from sqlalchemy import text
 
+from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.db import embedded
 from adk_memory_kit.db.engine import make_engine
 from adk_memory_kit.errors import DatabaseUnavailableError
-from adk_memory_kit.memory.service import PgVectorMemoryService
 
 
 def _kill_postmaster(pgdata) -> int:

@@ -16,12 +16,12 @@ from psycopg import errors as pg_errors
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
+from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.core.scope import active_scope, operator_scope, user_scope
 from adk_memory_kit.db import rls
 from adk_memory_kit.db.engine import make_engine
 from adk_memory_kit.episodic.store import EpisodicLog, PendingEntry
 from adk_memory_kit.errors import InvalidInputError
-from adk_memory_kit.memory.service import PgVectorMemoryService
 from adk_memory_kit.routing.review_queue import ReviewQueue
 
 pytestmark = pytest.mark.slow
@@ -195,8 +195,8 @@ async def test_every_kit_table_carries_the_forced_policy(world):
 def test_the_list_of_kit_tables_matches_the_packages_names():
     from adk_memory_kit.db.fence import FENCE_TABLE
     from adk_memory_kit.episodic.store import TABLE as EPISODIC
-    from adk_memory_kit.lifecycle.forget_log import FORGET_LOG
     from adk_memory_kit.lifecycle.watermarks import WATERMARKS
+    from adk_memory_kit.memory.forget_log import FORGET_LOG
     from adk_memory_kit.memory.schema import SNAPSHOTS, TABLE
     from adk_memory_kit.memory.term_stats import TERM_STATS, USER_STATS
     from adk_memory_kit.routing.review_queue import TABLE as REVIEW

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from adk_memory_kit.cli import build_parser, main
-from adk_memory_kit.episodic.cli import parse_when
+from adk_memory_kit.cli.episodic import parse_when
 from adk_memory_kit.episodic.store import EpisodicLog, PendingEntry
 from adk_memory_kit.errors import InvalidInputError
 

@@ -26,11 +26,11 @@ from google.adk.memory.memory_entry import MemoryEntry
 from google.adk.sessions.database_session_service import DatabaseSessionService
 from google.genai import types
 
+from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.db import embedded
 from adk_memory_kit.errors import DatabaseUnavailableError, MemoryKitError
 from adk_memory_kit.lifecycle.forget import data_map, forget_user, pending_forgets
 from adk_memory_kit.lifecycle.idle_job import IdleIngestJob
-from adk_memory_kit.memory.service import PgVectorMemoryService
 from tests.support.servers import kill_server, stop_server
 
 pytestmark = pytest.mark.slow

@@ -10,7 +10,7 @@ import pytest
 from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
 
-from adk_memory_kit.lifecycle.conversation_edits import (
+from adk_memory_kit.routing.edits.conversation_edits import (
     ASKED_TEXTS_KEY,
     FORGET_STATE_KEY,
     PENDING_FORGET_KEY,
@@ -23,7 +23,7 @@ from adk_memory_kit.lifecycle.conversation_edits import (
     possessor,
     subject_parts,
 )
-from adk_memory_kit.lifecycle.update_subject import SubjectCheck
+from adk_memory_kit.routing.edits.update_subject import SubjectCheck
 from adk_memory_kit.routing.rule import Candidate
 from tests.support.routing import make_context
 
@@ -831,9 +831,9 @@ async def test_a_plain_fact_wrongly_flagged_as_an_update_supersedes_nothing(memo
     ],
 )
 def test_working_memory_facts_go_only_when_named(request_text, gone):
-    from adk_memory_kit.lifecycle.conversation_edits import _GENERIC, VAGUE_WORDS
-    from adk_memory_kit.lifecycle.working_memory_forget import forget_in_working_memory
-    from adk_memory_kit.routing.text_signals import content_stems
+    from adk_memory_kit.routing.edits.conversation_edits import _GENERIC, VAGUE_WORDS
+    from adk_memory_kit.routing.edits.working_memory_forget import forget_in_working_memory
+    from adk_memory_kit.text.signals import content_stems
 
     written = "2026-11-30T09:00:00+00:00"
     names = ["phone_number", "flight_number", "room_number", "hotel_name", "contact_name"]

@@ -24,8 +24,8 @@ from sqlalchemy import text
 
 from adk_memory_kit.db.rls import operator_begin, operator_connect
 from adk_memory_kit.lifecycle.forget import data_map, forget_user
-from adk_memory_kit.lifecycle.forget_log import FORGET_LOG
 from adk_memory_kit.lifecycle.idle_job import IdleIngestJob
+from adk_memory_kit.memory.forget_log import FORGET_LOG
 from adk_memory_kit.routing.review_queue import ReviewQueue
 
 pytestmark = pytest.mark.slow

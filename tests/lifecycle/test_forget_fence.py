@@ -20,7 +20,7 @@ from adk_memory_kit.db.fence import FORGET_LOG_TABLE
 from adk_memory_kit.episodic import EpisodicLog, PendingEntry
 from adk_memory_kit.errors import UserBeingForgottenError
 from adk_memory_kit.lifecycle import forget_user, lift_forget_fence, pending_forgets
-from adk_memory_kit.lifecycle.forget_log import FORGET_LOG
+from adk_memory_kit.memory.forget_log import FORGET_LOG
 from adk_memory_kit.routing.review_queue import ReviewQueue
 
 pytestmark = pytest.mark.slow

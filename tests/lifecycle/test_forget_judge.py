@@ -19,15 +19,15 @@ from sqlalchemy import text as sql
 from adk_memory_kit import PgVectorMemoryService
 from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.errors import InvalidInputError
-from adk_memory_kit.lifecycle.conversation_edits import (
+from adk_memory_kit.memory.forget_log import FORGET_LOG
+from adk_memory_kit.routing import MemoryApplier, MemoryRoutingPlugin, ReviewQueue
+from adk_memory_kit.routing.choice import routing_extractor
+from adk_memory_kit.routing.edits.conversation_edits import (
     FORGET_STATE_KEY,
     ConversationEdits,
     conversation_edit_handlers,
 )
-from adk_memory_kit.lifecycle.forget_judge import ForgetChoice, ForgetJudge, ForgetJudgeError
-from adk_memory_kit.lifecycle.forget_log import FORGET_LOG
-from adk_memory_kit.routing import MemoryApplier, MemoryRoutingPlugin, ReviewQueue
-from adk_memory_kit.routing.choice import routing_extractor
+from adk_memory_kit.routing.edits.forget_judge import ForgetChoice, ForgetJudge, ForgetJudgeError
 from adk_memory_kit.routing.rule import Candidate
 from adk_memory_kit.testing import ScriptedLlm
 from tests.support.routing import Harness, make_context, store_facts, texts_of

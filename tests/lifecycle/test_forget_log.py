@@ -1,4 +1,4 @@
-"""lifecycle/forget_log.py, the forget log's only SQL owner, against the real Postgres."""
+"""memory/forget_log.py, the forget log's only SQL owner, against the real Postgres."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from adk_memory_kit.lifecycle import forget_log
-from adk_memory_kit.lifecycle.schema import ensure_lifecycle_schema
+from adk_memory_kit.memory import forget_log
+from adk_memory_kit.memory.lifecycle_schema import ensure_lifecycle_schema
 
 pytestmark = pytest.mark.slow  # Postgres-heavy
 

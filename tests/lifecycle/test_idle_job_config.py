@@ -7,9 +7,9 @@ from datetime import timedelta
 import pytest
 from google.adk.sessions import InMemorySessionService
 
+from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.lifecycle.idle_job import IdleIngestJob, IdleJobConfig
-from adk_memory_kit.memory.service import PgVectorMemoryService
 
 
 @pytest.mark.parametrize(

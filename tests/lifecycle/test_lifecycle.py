@@ -15,6 +15,7 @@ from google.adk.sessions.session import Session
 from google.genai import types
 from sqlalchemy import text as sql
 
+from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.db.rls import operator_begin
 from adk_memory_kit.errors import DatabaseUnavailableError, InvalidInputError
 from adk_memory_kit.lifecycle import (
@@ -25,9 +26,8 @@ from adk_memory_kit.lifecycle import (
     WatermarkStore,
     is_transient,
 )
-from adk_memory_kit.lifecycle.schema import WATERMARKS, to_datetime
 from adk_memory_kit.memory import SessionWrite
-from adk_memory_kit.memory.service import PgVectorMemoryService
+from adk_memory_kit.memory.lifecycle_schema import WATERMARKS, to_datetime
 
 pytestmark = pytest.mark.slow  # Postgres- or Runner-heavy: `pytest -m 'not slow'` skips it
 

@@ -15,6 +15,7 @@ from google.adk.sessions.in_memory_session_service import InMemorySessionService
 from google.genai import types
 from sqlalchemy import text as sql
 
+from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.cli import main as cli_main
 from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.errors import DatabaseUnavailableError, InvalidInputError
@@ -26,8 +27,7 @@ from adk_memory_kit.lifecycle import (
     pending_forgets,
 )
 from adk_memory_kit.lifecycle import cli as lifecycle_cli
-from adk_memory_kit.lifecycle.schema import FORGET_LOG
-from adk_memory_kit.memory.service import PgVectorMemoryService
+from adk_memory_kit.memory.lifecycle_schema import FORGET_LOG
 from adk_memory_kit.routing.review_queue import ReviewQueue
 
 pytestmark = pytest.mark.slow  # Postgres- or Runner-heavy: `pytest -m 'not slow'` skips it

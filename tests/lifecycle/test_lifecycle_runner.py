@@ -20,6 +20,7 @@ from google.adk.tools.load_memory_tool import LoadMemoryTool
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
+from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.lifecycle import (
     CHECKPOINT_STATE_KEY,
@@ -28,7 +29,6 @@ from adk_memory_kit.lifecycle import (
     MemoryCheckpointPlugin,
     end_session_tool,
 )
-from adk_memory_kit.memory.service import PgVectorMemoryService
 from adk_memory_kit.testing import ScriptedLlm
 
 pytestmark = pytest.mark.slow  # Postgres- or Runner-heavy: `pytest -m 'not slow'` skips it

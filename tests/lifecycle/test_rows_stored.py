@@ -9,10 +9,10 @@ import pytest
 from google.adk.events.event import Event
 from google.genai import types
 
+from adk_memory_kit.assembly import PgVectorMemoryService
+from adk_memory_kit.core.session_policy import WritePolicy
 from adk_memory_kit.lifecycle import SessionCloser
 from adk_memory_kit.memory import SessionWrite
-from adk_memory_kit.memory.service import PgVectorMemoryService
-from adk_memory_kit.write_policy import WritePolicy
 
 pytestmark = pytest.mark.slow  # Postgres-heavy: `pytest -m 'not slow'` skips it
 

@@ -8,18 +8,18 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from adk_memory_kit.lifecycle.conversation_edits import (
+from adk_memory_kit.routing import MemoryApplier
+from adk_memory_kit.routing.edits.conversation_edits import (
     ConversationEdits,
     conversation_edit_handlers,
 )
-from adk_memory_kit.lifecycle.update_subject import (
+from adk_memory_kit.routing.edits.update_subject import (
     MAX_SUBJECT_KEYS,
     SubjectCheck,
     names_near,
     people_fill_slot,
     subject_keys,
 )
-from adk_memory_kit.routing import MemoryApplier
 from adk_memory_kit.routing.offline import LearnedExtractor
 from adk_memory_kit.routing.rule import Candidate, MemoryHome, route
 from tests.support.routing import make_context, store_facts, texts_of

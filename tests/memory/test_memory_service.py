@@ -12,9 +12,9 @@ from google.genai import types
 from sqlalchemy import text
 
 from adk_memory_kit import InvalidInputError, PgVectorMemoryService
+from adk_memory_kit.core.session_policy import WritePolicy
 from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.memory import IndexingOptions, SearchOptions
-from adk_memory_kit.write_policy import WritePolicy
 from tests.support.memory import session_with, text_event, texts, unique
 
 pytestmark = pytest.mark.slow  # Postgres- or Runner-heavy: `pytest -m 'not slow'` skips it

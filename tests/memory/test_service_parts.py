@@ -15,18 +15,13 @@ from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
 
 import adk_memory_kit
+from adk_memory_kit import PgVectorMemoryService
+from adk_memory_kit.core.session_policy import WritePolicy
 from adk_memory_kit.errors import InvalidInputError
-from adk_memory_kit.memory import (
-    MemoryConfig,
-    PgVectorMemoryService,
-    RuleConsolidator,
-    SearchOptions,
-    WriteReport,
-)
+from adk_memory_kit.memory import MemoryConfig, RuleConsolidator, SearchOptions, WriteReport
 from adk_memory_kit.memory.curator import MemoryCurator
 from adk_memory_kit.memory.memory_store import MemoryStore
 from adk_memory_kit.memory.pipeline import WritePipeline
-from adk_memory_kit.write_policy import WritePolicy
 from tests.support.memory import unique
 
 PACKAGE = Path(adk_memory_kit.__file__).resolve().parent

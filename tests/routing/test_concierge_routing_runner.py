@@ -77,7 +77,7 @@ async def test_the_write_policy_asks_the_classifier_when_no_candidate_was_extrac
     classifier keeps the behaviour change and the session-only fact out of retrieval."""
     from google.adk.sessions.session import Session
 
-    from adk_memory_kit.write_policy import SentenceVerdict, select_events
+    from adk_memory_kit.routing.write_policy import SentenceVerdict, select_events
 
     kept_fact = "The ferry to Hydra was two hours late and we missed dinner."
     events = [user_event(f"{BEHAVIOUR} {SESSION_ONLY} {kept_fact}")]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from adk_memory_kit.routing.confirmations import chosen_items
-from adk_memory_kit.routing.forget_notes import answer_note, request_note
+from adk_memory_kit.routing.edits.confirmations import chosen_items
+from adk_memory_kit.routing.edits.forget_notes import answer_note, request_note
 
 
 @pytest.mark.parametrize(

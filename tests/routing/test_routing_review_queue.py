@@ -8,9 +8,9 @@ import pytest
 from sqlalchemy import text
 
 from adk_memory_kit.cli import main as cli_main
+from adk_memory_kit.cli.review import register
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.routing import ReviewQueue
-from adk_memory_kit.routing.cli import register
 from adk_memory_kit.routing.review_queue import STEPS, TABLE
 from tests.support.routing import unique
 

@@ -23,8 +23,8 @@ from adk_memory_kit.routing import (
     make_profile_tools,
     memory_routing_callback,
 )
+from adk_memory_kit.routing.records import ROUTING_RECORD_KEY, ROUTING_STATE_KEY, RoutingDecisions
 from adk_memory_kit.testing import ScriptedLlm
-from adk_memory_kit.write_policy import ROUTING_RECORD_KEY, ROUTING_STATE_KEY, RoutingDecisions
 from tests.support.routing import Harness, call, request_contents_text
 
 pytestmark = pytest.mark.slow  # Postgres- or Runner-heavy: `pytest -m 'not slow'` skips it

@@ -20,8 +20,8 @@ from google.adk.agents.llm_agent import LlmAgent
 from google.adk.sessions.database_session_service import DatabaseSessionService
 
 from adk_memory_kit import PgVectorMemoryService
-from adk_memory_kit.lifecycle.conversation_edits import FORGET_STATE_KEY
 from adk_memory_kit.routing import MemoryRoutingPlugin
+from adk_memory_kit.routing.edits.conversation_edits import FORGET_STATE_KEY
 from adk_memory_kit.routing.values import DEFAULT_FINDERS, DEFAULT_RETIRED_FINDERS
 from adk_memory_kit.testing import ScriptedLlm
 from tests.support.memory import unique
@@ -231,8 +231,8 @@ def test_sentences_said_earlier_are_looked_at_only_while_the_plugin_records_them
     from google.adk.events.event import Event
     from google.genai import types
 
-    from adk_memory_kit.lifecycle.conversation_edits import unstored_sentences
     from adk_memory_kit.routing.apply import RECORDING_EARLIER
+    from adk_memory_kit.routing.edits.conversation_edits import unstored_sentences
     from adk_memory_kit.routing.records import ROUTING_RECORD_KEY
 
     said = Event(
@@ -274,7 +274,7 @@ def test_a_later_mark_does_not_make_an_unrouted_event_recorded():
 
 
 def test_a_title_or_an_initial_does_not_end_a_sentence():
-    from adk_memory_kit.routing.extractors import split_sentences
+    from adk_memory_kit.text.sentences import split_sentences
 
     assert split_sentences("I see Dr. Lindqvist now. Thanks!") == [
         "I see Dr. Lindqvist now.",

@@ -35,24 +35,24 @@ from google.adk.sessions.session import Session
 from google.genai import types
 from sqlalchemy import text
 
+from adk_memory_kit import PgVectorMemoryService
 from adk_memory_kit.core.model_access import DEFAULT_GEMINI, MODEL_ENV, configured_model
 from adk_memory_kit.core.times import parse_time
 from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.errors import MemoryKitError
 from adk_memory_kit.lifecycle import CHECKPOINT_STATE_KEY
-from adk_memory_kit.memory import PgVectorMemoryService
 from adk_memory_kit.memory.schema import SNAPSHOTS, TABLE
 from adk_memory_kit.pruning import LAST_STATE_KEY
 from adk_memory_kit.routing import ReviewQueue
-from adk_memory_kit.testing import ScriptedLlm
-from adk_memory_kit.working_memory import WORKING_MEMORY_TOOL_NAMES, Scratchpad, repeated_tool_calls
-from adk_memory_kit.write_policy import (
+from adk_memory_kit.routing.records import (
     RECALL_RECORD_KEY,
     ROUTING_RECORD_KEY,
     ROUTING_STATE_KEY,
     RoutingDecisions,
     session_recall_stems,
 )
+from adk_memory_kit.testing import ScriptedLlm
+from adk_memory_kit.working_memory import WORKING_MEMORY_TOOL_NAMES, Scratchpad, repeated_tool_calls
 
 pytestmark = pytest.mark.slow  # Postgres- or Runner-heavy: `pytest -m 'not slow'` skips it
 

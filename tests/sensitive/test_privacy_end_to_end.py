@@ -25,12 +25,12 @@ from google.adk.runners import Runner
 from google.genai import types
 
 from adk_memory_kit import EpisodicLog, EpisodicLogPlugin
+from adk_memory_kit.assembly import PgVectorMemoryService
+from adk_memory_kit.core.session_policy import WritePolicy
 from adk_memory_kit.lifecycle import MemoryCheckpointPlugin, SessionCloser
-from adk_memory_kit.memory.service import PgVectorMemoryService
 from adk_memory_kit.routing import MemoryApplier, MemoryRoutingPlugin, ReviewQueue
 from adk_memory_kit.sensitive import SECRET_DETECTORS, detect_sensitive, redact
 from adk_memory_kit.testing import ScriptedLlm, call, last_function_responses, last_user_text
-from adk_memory_kit.write_policy import WritePolicy
 from tests.support.privacy_scan import leaks
 
 pytestmark = pytest.mark.slow

@@ -7,7 +7,7 @@ Every way one kit module can reach another counts:
 - the facade: ``import adk_memory_kit`` and ``from adk_memory_kit import Name`` (a name that is
   not a module) reach ``adk_memory_kit/__init__.py``, which imports every package;
 - ``importlib``: in a file that calls ``import_module`` or ``__import__``, a string constant
-  that names a kit module (``"adk_memory_kit.memory.cli"``) is an import (elsewhere such a
+  that names a kit module (``"adk_memory_kit.cli.memory"``) is an import (elsewhere such a
   string is a key or a resource package, not an import);
 - code outside the package: ``agents``, ``samples``, ``tests`` and ``benchmarks`` are never
   imported by library code.

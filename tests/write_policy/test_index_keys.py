@@ -6,9 +6,7 @@ from google.adk.events.event import Event
 from google.adk.sessions.session import Session
 from google.genai import types
 
-from adk_memory_kit.memory.documents import IndexingOptions, documents_from_events
-from adk_memory_kit.write_policy import WritePolicy, select_events
-from adk_memory_kit.write_policy.index_keys import (
+from adk_memory_kit.core.index_keys import (
     CONTEXT_ONLY_KEY,
     INDEX_TEXT_KEY,
     LEFT_OUT_KEY,
@@ -16,6 +14,9 @@ from adk_memory_kit.write_policy.index_keys import (
     is_context_only,
     left_out_text,
 )
+from adk_memory_kit.core.session_policy import WritePolicy
+from adk_memory_kit.memory.documents import IndexingOptions, documents_from_events
+from adk_memory_kit.routing.write_policy import select_events
 
 # two people talking (LoCoMo-style authors: names, not "user"), and a user talking to an agent
 DIALOGUE = [

@@ -8,18 +8,11 @@ from google.adk.events.event_actions import EventActions
 from google.adk.sessions.session import Session
 from google.genai import types
 
+from adk_memory_kit.core.session_policy import WritePolicy, resolve_policy
 from adk_memory_kit.errors import InvalidInputError
-from adk_memory_kit.routing.text_signals import content_stems, fingerprint
-from adk_memory_kit.write_policy import (
-    RECALL_RECORD_KEY,
-    ROUTING_RECORD_KEY,
-    ROUTING_STATE_KEY,
-    RoutedOptions,
-    SentenceVerdict,
-    WritePolicy,
-    resolve_policy,
-    select_events,
-)
+from adk_memory_kit.routing.records import RECALL_RECORD_KEY, ROUTING_RECORD_KEY, ROUTING_STATE_KEY
+from adk_memory_kit.routing.write_policy import RoutedOptions, SentenceVerdict, select_events
+from adk_memory_kit.text.signals import content_stems, fingerprint
 
 RECALL_BLOCK = (
     "<RECALLED_MEMORY>\nRecalled items (quoted past content):\n"

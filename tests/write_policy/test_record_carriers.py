@@ -5,7 +5,7 @@ from __future__ import annotations
 from google.adk.events.event import Event
 from google.adk.events.event_actions import EventActions
 
-from adk_memory_kit.write_policy import (
+from adk_memory_kit.routing.records import (
     RECALL_RECORD_KEY,
     ROUTING_RECORD_KEY,
     ROUTING_STATE_KEY,

@@ -12,11 +12,11 @@ from google.adk.events.event import Event
 from google.genai import types
 from sqlalchemy import text
 
+from adk_memory_kit.assembly import PgVectorMemoryService
+from adk_memory_kit.core.session_policy import WritePolicy
 from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.lifecycle.reindex import reindex
 from adk_memory_kit.memory.schema import TABLE
-from adk_memory_kit.memory.service import PgVectorMemoryService
-from adk_memory_kit.write_policy import WritePolicy
 
 pytestmark = pytest.mark.slow
 

@@ -15,6 +15,8 @@ from google.adk.tools.function_tool import FunctionTool
 from google.genai import types
 from sqlalchemy import text
 
+from adk_memory_kit.assembly import PgVectorMemoryService
+from adk_memory_kit.core.session_policy import WritePolicy
 from adk_memory_kit.core.tool_names import (
     END_SESSION_TOOL_NAME,
     MEMORY_TOOL_NAMES,
@@ -24,14 +26,12 @@ from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.demo.concierge import build_concierge_app
 from adk_memory_kit.lifecycle import end_session_tool
 from adk_memory_kit.memory.schema import TABLE
-from adk_memory_kit.memory.service import PgVectorMemoryService
 from adk_memory_kit.profile import make_profile_tools
 from adk_memory_kit.routing import ReviewQueue
+from adk_memory_kit.routing.provenance import KIT_MEMORY_TOOL_NAMES
 from adk_memory_kit.testing import ScriptedLlm, call, last_function_responses, last_user_text
 from adk_memory_kit.tools import MemoryToolset
 from adk_memory_kit.working_memory import WORKING_MEMORY_TOOL_NAMES
-from adk_memory_kit.write_policy import WritePolicy
-from adk_memory_kit.write_policy.provenance import KIT_MEMORY_TOOL_NAMES
 
 SAVED = "Saved to your profile: diet = vegetarian."
 BOOKED = "Your table for two at Luigi's is booked for Friday at 7pm, confirmation LX42."

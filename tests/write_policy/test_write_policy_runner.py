@@ -14,14 +14,15 @@ from google.adk.runners import Runner
 from google.genai import types
 from sqlalchemy import text
 
+from adk_memory_kit.assembly import PgVectorMemoryService
+from adk_memory_kit.core.session_policy import WritePolicy
 from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.demo.concierge import build_concierge_agent
 from adk_memory_kit.lifecycle import MemoryCheckpointPlugin, SessionCloser
 from adk_memory_kit.memory.schema import TABLE
-from adk_memory_kit.memory.service import PgVectorMemoryService
 from adk_memory_kit.routing import MemoryApplier, MemoryRoutingPlugin, ReviewQueue
+from adk_memory_kit.routing.records import ROUTING_RECORD_KEY
 from adk_memory_kit.testing import ScriptedLlm, offline_concierge_responder
-from adk_memory_kit.write_policy import ROUTING_RECORD_KEY, WritePolicy
 
 pytestmark = pytest.mark.slow
 

@@ -32,8 +32,8 @@ import numpy as np
 
 from adk_memory_kit.embedders.base import checked_embed
 from adk_memory_kit.memory.hygiene import MAX_TAGS
-from adk_memory_kit.routing.people import PEOPLE, PERSON_GROUP, people
-from adk_memory_kit.routing.text_signals import content_stems, words
+from adk_memory_kit.text.people import PEOPLE, PERSON_GROUP, people
+from adk_memory_kit.text.signals import content_stems, words
 
 _PERSON = PERSON_GROUP
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from adk_memory_kit.routing.keep_requests import (
+from adk_memory_kit.routing.edits.keep_requests import (
     MAX_REQUEST_CHARS,
     NOT_TO_KEEP,
     OPENER,
@@ -27,8 +27,8 @@ from adk_memory_kit.routing.keep_requests import (
     POLITE,
     plain,
 )
-from adk_memory_kit.routing.people import PEOPLE
-from adk_memory_kit.routing.text_signals import content_stems
+from adk_memory_kit.text.people import PEOPLE
+from adk_memory_kit.text.signals import content_stems
 
 # words that name no subject: "forget what I just told you", "delete all that stuff"
 VAGUE_WORDS = content_stems(

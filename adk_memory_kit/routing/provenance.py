@@ -27,7 +27,7 @@ from adk_memory_kit.core.tool_names import (
     MEMORY_TOOL_NAMES,
     PROFILE_TOOL_NAMES,
 )
-from adk_memory_kit.routing.text_signals import content_stems, fingerprint
+from adk_memory_kit.text.signals import content_stems, fingerprint
 from adk_memory_kit.working_memory import WORKING_MEMORY_TOOL_NAMES
 
 if TYPE_CHECKING:

@@ -57,20 +57,9 @@ from adk_memory_kit._adk_compat import context_memory_service
 from adk_memory_kit.core.markers import ASKED_TEXTS_KEY, FORGET_STATE_KEY, PENDING_FORGET_KEY
 from adk_memory_kit.core.scope import user_scope
 from adk_memory_kit.embedders.base import checked_embed
-from adk_memory_kit.lifecycle import forget_log
-from adk_memory_kit.lifecycle.detail_kinds import DEFAULT_DETAIL_KINDS, DetailKinds
-from adk_memory_kit.lifecycle.forget_judge import ForgetJudge
-from adk_memory_kit.lifecycle.schema import ensure_lifecycle_schema
-from adk_memory_kit.lifecycle.update_subject import (
-    ROLE_WORDS,
-    SubjectCheck,
-    first_clause,
-    people,
-    relation,
-    subject_keys,
-)
-from adk_memory_kit.lifecycle.working_memory_forget import forget_in_working_memory
+from adk_memory_kit.memory import forget_log
 from adk_memory_kit.memory.entries import entry_from_row, search_filters
+from adk_memory_kit.memory.lifecycle_schema import ensure_lifecycle_schema
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.search import SearchOptions, search_on_engine
 from adk_memory_kit.routing.apply import (
@@ -82,8 +71,9 @@ from adk_memory_kit.routing.apply import (
     long_term_entry,
     normalize_fact_text,
 )
-from adk_memory_kit.routing.extractors import event_text, event_time, split_sentences
-from adk_memory_kit.routing.forget_requests import (
+from adk_memory_kit.routing.edits.detail_kinds import DEFAULT_DETAIL_KINDS, DetailKinds
+from adk_memory_kit.routing.edits.forget_judge import ForgetJudge
+from adk_memory_kit.routing.edits.forget_requests import (
     VAGUE_WORDS,
     asks_to_forget,
     forget_subject,
@@ -92,11 +82,22 @@ from adk_memory_kit.routing.forget_requests import (
     keeps_what_it_says,
     subject_parts,
 )
-from adk_memory_kit.routing.people import PEOPLE
+from adk_memory_kit.routing.edits.update_subject import (
+    ROLE_WORDS,
+    SubjectCheck,
+    first_clause,
+    people,
+    relation,
+    subject_keys,
+)
+from adk_memory_kit.routing.edits.working_memory_forget import forget_in_working_memory
+from adk_memory_kit.routing.extractors import event_text, event_time
 from adk_memory_kit.routing.records import RoutingDecisions
 from adk_memory_kit.routing.rule import Candidate, MemoryHome
-from adk_memory_kit.routing.text_signals import content_stems, overlap, words
-from adk_memory_kit.write_policy.policy import unstored_reason
+from adk_memory_kit.routing.write_policy import unstored_reason
+from adk_memory_kit.text.people import PEOPLE
+from adk_memory_kit.text.sentences import split_sentences
+from adk_memory_kit.text.signals import content_stems, overlap, words
 
 if TYPE_CHECKING:
     from google.adk.agents.context import Context

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from adk_memory_kit.routing.keep_requests import OPENER, POLITE, plain
+from adk_memory_kit.routing.edits.keep_requests import OPENER, POLITE, plain
 
 _CHANGE = re.compile(
     rf"^\s*{OPENER}{POLITE}(?:change|update|set|switch|correct|amend|edit)\s+"

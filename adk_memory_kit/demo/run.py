@@ -1,4 +1,4 @@
-"""``adk-memory-kit demo``: the lunch story and a research session, end to end."""
+"""The offline demo: the lunch story and a research session (``adk-memory-kit demo``)."""
 
 from __future__ import annotations
 
@@ -26,21 +26,6 @@ WRITE_PATHS = (
     "WritePolicy.FULL_TRANSCRIPT (opt-in, LoCoMo-style episodic recall): every text event of "
     "the session, secrets redacted.",
 )
-
-
-def register(subparsers: argparse._SubParsersAction) -> None:
-    demo = subparsers.add_parser(
-        "demo",
-        help="run the Monday/Thursday story and a research session offline (embedded Postgres)",
-    )
-    demo.add_argument(
-        "--home",
-        default=None,
-        help="data folder for the embedded server (default: ADK_MEMORY_KIT_HOME "
-        "or ~/.adk_memory_kit)",
-    )
-    demo.add_argument("--user", default="user-17", help="the demo user's id")
-    demo.set_defaults(func=run_demo)
 
 
 def _model(offline: Responder) -> str | BaseLlm:

@@ -31,12 +31,12 @@ from google.adk.sessions.base_session_service import BaseSessionService
 from google.adk.sessions.database_session_service import DatabaseSessionService
 from google.adk.sessions.sqlite_session_service import SqliteSessionService
 
+from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.db.engine import resolve_db_url
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.lifecycle.forget import data_map, forget_user, pending_forgets
 from adk_memory_kit.lifecycle.idle_job import IdleIngestJob, IdleRunReport
 from adk_memory_kit.lifecycle.watermarks import SessionKey
-from adk_memory_kit.memory.service import PgVectorMemoryService
 
 _SESSION_URL_HELP = (
     "where the agent's sessions live (default: the same database as --db-url): a "

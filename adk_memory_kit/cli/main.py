@@ -23,14 +23,14 @@ from adk_memory_kit.core.db_errors import translate
 from adk_memory_kit.errors import MemoryKitError
 
 COMMAND_MODULES = [
-    "adk_memory_kit.db.cli",
-    "adk_memory_kit.memory.cli",
-    "adk_memory_kit.lifecycle.cli",
-    "adk_memory_kit.routing.cli",
-    "adk_memory_kit.demo.cli",
-    "adk_memory_kit.console.cli",
-    "adk_memory_kit.lifecycle.reindex_cli",
-    "adk_memory_kit.episodic.cli",
+    "adk_memory_kit.cli.db",
+    "adk_memory_kit.cli.memory",
+    "adk_memory_kit.cli.lifecycle",
+    "adk_memory_kit.cli.review",
+    "adk_memory_kit.cli.demo",
+    "adk_memory_kit.cli.console",
+    "adk_memory_kit.cli.reindex",
+    "adk_memory_kit.cli.episodic",
 ]
 
 
@@ -102,7 +102,3 @@ def _quiet_exit() -> int:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

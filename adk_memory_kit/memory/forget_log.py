@@ -28,7 +28,7 @@ from adk_memory_kit.db.migrations import Step
 
 FORGET_LOG = "adk_memory_kit_forget_log"
 
-# Schema steps, in the order the lifecycle component runs them (see lifecycle/schema.py,
+# Schema steps, in the order the lifecycle component runs them (see memory/lifecycle_schema.py,
 # which interleaves them with the watermark steps).
 CREATE_V1 = Step(
     f"""

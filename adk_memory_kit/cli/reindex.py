@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from adk_memory_kit.write_policy.policy import WritePolicy
+from adk_memory_kit.routing.write_policy import WritePolicy
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -40,9 +40,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 async def _reindex(args: argparse.Namespace) -> int:
     from google.adk.sessions.database_session_service import DatabaseSessionService
 
+    from adk_memory_kit.assembly import PgVectorMemoryService
     from adk_memory_kit.db.engine import resolve_db_url
     from adk_memory_kit.lifecycle.reindex import reindex
-    from adk_memory_kit.memory.service import PgVectorMemoryService
 
     db_url = resolve_db_url(args.db_url)
     sessions = DatabaseSessionService(db_url=resolve_db_url(args.session_db_url or args.db_url))

@@ -10,7 +10,7 @@ import hashlib
 import re
 from collections.abc import Iterable
 
-from adk_memory_kit.routing.extractors import split_sentences
+from adk_memory_kit.text.sentences import split_sentences
 
 __all__ = [
     "content_stems",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from adk_memory_kit.routing.keep_requests import plain
+from adk_memory_kit.routing.edits.keep_requests import plain
 
 # longer replies say more than yes or no ("yes, and also my sister's number ..."): not an
 # answer to settle a deletion on

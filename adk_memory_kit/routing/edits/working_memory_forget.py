@@ -13,7 +13,7 @@ import logging
 from typing import Any
 
 from adk_memory_kit.errors import SchemaMismatchError
-from adk_memory_kit.routing.text_signals import content_stems
+from adk_memory_kit.text.signals import content_stems
 from adk_memory_kit.working_memory import Scratchpad, render_view, view_key_for
 from adk_memory_kit.working_memory.config import DEFAULT_KEY
 

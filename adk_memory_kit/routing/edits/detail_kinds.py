@@ -7,7 +7,7 @@ sentences too (``ConversationEdits.forget``).
 
 The vocabulary is a general taxonomy (identifiers, the special categories of personal data,
 the common areas of a life), written without reference to any evaluation corpus; pass your
-own to :class:`~adk_memory_kit.lifecycle.conversation_edits.ConversationEdits` to extend it.
+own to :class:`~adk_memory_kit.routing.edits.conversation_edits.ConversationEdits` to extend it.
 Of seven more kinds measured on the tune split of ``tests/routing/data/edits.jsonl``, two
 were kept (hobbies, online accounts: more requests honoured, nothing more deleted for a
 target never stored); pets, gym memberships, bank details, legal matters and engagements

@@ -40,11 +40,9 @@ indexing options): LoCoMo-style episodic recall of everything that was said.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
 from typing import TYPE_CHECKING, Annotated, Any
 
 from google.adk.events.event import Event
@@ -52,13 +50,16 @@ from google.genai import types
 from pydantic import ConfigDict, Field, PlainValidator
 
 from adk_memory_kit.core.config import KitConfig
-from adk_memory_kit.core.validation import short
-from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.core.index_keys import INDEX_ONLY_REASONS, with_keys, without_keys
+from adk_memory_kit.core.session_policy import POLICY_ENV, WritePolicy, resolve_policy
 from adk_memory_kit.routing.extractors import Extractor, RuleBasedExtractor, event_text
 from adk_memory_kit.routing.offline import LearnedExtractor, shared_learned_extractor
+from adk_memory_kit.routing.provenance import memory_report_stems
 from adk_memory_kit.routing.records import RoutingDecisions, session_recall_stems
 from adk_memory_kit.routing.rule import MemoryHome, route
-from adk_memory_kit.routing.text_signals import (
+from adk_memory_kit.sensitive import Detector, detect_sensitive
+from adk_memory_kit.sensitive.base import as_detectors
+from adk_memory_kit.text.signals import (
     content_stems,
     fingerprint,
     is_factless_question,
@@ -67,13 +68,21 @@ from adk_memory_kit.routing.text_signals import (
     split_sentences,
     strip_tags,
 )
-from adk_memory_kit.sensitive import Detector, detect_sensitive
-from adk_memory_kit.sensitive.base import as_detectors
-from adk_memory_kit.write_policy.index_keys import INDEX_ONLY_REASONS, with_keys, without_keys
-from adk_memory_kit.write_policy.provenance import memory_report_stems
 
 if TYPE_CHECKING:
     from google.adk.sessions.session import Session
+
+__all__ = [
+    "ATTRIBUTION",
+    "NEVER_STORED",
+    "POLICY_ENV",
+    "RoutedOptions",
+    "SentenceVerdict",
+    "WritePolicy",
+    "resolve_policy",
+    "select_events",
+    "unstored_reason",
+]
 
 USER_AUTHOR = "user"
 
@@ -96,13 +105,6 @@ NEVER_STORED = frozenset(
         MemoryHome.FORGET,
     }
 )
-
-
-class WritePolicy(str, Enum):
-    """What ``add_session_to_memory`` stores (see the module docstring)."""
-
-    ROUTED = "routed"
-    FULL_TRANSCRIPT = "full_transcript"
 
 
 def _extractor_or_none(value: Any) -> Any:
@@ -158,30 +160,14 @@ class RoutedOptions(KitConfig):
         "an episode such as 'my tomatoes ripened this week' scores about 0.5).",
     )
 
-
-#: Environment variable naming the policy when none is passed (``adk web``, the CLIs).
-POLICY_ENV = "ADK_MEMORY_KIT_WRITE_POLICY"
-
-
-def resolve_policy(value: WritePolicy | str | None) -> WritePolicy:
-    """A :class:`WritePolicy` from an enum member or its name/value.
-
-    ``None`` means ``$ADK_MEMORY_KIT_WRITE_POLICY`` when set (so ``adk web`` with
-    ``pgvector://`` and the ``ingest-idle`` command can switch modes), else ``ROUTED``.
-    """
-    if value is None:
-        value = os.environ.get(POLICY_ENV) or WritePolicy.ROUTED
-    if isinstance(value, WritePolicy):
-        return value
-    if isinstance(value, str):
-        norm = value.strip().lower().replace("-", "_")
-        for member in WritePolicy:
-            if norm in (member.value, member.name.lower()):
-                return member
-    raise InvalidInputError(
-        f"write_policy must be one of {', '.join(m.value for m in WritePolicy)} "
-        f"(argument or ${POLICY_ENV}), got {short(value)}"
-    )
+    async def select(
+        self, session: Session, events: Sequence[Event], *, index_context: bool = False
+    ) -> list[Event]:
+        """:class:`~adk_memory_kit.core.session_policy.SessionSelector`: the events the routed
+        policy stores, tuned by these options (:func:`select_events`)."""
+        return await select_events(
+            session, events, WritePolicy.ROUTED, self, index_context=index_context
+        )
 
 
 @dataclass(frozen=True)
@@ -209,7 +195,7 @@ async def select_events(
     ``FULL_TRANSCRIPT`` returns ``events`` unchanged. ``verdicts`` (if given) receives one entry
     per sentence, for reports and tests. ``index_context``: the copies also carry the filler and
     fact-less question sentences left out, as index keys only, and an event left with only such
-    sentences comes back as a context-only copy (:mod:`adk_memory_kit.write_policy.index_keys`);
+    sentences comes back as a context-only copy (:mod:`adk_memory_kit.core.index_keys`);
     the stored text is the same either way.
     """
     if policy is WritePolicy.FULL_TRANSCRIPT:

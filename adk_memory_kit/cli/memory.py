@@ -6,8 +6,9 @@ import argparse
 import math
 from datetime import timedelta
 
+from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.core.wording import counted
-from adk_memory_kit.memory.service import PgVectorMemoryService
+from adk_memory_kit.recall.framing import format_search_results
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -84,31 +85,6 @@ async def _search(args: argparse.Namespace) -> int:
     for line in format_search_results(result.memories, app=args.app, user=args.user):
         print(line)
     return 0
-
-
-def format_search_results(memories: list, *, app: str, user: str) -> list[str]:
-    """The lines ``adk-memory-kit search`` prints for ``memories`` (best first).
-
-    The demo prints its long-term summary with this same function, so the two match line
-    for line.
-    """
-    if not memories:
-        return ["no memories found"]
-    lines = [
-        f"{counted(len(memories), 'memory')} of {user} in {app}, best first "
-        "(score: weighted reciprocal-rank fusion, higher is better)",
-        f"{'#':>3}  {'score':>6}  {'when (UTC)':16}  {'kind':5}  author: text",
-    ]
-    for rank, entry in enumerate(memories, start=1):
-        text = " ".join(p.text or "" for p in entry.content.parts or []).replace("\n", " ")
-        meta = entry.custom_metadata
-        when = (entry.timestamp or "")[:16].replace("T", " ")
-        flag = "  (superseded)" if "superseded_at" in meta else ""
-        lines.append(
-            f"{rank:>3}  {meta.get('score', 0.0):6.3f}  {when:16}  {meta.get('kind', ''):5}  "
-            f"{entry.author or '-'}: {text[:160]}{flag}"
-        )
-    return lines
 
 
 async def _purge(args: argparse.Namespace) -> int:

@@ -12,10 +12,10 @@ from datetime import datetime, timezone
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_memory_kit.db.migrations import Step, migrate
-from adk_memory_kit.lifecycle import forget_log
-from adk_memory_kit.lifecycle import watermark_steps as watermarks
-from adk_memory_kit.lifecycle.forget_log import FORGET_LOG
-from adk_memory_kit.lifecycle.watermark_steps import WATERMARKS
+from adk_memory_kit.memory import forget_log
+from adk_memory_kit.memory import watermark_steps as watermarks
+from adk_memory_kit.memory.forget_log import FORGET_LOG
+from adk_memory_kit.memory.watermark_steps import WATERMARKS
 
 __all__ = ["COMPONENT", "FORGET_LOG", "STEPS", "WATERMARKS", "ensure_lifecycle_schema"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from adk_memory_kit.routing.text_signals import words
+from adk_memory_kit.text.signals import words
 
 #: Words naming a person other than the user, one group per person (MiniLM puts "wife" and
 #: "husband", "sister" and "brother" too close to tell them apart by similarity).

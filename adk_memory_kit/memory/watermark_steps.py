@@ -10,7 +10,7 @@ from adk_memory_kit.db.migrations import Step
 
 WATERMARKS = "adk_memory_kit_ingest_watermarks"
 
-# Schema steps (ordered with the forget log's in lifecycle/schema.py). One row per session
+# Schema steps (ordered with the forget log's in memory/lifecycle_schema.py). One row per session
 # the idle job has seen: ``session_update_time`` is the last ingested ``last_update_time``;
 # ``failures`` / ``last_attempt_at`` / ``last_error`` / ``retry_after`` record failed attempts
 # (reset by a success); ``claimed_by`` / ``claimed_until`` are a batch lease, so workers with
