@@ -152,7 +152,7 @@ def make_queries(questions: list[str], count: int, seed: int) -> list[str]:
 async def user_rows(engine, user: str) -> int:
     from sqlalchemy import text
 
-    from adk_memory_kit.memory.schema import TABLE
+    from adk_memory_kit.memory.tables import TABLE
 
     async with engine.connect() as conn:
         return (
@@ -167,7 +167,7 @@ async def load_user(engine, embedder: HashingEmbedder, user: str, texts: list[st
     """COPY ``texts`` as ``user``'s rows in batches; returns rows/s (0: already loaded)."""
     from sqlalchemy import text
 
-    from adk_memory_kit.memory.schema import TABLE
+    from adk_memory_kit.memory.tables import TABLE
 
     have = await user_rows(engine, user)
     if have >= len(texts):
@@ -222,7 +222,7 @@ async def vacuum(engine) -> None:
     scan also reads the pending list)."""
     from sqlalchemy import text
 
-    from adk_memory_kit.memory.schema import TABLE
+    from adk_memory_kit.memory.tables import TABLE
 
     async with engine.connect() as conn:
         conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
@@ -344,7 +344,7 @@ async def ann_recall(engine, user, vectors, depth: int, ef: int) -> tuple[float,
     from sqlalchemy import text
 
     from adk_memory_kit.memory.ann import scope_literals
-    from adk_memory_kit.memory.schema import TABLE
+    from adk_memory_kit.memory.tables import TABLE
 
     lit = " AND ".join(scope_literals(APP, user))
     sql = text(

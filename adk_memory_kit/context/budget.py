@@ -39,6 +39,7 @@ from typing import Any
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
+from typing_extensions import override
 
 from adk_memory_kit.context.config import MAX_TOKENS, ContextBudgetConfig, Prunable
 from adk_memory_kit.context.sections import (
@@ -518,6 +519,7 @@ class ContextBudget:
             sections=shown,
         )
 
+    @override
     def __repr__(self) -> str:
         return (
             f"{type(self).__name__}(max_tokens={self.max_tokens}, "

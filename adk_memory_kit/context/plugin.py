@@ -8,6 +8,7 @@ from google.adk.agents.callback_context import CallbackContext
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
+from typing_extensions import override
 
 from adk_memory_kit.context.budget import BudgetReport, ContextBudget
 from adk_memory_kit.core.db_errors import contained_doors
@@ -54,6 +55,7 @@ class ContextBudgetPlugin(BasePlugin):
         """Per-call records of the budget."""
         return self.budget.report
 
+    @override
     async def before_model_callback(
         self, *, callback_context: CallbackContext, llm_request: LlmRequest
     ) -> LlmResponse | None:
@@ -61,6 +63,7 @@ class ContextBudgetPlugin(BasePlugin):
         await self.budget(callback_context, llm_request)
         return None
 
+    @override
     async def after_model_callback(
         self, *, callback_context: CallbackContext, llm_response: LlmResponse
     ) -> LlmResponse | None:

@@ -45,6 +45,7 @@ from google.adk.events.event_actions import EventActions, EventCompaction
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
 from google.genai import types
+from typing_extensions import override
 
 from adk_memory_kit.context.summary_config import SummarizerConfig
 from adk_memory_kit.context.values import (
@@ -220,6 +221,7 @@ class FactPreservingSummarizer(BaseEventsSummarizer):
         self.detectors = config.detectors
 
     # ---- ADK interface -------------------------------------------------------------------
+    @override
     async def maybe_summarize_events(self, *, events: list[Event]) -> Event | None:
         """Compact ``events`` into one event carrying an ``EventCompaction`` (``None`` if empty)."""
         if not events:

@@ -33,6 +33,9 @@ import warnings
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+from adk_memory_kit.db.postmaster import lock_file_pid as _lock_file_pid
+from adk_memory_kit.db.postmaster import postmaster_running as _postmaster_running
+from adk_memory_kit.db.postmaster import process_running as _running
 from adk_memory_kit.errors import DatabaseUnavailableError, InvalidInputError
 
 HOME_ENV = "ADK_MEMORY_KIT_HOME"
@@ -79,29 +82,6 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
-
-
-def _lock_file_pid(path: Path) -> int | None:
-    try:
-        return int(path.read_text().splitlines()[0])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _running(pid: int | None) -> bool:
-    """Whether ``pid`` is a live process (a zombie, killed but not yet reaped, is not)."""
-    if pid is None:
-        return False
-    import psutil
-
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
-
-
-def _postmaster_running(pgdata: Path) -> bool:
-    return _running(_lock_file_pid(pgdata / "postmaster.pid"))
 
 
 def _remove_stale_lock_files(pgdata: Path, socket_dir: Path | None) -> None:

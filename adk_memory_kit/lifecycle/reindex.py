@@ -22,7 +22,7 @@ from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.core.wording import counted
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.memory.documents import check_identifier
-from adk_memory_kit.routing.write_policy import SentenceVerdict, select_events
+from adk_memory_kit.routing.write_policy import RoutedOptions, SentenceVerdict, select_events
 
 
 @dataclass
@@ -91,11 +91,12 @@ async def reindex(
             if session is None:
                 continue
             verdicts: list[SentenceVerdict] = []
+            options = pipeline.config.routed_options  # the verdicts are the routed policy's
             await select_events(
                 session,
                 list(session.events),
                 pipeline.config.write_policy,
-                pipeline.config.routed_options,
+                options if isinstance(options, RoutedOptions) else None,
                 verdicts,
             )
             done.sentences.update(v.reason for v in verdicts)

@@ -18,6 +18,7 @@ from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from typing_extensions import override
 
 from adk_memory_kit.core.db_errors import db_doors
 from adk_memory_kit.core.scope import operator_wide
@@ -34,6 +35,7 @@ class SessionKey:
     user_id: str
     session_id: str
 
+    @override
     def __str__(self) -> str:
         return f"{self.app_name}/{self.user_id}/{self.session_id}"
 

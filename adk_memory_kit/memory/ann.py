@@ -35,7 +35,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from adk_memory_kit.core.db_errors import translates_db_errors
 from adk_memory_kit.core.scope import operator_scope
 from adk_memory_kit.core.validation import check_positive_int
-from adk_memory_kit.memory.schema import TABLE
+from adk_memory_kit.memory.tables import TABLE
 from adk_memory_kit.memory.term_stats import USER_STATS
 
 logger = logging.getLogger(__name__)

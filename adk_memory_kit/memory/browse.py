@@ -20,7 +20,7 @@ from adk_memory_kit.core.scope import user_scoped
 from adk_memory_kit.core.validation import check_scope
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.memory.hygiene import check_memory_type, check_tags
-from adk_memory_kit.memory.schema import TABLE
+from adk_memory_kit.memory.tables import TABLE
 
 if TYPE_CHECKING:
     from adk_memory_kit.memory.memory_store import MemoryStore

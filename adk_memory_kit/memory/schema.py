@@ -25,11 +25,9 @@ from adk_memory_kit.errors import (
     EmbeddingDimensionError,
     SchemaMismatchError,
 )
+from adk_memory_kit.memory import term_stats
+from adk_memory_kit.memory.tables import SNAPSHOTS, TABLE, create_partitions_step
 
-TABLE = "adk_memory_items"
-# One row per ingested session: the newest event time of the latest snapshot written, so an
-# older snapshot of the session that commits after a newer one changes nothing.
-SNAPSHOTS = "adk_memory_session_snapshots"
 COMPONENT = "memory"
 
 
@@ -47,29 +45,6 @@ class StorageOptions(KitConfig):
     )
 
 
-def _is_partitioned(table: str) -> str:
-    return f"(SELECT relkind::text FROM pg_class WHERE oid = to_regclass('{table}')) = 'p'"
-
-
-def create_partitions_step(table: str, partitions: int | None) -> Step:
-    """One step creating ``table``'s hash partitions ``<table>_p0..`` (one ``DO`` block).
-
-    It runs only when the table is partitioned, so the step list keeps the same length
-    whether or not ``partitions`` is given (a database records only a step count).
-    """
-    if not partitions:
-        return Step("SELECT 1", only_if="false")
-    return Step(
-        f"""DO $$ BEGIN
-    FOR i IN 0..{partitions - 1} LOOP
-        EXECUTE format('CREATE TABLE IF NOT EXISTS %I PARTITION OF {table}'
-            ' FOR VALUES WITH (MODULUS {partitions}, REMAINDER %s)', '{table}_p' || i, i);
-    END LOOP;
-END $$""",
-        only_if=_is_partitioned(table),
-    )
-
-
 def _steps(dim: int, partitions: int | None = None) -> list[Step]:
     """Schema steps, one statement each; step N brings the schema from version N-1 to N.
 
@@ -77,7 +52,6 @@ def _steps(dim: int, partitions: int | None = None) -> list[Step]:
     ``partitions`` changes only how a new database's tables are created (steps 1 and 6, and
     the partition steps that run only on partitioned tables), never the number of steps.
     """
-    from adk_memory_kit.memory import term_stats
 
     by_user = " PARTITION BY HASH (user_id)" if partitions else ""
     return [

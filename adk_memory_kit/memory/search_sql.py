@@ -29,7 +29,7 @@ from pgvector.sqlalchemy import VECTOR
 from sqlalchemy import TextClause, bindparam, text
 
 from adk_memory_kit.memory.ann import scope_literals
-from adk_memory_kit.memory.schema import TABLE
+from adk_memory_kit.memory.tables import TABLE
 from adk_memory_kit.memory.term_stats import TERM_STATS, USER_STATS
 
 _LIVE = "(t.expires_at IS NULL OR t.expires_at > now())"

@@ -11,6 +11,7 @@ of a session it stores comes from a :class:`~adk_memory_kit.core.session_policy.
 from __future__ import annotations
 
 import uuid
+import warnings
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Self
@@ -19,6 +20,7 @@ from google.adk.events.event import Event
 from google.adk.memory.base_memory_service import BaseMemoryService, SearchMemoryResponse
 from google.adk.memory.memory_entry import MemoryEntry
 from sqlalchemy.ext.asyncio import AsyncEngine
+from typing_extensions import override
 
 from adk_memory_kit.core.db_errors import db_doors
 from adk_memory_kit.core.session_policy import (
@@ -147,11 +149,13 @@ class BasePgVectorMemoryService(BaseMemoryService):
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+    @override
     async def add_session_to_memory(self, session: Session) -> SessionWrite:  # type: ignore[override]  # a report ADK's callers may ignore
         """Store what the write policy selects (:meth:`WritePipeline.write_session`); returns a
         :class:`SessionWrite` (ADK's contract returns ``None``; ignoring it is fine)."""
         return await self.pipeline.write_session(session)
 
+    @override
     async def add_events_to_memory(
         self,
         *,
@@ -171,6 +175,7 @@ class BasePgVectorMemoryService(BaseMemoryService):
             custom_metadata=custom_metadata,
         )
 
+    @override
     async def add_memory(  # type: ignore[override]  # a report ADK's callers may ignore
         self,
         *,
@@ -190,6 +195,7 @@ class BasePgVectorMemoryService(BaseMemoryService):
             consolidator=consolidator,
         )
 
+    @override
     async def search_memory(
         self, *, app_name: str, user_id: str, query: str, limit: int | None = None
     ) -> SearchMemoryResponse:
@@ -233,6 +239,7 @@ class BasePgVectorMemoryService(BaseMemoryService):
         """Write the pending recall accesses now; returns how many rows were touched."""
         return await self.store.flush_access()
 
+    @override
     async def delete_memory(  # type: ignore[override]  # a count ADK's callers may ignore
         self, *, app_name: str, user_id: str, memory_id: str | None = None
     ) -> int:
@@ -279,3 +286,28 @@ class BasePgVectorMemoryService(BaseMemoryService):
         """The user ids that have memories in ``app_name``."""
         check_identifier("app_name", app_name)
         return await self.store.list_users(app_name)
+
+    # -- moved in 0.1.0 to ``service.curator``; kept one more release with a warning ---------
+    async def correct_memory(self, **kwargs: Any) -> Any:
+        """Deprecated: ``service.curator.correct_memory`` (same arguments)."""
+        _moved_to_curator("correct_memory")
+        return await self.curator.correct_memory(**kwargs)
+
+    async def pin_memory(self, **kwargs: Any) -> Any:
+        """Deprecated: ``service.curator.pin_memory`` (same arguments)."""
+        _moved_to_curator("pin_memory")
+        return await self.curator.pin_memory(**kwargs)
+
+    async def purge_stale(self, **kwargs: Any) -> Any:
+        """Deprecated: ``service.curator.purge_stale`` (same arguments)."""
+        _moved_to_curator("purge_stale")
+        return await self.curator.purge_stale(**kwargs)
+
+
+def _moved_to_curator(name: str) -> None:
+    warnings.warn(
+        f"PgVectorMemoryService.{name} moved to service.curator.{name}; the old name goes in "
+        "the next release",
+        DeprecationWarning,
+        stacklevel=3,
+    )

@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from adk_memory_kit.db.fence import guard_write
 from adk_memory_kit.memory.documents import MemoryDocument, StoredKey
 from adk_memory_kit.memory.hygiene import Hygiene
-from adk_memory_kit.memory.schema import SNAPSHOTS, TABLE
+from adk_memory_kit.memory.tables import SNAPSHOTS, TABLE
 from adk_memory_kit.sensitive import redact_for_store, redact_value
 
 _INSERT = f"""

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from adk_memory_kit.db.catalog import home_comment_step
 from adk_memory_kit.db.migrations import Step
-from adk_memory_kit.memory.schema import TABLE, create_partitions_step
+from adk_memory_kit.memory.tables import TABLE, create_partitions_step
 
 USER_STATS = "adk_memory_user_stats"
 TERM_STATS = "adk_memory_term_stats"

@@ -11,6 +11,7 @@ from typing import Any
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
+from typing_extensions import override
 
 from adk_memory_kit._adk_compat import static_instruction_prefix_end
 from adk_memory_kit.core.validation import check_number
@@ -198,6 +199,7 @@ class PruneStaleToolPayloads:
         llm_response.custom_metadata = metadata
         return None
 
+    @override
     def __repr__(self) -> str:
         return (
             f"{type(self).__name__}(keep_recent={self.keep_recent}, "

@@ -9,6 +9,7 @@ from google.adk.agents.callback_context import CallbackContext
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
+from typing_extensions import override
 
 from adk_memory_kit.core.db_errors import contained_doors
 from adk_memory_kit.errors import InvalidInputError
@@ -62,6 +63,7 @@ class ToolPayloadPruningPlugin(BasePlugin):
         """Per-call token records of this plugin."""
         return self.pruner.report
 
+    @override
     async def before_model_callback(
         self, *, callback_context: CallbackContext, llm_request: LlmRequest
     ) -> LlmResponse | None:
@@ -69,6 +71,7 @@ class ToolPayloadPruningPlugin(BasePlugin):
         self.pruner(callback_context, llm_request)
         return None
 
+    @override
     async def after_model_callback(
         self, *, callback_context: CallbackContext, llm_response: LlmResponse
     ) -> LlmResponse | None:

@@ -23,6 +23,7 @@ from google.adk.features import FeatureName, is_feature_enabled
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
+from typing_extensions import override
 
 from adk_memory_kit.core.db_errors import db_doors
 from adk_memory_kit.core.tool_errors import tool_errors
@@ -111,6 +112,7 @@ class FramedLoadMemoryTool(FunctionTool):
             )
         return result
 
+    @override
     def _get_declaration(self) -> types.FunctionDeclaration | None:
         query_doc = "what to look for, e.g. 'delivery address' or 'Lisbon hotel'"
         if is_feature_enabled(FeatureName.JSON_SCHEMA_FOR_FUNC_DECL):
@@ -133,6 +135,7 @@ class FramedLoadMemoryTool(FunctionTool):
             ),
         )
 
+    @override
     async def process_llm_request(
         self, *, tool_context: ToolContext, llm_request: LlmRequest
     ) -> None:

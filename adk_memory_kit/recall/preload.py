@@ -23,6 +23,7 @@ from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 from pydantic import Field, field_validator
+from typing_extensions import override
 
 from adk_memory_kit._adk_compat import insert_transient_user_content
 from adk_memory_kit.core.config import KitConfig
@@ -267,6 +268,7 @@ class BudgetedPreloadMemoryTool(BaseTool):
                 self._cache.popitem(last=False)
         return self.budget.frame(memories, tool_context.state)
 
+    @override
     async def process_llm_request(
         self, *, tool_context: ToolContext, llm_request: LlmRequest
     ) -> None:

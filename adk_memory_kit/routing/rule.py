@@ -17,6 +17,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import Enum
 
+from typing_extensions import override
+
 from adk_memory_kit.core.validation import normalize_key
 from adk_memory_kit.errors import InvalidInputError
 
@@ -76,6 +78,7 @@ class Candidate:
         if self.value is not None and not isinstance(self.value, str):
             object.__setattr__(self, "value", str(self.value))
 
+    @override
     def __repr__(self) -> str:  # never echo the text: it may be sensitive
         return (
             f"Candidate(key={self.key!r}, home={route(self).value}, text=<{len(self.text)} chars>)"

@@ -12,6 +12,7 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 from pydantic import ConfigDict, Field
+from typing_extensions import override
 
 from adk_memory_kit._adk_compat import is_labelled_instruction_text
 from adk_memory_kit.pruning.tokens import estimate_content_tokens, estimate_request_tokens
@@ -102,6 +103,7 @@ class ScriptedLlm(BaseLlm):
                 turn = await turn
         return turn
 
+    @override
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:

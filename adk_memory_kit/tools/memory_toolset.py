@@ -21,6 +21,7 @@ from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.base_toolset import BaseToolset, ToolPredicate
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_context import ToolContext
+from typing_extensions import override
 
 from adk_memory_kit._adk_compat import context_memory_service
 from adk_memory_kit.assembly import PgVectorMemoryService
@@ -266,6 +267,7 @@ class MemoryToolset(BaseToolset):
         tools = _Tools(self)
         self._tools: list[BaseTool] = [FunctionTool(getattr(tools, n)) for n in MEMORY_TOOL_NAMES]
 
+    @override
     async def get_tools(self, readonly_context: ReadonlyContext | None = None) -> list[BaseTool]:
         """The memory tools, after ``tool_filter``."""
         return [t for t in self._tools if self._is_tool_selected(t, readonly_context)]

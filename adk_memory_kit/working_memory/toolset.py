@@ -13,6 +13,7 @@ from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.base_toolset import BaseToolset, ToolPredicate
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_context import ToolContext
+from typing_extensions import override
 
 from adk_memory_kit.core.tool_errors import tool_errors
 from adk_memory_kit.errors import SchemaMismatchError
@@ -309,6 +310,7 @@ class WorkingMemoryToolset(BaseToolset):
         prefix = f"{self.tool_name_prefix}_" if self.tool_name_prefix else ""
         return [prefix + t.name for t in self._tools]
 
+    @override
     async def get_tools(self, readonly_context: ReadonlyContext | None = None) -> list[BaseTool]:
         """The working-memory tools, after ``tool_filter``."""
         return [t for t in self._tools if self._is_tool_selected(t, readonly_context)]

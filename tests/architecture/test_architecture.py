@@ -72,10 +72,6 @@ LAYERS: dict[str, int] = {
 #: Circles between modules of one package that are known and scheduled, in packages being
 #: rewritten on other branches (issue 27). Nothing may be added; each leaves with its fix.
 KNOWN_CIRCLES: list[frozenset[str]] = [
-    # memory/: the schema lists term_stats' steps; term_stats reads the schema's table name
-    frozenset({"memory.schema", "memory.term_stats"}),
-    # db/: the embedded server starts the reaper, the reaper stops the server (lazy imports)
-    frozenset({"db.embedded", "db.reaper"}),
     # sensitive/: gate.py imports the package's __init__, which imports gate (and the plugin)
     frozenset({"sensitive", "sensitive.adk_plugin", "sensitive.gate"}),
 ]

@@ -16,6 +16,7 @@ from google.genai import types
 from sqlalchemy import text as sql
 
 from adk_memory_kit.assembly import PgVectorMemoryService
+from adk_memory_kit.cli import lifecycle as lifecycle_cli
 from adk_memory_kit.cli import main as cli_main
 from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.errors import DatabaseUnavailableError, InvalidInputError
@@ -26,7 +27,6 @@ from adk_memory_kit.lifecycle import (
     forget_user,
     pending_forgets,
 )
-from adk_memory_kit.lifecycle import cli as lifecycle_cli
 from adk_memory_kit.memory.lifecycle_schema import FORGET_LOG
 from adk_memory_kit.routing.review_queue import ReviewQueue
 

@@ -41,7 +41,7 @@ from adk_memory_kit.core.times import parse_time
 from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.errors import MemoryKitError
 from adk_memory_kit.lifecycle import CHECKPOINT_STATE_KEY
-from adk_memory_kit.memory.schema import SNAPSHOTS, TABLE
+from adk_memory_kit.memory.tables import SNAPSHOTS, TABLE
 from adk_memory_kit.pruning import LAST_STATE_KEY
 from adk_memory_kit.routing import ReviewQueue
 from adk_memory_kit.routing.records import (

@@ -16,7 +16,7 @@ from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.core.session_policy import WritePolicy
 from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.lifecycle.reindex import reindex
-from adk_memory_kit.memory.schema import TABLE
+from adk_memory_kit.memory.tables import TABLE
 
 pytestmark = pytest.mark.slow
 

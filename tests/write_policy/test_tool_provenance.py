@@ -25,7 +25,7 @@ from adk_memory_kit.core.tool_names import (
 from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.demo.concierge import build_concierge_app
 from adk_memory_kit.lifecycle import end_session_tool
-from adk_memory_kit.memory.schema import TABLE
+from adk_memory_kit.memory.tables import TABLE
 from adk_memory_kit.profile import make_profile_tools
 from adk_memory_kit.routing import ReviewQueue
 from adk_memory_kit.routing.provenance import KIT_MEMORY_TOOL_NAMES

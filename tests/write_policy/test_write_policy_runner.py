@@ -19,7 +19,7 @@ from adk_memory_kit.core.session_policy import WritePolicy
 from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.demo.concierge import build_concierge_agent
 from adk_memory_kit.lifecycle import MemoryCheckpointPlugin, SessionCloser
-from adk_memory_kit.memory.schema import TABLE
+from adk_memory_kit.memory.tables import TABLE
 from adk_memory_kit.routing import MemoryApplier, MemoryRoutingPlugin, ReviewQueue
 from adk_memory_kit.routing.records import ROUTING_RECORD_KEY
 from adk_memory_kit.testing import ScriptedLlm, offline_concierge_responder
