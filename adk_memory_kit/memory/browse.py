@@ -3,7 +3,7 @@
 The listing is unranked (no embedding, no search): it is how an operator browses what the kit
 holds about a user (the memory console) and how a user's data is exported (right of access).
 Every statement carries ``app_name`` and ``user_id`` equality, like the rest of the memory
-table's SQL (``memory/store.py``); nothing here writes, and a look is never counted as a use.
+table's SQL (``memory/items_sql.py``); nothing here writes, and a look is never counted as a use.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from adk_memory_kit.memory.hygiene import check_memory_type, check_tags
 from adk_memory_kit.memory.tables import TABLE
 
 if TYPE_CHECKING:
-    from adk_memory_kit.memory.memory_store import MemoryStore
+    from adk_memory_kit.memory.store import MemoryStore
 
 #: ``sort`` -> the ORDER BY key (newest / largest first with ``descending``; empty last).
 SORTS: dict[str, str] = {

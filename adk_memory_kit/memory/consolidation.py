@@ -39,7 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from adk_memory_kit.core.ids import normalize_fact_text
 from adk_memory_kit.core.model_calls import final_response, response_text
-from adk_memory_kit.memory.store import Neighbour
+from adk_memory_kit.memory.items_sql import Neighbour
 
 logger = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 A part of :class:`~adk_memory_kit.memory.service.PgVectorMemoryService` (``service.curator``),
 composed from its store and write pipeline: a correction is written through the pipeline
-(documents, redaction, supersession), pins and decay are statements of ``memory/store.py``.
+(documents, redaction, supersession), pins and decay are statements of ``memory/items_sql.py``.
 Consolidation on write is the pipeline's stage (``memory/write_stages.py``), chosen by
 ``MemoryConfig.consolidator``.
 """
@@ -30,13 +30,13 @@ from adk_memory_kit.core.validation import (
 from adk_memory_kit.db.fence import guard_write
 from adk_memory_kit.db.rls import user_transaction
 from adk_memory_kit.errors import InvalidInputError, MemoryNotFoundError
-from adk_memory_kit.memory import store
+from adk_memory_kit.memory import items_sql
 from adk_memory_kit.memory.documents import INDEXED_WITH
 from adk_memory_kit.memory.hygiene import check_memory_type, check_tags
-from adk_memory_kit.memory.memory_store import MemoryStore
 from adk_memory_kit.memory.pipeline import WritePipeline
 from adk_memory_kit.memory.reports import Correction, MemoryMetrics, PurgeReport
 from adk_memory_kit.memory.search import SearchFilters
+from adk_memory_kit.memory.store import MemoryStore
 
 
 def row_id_of(memory_id: object) -> str:
@@ -75,7 +75,7 @@ class MemoryCurator:
         engine = await self.store.ready()
         async with engine.begin() as conn:
             await guard_write(conn, app_name, user_id)
-            found = await store.set_pinned(
+            found = await items_sql.set_pinned(
                 conn, app_name, user_id, row_id, bool(pinned), clean_text(reason or "") or None
             )
         if not found:
@@ -99,15 +99,17 @@ class MemoryCurator:
         check_bool("dry_run", dry_run)
         await self.store.flush_access()
         cutoff = datetime.now(timezone.utc) - older_than
-        found: list[tuple[str, store.StaleRow]] = []
+        found: list[tuple[str, items_sql.StaleRow]] = []
         deleted = 0
         engine = await self.store.ready()
         for user in await self.store.list_users(app_name):
             async with user_transaction(engine, app_name, user) as conn:
-                rows = await store.stale_rows(conn, app_name, user, cutoff, float(max_importance))
+                rows = await items_sql.stale_rows(
+                    conn, app_name, user, cutoff, float(max_importance)
+                )
                 found += [(user, r) for r in rows]
                 if rows and not dry_run:
-                    deleted += await store.delete_stale(
+                    deleted += await items_sql.delete_stale(
                         conn, app_name, user, cutoff, float(max_importance), [r.id for r in rows]
                     )
         self.metrics.stale_purged += deleted
@@ -157,7 +159,7 @@ class MemoryCurator:
         engine = await self.store.ready()
         async with engine.connect() as conn:
             async with conn.begin():
-                old = await store.read_row(conn, app_name, user_id, row_id)
+                old = await items_sql.read_row(conn, app_name, user_id, row_id)
         if old is None:
             raise MemoryNotFoundError("memory_id names no memory of this user")
         at = datetime.now(timezone.utc)
@@ -188,7 +190,7 @@ class MemoryCurator:
         clean_reason = clean_text(reason.strip())
 
         async def retract(c: AsyncConnection) -> None:
-            await store.retract(c, app_name, user_id, row_id, at, clean_reason, by)
+            await items_sql.retract(c, app_name, user_id, row_id, at, clean_reason, by)
 
         new_id = await self.pipeline.write_replacement(
             app_name=app_name, user_id=user_id, entry=entry, before=retract

@@ -29,7 +29,7 @@ from adk_memory_kit.core.session_policy import SessionSelector
 from adk_memory_kit.core.validation import check_identifier, check_mapping, check_scope
 from adk_memory_kit.embedders.base import checked_embed
 from adk_memory_kit.errors import InvalidInputError
-from adk_memory_kit.memory import store
+from adk_memory_kit.memory import items_sql
 from adk_memory_kit.memory.config import MemoryConfig
 from adk_memory_kit.memory.consolidation import Consolidator
 from adk_memory_kit.memory.documents import (
@@ -40,8 +40,8 @@ from adk_memory_kit.memory.documents import (
     newest_event_time,
 )
 from adk_memory_kit.memory.hygiene import Hygiene, pop_hygiene
-from adk_memory_kit.memory.memory_store import MemoryStore
 from adk_memory_kit.memory.reports import EntryOutcome, MemoryMetrics, SessionWrite, WriteReport
+from adk_memory_kit.memory.store import MemoryStore
 from adk_memory_kit.memory.write_stages import consolidate, verify
 
 if TYPE_CHECKING:
@@ -103,10 +103,10 @@ class WritePipeline:
         engine = await self.store.ready()
         async with engine.connect() as conn:
             async with conn.begin():
-                if await store.newer_snapshot_stored(conn, app, user, sid, newest):
-                    held = await store.count_session_events(conn, app, user, sid)
+                if await items_sql.newer_snapshot_stored(conn, app, user, sid, newest):
+                    held = await items_sql.count_session_events(conn, app, user, sid)
                     return SessionWrite(sid, held, status="older_snapshot")
-                stored = await store.read_by_ids(
+                stored = await items_sql.read_by_ids(
                     conn, app, user, ((d.id, d.source_hash) for d in docs), same_too=False
                 )
             changed = [
@@ -114,19 +114,19 @@ class WritePipeline:
             ]
             vectors = await self._vectors(changed, stored)
             rows = [
-                store.row(app, user, doc, vectors[doc.id], Hygiene(), None)
+                items_sql.row(app, user, doc, vectors[doc.id], Hygiene(), None)
                 for doc in sorted(changed, key=lambda d: d.id)
             ]
             async with conn.begin():
-                await store.lock_user(conn, app, user, exclusive=False)
-                await store.lock_session(conn, app, user, sid)
-                if await store.newer_snapshot_stored(conn, app, user, sid, newest):
+                await items_sql.lock_user(conn, app, user, exclusive=False)
+                await items_sql.lock_session(conn, app, user, sid)
+                if await items_sql.newer_snapshot_stored(conn, app, user, sid, newest):
                     logger.debug("skipped an older snapshot of session %s", sid)
-                    held = await store.count_session_events(conn, app, user, sid)
+                    held = await items_sql.count_session_events(conn, app, user, sid)
                     return SessionWrite(sid, held, status="older_snapshot")
-                await store.mark_snapshot(conn, app, user, sid, newest)
-                await store.upsert(conn, rows, session=True)
-                await store.delete_missing_events(
+                await items_sql.mark_snapshot(conn, app, user, sid, newest)
+                await items_sql.upsert(conn, rows, session=True)
+                await items_sql.delete_missing_events(
                     conn, app, user, sid, newest, [d.id for d in docs]
                 )
         return SessionWrite(sid, len({d.id for d in docs}), len(rows))
@@ -155,9 +155,9 @@ class WritePipeline:
         app, user, sid = session.app_name, session.user_id, session.id
         engine = await self.store.ready()
         async with engine.connect() as conn:
-            if await store.newer_snapshot_stored(conn, app, user, sid, newest):
+            if await items_sql.newer_snapshot_stored(conn, app, user, sid, newest):
                 return 0
-            added, deleted = await store.session_row_changes(
+            added, deleted = await items_sql.session_row_changes(
                 conn, app, user, sid, newest, [d.id for d in docs]
             )
         return added - deleted
@@ -207,7 +207,7 @@ class WritePipeline:
         engine = await self.store.ready()
         async with engine.connect() as conn:
             async with conn.begin():
-                stored = await store.read_by_ids(
+                stored = await items_sql.read_by_ids(
                     conn, app_name, user_id, ((d.id, d.source_hash) for d in docs), same_too=True
                 )
             await self._write(conn, app_name, user_id, [(d, hygiene) for d in docs], stored)
@@ -313,7 +313,7 @@ class WritePipeline:
         user_id: str,
         prepared: list[MemoryEntry],
         hygienes: list[Hygiene] | None = None,
-    ) -> tuple[list[Any], Mapping[str, store.StoredRow]]:
+    ) -> tuple[list[Any], Mapping[str, items_sql.StoredRow]]:
         """Documents of explicit entries and the stored rows they touch: ``([(index, doc,
         hygiene)], stored)``; of entries with the same key the last one given wins."""
         if hygienes is None:
@@ -341,7 +341,7 @@ class WritePipeline:
                     legacy_ids[i] = legacy
                     lookups[legacy] = doc.source_hash
         async with conn.begin():
-            stored = await store.read_by_ids(
+            stored = await items_sql.read_by_ids(
                 conn, app_name, user_id, lookups.items(), same_too=True
             )
         stored_keys = {
@@ -378,7 +378,7 @@ class WritePipeline:
         app_name: str,
         user_id: str,
         items: list[tuple[MemoryDocument, Hygiene]],
-        stored: Mapping[str, store.StoredRow],
+        stored: Mapping[str, items_sql.StoredRow],
         *,
         vectors: Mapping[str, Any] | None = None,
         before: Callable[[AsyncConnection], Awaitable[None]] | None = None,
@@ -398,20 +398,20 @@ class WritePipeline:
         missing = [d for d, _ in changed if vectors is None or d.id not in vectors]
         vectors = {**(vectors or {}), **(await self._vectors(missing, stored) if missing else {})}
         async with conn.begin():
-            await store.lock_user(conn, app_name, user_id, exclusive=False)
+            await items_sql.lock_user(conn, app_name, user_id, exclusive=False)
             if before is not None:
                 await before(conn)
             for session_id in sorted({d.session_id for d, _ in items}):
-                await store.lock_session(conn, app_name, user_id, session_id)
+                await items_sql.lock_session(conn, app_name, user_id, session_id)
             valid_to: dict[str, datetime | None] = {}
             for subject in sorted({h.subject for _, h in items if h.subject}):
                 same = [(d, h.valid_from or d.event_time) for d, h in items if h.subject == subject]
                 valid_to |= await self._supersede(conn, app_name, user_id, subject, same)
             rows = [
-                store.row(app_name, user_id, d, vectors[d.id], h, valid_to.get(d.id))
+                items_sql.row(app_name, user_id, d, vectors[d.id], h, valid_to.get(d.id))
                 for d, h in sorted(changed, key=lambda item: item[0].id)
             ]
-            await store.upsert(conn, rows, session=False)
+            await items_sql.upsert(conn, rows, session=False)
             if after is not None:
                 await after(conn)
 
@@ -432,9 +432,9 @@ class WritePipeline:
         same date the one given last wins (as a stored fact loses to an incoming one of its
         date). Returns each incoming fact's ``valid_to`` (``None``: current).
         """
-        await store.lock_subject(conn, app, user, subject)
+        await items_sql.lock_subject(conn, app, user, subject)
         keep = [d.id for d, _ in dated]
-        current = await store.current_subject_times(conn, app, user, subject, keep)
+        current = await items_sql.current_subject_times(conn, app, user, subject, keep)
         valid_to: dict[str, datetime | None] = {}
         for i, (doc, when) in enumerate(dated):
             newer = [t for t in current if t > when]
@@ -444,11 +444,11 @@ class WritePipeline:
                 if other.id != doc.id and (other_when > when or (other_when == when and j > i))
             ]
             valid_to[doc.id] = min(newer) if newer else None
-        await store.supersede(conn, app, user, subject, [w for _, w in dated], keep)
+        await items_sql.supersede(conn, app, user, subject, [w for _, w in dated], keep)
         return valid_to
 
     async def _vectors(
-        self, changed: list[MemoryDocument], stored: Mapping[str, store.StoredRow]
+        self, changed: list[MemoryDocument], stored: Mapping[str, items_sql.StoredRow]
     ) -> dict[str, Any]:
         """Embeddings for ``changed``: stored ones where the embedded text is unchanged, the
         rest from ONE embedder call."""

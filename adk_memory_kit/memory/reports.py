@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from adk_memory_kit.memory.store import StaleRow
+from adk_memory_kit.memory.items_sql import StaleRow
 
 
 @dataclass(frozen=True)

@@ -35,9 +35,9 @@ from adk_memory_kit.memory.config import MemoryConfig
 from adk_memory_kit.memory.consolidation import Consolidator
 from adk_memory_kit.memory.curator import MemoryCurator
 from adk_memory_kit.memory.entries import entry_from_row, search_filters, search_limit
-from adk_memory_kit.memory.memory_store import MemoryStore
 from adk_memory_kit.memory.pipeline import WritePipeline
 from adk_memory_kit.memory.reports import MemoryMetrics, SessionWrite, WriteReport
+from adk_memory_kit.memory.store import MemoryStore
 
 if TYPE_CHECKING:
     from google.adk.sessions.session import Session

@@ -1,641 +1,243 @@
-"""The memory table (``adk_memory_items``) and the session-snapshot table: every statement the
-memory service runs on them, except ranked search (``memory/search.py``) and the DDL
-(``memory/schema.py``).
+"""MemoryStore: the memory tables of one database, bound to its engine and options.
 
-Each function takes an open :class:`AsyncConnection` and runs in the caller's transaction;
-the service decides where a transaction begins and ends. Every statement on per-user rows
-carries ``app_name`` and ``user_id`` equality (the sharding key). Embeddings are bound and
-read with ``pgvector.sqlalchemy``'s ``VECTOR`` type.
+It owns the engine (made on first use, or shared), the schema check, the ranked search, the
+batched recall accesses and the background index builds. Every statement lives in
+``memory/items_sql.py``, ``memory/search.py``, ``memory/schema.py`` and ``memory/ann.py``; this
+class only binds them to one engine. No ADK types: the service converts rows to entries.
+Every per-user operation takes ``app`` and ``user`` and touches that user's rows only.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+import asyncio
+import logging
+import os
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from pgvector.sqlalchemy import VECTOR
-from sqlalchemy import bindparam, text
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy import text
+from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncEngine
 
-from adk_memory_kit.db.fence import guard_write
-from adk_memory_kit.memory.documents import MemoryDocument, StoredKey
-from adk_memory_kit.memory.hygiene import Hygiene
-from adk_memory_kit.memory.tables import SNAPSHOTS, TABLE
-from adk_memory_kit.sensitive import redact_for_store, redact_value
+from adk_memory_kit.core.db_errors import db_doors
+from adk_memory_kit.core.scope import operator_scope, user_scope
+from adk_memory_kit.db.embedded import DB_URL_ENV, kit_home
+from adk_memory_kit.db.engine import is_default_uri, make_engine
+from adk_memory_kit.db.fence import fences_of
+from adk_memory_kit.embedders.base import Embedder, checked_embed
+from adk_memory_kit.errors import DatabaseUnavailableError
+from adk_memory_kit.memory import items_sql
+from adk_memory_kit.memory.access import AccessRecorder
+from adk_memory_kit.memory.ann import IndexBuilder
+from adk_memory_kit.memory.query import query_terms
+from adk_memory_kit.memory.rerank import asked_about, asks_about_now, asks_in_the_present
+from adk_memory_kit.memory.schema import StorageOptions, ensure_schema
+from adk_memory_kit.memory.search import SearchFilters, SearchOptions, SearchPlan, search_on_engine
 
-_INSERT = f"""
-INSERT INTO {TABLE} AS t (id, app_name, user_id, session_id, event_id, kind, author, role, text,
-    search_text, context_text, source_hash, embedding, event_time, subject, expires_at,
-    importance, valid_to, metadata, memory_type, tags, valid_from)
-VALUES (:id, :app, :user, :session_id, :event_id, :kind, :author, :role, :text,
-    :search_text, :context_text, :source_hash, :embedding, :event_time,
-    :subject, :expires_at, :importance, :valid_to, CAST(:metadata AS jsonb),
-    :memory_type, CAST(:tags AS text[]), :valid_from)
-ON CONFLICT (app_name, user_id, session_id, event_id) DO UPDATE SET
-    kind = EXCLUDED.kind, author = EXCLUDED.author, role = EXCLUDED.role, text = EXCLUDED.text,
-    search_text = EXCLUDED.search_text, context_text = EXCLUDED.context_text,
-    source_hash = EXCLUDED.source_hash,
-    embedding = EXCLUDED.embedding, event_time = EXCLUDED.event_time, ingested_at = now(),
-"""
-
-# Explicit adds (add_memory, add_events_to_memory) state the item whole: hygiene values,
-# supersession and metadata are replaced by what the caller passed.
-UPSERT_EXPLICIT = text(
-    _INSERT
-    + """    subject = EXCLUDED.subject, expires_at = EXCLUDED.expires_at,
-    importance = EXCLUDED.importance, valid_to = EXCLUDED.valid_to, metadata = EXCLUDED.metadata,
-    memory_type = EXCLUDED.memory_type, tags = EXCLUDED.tags, valid_from = EXCLUDED.valid_from
-"""
-).bindparams(bindparam("embedding", type_=VECTOR()))
-
-# Session snapshots carry no hygiene values: re-ingesting a session keeps the expiry,
-# importance, subject, supersession and extra metadata keys an explicit add set on its rows.
-UPSERT_SESSION = text(
-    _INSERT
-    + """    subject = COALESCE(EXCLUDED.subject, t.subject),
-    expires_at = COALESCE(EXCLUDED.expires_at, t.expires_at),
-    importance = COALESCE(EXCLUDED.importance, t.importance),
-    metadata = t.metadata || EXCLUDED.metadata,
-    memory_type = COALESCE(t.memory_type, EXCLUDED.memory_type),
-    tags = CASE WHEN cardinality(t.tags) > 0 THEN t.tags ELSE EXCLUDED.tags END,
-    valid_from = COALESCE(t.valid_from, EXCLUDED.valid_from)
-"""
-).bindparams(bindparam("embedding", type_=VECTOR()))
-
-# The one by-id read of a write: each requested id with the source hash the caller would
-# store. The stored embedding comes back only where it can be reused (same embedded-text
-# half) and the row will be rewritten: its hash differs, or ``:same_too`` (explicit adds
-# rewrite rows whose hygiene values changed). Unchanged rows cost no vector transfer.
-_BY_IDS = text(
-    f"""
-SELECT t.id::text AS id, t.session_id, t.event_id, t.kind, t.source_hash, t.subject,
-       t.expires_at, t.importance, t.memory_type, t.tags, t.valid_from,
-       CASE WHEN split_part(t.source_hash, ':', 1) = split_part(x.h, ':', 1)
-                 AND (:same_too OR t.source_hash <> x.h)
-            THEN t.embedding END AS embedding
-FROM unnest(CAST(:ids AS uuid[]), CAST(:hashes AS text[])) AS x(id, h)
-JOIN {TABLE} t ON t.app_name = :app AND t.user_id = :user AND t.id = x.id
-"""
-).columns(embedding=VECTOR())
-
-# Current (unexpired, not superseded) facts of a subject, other than ``keep``.
-_SUBJECT_TIMES = text(
-    f"SELECT coalesce(valid_from, event_time) AS event_time FROM {TABLE}"
-    " WHERE app_name = :app AND user_id = :user"
-    " AND subject = :subject AND valid_to IS NULL AND review_state IS NULL"
-    " AND (expires_at IS NULL OR expires_at > now())"
-    " AND NOT (id = ANY(CAST(:keep AS uuid[])))"
-)
-
-# Existing current facts with the subject, dated no later than the newest incoming fact, are
-# superseded as of the date of the earliest incoming fact not older than them.
-_SUPERSEDE = text(
-    f"""
-UPDATE {TABLE} t SET valid_to = (
-    SELECT min(x) FROM unnest(CAST(:times AS timestamptz[])) AS x
-    WHERE x >= coalesce(t.valid_from, t.event_time))
-WHERE t.app_name = :app AND t.user_id = :user AND t.subject = :subject
-    AND t.valid_to IS NULL AND t.review_state IS NULL
-    AND coalesce(t.valid_from, t.event_time) <= :newest
-    AND NOT (t.id = ANY(CAST(:keep AS uuid[])))
-"""
-)
-
-# A snapshot's event rows that are gone from it (not newer than it, not in ``keep``).
-_DELETE_MISSING_EVENTS = text(
-    f"DELETE FROM {TABLE} WHERE app_name = :app AND user_id = :user"
-    " AND session_id = :sid AND kind = 'event' AND event_time <= :newest"
-    " AND NOT (id = ANY(CAST(:keep AS uuid[])))"
-)
-_COUNT_MISSING_EVENTS = text(
-    f"SELECT count(*) FROM {TABLE} WHERE app_name = :app AND user_id = :user"
-    " AND session_id = :sid AND kind = 'event' AND event_time <= :newest"
-    " AND NOT (id = ANY(CAST(:keep AS uuid[])))"
-)
-_COUNT_IDS = text(
-    f"SELECT count(*) FROM {TABLE} WHERE app_name = :app AND user_id = :user"
-    " AND id = ANY(CAST(:keep AS uuid[]))"
-)
-
-_SNAPSHOT_MARK = text(
-    f"SELECT newest_event_at FROM {SNAPSHOTS}"
-    " WHERE app_name = :app AND user_id = :user AND session_id = :sid"
-)
-_SET_SNAPSHOT_MARK = text(
-    f"""
-INSERT INTO {SNAPSHOTS} AS s (app_name, user_id, session_id, newest_event_at)
-VALUES (:app, :user, :sid, :newest)
-ON CONFLICT (app_name, user_id, session_id) DO UPDATE SET
-    newest_event_at = greatest(s.newest_event_at, EXCLUDED.newest_event_at), written_at = now()
-"""
-)
-
-_COUNT_SESSION_EVENTS = text(
-    f"SELECT count(*) FROM {TABLE} WHERE app_name = :app AND user_id = :user"
-    " AND session_id = :sid AND kind = 'event'"
-)
-
-_DELETE_ID = text(f"DELETE FROM {TABLE} WHERE app_name = :app AND user_id = :user AND id = :mid")
-_DELETE_SESSION = text(
-    f"DELETE FROM {TABLE} WHERE app_name = :app AND user_id = :user AND session_id = :sid"
-)
-_DELETE_SESSION_SNAPSHOT = text(
-    f"DELETE FROM {SNAPSHOTS} WHERE app_name = :app AND user_id = :user AND session_id = :sid"
-)
-_DELETE_USER = text(f"DELETE FROM {TABLE} WHERE app_name = :app AND user_id = :user")
-_DELETE_USER_SNAPSHOTS = text(f"DELETE FROM {SNAPSHOTS} WHERE app_name = :app AND user_id = :user")
-# Maintenance across users: expired rows, wherever they are (the expiry index serves it).
-# scale-lint: global maintenance, deletes expired rows of every user (on Citus a multi-shard
-# DELETE, run from a scheduled job)
-_PURGE_EXPIRED = text(f"DELETE FROM {TABLE} WHERE expires_at IS NOT NULL AND expires_at <= now()")
-_COUNT_BY_KIND = text(
-    f"SELECT kind, count(*) AS n FROM {TABLE} WHERE app_name = :app AND user_id = :user"
-    " GROUP BY kind"
-)
-# Admin listing of one app's users (no user filter by design).
-# scale-lint: lists the users of an app (admin and forget tooling), on Citus a multi-shard query
-_LIST_USERS = text(f"SELECT DISTINCT user_id FROM {TABLE} WHERE app_name = :app ORDER BY 1")
-
-_XACT_LOCK = text("SELECT pg_advisory_xact_lock(hashtextextended(:k, 0))")
-_XACT_LOCK_SHARED = text("SELECT pg_advisory_xact_lock_shared(hashtextextended(:k, 0))")
+logger = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class StoredRow:
-    """What is stored under one row id: its key, hashes, hygiene values and, when the text
-    to embed is unchanged, its embedding (else ``None``)."""
+@db_doors
+class MemoryStore:
+    """The SQL side of long-term memory on one engine.
 
-    id: str
-    session_id: str
-    event_id: str
-    kind: str
-    source_hash: str
-    subject: str | None
-    expires_at: datetime | None
-    importance: float | None
-    memory_type: str | None = None
-    tags: list[str] | None = None
-    valid_from: datetime | None = None
-    embedding: Any = None
+    Args:
+        db_url: a SQLAlchemy URL; ``None`` uses ``ADK_MEMORY_KIT_DB_URL`` or the embedded server.
+        embedder: embeds search queries; its ``dim`` and ``model_id`` fix the table's schema.
+        storage: the layout of a new database's tables.
+        search: ranking options; may be replaced between searches (tuning benchmarks do).
+        engine: an existing engine to share (never disposed of here).
+        pool_size: connections of the engine made here.
+        access_flush_delay: seconds recall accesses wait before one UPDATE per user.
+    """
 
+    def __init__(
+        self,
+        db_url: str | None,
+        *,
+        embedder: Embedder,
+        storage: StorageOptions,
+        search: SearchOptions,
+        engine: AsyncEngine | None = None,
+        pool_size: int = 5,
+        access_flush_delay: float = 2.0,
+    ) -> None:
+        self.embedder = embedder
+        self.storage = storage
+        self.search_options = search
+        self._db_url = db_url
+        self._engine = engine
+        self._owns_engine = engine is None
+        self._pool_size = pool_size
+        self._ready = False
+        self._ready_lock: asyncio.Lock | None = None
+        self.access = AccessRecorder(self._write_access, flush_delay=access_flush_delay)
+        self.index_builder = IndexBuilder(min_rows=search.heavy_user_rows)
+
+    # ------------------------------------------------------------------ engine
     @property
-    def key(self) -> StoredKey:
-        """The row's key (to update it in place)."""
-        return StoredKey(self.id, self.session_id, self.event_id, self.kind)
+    def engine(self) -> AsyncEngine:
+        """The engine (created on first use; starts the embedded server if needed)."""
+        if self._engine is None:
+            self._engine = make_engine(self._db_url, pool_size=self._pool_size)
+        return self._engine
 
-    def differs(self, doc: MemoryDocument, hygiene: Hygiene) -> bool:
-        """Whether an explicit add of ``doc`` with ``hygiene`` would change this row."""
-        if self.source_hash != doc.source_hash or self.subject != hygiene.subject:
+    def _url_given(self) -> bool:
+        """Whether a database URL was chosen (argument or environment), not the embedded one."""
+        if self._engine is not None and not self._owns_engine:
             return True
-        if self.expires_at != hygiene.expires_at:
-            return True
-        if self.memory_type != memory_type_of(doc, hygiene) or list(self.tags or []) != list(
-            hygiene.tags
-        ):
-            return True
-        if hygiene.valid_from is not None and self.valid_from != hygiene.valid_from:
-            return True
-        if (self.importance is None) != (hygiene.importance is None):
-            return True
-        # importance is stored as real (float4): compare at its precision
-        return (
-            self.importance is not None
-            and hygiene.importance is not None
-            and abs(self.importance - hygiene.importance) > 1e-6
+        given = self._db_url and not is_default_uri(self._db_url)
+        return bool(given or os.environ.get(DB_URL_ENV))
+
+    async def ready(self) -> AsyncEngine:
+        """The engine, once reachable and with the memory schema created or checked."""
+        if not self._ready:
+            if self._ready_lock is None:
+                self._ready_lock = asyncio.Lock()
+            async with self._ready_lock:
+                if not self._ready:
+                    engine = await asyncio.to_thread(lambda: self.engine)
+                    await _check_reachable(engine, self._url_given())
+                    await ensure_schema(
+                        engine,
+                        dim=self.embedder.dim,
+                        model_id=self.embedder.model_id,
+                        partitions=self.storage.partitions,
+                    )
+                    self._ready = True
+        return self.engine
+
+    async def close(self) -> None:
+        """Write pending accesses; dispose of the engine (only if this store made it)."""
+        await self.index_builder.close()
+        if self._ready:
+            try:
+                await self.access.close()
+            except Exception as exc:  # never keep a pool open for a failed flush
+                logger.warning("memory access flush at close failed: %s", type(exc).__name__)
+        if self._engine is not None and self._owns_engine:
+            await self._engine.dispose()
+            self._engine = None
+            self._ready = False
+
+    # ------------------------------------------------------------------ search and access
+    async def search_rows(
+        self, *, app_name: str, user_id: str, query: str, limit: int, filters: SearchFilters
+    ) -> list[Mapping[str, Any]]:
+        """The ranked rows of ``query`` (clean, non-empty text) for one user, best first."""
+        engine = await self.ready()
+        app, user = app_name, user_id
+
+        async def embed_query() -> list[float]:
+            (qvec,) = await checked_embed(self.embedder, [query], queries=True)
+            return qvec
+
+        def on_plan(plan: SearchPlan) -> None:
+            if self.search_options.ann_auto_build:  # a heavy user's missing index
+                self.index_builder.consider(engine, app, user, plan.rows, plan.ann)
+
+        return await search_on_engine(
+            engine,
+            app=app,
+            user=user,
+            embed_query=embed_query,
+            terms=query_terms(query),
+            limit=limit,
+            options=self.search_options,
+            filters=filters,
+            on_plan=on_plan,
+            present_tense=asks_about_now(query),
+            plain_present=asks_in_the_present(query),
+            asked=asked_about(query),
         )
 
+    async def wait_for_index_builds(self) -> None:
+        """Wait for the background index builds this store started (memory/ann.py)."""
+        await self.index_builder.wait()
 
-async def read_by_ids(
-    conn: AsyncConnection,
-    app: str,
-    user: str,
-    lookups: Iterable[tuple[str, str | None]],
-    *,
-    same_too: bool,
-) -> dict[str, StoredRow]:
-    """The stored rows among ``lookups`` (``(row id, source hash to store or None)``), by id.
+    async def flush_access(self) -> int:
+        """Write the pending recall accesses now; returns how many rows were touched."""
+        return await self.access.flush()
 
-    One query. A row's embedding is returned only if the embedded-text half of its hash
-    equals the given one's, and the hashes differ or ``same_too`` is set (``None`` for the
-    hash: never).
+    async def _write_access(
+        self, app: str, user: str, rows: Mapping[str, tuple[int, datetime]]
+    ) -> None:
+        engine = await self.ready()
+        with user_scope(app, user):  # flushed in the background: the rows' own user
+            async with engine.begin() as conn:
+                fence = (await fences_of(conn, {(app, user)})).get((app, user))
+                if fence is not None:
+                    rows = {k: v for k, v in rows.items() if not fence.discards(v[1])}
+                    if not rows:
+                        return  # queued before or during a forget of the user: discarded
+                await items_sql.record_access(conn, app, user, rows)
+
+    # ------------------------------------------------------------------ deletes and counts
+    async def delete_id(self, *, app_name: str, user_id: str, row_id: str) -> int:
+        """Delete one row of the user; returns how many went (0 or 1)."""
+        async with (await self.ready()).begin() as conn:
+            return await items_sql.delete_id(conn, app_name, user_id, row_id)
+
+    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> int:
+        """Delete the rows of one session and its snapshot mark; returns the rows gone."""
+        async with (await self.ready()).begin() as conn:
+            return await items_sql.delete_session(conn, app_name, user_id, session_id)
+
+    async def delete_user(self, *, app_name: str, user_id: str) -> int:
+        """Delete every row of the user under their exclusive write lock."""
+        async with (await self.ready()).begin() as conn:
+            await items_sql.lock_user(conn, app_name, user_id, exclusive=True)
+            return await items_sql.delete_user(conn, app_name, user_id)
+
+    async def purge_expired(self) -> int:
+        """Delete every user's rows whose time-to-live has passed (an operator's job)."""
+        engine = await self.ready()
+        with operator_scope():  # maintenance over every user
+            async with engine.begin() as conn:
+                return await items_sql.purge_expired(conn)
+
+    async def count_by_kind(self, *, app_name: str, user_id: str) -> dict[str, int]:
+        """How many rows the user has, by kind."""
+        async with (await self.ready()).connect() as conn:
+            return dict(await items_sql.count_by_kind(conn, app_name, user_id))
+
+    async def list_users(self, app_name: str) -> list[str]:
+        """The user ids with rows in ``app_name`` (an operator's view)."""
+        engine = await self.ready()
+        with operator_scope():  # an operator's view across the app's users
+            async with engine.connect() as conn:
+                return await items_sql.list_users(conn, app_name)
+
+
+async def _check_reachable(engine: AsyncEngine, url_given: bool) -> None:
+    """Open one connection; a server that cannot be reached raises a clear error.
+
+    ``url_given``: a URL was passed or set in ``ADK_MEMORY_KIT_DB_URL`` (then the hint
+    suggests the embedded default); otherwise the embedded server itself failed, and the
+    hint points to its log.
     """
-    pairs = dict(lookups)
-    if not pairs:
-        return {}
-    params = {"app": app, "user": user, "ids": list(pairs), "hashes": list(pairs.values())}
-    rows = await conn.execute(_BY_IDS, {**params, "same_too": same_too})
-    return {r.id: StoredRow(**r._asdict()) for r in rows}
-
-
-def row(
-    app: str,
-    user: str,
-    doc: MemoryDocument,
-    embedding: Any,
-    hygiene: Hygiene,
-    valid_to: datetime | None,
-) -> dict[str, Any]:
-    """The bind parameters of one upserted row; every text column passes the redaction gate."""
-    gate = redact_for_store
-    # The subject and tags are index keys: full-text matched at the context's low weight
-    # (a query "diet" finds the facts filed under that subject), never part of the text.
-    keys = " ".join(x for x in (hygiene.subject or "", *hygiene.tags) if x)
-    context = "\n".join(x for x in (doc.context_text, keys) if x)
-    return {
-        "id": doc.id,
-        "app": app,
-        "user": user,
-        "session_id": doc.session_id,
-        "event_id": doc.event_id,
-        "kind": doc.kind,
-        "author": gate(doc.author),
-        "role": doc.role,
-        "text": gate(doc.text),
-        "search_text": gate(doc.search_text),
-        "context_text": gate(context),
-        "source_hash": doc.source_hash,
-        "embedding": embedding,
-        "event_time": doc.event_time,
-        "subject": gate(hygiene.subject),
-        "expires_at": hygiene.expires_at,
-        "importance": hygiene.importance,
-        "valid_to": valid_to,
-        "metadata": json.dumps(redact_value(doc.metadata), default=str, sort_keys=True),
-        "memory_type": memory_type_of(doc, hygiene),
-        "tags": [gate(t) for t in hygiene.tags],
-        "valid_from": hygiene.valid_from or doc.event_time,
-    }
-
-
-def memory_type_of(doc: MemoryDocument, hygiene: Hygiene) -> str:
-    """The stored type: as given, else ``episode`` for conversation turns, ``fact`` else."""
-    return hygiene.memory_type or ("episode" if doc.kind == "event" else "fact")
-
-
-async def upsert(conn: AsyncConnection, rows: Sequence[dict[str, Any]], *, session: bool) -> None:
-    """Upsert ``rows`` (from :func:`row`): as a session snapshot (keeps hygiene values set by
-    explicit adds) or as explicit items (replaces them)."""
-    if rows:
-        await conn.execute(UPSERT_SESSION if session else UPSERT_EXPLICIT, list(rows))
-
-
-async def lock_user(conn: AsyncConnection, app: str, user: str, *, exclusive: bool) -> None:
-    """Writers share a per-user lock; deleting the whole user takes it exclusively, so a
-    write racing a user delete lands either wholly before or wholly after it. A writer
-    (``exclusive=False``) is refused while a forget of the user runs (the forget fence)."""
-    if not exclusive:
-        await guard_write(conn, app, user)
-    await conn.execute(
-        _XACT_LOCK if exclusive else _XACT_LOCK_SHARED,
-        {"k": json.dumps([TABLE, "user", app, user])},
-    )
-
-
-async def lock_session(conn: AsyncConnection, app: str, user: str, session_id: str) -> None:
-    """Serialise concurrent writers of one session (transaction-scoped advisory lock)."""
-    await conn.execute(_XACT_LOCK, {"k": json.dumps([TABLE, app, user, session_id])})
-
-
-async def lock_subject(conn: AsyncConnection, app: str, user: str, subject: str) -> None:
-    """Serialise writers of one subject's facts (supersession reads, then writes)."""
-    await conn.execute(_XACT_LOCK, {"k": json.dumps([TABLE, "subject", app, user, subject])})
-
-
-async def current_subject_times(
-    conn: AsyncConnection, app: str, user: str, subject: str, keep: Sequence[str]
-) -> list[datetime]:
-    """Dates of the subject's current, unexpired facts other than the rows in ``keep``."""
-    rows = await conn.execute(
-        _SUBJECT_TIMES, {"app": app, "user": user, "subject": subject, "keep": list(keep)}
-    )
-    return [r.event_time for r in rows]
-
-
-async def supersede(
-    conn: AsyncConnection,
-    app: str,
-    user: str,
-    subject: str,
-    times: Sequence[datetime],
-    keep: Sequence[str],
-) -> None:
-    """Supersede current facts of ``subject`` not newer than ``max(times)`` (except ``keep``),
-    each as of the earliest of ``times`` not older than it."""
-    ordered = sorted(set(times))
-    await conn.execute(
-        _SUPERSEDE,
-        {
-            "app": app,
-            "user": user,
-            "subject": subject,
-            "times": ordered,
-            "newest": ordered[-1],
-            "keep": list(keep),
-        },
-    )
-
-
-async def newer_snapshot_stored(
-    conn: AsyncConnection, app: str, user: str, session_id: str, newest: datetime
-) -> bool:
-    """Whether a snapshot of the session newer than ``newest`` was already written."""
-    mark = await conn.scalar(_SNAPSHOT_MARK, {"app": app, "user": user, "sid": session_id})
-    return mark is not None and mark > newest
-
-
-async def mark_snapshot(
-    conn: AsyncConnection, app: str, user: str, session_id: str, newest: datetime
-) -> None:
-    """Record a snapshot up to ``newest`` (the mark never moves back)."""
-    await conn.execute(
-        _SET_SNAPSHOT_MARK, {"app": app, "user": user, "sid": session_id, "newest": newest}
-    )
-
-
-async def delete_missing_events(
-    conn: AsyncConnection,
-    app: str,
-    user: str,
-    session_id: str,
-    newest: datetime,
-    keep: Sequence[str],
-) -> None:
-    """Delete the session's event rows not in ``keep`` and not newer than ``newest``."""
-    await conn.execute(
-        _DELETE_MISSING_EVENTS,
-        {"app": app, "user": user, "sid": session_id, "newest": newest, "keep": list(keep)},
-    )
-
-
-async def count_session_events(conn: AsyncConnection, app: str, user: str, session_id: str) -> int:
-    """How many event rows the session has in memory."""
-    found = await conn.scalar(_COUNT_SESSION_EVENTS, {"app": app, "user": user, "sid": session_id})
-    return int(found or 0)
-
-
-async def session_row_changes(
-    conn: AsyncConnection,
-    app: str,
-    user: str,
-    session_id: str,
-    newest: datetime,
-    keep: Sequence[str],
-) -> tuple[int, int]:
-    """``(added, deleted)``: the rows a snapshot keeping ``keep`` would add and delete
-    (read-only; the counterpart of ``upsert`` + :func:`delete_missing_events`)."""
-    params = {"app": app, "user": user, "sid": session_id, "newest": newest, "keep": list(keep)}
-    deleted = await conn.scalar(_COUNT_MISSING_EVENTS, params)
-    present = await conn.scalar(_COUNT_IDS, params)
-    return len(set(keep)) - int(present or 0), int(deleted or 0)
-
-
-async def delete_id(conn: AsyncConnection, app: str, user: str, row_id: str) -> int:
-    """Delete one row; returns how many were deleted."""
-    result = await conn.execute(_DELETE_ID, {"app": app, "user": user, "mid": row_id})
-    return result.rowcount or 0
-
-
-async def delete_session(conn: AsyncConnection, app: str, user: str, session_id: str) -> int:
-    """Delete a session's rows and its snapshot mark; returns how many rows were deleted."""
-    params = {"app": app, "user": user, "sid": session_id}
-    result = await conn.execute(_DELETE_SESSION, params)
-    await conn.execute(_DELETE_SESSION_SNAPSHOT, params)
-    return result.rowcount or 0
-
-
-async def delete_user(conn: AsyncConnection, app: str, user: str) -> int:
-    """Delete a user's rows and snapshot marks; returns how many rows were deleted."""
-    params = {"app": app, "user": user}
-    result = await conn.execute(_DELETE_USER, params)
-    await conn.execute(_DELETE_USER_SNAPSHOTS, params)
-    return result.rowcount or 0
-
-
-async def purge_expired(conn: AsyncConnection) -> int:
-    """Delete every row whose time-to-live has passed; returns how many."""
-    return (await conn.execute(_PURGE_EXPIRED)).rowcount or 0
-
-
-async def count_by_kind(conn: AsyncConnection, app: str, user: str) -> Mapping[str, int]:
-    """How many rows the user has, by kind."""
-    return {r.kind: r.n for r in await conn.execute(_COUNT_BY_KIND, {"app": app, "user": user})}
-
-
-async def list_users(conn: AsyncConnection, app: str) -> list[str]:
-    """The users of ``app`` that have rows."""
-    return [r.user_id for r in await conn.execute(_LIST_USERS, {"app": app})]
-
-
-# ---------------------------------------------------------------- hygiene (issue 16)
-# Every statement names one user (app_name and user_id equality).
-
-_RECORD_ACCESS = text(
-    f"""
-UPDATE {TABLE} t SET access_count = t.access_count + x.n,
-    last_accessed_at = greatest(t.last_accessed_at, x.at)
-FROM unnest(CAST(:ids AS uuid[]), CAST(:ns AS int[]), CAST(:ats AS timestamptz[])) AS x(id, n, at)
-WHERE t.app_name = :app AND t.user_id = :user AND t.id = x.id
-"""
-)
-
-_PIN = text(
-    f"UPDATE {TABLE} SET pinned = :pinned, pin_reason = :reason"
-    " WHERE app_name = :app AND user_id = :user AND id = :mid RETURNING id"
-)
-
-# A row may decay when it is not pinned, does not feed ``user:`` state, was not used (recalled,
-# confirmed or learned) since the cutoff and is not more important than the limit.
-_STALE_WHERE = """app_name = :app AND user_id = :user AND NOT pinned
-    AND NOT (metadata ? 'state_key')
-    AND greatest(last_accessed_at, last_confirmed_at, recorded_at) < :cutoff
-    AND coalesce(importance, 0) <= :max_importance"""
-_STALE = text(
-    f"SELECT id::text AS id, memory_type, importance, access_count,"
-    f" greatest(last_accessed_at, last_confirmed_at, recorded_at) AS last_used"
-    f" FROM {TABLE} WHERE {_STALE_WHERE} ORDER BY last_used, id"
-)
-_DELETE_STALE = text(f"DELETE FROM {TABLE} WHERE {_STALE_WHERE} AND id = ANY(CAST(:ids AS uuid[]))")
-
-_ROW = text(
-    f"""
-SELECT id::text AS id, session_id, event_id, kind, author, text, subject, memory_type, tags,
-       importance, metadata, coalesce(valid_from, event_time) AS valid_from, valid_to,
-       superseded_reason
-FROM {TABLE} WHERE app_name = :app AND user_id = :user AND id = :mid
-"""
-)
-
-_RETRACT = text(
-    f"UPDATE {TABLE} SET valid_to = least(coalesce(valid_to, :at), :at),"
-    " superseded_reason = :reason, superseded_by = :by"
-    " WHERE app_name = :app AND user_id = :user AND id = :mid"
-)
-
-# The facts a new one is compared with: every fact of its subject, and the nearest facts by
-# embedding (conversation turns and rows left for review are not facts to consolidate with).
-_NEIGHBOURS = text(
-    f"""
-SELECT t.id::text AS id, t.text, t.subject, coalesce(t.valid_from, t.event_time) AS valid_from,
-       t.valid_to, t.superseded_reason, 1 - (t.embedding <=> :vec) AS similarity
-FROM {TABLE} t
-WHERE t.app_name = :app AND t.user_id = :user AND t.kind <> 'event' AND t.review_state IS NULL
-  AND (t.subject = :subject OR t.id IN (
-      SELECT n.id FROM {TABLE} n
-      WHERE n.app_name = :app AND n.user_id = :user AND n.kind <> 'event'
-        AND n.review_state IS NULL AND n.valid_to IS NULL
-      ORDER BY n.embedding <=> :vec LIMIT :k))
-ORDER BY coalesce(t.valid_from, t.event_time), t.id
-"""
-).bindparams(bindparam("vec", type_=VECTOR()))
-
-_CONFIRM = text(
-    f"UPDATE {TABLE} SET last_confirmed_at = now(),"
-    " valid_from = least(coalesce(valid_from, event_time),"
-    " coalesce(CAST(:from AS timestamptz), 'infinity'::timestamptz))"
-    " WHERE app_name = :app AND user_id = :user AND id = :mid"
-)
-
-# Validity windows of one subject's chain: each fact is valid until the next one's start.
-# Corrected rows keep their own window but still end their predecessor's.
-_REWINDOW = text(
-    f"""
-WITH w AS (
-    SELECT id, superseded_reason, lead(coalesce(valid_from, event_time)) OVER (
-        ORDER BY coalesce(valid_from, event_time), recorded_at, id) AS next_from
-    FROM {TABLE}
-    WHERE app_name = :app AND user_id = :user AND subject = :subject AND kind <> 'event'
-      AND review_state IS NULL AND (expires_at IS NULL OR expires_at > now())
-)
-UPDATE {TABLE} t SET valid_to = w.next_from
-FROM w
-WHERE t.app_name = :app AND t.user_id = :user AND t.id = w.id
-  AND w.superseded_reason IS NULL AND t.valid_to IS DISTINCT FROM w.next_from
-"""
-)
-
-_MARK_CONFLICT = text(
-    f"UPDATE {TABLE} SET review_state = 'conflict',"
-    " metadata = metadata || jsonb_build_object('conflict_with', CAST(:other AS text))"
-    " WHERE app_name = :app AND user_id = :user AND id = :mid"
-)
-
-
-@dataclass(frozen=True)
-class StaleRow:
-    """A row that ``purge_stale`` removes (never its text)."""
-
-    id: str
-    memory_type: str | None
-    importance: float | None
-    access_count: int
-    last_used: datetime
-
-
-@dataclass(frozen=True)
-class Neighbour:
-    """A stored fact a new one is compared with."""
-
-    id: str
-    text: str
-    subject: str | None
-    valid_from: datetime
-    valid_to: datetime | None
-    superseded_reason: str | None
-    similarity: float
-
-
-async def record_access(
-    conn: AsyncConnection, app: str, user: str, rows: Mapping[str, tuple[int, datetime]]
-) -> None:
-    """Add recall counts and last-access times to the user's rows (one UPDATE)."""
-    ids = sorted(rows)
-    await conn.execute(
-        _RECORD_ACCESS,
-        {
-            "app": app,
-            "user": user,
-            "ids": ids,
-            "ns": [rows[i][0] for i in ids],
-            "ats": [rows[i][1] for i in ids],
-        },
-    )
-
-
-async def set_pinned(
-    conn: AsyncConnection, app: str, user: str, row_id: str, pinned: bool, reason: str | None
-) -> bool:
-    """Pin (or unpin) one row; whether it exists."""
-    reason = redact_for_store(reason)
-    params = {"app": app, "user": user, "mid": row_id, "pinned": pinned, "reason": reason}
-    return (await conn.execute(_PIN, params)).first() is not None
-
-
-async def stale_rows(
-    conn: AsyncConnection, app: str, user: str, cutoff: datetime, max_importance: float
-) -> list[StaleRow]:
-    """The user's rows that may decay (see ``_STALE_WHERE``)."""
-    params = {"app": app, "user": user, "cutoff": cutoff, "max_importance": max_importance}
-    return [StaleRow(**r._asdict()) for r in await conn.execute(_STALE, params)]
-
-
-async def delete_stale(
-    conn: AsyncConnection,
-    app: str,
-    user: str,
-    cutoff: datetime,
-    max_importance: float,
-    ids: Sequence[str],
-) -> int:
-    """Delete the rows among ``ids`` that are still stale (rechecked in the statement)."""
-    params = {"app": app, "user": user, "cutoff": cutoff, "max_importance": max_importance}
-    return (await conn.execute(_DELETE_STALE, {**params, "ids": list(ids)})).rowcount or 0
-
-
-async def read_row(conn: AsyncConnection, app: str, user: str, row_id: str) -> Any:
-    """One row's fields for a correction (``None`` when the user has no such row)."""
-    return (await conn.execute(_ROW, {"app": app, "user": user, "mid": row_id})).first()
-
-
-async def retract(
-    conn: AsyncConnection,
-    app: str,
-    user: str,
-    row_id: str,
-    at: datetime,
-    reason: str,
-    by: str | None,
-) -> None:
-    """Supersede one row as corrected at ``at`` (kept, with the reason and who)."""
-    reason, by = redact_for_store(reason), redact_for_store(by)
-    params = {"app": app, "user": user, "mid": row_id, "at": at, "reason": reason, "by": by}
-    await conn.execute(_RETRACT, params)
-
-
-async def neighbours(
-    conn: AsyncConnection, app: str, user: str, vec: Any, subject: str | None, k: int
-) -> list[Neighbour]:
-    """The subject's facts and the ``k`` nearest current facts, oldest first."""
-    params = {"app": app, "user": user, "vec": vec, "subject": subject, "k": k}
-    return [Neighbour(**r._asdict()) for r in await conn.execute(_NEIGHBOURS, params)]
-
-
-async def confirm(
-    conn: AsyncConnection, app: str, user: str, row_id: str, earliest: datetime | None
-) -> None:
-    """Refresh a fact's ``last_confirmed_at``; move its ``valid_from`` back to ``earliest``."""
-    await conn.execute(_CONFIRM, {"app": app, "user": user, "mid": row_id, "from": earliest})
-
-
-async def rewindow(conn: AsyncConnection, app: str, user: str, subject: str) -> None:
-    """Recompute the validity windows of one subject's facts from their start times."""
-    await conn.execute(_REWINDOW, {"app": app, "user": user, "subject": subject})
-
-
-async def mark_conflict(
-    conn: AsyncConnection, app: str, user: str, row_id: str, other: str
-) -> None:
-    """Leave one row for review (never recalled), naming the fact it conflicts with."""
-    await conn.execute(_MARK_CONFLICT, {"app": app, "user": user, "mid": row_id, "other": other})
+    try:
+        async with engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
+    except (OperationalError, InterfaceError, OSError) as exc:
+        url = engine.url.render_as_string(hide_password=True)
+        cause = getattr(exc, "orig", None) or exc
+        detail = " ".join(str(cause).split())[:300]
+        logger.debug("memory database %s is unreachable: %s", url, type(cause).__name__)
+        if url_given:
+            hint = (
+                "Check that the PostgreSQL server is running and reachable and that the URL "
+                "and credentials are right (the db_url argument, or ADK_MEMORY_KIT_DB_URL), or "
+                "pass no URL and unset ADK_MEMORY_KIT_DB_URL to use the embedded default server"
+            )
+        else:
+            hint = (
+                "This is the embedded default server: see its log under "
+                f"{kit_home() / 'pgdata' / 'log'} and 'adk-memory-kit db status'"
+            )
+        err = DatabaseUnavailableError(
+            f"cannot connect to the memory database at {url} ({detail}). {hint}"
+        )
+        err.transient = True
+        raise err from None

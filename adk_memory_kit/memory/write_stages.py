@@ -1,6 +1,6 @@
 """Two stages of the write pipeline: verification (the quality gate) and consolidation.
 
-Both are orchestration over ``memory/store.py``; :class:`~.pipeline.WritePipeline` runs them
+Both are orchestration over ``memory/items_sql.py``; :class:`~.pipeline.WritePipeline` runs them
 in order (verify, then documents with redaction, then consolidate, then the write).
 """
 
@@ -16,7 +16,7 @@ from google.adk.memory.memory_entry import MemoryEntry
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from adk_memory_kit.core.ids import fact_key, memory_row_id
-from adk_memory_kit.memory import store
+from adk_memory_kit.memory import items_sql
 from adk_memory_kit.memory.config import Verifier
 from adk_memory_kit.memory.consolidation import Consolidator, IncomingFact, Outcome
 from adk_memory_kit.memory.documents import MemoryDocument
@@ -27,7 +27,9 @@ from adk_memory_kit.memory.reports import EntryOutcome, MemoryMetrics, WriteRepo
 _NOT_CONSOLIDATED = {"episode", "procedure", "template"}
 Item = tuple[MemoryDocument, Hygiene]
 Hook = Callable[[AsyncConnection], Awaitable[None]]
-Vectors = Callable[[list[MemoryDocument], Mapping[str, store.StoredRow]], Awaitable[dict[str, Any]]]
+Vectors = Callable[
+    [list[MemoryDocument], Mapping[str, items_sql.StoredRow]], Awaitable[dict[str, Any]]
+]
 
 
 async def verify(
@@ -72,7 +74,7 @@ async def consolidate(
     app: str,
     user: str,
     items: list[tuple[int, MemoryDocument, Hygiene]],
-    stored: Mapping[str, store.StoredRow],
+    stored: Mapping[str, items_sql.StoredRow],
     report: WriteReport,
     *,
     consolidator: Consolidator,
@@ -93,7 +95,7 @@ async def consolidate(
             report.outcomes.append(EntryOutcome(index, "WRITTEN", doc.id))
             continue
         async with conn.begin():
-            near = await store.neighbours(conn, app, user, vectors[doc.id], hygiene.subject, 5)
+            near = await items_sql.neighbours(conn, app, user, vectors[doc.id], hygiene.subject, 5)
         when = hygiene.valid_from or doc.event_time
         fact = IncomingFact(doc.text, hygiene.subject, when)
         decision = await consolidator.decide(fact, near)
@@ -118,12 +120,12 @@ async def consolidate(
 
     async def apply(c: AsyncConnection) -> None:
         for target, earliest in confirms:
-            await store.confirm(c, app, user, target, earliest)
+            await items_sql.confirm(c, app, user, target, earliest)
         for subject in sorted(subjects):
-            await store.lock_subject(c, app, user, subject)
-            await store.rewindow(c, app, user, subject)
+            await items_sql.lock_subject(c, app, user, subject)
+            await items_sql.rewindow(c, app, user, subject)
         for row_id, other in conflicts:
-            await store.mark_conflict(c, app, user, row_id, other)
+            await items_sql.mark_conflict(c, app, user, row_id, other)
 
     if any(earliest for _, earliest in confirms):
         # a valid_from moved back changes its subject's windows too

@@ -38,7 +38,7 @@ from adk_memory_kit.routing.edits.keep_requests import asks_not_to_keep
 from adk_memory_kit.routing.extractors import RuleBasedExtractor, dated, event_text, event_time
 from adk_memory_kit.routing.learned import Decision, LearnedRouter
 from adk_memory_kit.routing.rule import Candidate
-from adk_memory_kit.routing.values import (
+from adk_memory_kit.routing.value_finders import (
     DEFAULT_FINDERS,
     DEFAULT_RETIRED_FINDERS,
     Finder,

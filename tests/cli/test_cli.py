@@ -97,7 +97,7 @@ async def test_the_unreachable_hint_suggests_the_embedded_default_only_when_a_ur
         await service.close()
 
     from adk_memory_kit.db.engine import make_engine
-    from adk_memory_kit.memory.memory_store import _check_reachable
+    from adk_memory_kit.memory.store import _check_reachable
 
     engine = make_engine("postgresql+psycopg://nobody@127.0.0.1:1/db")
     try:

@@ -16,7 +16,7 @@ from sqlalchemy import event, text
 from adk_memory_kit import InvalidInputError, PgVectorMemoryService
 from adk_memory_kit.core.ids import fact_key, legacy_text_fact_key, memory_row_id
 from adk_memory_kit.db.rls import operator_begin, operator_connect
-from adk_memory_kit.memory import store
+from adk_memory_kit.memory import items_sql
 from tests.support.memory import session_with, texts, unique
 
 pytestmark = pytest.mark.slow  # Postgres-heavy
@@ -88,7 +88,7 @@ def fact(text_: str, **kw) -> MemoryEntry:
     return MemoryEntry(content=types.Content(role="user", parts=[types.Part(text=text_)]), **kw)
 
 
-BY_IDS = "FROM unnest(CAST("  # the one by-id read (memory/store.py)
+BY_IDS = "FROM unnest(CAST("  # the one by-id read (memory/items_sql.py)
 
 
 async def test_a_session_write_uses_one_connection_one_read_and_one_embedding_call(counted):
@@ -239,13 +239,15 @@ async def test_the_by_id_read_returns_a_vector_only_where_it_is_reused(counted):
     other = doc.source_hash.split(":")[0] + ":" + "0" * 32
     new_text = "f" * 32 + ":" + "0" * 32
     async with operator_connect(memory.engine) as conn:
-        same = await store.read_by_ids(conn, app, user, [(doc.id, doc.source_hash)], same_too=False)
+        same = await items_sql.read_by_ids(
+            conn, app, user, [(doc.id, doc.source_hash)], same_too=False
+        )
         assert same[doc.id].embedding is None
-        forced = await store.read_by_ids(
+        forced = await items_sql.read_by_ids(
             conn, app, user, [(doc.id, doc.source_hash)], same_too=True
         )
         assert len(forced[doc.id].embedding) == memory.embedder.dim
-        moved = await store.read_by_ids(conn, app, user, [(doc.id, other)], same_too=False)
+        moved = await items_sql.read_by_ids(conn, app, user, [(doc.id, other)], same_too=False)
         assert len(moved[doc.id].embedding) == memory.embedder.dim
-        fresh = await store.read_by_ids(conn, app, user, [(doc.id, new_text)], same_too=True)
+        fresh = await items_sql.read_by_ids(conn, app, user, [(doc.id, new_text)], same_too=True)
         assert fresh[doc.id].embedding is None

@@ -20,8 +20,8 @@ from adk_memory_kit.core.session_policy import WritePolicy
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.memory import MemoryConfig, RuleConsolidator, SearchOptions, WriteReport
 from adk_memory_kit.memory.curator import MemoryCurator
-from adk_memory_kit.memory.memory_store import MemoryStore
 from adk_memory_kit.memory.pipeline import WritePipeline
+from adk_memory_kit.memory.store import MemoryStore
 from tests.support.memory import unique
 
 PACKAGE = Path(adk_memory_kit.__file__).resolve().parent
@@ -95,15 +95,15 @@ def _calls(tree: ast.AST, name: str) -> list[int]:
         and isinstance(node.func, ast.Attribute)
         and node.func.attr == name
         and isinstance(node.func.value, ast.Name)
-        and node.func.value.id == "store"
+        and node.func.value.id == "items_sql"
     ]
 
 
 def test_only_the_write_pipeline_writes_memory_rows():
-    """``memory/store.py``'s upsert is the memory table's only INSERT; only the pipeline
+    """``memory/items_sql.py``'s upsert is the memory table's only INSERT; only the pipeline
     calls it, so every writer (the service, the distiller, the toolset, reindex, the
     curator) passes the pipeline's stages."""
-    store_source = (PACKAGE / "memory" / "store.py").read_text(encoding="utf-8")
+    store_source = (PACKAGE / "memory" / "items_sql.py").read_text(encoding="utf-8")
     assert store_source.count("INSERT INTO {TABLE}") == 1
     callers = {}
     for path in PACKAGE.rglob("*.py"):

@@ -22,7 +22,7 @@ from google.adk.sessions.database_session_service import DatabaseSessionService
 from adk_memory_kit import PgVectorMemoryService
 from adk_memory_kit.routing import MemoryRoutingPlugin
 from adk_memory_kit.routing.edits.conversation_edits import FORGET_STATE_KEY
-from adk_memory_kit.routing.values import DEFAULT_FINDERS, DEFAULT_RETIRED_FINDERS
+from adk_memory_kit.routing.value_finders import DEFAULT_FINDERS, DEFAULT_RETIRED_FINDERS
 from adk_memory_kit.testing import ScriptedLlm
 from tests.support.memory import unique
 from tests.support.routing import Harness

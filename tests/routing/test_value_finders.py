@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from adk_memory_kit.routing.values import DEFAULT_FINDERS
+from adk_memory_kit.routing.value_finders import DEFAULT_FINDERS
 
 
 @pytest.mark.parametrize(
