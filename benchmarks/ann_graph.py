@@ -63,7 +63,7 @@ async def main() -> None:
         build_user_index,
         index_name,
     )
-    from adk_memory_kit.memory.search import SearchOptions
+    from adk_memory_kit.memory.config import SearchOptions
 
     stand_in = scale.HashingEmbedder(None)
     memory = PgVectorMemoryService(args.db_url, embedder=stand_in)

@@ -41,7 +41,8 @@ from adk_memory_kit.memory.rerank import rerank  # noqa: E402
 def texts_by_event(convs: list[Any], options: Any = None) -> dict[str, tuple[str, str]]:
     """event id -> (indexed text, context text) exactly as ingestion builds them
     (``documents_from_events`` with the default ``IndexingOptions``, or ``options``)."""
-    from adk_memory_kit.memory.documents import IndexingOptions, documents_from_events
+    from adk_memory_kit.memory.config import IndexingOptions
+    from adk_memory_kit.memory.documents import documents_from_events
 
     options = options or IndexingOptions()
     out: dict[str, tuple[str, str]] = {}

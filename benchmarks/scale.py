@@ -468,7 +468,7 @@ async def main() -> None:
     from adk_memory_kit.core.scope import operator_scope, user_scope
     from adk_memory_kit.embedders import LocalMiniLMEmbedder
     from adk_memory_kit.memory.ann import ANN_MIN_ROWS
-    from adk_memory_kit.memory.search import SearchOptions
+    from adk_memory_kit.memory.config import SearchOptions
 
     minilm = LocalMiniLMEmbedder()
     stand_in = HashingEmbedder(None if args.no_minilm else minilm)

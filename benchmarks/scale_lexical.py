@@ -67,9 +67,9 @@ async def main() -> None:
 
     from adk_memory_kit import PgVectorMemoryService
     from adk_memory_kit.core.scope import user_scope
+    from adk_memory_kit.memory.config import SearchOptions
     from adk_memory_kit.memory.query import query_terms
     from adk_memory_kit.memory.search import (
-        SearchOptions,
         SearchPlan,
         lexical_lists,
         plan_search,

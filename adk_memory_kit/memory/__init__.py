@@ -1,7 +1,12 @@
 """Long-term memory: PgVectorMemoryService, its configuration and its options."""
 
 from adk_memory_kit.memory.ann import build_user_index, index_heavy_users
-from adk_memory_kit.memory.config import MemoryConfig
+from adk_memory_kit.memory.config import (
+    IndexingOptions,
+    MemoryConfig,
+    SearchOptions,
+    StorageOptions,
+)
 from adk_memory_kit.memory.consolidation import (
     ConsolidationDecision,
     Consolidator,
@@ -11,7 +16,6 @@ from adk_memory_kit.memory.consolidation import (
     Outcome,
     RuleConsolidator,
 )
-from adk_memory_kit.memory.documents import IndexingOptions
 from adk_memory_kit.memory.hygiene import MEMORY_TYPES
 from adk_memory_kit.memory.reports import (
     Correction,
@@ -21,8 +25,6 @@ from adk_memory_kit.memory.reports import (
     SessionWrite,
     WriteReport,
 )
-from adk_memory_kit.memory.schema import StorageOptions
-from adk_memory_kit.memory.search import SearchOptions
 from adk_memory_kit.memory.service import BasePgVectorMemoryService
 
 __all__ = [

@@ -1,4 +1,6 @@
-"""MemoryConfig: the one configuration object of :class:`PgVectorMemoryService`."""
+"""The memory floor's options, all in one place: :class:`MemoryConfig` (the service's one
+configuration object) and the parts it holds, :class:`SearchOptions`,
+:class:`IndexingOptions` and :class:`StorageOptions`."""
 
 from __future__ import annotations
 
@@ -11,12 +13,229 @@ from pydantic import ConfigDict, Field, InstanceOf, SkipValidation, field_valida
 from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.core.session_policy import SessionSelector, WritePolicy, resolve_policy
 from adk_memory_kit.memory.consolidation import Consolidator
-from adk_memory_kit.memory.documents import IndexingOptions
-from adk_memory_kit.memory.schema import StorageOptions
-from adk_memory_kit.memory.search import SearchOptions
+from adk_memory_kit.sensitive import redact_for_store
+
+MAX_LIMIT = 2**31 - 1
+# The relevance floor's similarity for rows without a full-text match (SearchOptions): the 5th
+# percentile of the evidence turns' similarity on the LoCoMo tuning split (docs/memory.md).
+MIN_SIMILARITY = 0.33
+# Read-time re-ordering weights (memory/rerank.py), tuned on the LoCoMo tuning split with the
+# two-turn context window (docs/locomo.md, fourth round; 0.05 with the one-turn window).
+SESSION_WEIGHT = 0.025
+NEIGHBOUR_WEIGHT = 0.1
 
 # verifier(entry) -> True to accept; False or a reason (str) to reject; may be async
 Verifier = Callable[[MemoryEntry], "bool | str | Awaitable[bool | str]"]
+
+
+class SearchOptions(KitConfig):
+    """Ranking knobs; the defaults are tuned on LoCoMo (docs/locomo.md). Validated at
+    construction: a negative weight or RRF constant is refused with ``InvalidInputError``.
+
+    Heavy users (``heavy_user_rows`` rows or more) take the bounded path (:func:`heavy_sql`):
+    ``lexical_budget`` caps the rows the full-text candidate stage reads, and
+    ``ann_ef_search`` is HNSW's ``ef_search`` on the user's partial index (memory/ann.py).
+    """
+
+    limit: int = Field(10, ge=1, le=MAX_LIMIT, description="Results returned by default.")
+    candidates: int = Field(
+        200, ge=1, le=MAX_LIMIT, description="Depth of each ranked list before fusion."
+    )
+    rrf_k: int = Field(
+        20,
+        ge=0,
+        le=1_000_000,
+        description="The RRF constant (lower trusts the top of each list more).",
+    )
+    vector_weight: float = Field(
+        1.0, ge=0, allow_inf_nan=False, description="RRF weight of the vector list."
+    )
+    text_weight: float = Field(
+        1.5, ge=0, allow_inf_nan=False, description="RRF weight of the BM25 list."
+    )
+    exact_weight: float = Field(
+        0.3,
+        ge=0,
+        allow_inf_nan=False,
+        description="RRF weight of the unstemmed exact-phrase list.",
+    )
+    bm25_k1: float = Field(1.2, ge=0, allow_inf_nan=False, description="BM25 term saturation.")
+    bm25_b: float = Field(
+        0.3, ge=0, le=1, allow_inf_nan=False, description="BM25 length normalisation."
+    )
+    context_weight: float = Field(
+        0.5,
+        ge=0,
+        allow_inf_nan=False,
+        description="How much a word found only in a neighbouring turn counts, relative to "
+        "one in the turn itself.",
+    )
+    author_weight: float = Field(
+        0.02,
+        ge=0,
+        allow_inf_nan=False,
+        description="Added to the fused score of a turn whose author the query names "
+        '("what did Caroline ...").',
+    )
+    heavy_user_rows: int = Field(
+        3_000,
+        ge=1,
+        le=2**62,
+        description="Users with at least this many rows take the bounded heavy path "
+        "(write-maintained statistics, bounded candidate lists).",
+    )
+    lexical_budget: int = Field(
+        1_000,
+        ge=1,
+        le=MAX_LIMIT,
+        description="Heavy path: the most rows the full-text candidate stage reads.",
+    )
+    lexical_rescore: int = Field(
+        400,
+        ge=1,
+        le=MAX_LIMIT,
+        description="Heavy path: how many full-text candidates, pre-ranked by their coverage "
+        "of the query's words weighted by IDF (memory/lexical.py), are scored by BM25 (at "
+        "least ``candidates``).",
+    )
+    ann_ef_search: int = Field(
+        400,
+        ge=1,
+        le=1_000,
+        description="Heavy path: HNSW ef_search on the user's partial index (memory/ann.py).",
+    )
+    ann_auto_build: bool = Field(
+        True,
+        description="Build a heavy user's partial HNSW index in the background when a "
+        "search finds it missing (memory/ann.py IndexBuilder); False: only maintenance "
+        "jobs build indexes (index_heavy_users).",
+    )
+    session_weight: float = Field(
+        SESSION_WEIGHT,
+        ge=0,
+        allow_inf_nan=False,
+        description="Read-time session prior: a row gains this times the summed fused score "
+        "of the other top rows of its session (memory/rerank.py; 0: off).",
+    )
+    neighbour_weight: float = Field(
+        NEIGHBOUR_WEIGHT,
+        ge=0,
+        allow_inf_nan=False,
+        description="Read-time neighbour propagation: a row gains this times the best fused "
+        "score of its neighbouring turns among the top rows (memory/rerank.py; 0: off).",
+    )
+    rerank_depth: int = Field(
+        50,
+        ge=1,
+        le=MAX_LIMIT,
+        description="How many fused rows the read-time re-orderings consider.",
+    )
+    relevance_floor: bool = Field(
+        True,
+        description="Return only relevant rows: a full-text match of the query (the turn or "
+        "its indexed context), or a cosine similarity of at least min_similarity. A query "
+        "of stop words only returns nothing. False: every ranked row, as before.",
+    )
+    min_similarity: float = Field(
+        MIN_SIMILARITY,
+        ge=-1,
+        le=1,
+        allow_inf_nan=False,
+        description="The relevance floor's cosine similarity for a row without a full-text "
+        "match (calibrated on the LoCoMo tuning split, docs/locomo.md).",
+    )
+
+
+class IndexingOptions(KitConfig):
+    """What text goes into the index for each event (validated at construction).
+
+    ``context_turns`` preceding and ``context_turns_after`` following turns of the same session
+    (two each by default) are full-text indexed with the turn at a low weight
+    (``context_text``): a reply such as "Yes, last Tuesday" is only findable together with the
+    question it answers, which may be two turns back, after a clarifying turn. The stored
+    text stays the turn alone. ``embed_context`` also puts that context into the embedded text;
+    off by default, since on LoCoMo the turn alone embeds better once the full text carries the
+    context (see docs/locomo.md). Following turns are only known when they arrive in the same
+    call (``add_session_to_memory`` re-indexes a session's earlier turns as it grows).
+    """
+
+    redactor: Callable[[str], str] | None = Field(
+        redact_for_store,
+        description="Runs on every text before it is stored or indexed, and on every string "
+        "value of the stored custom_metadata (recursively); the default replaces card numbers, "
+        "IBANs, credentials and government ids with [REDACTED:<kind>] (health terms are left "
+        "to the routing layer). The store's own gate (sensitive.redact_for_store) still runs "
+        "at the write whatever this is; None only leaves the embedded text as it is.",
+    )
+    index_function_calls: bool = Field(
+        False, description="Also index function calls and responses as text."
+    )
+    include_author: bool = Field(
+        True,
+        description="Prefix the indexed and embedded text with the event's author (the "
+        "full-text index leaves out ADK's generic 'user', which names no one).",
+    )
+    context_turns: int = Field(
+        2,
+        ge=0,
+        le=100,
+        description="Preceding turns indexed with a turn (low weight); two, since an answer "
+        "may follow its question after a clarifying turn (docs/locomo.md).",
+    )
+    context_turns_after: int = Field(
+        2, ge=0, le=100, description="Following turns indexed with a turn (low weight)."
+    )
+    context_chars: int = Field(
+        300, ge=0, description="At most this many characters of each context turn."
+    )
+    embed_context: bool = Field(
+        False, description="Also put the context turns into the embedded text."
+    )
+    max_index_chars: int = Field(
+        20_000, ge=1, description="At most this many characters of a turn are indexed."
+    )
+    index_date: bool = Field(
+        True,
+        description="Index the event's date (e.g. '8 May 2023') with the turn at the context "
+        "weight, so a question naming a month or year finds it; the stored text stays as it "
+        "is, so routed memories get it too.",
+    )
+    embed_date: bool = Field(
+        False, description="Also prefix the embedded text with the event's date."
+    )
+    index_left_out: bool = Field(
+        True,
+        description="Index the sentences the routed write policy leaves out of the stored "
+        "text as filler or fact-less questions (adk_memory_kit.core.index_keys): in the "
+        "turn's own full-text context, and as its neighbours' context (a turn left with only "
+        "such sentences is context, never a row). Never stored or returned; sensitive and "
+        "routed-away sentences are never among them.",
+    )
+    left_out_in_turn: bool = Field(
+        True,
+        description="Index the left-out sentences with the turn's own text (full weight, as "
+        "the full transcript indexes them; what its neighbours' context holds too); False: "
+        "in its low-weight context only. Index keys either way, never stored text.",
+    )
+    embed_left_out: bool = Field(
+        False,
+        description="Embed the turn's whole indexable text (stored and left-out sentences) "
+        "instead of its stored text.",
+    )
+
+
+class StorageOptions(KitConfig):
+    """How the memory tables are laid out (read when a new database is created)."""
+
+    partitions: int | None = Field(
+        None,
+        ge=1,
+        le=1024,
+        strict=True,
+        description="Hash-partition a new database's memory tables by user_id into this many "
+        "partitions (None: plain tables). An existing plain table is refused; see "
+        "docs/scale.md for the migration.",
+    )
 
 
 class MemoryConfig(KitConfig):

@@ -39,9 +39,21 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from adk_memory_kit.core.ids import normalize_fact_text
 from adk_memory_kit.core.model_calls import final_response, response_text
-from adk_memory_kit.memory.items_sql import Neighbour
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """A stored fact a new one is compared with."""
+
+    id: str
+    text: str
+    subject: str | None
+    valid_from: datetime
+    valid_to: datetime | None
+    superseded_reason: str | None
+    similarity: float
 
 
 class Outcome(str, Enum):

@@ -14,92 +14,12 @@ from google.adk.events.event import Event
 from google.adk.events.event_actions import EventActions
 from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
-from pydantic import Field
 
-from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.core.ids import fact_key, memory_row_id
 from adk_memory_kit.core.index_keys import index_text, is_context_only, left_out_text
 from adk_memory_kit.core.validation import check_identifier, clean_text, short
 from adk_memory_kit.errors import InvalidInputError
-from adk_memory_kit.sensitive import redact_for_store
-
-
-class IndexingOptions(KitConfig):
-    """What text goes into the index for each event (validated at construction).
-
-    ``context_turns`` preceding and ``context_turns_after`` following turns of the same session
-    (two each by default) are full-text indexed with the turn at a low weight
-    (``context_text``): a reply such as "Yes, last Tuesday" is only findable together with the
-    question it answers, which may be two turns back, after a clarifying turn. The stored
-    text stays the turn alone. ``embed_context`` also puts that context into the embedded text;
-    off by default, since on LoCoMo the turn alone embeds better once the full text carries the
-    context (see docs/locomo.md). Following turns are only known when they arrive in the same
-    call (``add_session_to_memory`` re-indexes a session's earlier turns as it grows).
-    """
-
-    redactor: Callable[[str], str] | None = Field(
-        redact_for_store,
-        description="Runs on every text before it is stored or indexed, and on every string "
-        "value of the stored custom_metadata (recursively); the default replaces card numbers, "
-        "IBANs, credentials and government ids with [REDACTED:<kind>] (health terms are left "
-        "to the routing layer). The store's own gate (sensitive.redact_for_store) still runs "
-        "at the write whatever this is; None only leaves the embedded text as it is.",
-    )
-    index_function_calls: bool = Field(
-        False, description="Also index function calls and responses as text."
-    )
-    include_author: bool = Field(
-        True,
-        description="Prefix the indexed and embedded text with the event's author (the "
-        "full-text index leaves out ADK's generic 'user', which names no one).",
-    )
-    context_turns: int = Field(
-        2,
-        ge=0,
-        le=100,
-        description="Preceding turns indexed with a turn (low weight); two, since an answer "
-        "may follow its question after a clarifying turn (docs/locomo.md).",
-    )
-    context_turns_after: int = Field(
-        2, ge=0, le=100, description="Following turns indexed with a turn (low weight)."
-    )
-    context_chars: int = Field(
-        300, ge=0, description="At most this many characters of each context turn."
-    )
-    embed_context: bool = Field(
-        False, description="Also put the context turns into the embedded text."
-    )
-    max_index_chars: int = Field(
-        20_000, ge=1, description="At most this many characters of a turn are indexed."
-    )
-    index_date: bool = Field(
-        True,
-        description="Index the event's date (e.g. '8 May 2023') with the turn at the context "
-        "weight, so a question naming a month or year finds it; the stored text stays as it "
-        "is, so routed memories get it too.",
-    )
-    embed_date: bool = Field(
-        False, description="Also prefix the embedded text with the event's date."
-    )
-    index_left_out: bool = Field(
-        True,
-        description="Index the sentences the routed write policy leaves out of the stored "
-        "text as filler or fact-less questions (adk_memory_kit.core.index_keys): in the "
-        "turn's own full-text context, and as its neighbours' context (a turn left with only "
-        "such sentences is context, never a row). Never stored or returned; sensitive and "
-        "routed-away sentences are never among them.",
-    )
-    left_out_in_turn: bool = Field(
-        True,
-        description="Index the left-out sentences with the turn's own text (full weight, as "
-        "the full transcript indexes them; what its neighbours' context holds too); False: "
-        "in its low-weight context only. Index keys either way, never stored text.",
-    )
-    embed_left_out: bool = Field(
-        False,
-        description="Embed the turn's whole indexable text (stored and left-out sentences) "
-        "instead of its stored text.",
-    )
+from adk_memory_kit.memory.config import IndexingOptions
 
 
 @dataclass

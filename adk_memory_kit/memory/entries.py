@@ -12,9 +12,10 @@ from google.genai import types
 
 from adk_memory_kit.core.validation import check_bool, check_strings, short
 from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.memory.config import MAX_LIMIT
 from adk_memory_kit.memory.documents import checked_utc, parse_timestamp
 from adk_memory_kit.memory.hygiene import check_memory_type, check_tags
-from adk_memory_kit.memory.search import MAX_LIMIT, SearchFilters
+from adk_memory_kit.memory.search import SearchFilters
 
 
 def search_limit(limit: object, default: int) -> int:

@@ -21,6 +21,7 @@ from sqlalchemy import bindparam, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from adk_memory_kit.db.fence import guard_write
+from adk_memory_kit.memory.consolidation import Neighbour
 from adk_memory_kit.memory.documents import MemoryDocument, StoredKey
 from adk_memory_kit.memory.hygiene import Hygiene
 from adk_memory_kit.memory.tables import SNAPSHOTS, TABLE
@@ -532,19 +533,6 @@ class StaleRow:
     importance: float | None
     access_count: int
     last_used: datetime
-
-
-@dataclass(frozen=True)
-class Neighbour:
-    """A stored fact a new one is compared with."""
-
-    id: str
-    text: str
-    subject: str | None
-    valid_from: datetime
-    valid_to: datetime | None
-    superseded_reason: str | None
-    similarity: float
 
 
 async def record_access(

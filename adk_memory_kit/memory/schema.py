@@ -8,11 +8,9 @@ HASH (user_id)`` into N partitions (docs/scale.md).
 
 from __future__ import annotations
 
-from pydantic import Field
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.db.catalog import home_comment_step
 from adk_memory_kit.db.migrations import (
     Step,
@@ -29,20 +27,6 @@ from adk_memory_kit.memory import term_stats
 from adk_memory_kit.memory.tables import SNAPSHOTS, TABLE, create_partitions_step
 
 COMPONENT = "memory"
-
-
-class StorageOptions(KitConfig):
-    """How the memory tables are laid out (read when a new database is created)."""
-
-    partitions: int | None = Field(
-        None,
-        ge=1,
-        le=1024,
-        strict=True,
-        description="Hash-partition a new database's memory tables by user_id into this many "
-        "partitions (None: plain tables). An existing plain table is refused; see "
-        "docs/scale.md for the migration.",
-    )
 
 
 def _steps(dim: int, partitions: int | None = None) -> list[Step]:

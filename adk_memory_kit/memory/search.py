@@ -17,13 +17,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from pydantic import Field
 from sqlalchemy import TextClause
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.memory.ann import index_name
+from adk_memory_kit.memory.config import (
+    SearchOptions,
+)
 from adk_memory_kit.memory.fusion import FusionWeights, fuse
 from adk_memory_kit.memory.lexical import candidate_queries, coverage_terms
 from adk_memory_kit.memory.query import websearch_or_query
@@ -39,133 +40,6 @@ from adk_memory_kit.memory.search_sql import (
     heavy_lexical_sql,
     heavy_sql,
 )
-
-MAX_LIMIT = 2**31 - 1
-# The relevance floor's similarity for rows without a full-text match (SearchOptions): the 5th
-# percentile of the evidence turns' similarity on the LoCoMo tuning split (docs/memory.md).
-MIN_SIMILARITY = 0.33
-# Read-time re-ordering weights (memory/rerank.py), tuned on the LoCoMo tuning split with the
-# two-turn context window (docs/locomo.md, fourth round; 0.05 with the one-turn window).
-SESSION_WEIGHT = 0.025
-NEIGHBOUR_WEIGHT = 0.1
-
-
-class SearchOptions(KitConfig):
-    """Ranking knobs; the defaults are tuned on LoCoMo (docs/locomo.md). Validated at
-    construction: a negative weight or RRF constant is refused with ``InvalidInputError``.
-
-    Heavy users (``heavy_user_rows`` rows or more) take the bounded path (:func:`heavy_sql`):
-    ``lexical_budget`` caps the rows the full-text candidate stage reads, and
-    ``ann_ef_search`` is HNSW's ``ef_search`` on the user's partial index (memory/ann.py).
-    """
-
-    limit: int = Field(10, ge=1, le=MAX_LIMIT, description="Results returned by default.")
-    candidates: int = Field(
-        200, ge=1, le=MAX_LIMIT, description="Depth of each ranked list before fusion."
-    )
-    rrf_k: int = Field(
-        20,
-        ge=0,
-        le=1_000_000,
-        description="The RRF constant (lower trusts the top of each list more).",
-    )
-    vector_weight: float = Field(
-        1.0, ge=0, allow_inf_nan=False, description="RRF weight of the vector list."
-    )
-    text_weight: float = Field(
-        1.5, ge=0, allow_inf_nan=False, description="RRF weight of the BM25 list."
-    )
-    exact_weight: float = Field(
-        0.3,
-        ge=0,
-        allow_inf_nan=False,
-        description="RRF weight of the unstemmed exact-phrase list.",
-    )
-    bm25_k1: float = Field(1.2, ge=0, allow_inf_nan=False, description="BM25 term saturation.")
-    bm25_b: float = Field(
-        0.3, ge=0, le=1, allow_inf_nan=False, description="BM25 length normalisation."
-    )
-    context_weight: float = Field(
-        0.5,
-        ge=0,
-        allow_inf_nan=False,
-        description="How much a word found only in a neighbouring turn counts, relative to "
-        "one in the turn itself.",
-    )
-    author_weight: float = Field(
-        0.02,
-        ge=0,
-        allow_inf_nan=False,
-        description="Added to the fused score of a turn whose author the query names "
-        '("what did Caroline ...").',
-    )
-    heavy_user_rows: int = Field(
-        3_000,
-        ge=1,
-        le=2**62,
-        description="Users with at least this many rows take the bounded heavy path "
-        "(write-maintained statistics, bounded candidate lists).",
-    )
-    lexical_budget: int = Field(
-        1_000,
-        ge=1,
-        le=MAX_LIMIT,
-        description="Heavy path: the most rows the full-text candidate stage reads.",
-    )
-    lexical_rescore: int = Field(
-        400,
-        ge=1,
-        le=MAX_LIMIT,
-        description="Heavy path: how many full-text candidates, pre-ranked by their coverage "
-        "of the query's words weighted by IDF (memory/lexical.py), are scored by BM25 (at "
-        "least ``candidates``).",
-    )
-    ann_ef_search: int = Field(
-        400,
-        ge=1,
-        le=1_000,
-        description="Heavy path: HNSW ef_search on the user's partial index (memory/ann.py).",
-    )
-    ann_auto_build: bool = Field(
-        True,
-        description="Build a heavy user's partial HNSW index in the background when a "
-        "search finds it missing (memory/ann.py IndexBuilder); False: only maintenance "
-        "jobs build indexes (index_heavy_users).",
-    )
-    session_weight: float = Field(
-        SESSION_WEIGHT,
-        ge=0,
-        allow_inf_nan=False,
-        description="Read-time session prior: a row gains this times the summed fused score "
-        "of the other top rows of its session (memory/rerank.py; 0: off).",
-    )
-    neighbour_weight: float = Field(
-        NEIGHBOUR_WEIGHT,
-        ge=0,
-        allow_inf_nan=False,
-        description="Read-time neighbour propagation: a row gains this times the best fused "
-        "score of its neighbouring turns among the top rows (memory/rerank.py; 0: off).",
-    )
-    rerank_depth: int = Field(
-        50,
-        ge=1,
-        le=MAX_LIMIT,
-        description="How many fused rows the read-time re-orderings consider.",
-    )
-    relevance_floor: bool = Field(
-        True,
-        description="Return only relevant rows: a full-text match of the query (the turn or "
-        "its indexed context), or a cosine similarity of at least min_similarity. A query "
-        "of stop words only returns nothing. False: every ranked row, as before.",
-    )
-    min_similarity: float = Field(
-        MIN_SIMILARITY,
-        ge=-1,
-        le=1,
-        allow_inf_nan=False,
-        description="The relevance floor's cosine similarity for a row without a full-text "
-        "match (calibrated on the LoCoMo tuning split, docs/locomo.md).",
-    )
 
 
 @dataclass(frozen=True)

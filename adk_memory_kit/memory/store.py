@@ -30,10 +30,11 @@ from adk_memory_kit.errors import DatabaseUnavailableError
 from adk_memory_kit.memory import items_sql
 from adk_memory_kit.memory.access import AccessRecorder
 from adk_memory_kit.memory.ann import IndexBuilder
+from adk_memory_kit.memory.config import SearchOptions, StorageOptions
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.rerank import asked_about, asks_about_now, asks_in_the_present
-from adk_memory_kit.memory.schema import StorageOptions, ensure_schema
-from adk_memory_kit.memory.search import SearchFilters, SearchOptions, SearchPlan, search_on_engine
+from adk_memory_kit.memory.schema import ensure_schema
+from adk_memory_kit.memory.search import SearchFilters, SearchPlan, search_on_engine
 
 logger = logging.getLogger(__name__)
 

@@ -13,9 +13,10 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from adk_memory_kit import InvalidInputError, PgVectorMemoryService
 from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.errors import SchemaMismatchError
+from adk_memory_kit.memory.config import SearchOptions
 from adk_memory_kit.memory.lexical import candidate_queries
 from adk_memory_kit.memory.query import query_terms
-from adk_memory_kit.memory.search import SearchOptions, search_params
+from adk_memory_kit.memory.search import search_params
 from adk_memory_kit.memory.search_sql import (
     FETCH_SQL,
     LIGHT_LISTS_SQL,

@@ -31,6 +31,7 @@ from adk_memory_kit.memory.ann import (
     index_heavy_users,
     index_name,
 )
+from adk_memory_kit.memory.config import SearchOptions
 from adk_memory_kit.memory.lexical import (
     TIER_LEXEMES,
     CandidateQueries,
@@ -39,7 +40,6 @@ from adk_memory_kit.memory.lexical import (
 )
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.search import (
-    SearchOptions,
     lexical_lists,
     plan_search,
     search_on_engine,

@@ -364,7 +364,8 @@ async def test_the_store_reuses_the_routers_vector_for_a_one_sentence_user_turn(
     """The router embeds ``user: <sentence>``, the text the store embeds for that turn under
     the default indexing options: the second embedding comes from the shared cache."""
     from adk_memory_kit.embedders import LocalMiniLMEmbedder
-    from adk_memory_kit.memory.documents import IndexingOptions, documents_from_events
+    from adk_memory_kit.memory.config import IndexingOptions
+    from adk_memory_kit.memory.documents import documents_from_events
 
     router = LearnedRouter(embedder)
     sentence = "I keep a spare charger in the glovebox of the van."

@@ -15,7 +15,8 @@ from adk_memory_kit.core.index_keys import (
     left_out_text,
 )
 from adk_memory_kit.core.session_policy import WritePolicy
-from adk_memory_kit.memory.documents import IndexingOptions, documents_from_events
+from adk_memory_kit.memory.config import IndexingOptions
+from adk_memory_kit.memory.documents import documents_from_events
 from adk_memory_kit.routing.write_policy import select_events
 
 # two people talking (LoCoMo-style authors: names, not "user"), and a user talking to an agent

@@ -58,10 +58,11 @@ from adk_memory_kit.core.markers import ASKED_TEXTS_KEY, FORGET_STATE_KEY, PENDI
 from adk_memory_kit.core.scope import user_scope
 from adk_memory_kit.embedders.base import checked_embed
 from adk_memory_kit.memory import forget_log
+from adk_memory_kit.memory.config import SearchOptions
 from adk_memory_kit.memory.entries import entry_from_row, search_filters
 from adk_memory_kit.memory.lifecycle_schema import ensure_lifecycle_schema
 from adk_memory_kit.memory.query import query_terms
-from adk_memory_kit.memory.search import SearchOptions, search_on_engine
+from adk_memory_kit.memory.search import search_on_engine
 from adk_memory_kit.routing.apply import (
     NOT_A_REQUEST,
     NOTES_KEY,
