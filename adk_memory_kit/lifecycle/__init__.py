@@ -10,17 +10,12 @@ from adk_memory_kit.core.data_home import DataHome, FunctionDataHome
 from adk_memory_kit.lifecycle.checkpoint import (
     CHECKPOINT_STATE_KEY,
     END_SESSION_STATE_KEY,
-    MemoryCheckpointConfig,
     MemoryCheckpointPlugin,
     end_session,
     end_session_tool,
 )
-from adk_memory_kit.lifecycle.closer import (
-    CloseResult,
-    SessionCloser,
-    SessionCloserConfig,
-    is_transient,
-)
+from adk_memory_kit.lifecycle.closer import CloseResult, SessionCloser, is_transient
+from adk_memory_kit.lifecycle.config import MemoryCheckpointConfig, SessionCloserConfig
 from adk_memory_kit.lifecycle.forget import (
     DataLocation,
     DataMap,

@@ -20,13 +20,13 @@ from google.adk.events.event_actions import EventActions
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_context import ToolContext
-from pydantic import Field
 from typing_extensions import override
 
 from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.core.db_errors import contained_doors, describe
 from adk_memory_kit.core.tool_errors import tool_errors
-from adk_memory_kit.lifecycle.closer import CloseResult, SessionCloser, SessionCloserConfig
+from adk_memory_kit.lifecycle.closer import CloseResult, SessionCloser
+from adk_memory_kit.lifecycle.config import MemoryCheckpointConfig, SessionCloserConfig
 
 if TYPE_CHECKING:
     from google.adk.agents.invocation_context import InvocationContext
@@ -58,27 +58,6 @@ def _policy_name(memory_service: object) -> str | None:
     if isinstance(memory_service, PgVectorMemoryService):
         return memory_service.config.write_policy.value
     return None
-
-
-class MemoryCheckpointConfig(SessionCloserConfig):
-    """When a :class:`MemoryCheckpointPlugin` ingests, and its closer's retries (``attempts``,
-    ``backoff`` of :class:`SessionCloserConfig`); a wrong value raises ``InvalidInputError``
-    naming the field."""
-
-    every_n_invocations: int | None = Field(
-        5,
-        strict=True,
-        ge=1,
-        le=1_000_000,
-        description="Checkpoint period; None checkpoints only when end_session was called.",
-    )
-    max_tracked_sessions: int = Field(
-        10_000,
-        strict=True,
-        ge=1,
-        le=10_000_000,
-        description="Sessions the in-process count (truncated sessions only) remembers.",
-    )
 
 
 _UNSET: Any = object()

@@ -16,14 +16,13 @@ from typing import Any, Literal
 
 from google.adk.memory.base_memory_service import BaseMemoryService
 from google.adk.sessions.base_session_service import BaseSessionService
-from pydantic import Field
 
 from adk_memory_kit.assembly import PgVectorMemoryService
-from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.core.db_errors import db_doors, describe, translate
 from adk_memory_kit.core.db_errors import is_transient as db_is_transient
 from adk_memory_kit.core.validation import check_identifier, check_scope
 from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.lifecycle.config import SessionCloserConfig
 
 logger = logging.getLogger(__name__)
 
@@ -57,27 +56,6 @@ class CloseResult:
     def ok(self) -> bool:
         """True when the session was ingested."""
         return self.status == "ingested"
-
-
-class SessionCloserConfig(KitConfig):
-    """How a :class:`SessionCloser` retries (validated at construction; a wrong value
-    raises ``InvalidInputError`` naming the field)."""
-
-    attempts: int = Field(
-        3,
-        strict=True,
-        ge=1,
-        le=100,
-        description="Total tries for a transient failure (1 = no retry).",
-    )
-    backoff: float = Field(
-        0.5,
-        strict=True,
-        allow_inf_nan=False,
-        ge=0,
-        le=3600,
-        description="Seconds before the first retry; doubles each time.",
-    )
 
 
 @db_doors

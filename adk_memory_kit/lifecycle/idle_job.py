@@ -34,11 +34,9 @@ from typing import Any, Literal
 from google.adk.memory.base_memory_service import BaseMemoryService
 from google.adk.sessions.base_session_service import BaseSessionService
 from google.adk.sessions.session import Session
-from pydantic import Field, model_validator
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_memory_kit._adk_compat import idle_sessions_source
-from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.core.db_errors import (
     db_doors,
     db_errors,
@@ -47,7 +45,6 @@ from adk_memory_kit.core.db_errors import (
     translates_db_errors,
 )
 from adk_memory_kit.core.scope import operator_wide
-from adk_memory_kit.core.validation import MAX_DURATION
 from adk_memory_kit.errors import (
     DatabaseUnavailableError,
     InvalidInputError,
@@ -55,6 +52,7 @@ from adk_memory_kit.errors import (
     SchemaMismatchError,
 )
 from adk_memory_kit.lifecycle._engine import postgres_session_engine, resolve_engine
+from adk_memory_kit.lifecycle.config import IdleJobConfig
 from adk_memory_kit.lifecycle.watermarks import (
     CandidateSource,
     SessionKey,
@@ -69,62 +67,6 @@ AfterIngest = Callable[[Session], Awaitable[None]]
 Outcome = Literal[
     "ingested", "unchanged", "busy", "not_idle", "missing", "forgetting", "backoff", "failed"
 ]
-
-
-class IdleJobConfig(KitConfig):
-    """What an :class:`IdleIngestJob` ingests and how it paces itself (validated at
-    construction; wrong values raise ``InvalidInputError``)."""
-
-    app_name: str = Field(min_length=1, description="The app whose sessions are ingested.")
-    idle_after: timedelta = Field(
-        timedelta(minutes=30),
-        description="How long a session must be untouched before it is ingested (>= 0).",
-    )
-    db_url: str | None = Field(
-        None,
-        description="The Postgres for the watermarks; default: the memory service's "
-        "(PgVectorMemoryService), else the session service's, else the embedded one.",
-    )
-    use_sql_listing: bool | None = Field(
-        None,
-        description="Force (True) or forbid (False) listing candidates with one SQL query on "
-        "ADK's sessions table; None uses it when the session service is a "
-        "DatabaseSessionService on the same database.",
-    )
-    batch_size: int | None = Field(
-        None,
-        ge=1,
-        description="At most this many sessions per run (None: all). Each worker leases its "
-        "batch for claim_ttl, so concurrent workers take disjoint batches.",
-    )
-    retry_backoff: timedelta = Field(
-        timedelta(minutes=1),
-        description="A failed session is retried on the next pass; after its n-th "
-        "consecutive failure (n >= 2) it waits min(retry_backoff * 2 ** (n - 2), "
-        "max_retry_backoff).",
-    )
-    max_retry_backoff: timedelta = Field(
-        timedelta(hours=1), description="The longest wait between retries."
-    )
-    claim_ttl: timedelta = Field(
-        timedelta(minutes=15),
-        description="How long a batch lease lasts if the worker dies before releasing it (> 0).",
-    )
-
-    @model_validator(mode="after")
-    def _check_durations(self) -> IdleJobConfig:
-        if self.idle_after < timedelta(0):
-            raise ValueError(f"idle_after must not be negative, got {self.idle_after}")
-        if self.idle_after > MAX_DURATION:
-            raise ValueError(f"idle_after must be at most {MAX_DURATION.days} days")
-        if self.retry_backoff < timedelta(0) or self.max_retry_backoff < self.retry_backoff:
-            raise ValueError(
-                "need 0 <= retry_backoff <= max_retry_backoff, got "
-                f"{self.retry_backoff} and {self.max_retry_backoff}"
-            )
-        if self.claim_ttl <= timedelta(0):
-            raise ValueError(f"claim_ttl must be positive, got {self.claim_ttl}")
-        return self
 
 
 @dataclass

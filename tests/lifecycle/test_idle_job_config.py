@@ -9,7 +9,8 @@ from google.adk.sessions import InMemorySessionService
 
 from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.errors import InvalidInputError
-from adk_memory_kit.lifecycle.idle_job import IdleIngestJob, IdleJobConfig
+from adk_memory_kit.lifecycle.config import IdleJobConfig
+from adk_memory_kit.lifecycle.idle_job import IdleIngestJob
 
 
 @pytest.mark.parametrize(
