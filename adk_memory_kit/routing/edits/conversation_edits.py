@@ -82,12 +82,11 @@ from adk_memory_kit.routing.edits.forget_requests import (
     keeps_what_it_says,
     subject_parts,
 )
+from adk_memory_kit.routing.edits.named_people import ROLE_WORDS, relation
 from adk_memory_kit.routing.edits.update_subject import (
-    ROLE_WORDS,
     SubjectCheck,
     first_clause,
     people,
-    relation,
     subject_keys,
 )
 from adk_memory_kit.routing.edits.working_memory_forget import forget_in_working_memory
