@@ -25,11 +25,12 @@ from google.adk.plugins.base_plugin import BasePlugin
 
 from adk_memory_kit.core.db_errors import contained_doors, describe, translates_db_errors
 from adk_memory_kit.core.markers import ASKED_TEXTS_KEY, FORGET_STATE_KEY, PENDING_FORGET_KEY
-from adk_memory_kit.routing.apply import RECORDING_EARLIER, MemoryApplier, RoutingOutcome
+from adk_memory_kit.routing.apply import MemoryApplier
 from adk_memory_kit.routing.edits.confirmations import chosen_items
 from adk_memory_kit.routing.edits.forget_notes import answer_note, combined_record, request_note
 from adk_memory_kit.routing.edits.forget_requests import asks_to_forget, may_ask_to_forget
 from adk_memory_kit.routing.extractors import Extractor, event_text, turn_events
+from adk_memory_kit.routing.outcomes import RECORDING_EARLIER, RoutingOutcome
 from adk_memory_kit.routing.records import record_shown_memories
 from adk_memory_kit.routing.rule import MemoryHome
 from adk_memory_kit.routing.side_calls import ROUTING_CONTEXT
