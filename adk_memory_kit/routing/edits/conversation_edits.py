@@ -20,10 +20,9 @@ settings they share (:class:`~.edit_settings.EditSettings`) and composes them.
   when the subject names a kind of detail ("my home address", :mod:`.detail_kinds`; or one
   term of a kind's label, "my age", then a little further discounted), to that kind's
   closest example sentence less a discount. Only memories that match the subject on
-  their own are deleted (the absolute bar,
-  :meth:`.forget_assessment.ForgetAssessor.on_its_own`: close enough, every naming word, or clearly
-  that kind of detail; never a memory about someone
-  or something the request does not name), so a request for something never stored does
+  their own are deleted (the absolute bar, :meth:`.forget_assessment.ForgetAssessor.on_its_own`:
+  close enough, every naming word, or clearly that kind of detail; never a memory about
+  someone or something the request does not name), so a request for something never stored does
   not take its closest neighbour: weak matches ask for a confirmation instead. Of those,
   every memory scoring at least ``forget_min_similarity`` and within ``forget_margin`` of the
   best is deleted; a weak best match with a close runner-up asks for a confirmation too,

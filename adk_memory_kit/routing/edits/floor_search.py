@@ -21,9 +21,8 @@ async def below_the_floor(
     """The user's ``limit`` memories (superseded ones too, unless ``include_superseded`` is
     false) ranked closest to ``subject`` by the store's hybrid search with its relevance
     floor lifted (the service's ``search_below_floor``): what a request names in other words
-    ("my allotment" for a plot where the user grows beans) is often below it. Empty when the service
-    is not the kit's, or the search fails
-    (logged, without the subject)."""
+    ("my allotment" for a plot where the user grows beans) is often below it. Empty when the
+    service is not the kit's, or the search fails (logged, without the subject)."""
     if not isinstance(service, BasePgVectorMemoryService):
         return []
     try:

@@ -45,13 +45,12 @@ class ForgetMatcher:
         the search's own query similarity, and none matches on its own); each memory's
         closeness to the subject (the higher of its score and its cosine: what orders the
         judge's shortlist); and how many of them the searches found (with ``extra``: memory-like
-        entries weighed as if the searches found them, but
-        one whose text a found memory holds is left out and put in ``twins`` as extra id ->
-        that memory's id);
-        ``widen``: this many memories closest to the subject below the search's relevance
-        floor (:func:`~.floor_search.below_the_floor`) follow those; and for each, whether it
-        may be shown to the user when nothing else matched (``ask_min_similarity`` close to
-        the subject, about no one it does not name)."""
+        entries weighed as if the searches found them, but one whose text a found memory holds
+        is left out and put in ``twins`` as extra id -> that memory's id); ``widen``: this many
+        memories closest to the subject below the search's relevance floor
+        (:func:`~.floor_search.below_the_floor`) follow those; and for each, whether it may be
+        shown to the user when nothing else matched (``ask_min_similarity`` close to the
+        subject, about no one it does not name)."""
         whose = possessor(subject)
         head = without_possessor(subject, whose) if whose else subject
         named_kinds = await self.kinds.kinds_named(service, head)
