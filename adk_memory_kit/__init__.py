@@ -48,7 +48,6 @@ from adk_memory_kit.routing import (
     make_profile_tools,
     route,
 )
-from adk_memory_kit.routing.apply import set_default_edit_handlers
 from adk_memory_kit.routing.edits.conversation_edits import conversation_edit_handlers
 from adk_memory_kit.routing.write_policy import RoutedOptions
 from adk_memory_kit.tools import MemoryToolset
@@ -60,10 +59,6 @@ from adk_memory_kit.working_memory import (
     working_memory_guide,
     working_memory_instruction,
 )
-
-# the composition root: an applier built without handlers acts on updates and "please forget"
-# (the handlers live in lifecycle, above routing)
-set_default_edit_handlers(conversation_edit_handlers)
 
 __version__ = "0.1.0"
 
