@@ -37,15 +37,15 @@ from google.genai import types  # noqa: E402
 
 from adk_memory_kit.embedders.base import checked_embed  # noqa: E402
 from adk_memory_kit.embedders.local import LocalMiniLMEmbedder  # noqa: E402
-from adk_memory_kit.routing.edits.conversation_edits import (  # noqa: E402
-    _GENERIC,
+from adk_memory_kit.routing.edits.conversation_edits import ConversationEdits  # noqa: E402
+from adk_memory_kit.routing.edits.forget_requests import (  # noqa: E402
     VAGUE_WORDS,
-    ConversationEdits,
-    _head,
     forget_subject,
     is_vague,
-    possessor,
 )
+from adk_memory_kit.routing.edits.subject_words import GENERIC as _GENERIC  # noqa: E402
+from adk_memory_kit.routing.edits.subject_words import possessor  # noqa: E402
+from adk_memory_kit.routing.edits.subject_words import without_possessor as _head  # noqa: E402
 from adk_memory_kit.routing.edits.update_subject import people  # noqa: E402
 from adk_memory_kit.text.signals import content_stems, overlap, words  # noqa: E402
 
@@ -200,16 +200,16 @@ async def kind_fit(self: ConversationEdits, embedder, head: str, vectors: np.nda
     closest = np.full(len(vectors), -1.0)
     which = np.zeros(len(vectors), dtype=int)
     for i, kind in enumerate(labels):
-        sims = (vectors @ (await self._examples(embedder, kind)).T).max(axis=1)
+        sims = (vectors @ (await self.kinds.examples(embedder, kind)).T).max(axis=1)
         which = np.where(sims > closest, i, which)
         closest = np.maximum(closest, sims)
-    await self._kinds_named_by(embedder, head)  # fills the label and term vectors
-    if self._label_vectors is None:
+    await self.kinds.named_by(embedder, head)  # fills the label and term vectors
+    if self.kinds.label_vectors is None:
         return np.zeros(len(vectors))
     (subject_vector,) = _unit(await checked_embed(embedder, [head]))
-    sims = self._label_vectors @ subject_vector
+    sims = self.kinds.label_vectors @ subject_vector
     per_kind = sims[: len(labels)].copy()
-    for owner, sim in zip(self._term_owner, sims[len(labels) :], strict=True):
+    for owner, sim in zip(self.kinds.term_owner, sims[len(labels) :], strict=True):
         per_kind[owner] = max(per_kind[owner], sim)
     return per_kind[which].astype(float)
 

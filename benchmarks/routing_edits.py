@@ -58,12 +58,11 @@ from google.adk.agents.llm_agent import LlmAgent  # noqa: E402
 from google.adk.sessions.database_session_service import DatabaseSessionService  # noqa: E402
 
 from adk_memory_kit import PgVectorMemoryService  # noqa: E402
+from adk_memory_kit.core.markers import FORGET_STATE_KEY, PENDING_FORGET_KEY  # noqa: E402
 from adk_memory_kit.db import embedded_db_url  # noqa: E402
 from adk_memory_kit.routing import MemoryApplier, MemoryHome, MemoryRoutingPlugin  # noqa: E402
 from adk_memory_kit.routing.apply import normalize_fact_text  # noqa: E402
 from adk_memory_kit.routing.edits.conversation_edits import (  # noqa: E402
-    FORGET_STATE_KEY,
-    PENDING_FORGET_KEY,
     ConversationEdits,
     conversation_edit_handlers,
 )
@@ -494,7 +493,7 @@ async def main() -> None:
         return
     memory = PgVectorMemoryService(embedded_db_url())
     if args.judge_reach:
-        logging.getLogger("adk_memory_kit.routing.edits.conversation_edits").setLevel(logging.ERROR)
+        logging.getLogger("adk_memory_kit.routing.edits").setLevel(logging.ERROR)
         rows = [r for r in load(args.split, args.added, args.corpus) if r["kind"] in REACH_KINDS]
         reach = [
             await run_reach(

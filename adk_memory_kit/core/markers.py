@@ -16,7 +16,7 @@ RECALL_TAG = "RECALLED_MEMORY"
 ANNOUNCES_CHANGE = "announces_change"
 
 #: Session state keys of a forget request's outcome, shared by the handler that writes them
-#: (``lifecycle.conversation_edits``) and the routing plugin that tells the agent about them.
+#: (``routing.edits.conversation_edits``) and the routing plugin that tells the agent about them.
 #: The newest request's record: ``{"deleted": n, "homes": [...], "at": iso}`` (counts, no text).
 FORGET_STATE_KEY = "adk_memory_kit:forget:last"
 #: The memories a request matched too weakly to delete unasked: ``{"ids": [...], "at": iso,

@@ -23,20 +23,23 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from typing_extensions import override
 
 from adk_memory_kit.core.db_errors import db_doors
+from adk_memory_kit.core.scope import user_scope
 from adk_memory_kit.core.session_policy import (
     SessionSelector,
     TranscriptSelector,
     WritePolicy,
 )
 from adk_memory_kit.core.validation import check_bool, check_identifier, check_scope, clean_text
-from adk_memory_kit.embedders.base import Embedder
+from adk_memory_kit.embedders.base import Embedder, checked_embed
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.memory.config import MemoryConfig
 from adk_memory_kit.memory.consolidation import Consolidator
 from adk_memory_kit.memory.curator import MemoryCurator
 from adk_memory_kit.memory.entries import entry_from_row, search_filters, search_limit
 from adk_memory_kit.memory.pipeline import WritePipeline
+from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.reports import MemoryMetrics, SessionWrite, WriteReport
+from adk_memory_kit.memory.search import search_on_engine
 from adk_memory_kit.memory.store import MemoryStore
 
 if TYPE_CHECKING:
@@ -234,6 +237,41 @@ class BasePgVectorMemoryService(BaseMemoryService):
             self.store.access.record(app_name, user_id, [str(r["id"]) for r in rows])
             self.metrics.accesses_recorded += len(rows)
         return SearchMemoryResponse(memories=[entry_from_row(r) for r in rows])
+
+    async def search_below_floor(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        query: str,
+        limit: int,
+        include_superseded: bool = True,
+    ) -> list[MemoryEntry]:
+        """This app+user's ``limit`` memories ranked closest to ``query`` by the hybrid search
+        with its relevance floor lifted (superseded ones too, unless ``include_superseded`` is
+        false), best first: for a caller that judges relevance itself (what a user names in
+        other words is often below the floor). The query is searched as given; no access is
+        recorded; the entries carry their scores in ``custom_metadata``."""
+        check_scope(app_name, user_id)
+        store = self.store
+        engine = await store.ready()
+
+        async def embed_query() -> list[float]:
+            (vector,) = await checked_embed(store.embedder, [query], queries=True)
+            return vector
+
+        with user_scope(app_name, user_id):  # row-level security
+            rows = await search_on_engine(
+                engine,
+                app=app_name,
+                user=user_id,
+                embed_query=embed_query,
+                terms=query_terms(query),
+                limit=limit,
+                options=store.search_options.model_copy(update={"relevance_floor": False}),
+                filters=search_filters(None, None, None, include_superseded),
+            )
+        return [entry_from_row(r) for r in rows]
 
     async def flush_access(self) -> int:
         """Write the pending recall accesses now; returns how many rows were touched."""

@@ -23,27 +23,27 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Collection, Sequence
-from contextvars import ContextVar
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from google.adk.memory.memory_entry import MemoryEntry
-from google.genai import types
+from typing_extensions import override
 
 from adk_memory_kit._adk_compat import context_memory_service
 from adk_memory_kit.core.db_errors import db_doors
-from adk_memory_kit.core.ids import fact_key, normalize_fact_text
-from adk_memory_kit.core.markers import ANNOUNCES_CHANGE
+from adk_memory_kit.core.ids import normalize_fact_text
 from adk_memory_kit.errors import InvalidInputError, MemoryKitError
 from adk_memory_kit.profile.guards import looks_like_instruction
 from adk_memory_kit.profile.tools import write_preference
-from adk_memory_kit.profile.vocabulary import (
-    DEFAULT_VOCABULARY,
-    USER_PREF_PREFIX,
-    PreferenceVocabulary,
+from adk_memory_kit.profile.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
+from adk_memory_kit.routing.edits.conversation_edits import conversation_edit_handlers
+from adk_memory_kit.routing.outcomes import (
+    NOT_A_REQUEST,
+    NOTES_KEY,
+    SESSION_FACT_PREFIX,
+    RoutingOutcome,
+    long_term_entry,
 )
-from adk_memory_kit.routing.fact_text import readable_fact
 from adk_memory_kit.routing.rule import Candidate, MemoryHome, route
 from adk_memory_kit.sensitive import HEALTH, Detector, detect_sensitive, finding_kinds
 
@@ -72,11 +72,6 @@ def _no_long_term_once(reason: str) -> None:
     )
 
 
-SESSION_FACT_PREFIX = "fact_"
-NOTES_KEY = "memory_notes"
-FACT_KIND = "fact"
-
-
 ForgetHandler = Callable[["Candidate", "Context"], Awaitable["RoutingOutcome"]]
 """Acts on a request to forget (``MemoryHome.FORGET``) and says what it did (a count, never
 the text). An outcome with the detail :data:`NOT_A_REQUEST` says the sentence asks for no
@@ -99,9 +94,6 @@ def _joined(held: object, value: str) -> str:
     return ", ".join(seen.values())
 
 
-#: A forget handler's outcome detail: the sentence routed as a request asks for no deletion.
-NOT_A_REQUEST = "not a request to forget"
-
 UpdateHandler = Callable[["Candidate", "Context"], Awaitable["RoutingOutcome | None"]]
 """Writes a fact that replaces an earlier one (``replaces_earlier``) by superseding it;
 ``None``: nothing to supersede, the fact is stored as usual."""
@@ -113,24 +105,11 @@ ConfirmationHandler = Callable[
 delete them all; numbers from 1: those shown; ``False``: keep them); ``None`` when nothing
 was pending. The count goes to the forget record in state, as a request's does."""
 
-EditHandlers = Callable[[], "dict[str, Any]"]
-"""Makes ``{"forget_handler": ..., "update_handler": ...}`` for a new applier."""
-
-_default_edit_handlers: EditHandlers | None = None
-
-
-def set_default_edit_handlers(factory: EditHandlers | None) -> None:
-    """Install what a :class:`MemoryApplier` built without ``forget_handler`` /
-    ``update_handler`` uses. The package root installs the conversation-edit handlers
-    (``adk_memory_kit.routing.edits.conversation_edits``), which live above this layer; ``None``
-    removes the default."""
-    global _default_edit_handlers
-    _default_edit_handlers = factory
-
 
 class _Default:
     """The "not given" marker of an applier's handler arguments (``None``: none at all)."""
 
+    @override
     def __repr__(self) -> str:
         return "DEFAULT"
 
@@ -140,86 +119,6 @@ DEFAULT: Any = _Default()
 REVIEW_STATE_KEY = "adk_memory_kit:review:last"
 """Session state key (persisted): the newest review-queue item this session queued (id,
 status, ISO-8601 time, the command that shows it); the item's text stays in the queue."""
-
-
-@dataclass(frozen=True)
-class RoutingOutcome:
-    """What happened to one candidate. ``detail`` never contains the candidate's text.
-
-    ``status``: ``stored``, ``queued`` (review), ``dropped`` (sensitive), ``already_saved``
-    (the same preference was saved earlier in the turn; that value stands, nothing failed),
-    ``rejected`` (bad key or value), ``skipped`` (no review queue configured) or ``failed``
-    (a store raised; ``detail`` names the error).
-    """
-
-    home: MemoryHome
-    status: str
-    key: str | None = None
-    detail: str = ""
-    #: (event id, sentence index, home) of sentences said in earlier turns of the session,
-    #: not stored yet, that this outcome gave a home: an update's replaced fact, stored in
-    #: long-term memory (superseded); what a forget request names (``FORGET``: never stored).
-    #: The routing record marks them, so ingestion does not store them as current memories.
-    earlier: tuple[tuple[str, int, MemoryHome], ...] = ()
-
-
-#: True while the routing plugin applies a turn's candidates (``route_turn``), whose routing
-#: record then carries each outcome's ``earlier`` homes: a handler gives sentences of earlier
-#: turns a home only then (another caller, a tool's ``apply_one``, would lose the mark).
-RECORDING_EARLIER: ContextVar[bool] = ContextVar("adk_memory_kit_recording_earlier", default=False)
-
-
-def long_term_entry(
-    candidate: Candidate,
-    *,
-    when: datetime | None = None,
-    author: str = "memory_router",
-    source: str = "routing",
-    session_id: str | None = None,
-) -> tuple[MemoryEntry, dict[str, Any]]:
-    """A dated ``MemoryEntry`` for ``candidate`` and the call-wide ``custom_metadata``.
-
-    The text is the candidate's, worded as a fact (:func:`readable_fact`: no conversational
-    openers or closers, a capital and a full stop); its values are kept exactly.
-
-    The metadata carries ``subject`` (the key: a newer fact with the same subject supersedes
-    older ones), ``ttl_seconds`` and ``importance`` when the candidate has them.
-    """
-    when = (when or candidate.observed_at or datetime.now(timezone.utc)).astimezone(timezone.utc)
-    entry_meta: dict[str, Any] = {"kind": FACT_KIND, "source": source}
-    if session_id:
-        entry_meta["source_session_id"] = session_id
-    if candidate.key:
-        entry_meta["key"] = candidate.key
-    if candidate.value is not None:
-        entry_meta["value"] = candidate.value
-    if candidate.memory_type:
-        entry_meta["memory_type"] = candidate.memory_type
-    if candidate.replaces_earlier:
-        # said as a change ("I moved to Monzo"): stored beside an older fact it could not be
-        # tied to, it leads that fact for a question in the present tense (memory/rerank.py)
-        entry_meta[ANNOUNCES_CHANGE] = True
-    if route(candidate) is MemoryHome.USER_STATE and candidate.key:
-        # this fact feeds user: state: it never decays (purge_stale)
-        entry_meta["state_key"] = USER_PREF_PREFIX + candidate.key
-    text = readable_fact(candidate.text)
-    entry = MemoryEntry(
-        id=fact_key(text),
-        author=author,
-        timestamp=when.isoformat(),
-        content=types.Content(role="user", parts=[types.Part(text=text)]),
-        custom_metadata=entry_meta,
-    )
-    call_meta: dict[str, Any] = {}
-    if candidate.key:
-        call_meta["subject"] = candidate.key
-    if candidate.ttl_seconds is not None:
-        call_meta["ttl_seconds"] = candidate.ttl_seconds
-    if candidate.importance is not None:
-        call_meta["importance"] = candidate.importance
-    if candidate.valid_from is not None:
-        call_meta["valid_from"] = candidate.valid_from
-    return entry, call_meta
 
 
 @db_doors
@@ -264,7 +163,7 @@ class MemoryApplier:
         confirmation_handler: ConfirmationHandler | None = DEFAULT,
     ) -> None:
         if DEFAULT in (forget_handler, update_handler, confirmation_handler):
-            defaults = _default_edit_handlers() if _default_edit_handlers else {}
+            defaults = conversation_edit_handlers()
             if forget_handler is DEFAULT:
                 forget_handler = defaults.get("forget_handler")
             if update_handler is DEFAULT:

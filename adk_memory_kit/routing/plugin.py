@@ -22,14 +22,16 @@ from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
 from google.adk.plugins.base_plugin import BasePlugin
+from typing_extensions import override
 
 from adk_memory_kit.core.db_errors import contained_doors, describe, translates_db_errors
 from adk_memory_kit.core.markers import ASKED_TEXTS_KEY, FORGET_STATE_KEY, PENDING_FORGET_KEY
-from adk_memory_kit.routing.apply import RECORDING_EARLIER, MemoryApplier, RoutingOutcome
+from adk_memory_kit.routing.apply import MemoryApplier
 from adk_memory_kit.routing.edits.confirmations import chosen_items
 from adk_memory_kit.routing.edits.forget_notes import answer_note, combined_record, request_note
 from adk_memory_kit.routing.edits.forget_requests import asks_to_forget, may_ask_to_forget
 from adk_memory_kit.routing.extractors import Extractor, event_text, turn_events
+from adk_memory_kit.routing.outcomes import RECORDING_EARLIER, RoutingOutcome
 from adk_memory_kit.routing.records import record_shown_memories
 from adk_memory_kit.routing.rule import MemoryHome
 from adk_memory_kit.routing.side_calls import ROUTING_CONTEXT
@@ -293,6 +295,7 @@ class MemoryRoutingPlugin(BasePlugin):
         self.agent_names = set(agent_names) if agent_names is not None else None
         self.on_outcomes = on_outcomes
 
+    @override
     async def after_agent_callback(
         self, *, agent: BaseAgent, callback_context: Context
     ) -> types.Content | None:
@@ -303,6 +306,7 @@ class MemoryRoutingPlugin(BasePlugin):
             self.on_outcomes(outcomes)
         return None
 
+    @override
     async def before_model_callback(
         self, *, callback_context: Context, llm_request: LlmRequest
     ) -> LlmResponse | None:
@@ -329,6 +333,7 @@ class MemoryRoutingPlugin(BasePlugin):
             self.on_outcomes(outcomes)
         return None
 
+    @override
     async def on_event_callback(
         self, *, invocation_context: InvocationContext, event: Event
     ) -> Event | None:

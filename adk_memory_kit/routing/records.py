@@ -35,8 +35,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from adk_memory_kit.core.ids import normalize_fact_text
 from adk_memory_kit.core.markers import RECALL_TAG
-from adk_memory_kit.routing.apply import normalize_fact_text
 from adk_memory_kit.routing.extractors import event_text
 from adk_memory_kit.routing.rule import Candidate, MemoryHome
 from adk_memory_kit.text.sentences import legacy_sentence_index, split_sentences

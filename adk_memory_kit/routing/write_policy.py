@@ -57,13 +57,12 @@ from adk_memory_kit.routing.offline import LearnedExtractor, shared_learned_extr
 from adk_memory_kit.routing.provenance import memory_report_stems
 from adk_memory_kit.routing.records import RoutingDecisions, session_recall_stems
 from adk_memory_kit.routing.rule import MemoryHome, route
-from adk_memory_kit.sensitive import Detector, detect_sensitive
+from adk_memory_kit.routing.unstored import unstored_reason
+from adk_memory_kit.sensitive import Detector
 from adk_memory_kit.sensitive.base import as_detectors
 from adk_memory_kit.text.signals import (
     content_stems,
     fingerprint,
-    is_factless_question,
-    is_filler,
     overlap,
     split_sentences,
     strip_tags,
@@ -328,19 +327,6 @@ async def _classified_homes(
         if found:
             homes[slot] = found
     return homes
-
-
-def unstored_reason(sentence: str, detectors: Sequence[Detector] | None = None) -> str | None:
-    """Why ingestion never stores ``sentence``, whoever said it and wherever it was routed:
-    ``"sensitive"`` (any detector), ``"filler"``, ``"question without a fact"``; ``None``:
-    none of these."""
-    if detect_sensitive(sentence, detectors):
-        return "sensitive"
-    if is_filler(sentence):
-        return "filler"
-    if is_factless_question(sentence):
-        return "question without a fact"
-    return None
 
 
 def _user_or_common_reason(

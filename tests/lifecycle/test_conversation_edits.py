@@ -10,19 +10,17 @@ import pytest
 from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
 
-from adk_memory_kit.routing.edits.conversation_edits import (
-    ASKED_TEXTS_KEY,
-    FORGET_STATE_KEY,
-    PENDING_FORGET_KEY,
-    ConversationEdits,
+from adk_memory_kit.core.markers import ASKED_TEXTS_KEY, FORGET_STATE_KEY, PENDING_FORGET_KEY
+from adk_memory_kit.routing.edits.conversation_edits import ConversationEdits
+from adk_memory_kit.routing.edits.forget_requests import (
     asks_to_forget,
     forget_subject,
     is_idiom,
     is_vague,
     keeps_what_it_says,
-    possessor,
     subject_parts,
 )
+from adk_memory_kit.routing.edits.subject_words import possessor
 from adk_memory_kit.routing.edits.update_subject import SubjectCheck
 from adk_memory_kit.routing.rule import Candidate
 from tests.support.routing import make_context
@@ -376,7 +374,7 @@ async def test_a_name_alone_does_not_make_a_memory_the_subject(embedder):
     edits = ConversationEdits()
     texts = ["Marta and I broke up last winter.", "Marta from the bakery is retiring."]
     seen = await edits.assess(embedder, "my ex-girlfriend Marta", texts)
-    assert await edits._name_led(embedder, "my ex-girlfriend Marta", texts) == [False, True]
+    assert await edits.assessor.name_led(embedder, "my ex-girlfriend Marta", texts) == [False, True]
     assert not seen.own[1]  # shares only the name
     assert seen.own[0]
 
@@ -831,7 +829,8 @@ async def test_a_plain_fact_wrongly_flagged_as_an_update_supersedes_nothing(memo
     ],
 )
 def test_working_memory_facts_go_only_when_named(request_text, gone):
-    from adk_memory_kit.routing.edits.conversation_edits import _GENERIC, VAGUE_WORDS
+    from adk_memory_kit.routing.edits.forget_requests import VAGUE_WORDS
+    from adk_memory_kit.routing.edits.subject_words import GENERIC as _GENERIC
     from adk_memory_kit.routing.edits.working_memory_forget import forget_in_working_memory
     from adk_memory_kit.text.signals import content_stems
 

@@ -17,13 +17,13 @@ from google.adk.models.llm_response import LlmResponse
 from sqlalchemy import text as sql
 
 from adk_memory_kit import PgVectorMemoryService
+from adk_memory_kit.core.markers import FORGET_STATE_KEY
 from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.memory.forget_log import FORGET_LOG
 from adk_memory_kit.routing import MemoryApplier, MemoryRoutingPlugin, ReviewQueue
 from adk_memory_kit.routing.choice import routing_extractor
 from adk_memory_kit.routing.edits.conversation_edits import (
-    FORGET_STATE_KEY,
     ConversationEdits,
     conversation_edit_handlers,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from adk_memory_kit.routing.edits.update_subject import qualified_people, relation, someone_else
+from adk_memory_kit.routing.edits.named_people import qualified_people, relation, someone_else
 
 
 @pytest.mark.parametrize(

@@ -17,11 +17,11 @@ from google.genai import types
 from sqlalchemy import text
 
 from adk_memory_kit import PgVectorMemoryService
+from adk_memory_kit.core.markers import FORGET_STATE_KEY, PENDING_FORGET_KEY
 from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.demo.concierge import build_concierge_app
 from adk_memory_kit.memory.forget_log import FORGET_LOG, MEMORIES_DELETED
 from adk_memory_kit.routing import MemoryHome, MemoryRoutingPlugin, ReviewQueue
-from adk_memory_kit.routing.edits.conversation_edits import FORGET_STATE_KEY, PENDING_FORGET_KEY
 from adk_memory_kit.testing import ScriptedLlm
 from tests.support.routing import Harness, store_facts
 

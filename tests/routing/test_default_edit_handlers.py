@@ -12,8 +12,8 @@ from google.adk.agents.llm_agent import LlmAgent
 from google.adk.sessions.database_session_service import DatabaseSessionService
 
 from adk_memory_kit import PgVectorMemoryService
+from adk_memory_kit.core.markers import FORGET_STATE_KEY
 from adk_memory_kit.routing import MemoryApplier, MemoryRoutingPlugin
-from adk_memory_kit.routing.edits.conversation_edits import FORGET_STATE_KEY
 from adk_memory_kit.testing import ScriptedLlm
 from tests.support.memory import unique
 from tests.support.routing import Harness

@@ -20,8 +20,8 @@ from google.adk.agents.llm_agent import LlmAgent
 from google.adk.sessions.database_session_service import DatabaseSessionService
 
 from adk_memory_kit import PgVectorMemoryService
+from adk_memory_kit.core.markers import FORGET_STATE_KEY
 from adk_memory_kit.routing import MemoryRoutingPlugin
-from adk_memory_kit.routing.edits.conversation_edits import FORGET_STATE_KEY
 from adk_memory_kit.routing.value_finders import DEFAULT_FINDERS, DEFAULT_RETIRED_FINDERS
 from adk_memory_kit.testing import ScriptedLlm
 from tests.support.memory import unique
@@ -231,8 +231,8 @@ def test_sentences_said_earlier_are_looked_at_only_while_the_plugin_records_them
     from google.adk.events.event import Event
     from google.genai import types
 
-    from adk_memory_kit.routing.apply import RECORDING_EARLIER
-    from adk_memory_kit.routing.edits.conversation_edits import unstored_sentences
+    from adk_memory_kit.routing.edits.said_earlier import unstored_sentences
+    from adk_memory_kit.routing.outcomes import RECORDING_EARLIER
     from adk_memory_kit.routing.records import ROUTING_RECORD_KEY
 
     said = Event(

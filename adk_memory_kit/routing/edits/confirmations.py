@@ -1,7 +1,7 @@
 """The user's answer to "Shall I delete these?": yes, no, which ones, or none of those.
 
 A forget request whose matches are too weak or too alike to act on is not guessed at; the
-agent shows the user what it found, numbered, and asks (``lifecycle.conversation_edits``).
+agent shows the user what it found, numbered, and asks (``routing.edits.conversation_edits``).
 The reply settles it: a short yes deletes them all, a short reply naming some of them ("the
 first one", "2", "both") deletes those; a no, or anything else, keeps them.
 """

@@ -32,6 +32,12 @@ import numpy as np
 
 from adk_memory_kit.embedders.base import checked_embed
 from adk_memory_kit.memory.hygiene import MAX_TAGS
+from adk_memory_kit.routing.edits.named_people import (
+    objects,
+    person_words,
+    plain_word,
+    qualifiers_differ,
+)
 from adk_memory_kit.text.people import PEOPLE, PERSON_GROUP, people
 from adk_memory_kit.text.signals import content_stems, words
 
@@ -64,231 +70,6 @@ def _unit(vectors: Any) -> np.ndarray:
     return array / np.clip(np.linalg.norm(array, axis=-1, keepdims=True), 1e-12, None)
 
 
-def _plain(word: str) -> str:
-    return word.split("'")[0]
-
-
-#: Words naming someone by their role rather than by kinship: a qualifier before them ("my
-#: former boss") tells two people apart just as it does for the kin of :data:`PEOPLE_GROUPS`.
-ROLE_WORDS = frozenset(
-    "boss manager landlord landlady tenant teacher tutor doctor therapist coach trainer "
-    "mentor employer".split()
-)
-#: The words right before a person that say which one ("my ex-wife" is not "my current
-#: wife"), each with its qualifier: "ex" (ex, former, previous), "late", "step", "now"
-#: (current, new, present: said of the present one), "old" (either: "my old boss" is a
-#: former one, "my old friend" a long-time one).
-_QUALIFIERS = {
-    "ex": "ex",
-    "former": "ex",
-    "previous": "ex",
-    "late": "late",
-    "step": "step",
-    "current": "now",
-    "new": "now",
-    "present": "now",
-    "old": "old",
-}
-#: The people a bare "ex" can be; they also stand for each other when no qualifier is said
-#: ("my wife" / "My fiancee Anna ...": the same person, told before the wedding).
-_ROMANTIC = ("wife", "husband", "partner", "girlfriend", "boyfriend", "fiance")
-#: A group naming several people of other groups ("my parents" are "my mum" and "my dad").
-_MEMBERS = {
-    "parents": {"mum", "dad"},
-    "kid": {"son", "daughter"},
-    "sibling": {"brother", "sister"},
-    "grandparents": {"grandmother", "grandfather"},
-    **{group: set(_ROMANTIC) for group in _ROMANTIC},
-}
-_QUALIFIED_TOKEN = re.compile(
-    r"[^\W_]+(?:['\u2019][^\W_]+)?(?:-[^\W_]+(?:['\u2019][^\W_]+)?)*|[^\w\s]"
-)
-#: what follows "in law" when it is not the in-law ("my son in law school")
-_NOT_IN_LAW = frozenset("school firm student students degree course class exams practice".split())
-_OWNERS = frozenset(("my", "our", "the", "his", "her", "their", "your"))
-#: the people of a text are read from its first this many characters (a memory or request
-#: naming someone does so early; a long text costs no more than this)
-MAX_PEOPLE_CHARS = 1000
-
-
-def _person_group(word: str) -> tuple[str, str] | None:
-    """(group, qualifier) of a single word naming a person ("stepdad" -> ("dad", "step"))."""
-    word = _plain(word.replace("\u2019", "'"))
-    if word.startswith("step") and word[4:] in _PERSON:  # stepdad, stepmother, stepson ...
-        return _PERSON[word[4:]], "step"
-    if word in _PERSON:
-        return _PERSON[word], ""
-    if word in ROLE_WORDS:
-        return word, ""
-    return None
-
-
-def qualified_people(text: str) -> dict[str, set[str]]:
-    """The people ``text`` names, each group with the qualifiers it is named with (see
-    :data:`_QUALIFIERS`; "" when none is said, "in-law" for "mother-in-law"): "My
-    mother-in-law ..." -> {"mum": {"in-law"}}; "my ex" / "my exes" alone -> "ex" for every
-    romantic group. A qualifier counts only right before the person ("my ex-wife", "my
-    late dad"; not "my ex-army husband" nor "too late, mum said"), or one word before it
-    in "former business partner"."""
-    tokens = _QUALIFIED_TOKEN.findall(text[:MAX_PEOPLE_CHARS].lower())
-    out: dict[str, set[str]] = {}
-    for i, token in enumerate(tokens):
-        parts = token.split("-")
-        previous = tokens[i - 1] if i else ""
-        if _plain(token.replace("\u2019", "'")) in ("ex", "exes") and previous in _OWNERS:
-            for group in _ROMANTIC:  # "my ex" / "my ex's address" / "all my exes"
-                out.setdefault(_PERSON[group], set()).add("ex")
-            continue
-        if parts[-2:] in (["in", "law"], ["in", "law's"]):
-            found = _person_group(parts[-3]) if len(parts) > 2 else None
-            if found is not None:
-                out.setdefault(found[0], set()).add("in-law")
-            continue
-        found = _person_group(parts[-1])
-        if found is None:
-            continue
-        group, qualifier = found
-        if group == _PERSON["kid"] and previous in ("a", "an", "another"):
-            continue  # "trying for a baby", "want another child": hoped for, nobody yet
-        if len(parts) > 1 and parts[-2] in _QUALIFIERS:  # "ex-wife", "step-sister"
-            qualifier = qualifier or _QUALIFIERS[parts[-2]]
-        after = tokens[i + 1 : i + 4]
-        if after[:2] in (["in", "law"], ["in", "law's"]) and (
-            len(after) < 3 or after[2] not in _NOT_IN_LAW
-        ):
-            qualifier = "in-law"  # "my mother in law"
-        elif not qualifier and previous in _QUALIFIERS:
-            qualifier = _QUALIFIERS[previous]
-        elif not qualifier and previous == "business" and i > 1 and tokens[i - 2] in _QUALIFIERS:
-            qualifier = _QUALIFIERS[tokens[i - 2]]
-        out.setdefault(group, set()).add(qualifier)
-    return out
-
-
-#: A memory saying the relationship ended: its bare "wife" or "dad" is the ex or the late one.
-_ENDED = re.compile(
-    r"\b(?:passed away|died|dead|divorc\w*|broke up|split up|separated|dumped|left me)\b",
-    re.IGNORECASE,
-)
-
-
-def _fit(wanted: str, held: str, ended: bool) -> str:
-    """How a person named with qualifier ``wanted`` fits one a text names with ``held``:
-    "same", "unsure" (a bare word may predate a change: "My boyfriend works at a bank",
-    stored before the break-up, may be the ex-boyfriend; unless the text says it ended) or
-    "other". "now" (said of the present one) never fits "ex" or "late"; "old" fits either;
-    "step" and "in-law" fit only themselves."""
-    if wanted == held or {wanted, held} <= {"", "now"}:
-        return "same"
-    if "old" in (wanted, held):
-        return "other" if {wanted, held} & {"step", "in-law"} else "same"
-    if (wanted in ("ex", "late") and held == "") or (wanted == "" and held == "late"):
-        return "same" if ended else "unsure"
-    return "other"
-
-
-def _group_fit(one: dict[str, set[str]], other: dict[str, set[str]], ended: bool) -> str:
-    """The worst fit over the groups both name, each group's best: "other", "unsure" or
-    "same" ("same" too when no group is named by both)."""
-    verdicts = set()
-    for group in one.keys() & other.keys():
-        fits = {_fit(w, h, ended) for w in one[group] for h in other[group]}
-        verdicts.add("same" if "same" in fits else "unsure" if "unsure" in fits else "other")
-    return "other" if "other" in verdicts else "unsure" if "unsure" in verdicts else "same"
-
-
-def _ended(first: str, second: str) -> bool:
-    return bool(_ENDED.search(second[:MAX_PEOPLE_CHARS]) or _ENDED.search(first[:MAX_PEOPLE_CHARS]))
-
-
-def person_fit(first: str, second: str) -> str:
-    """How the people ``first`` names fit those of ``second`` named by the same word:
-    "other" when a group of both is named only with qualifiers that cannot be one person
-    ("my ex-wife" / "My current wife ...", "my mother-in-law" / "My mother ...") and no name
-    is shared; "unsure" when the best fit is a bare word that may predate a change (see
-    :func:`_fit`); else "same" (also when no group is named by both)."""
-    fit = _group_fit(qualified_people(first), qualified_people(second), _ended(first, second))
-    return "same" if fit == "other" and _share_a_name(first, second) else fit
-
-
-def qualifiers_differ(first: str, second: str) -> bool:
-    """Whether the two texts name a person of the same group only with qualifiers that
-    cannot be one person, and share no name (:func:`person_fit` is "other")."""
-    return person_fit(first, second) == "other"
-
-
-_CAPITALISED = re.compile(r"(?<![\w'\u2019])[^\W\d_][\w'\u2019-]*")
-_OPENERS = frozenset(
-    ("my", "our", "the", "i", "i'm", "please", "forget", "delete", "remove", "erase", "wipe")
-)
-
-
-def _share_a_name(first: str, second: str) -> bool:
-    """Whether a capitalised word of ``first`` (a name: "José", "O'Brien", "McKenzie") is in
-    ``second`` too, possessive or not."""
-
-    def bare(word: str) -> str:
-        return re.sub(r"['\u2019]s$", "", word).lower()
-
-    names = {bare(w) for w in _CAPITALISED.findall(first) if w[0].isupper()}
-    names -= _OPENERS | set(_QUALIFIERS) | set(_PERSON)
-    return bool(names & {bare(w) for w in _CAPITALISED.findall(second)})
-
-
-def _covers(group: str) -> set[str]:
-    return {group, *_MEMBERS.get(group, ())}
-
-
-_THROUGH = re.compile(r"[^\W\d_]+['\u2019]s?\s+[^\W\d_]+")
-
-
-def _through_someone(text: str) -> bool:
-    """Whether ``text`` names a relative through another ("My wife's mum", "my dad's wife")."""
-    for match in _THROUGH.finditer(text[:MAX_PEOPLE_CHARS].lower()):
-        owner, person = re.split(r"['\u2019]s?\s+", match.group(0), maxsplit=1)
-        if _person_group(owner) is not None and _person_group(person) is not None:
-            return True
-    return False
-
-
-def relation(subject: str, memory: str) -> str:
-    """Whether ``memory`` is about the people ``subject`` names: "other" (someone else),
-    "unsure" (a bare word that may predate a change: "my ex-boyfriend" / "My boyfriend ...",
-    :func:`_fit`) or "same" (also when it cannot tell).
-
-    It is "other" when it names a person of the subject only with a qualifier that cannot be
-    the same person ("my ex-wife" / "My current wife ...", "my mother-in-law" / "My mother
-    ...", "my wife" / "My ex-wife's ..."), or when both name kin or friends
-    (:data:`PEOPLE_GROUPS`) but none in common ("my step-sister" / "My brother lives in
-    Toronto"; "my parents" covers "my mum", partners cover each other). A shared name (any
-    letters) makes it "same"; a relative named through another ("My wife's mum") or a memory
-    naming no one is not decided here ("same")."""
-    wanted = qualified_people(subject)
-    if not wanted or _share_a_name(subject, memory):
-        return "same"
-    held = qualified_people(memory)
-    fit = _group_fit(wanted, held, _ended(subject, memory))
-    if fit != "same":
-        return fit
-    kin = {g for g in wanted if g not in ROLE_WORDS}
-    named = {g for g in held if g not in ROLE_WORDS}
-    if not kin or not named or _through_someone(memory):
-        return "same"
-    wide = set().union(*(_covers(g) for g in kin))
-    disjoint = not any(g in wide or kin & _covers(g) for g in named)
-    return "other" if disjoint else "same"
-
-
-def someone_else(subject: str, memory: str) -> bool:
-    """Whether ``memory`` is about someone other than the people ``subject`` names
-    (:func:`relation` is "other")."""
-    return relation(subject, memory) == "other"
-
-
-def _person_words(text: str, person: str) -> list[str]:
-    return [_plain(w) for w in words(text) if _PERSON.get(_plain(w)) == person]
-
-
 def slot(text: str) -> str | None:
     """The head of a memory opening "my X" / "our X" that is not a person ("My hairdresser
     is Sam" -> "hairdresser"; "My favourite film ..." -> "film"); else ``None``."""
@@ -296,7 +77,7 @@ def slot(text: str) -> str | None:
     if not tokens or tokens[0] not in ("my", "our"):
         return None
     for token in tokens[1:4]:
-        word = _plain(token)
+        word = plain_word(token)
         if word in PEOPLE:
             return None
         if content_stems(word) - _CHANGE:
@@ -323,39 +104,13 @@ def slot_words(text: str) -> list[str]:
     head = slot(text)
     if head is None:
         return []
-    tokens = [_plain(w) for w in words(text)]
+    tokens = [plain_word(w) for w in words(text)]
     i = tokens.index(head)
     after = tokens[i + 1 : i + 3]
     if len(after) == 2 and after[1] in _COPULA and content_stems(after[0]) - _CHANGE:
         if after[0] not in names(text) and after[0] not in PEOPLE:
             return [head, after[0]]
     return [head]
-
-
-#: Words before a person that make them the object of the fact, not who it is about ("the
-#: budgies went to my niece", "I moved in with my partner").
-_OBJECT_OF = frozenset(("to", "with", "for", "from", "by"))
-_DETERMINERS = frozenset(("my", "our", "the", "his", "her", "their"))
-
-
-def objects(text: str) -> set[str]:
-    """The people ``text`` names only as an object ("... went to my niece" -> {"niece"})."""
-    tokens = [_plain(w) for w in words(text)]
-    out: set[str] = set()
-    subjects: set[str] = set()
-    for i, word in enumerate(tokens):
-        person = _PERSON.get(word)
-        if person is None:
-            continue
-        before = tokens[max(0, i - 2) : i]
-        if before[-1:] and (
-            before[-1] in _OBJECT_OF
-            or (before[-1] in _DETERMINERS and before[:1] in ([p] for p in _OBJECT_OF))
-        ):
-            out.add(person)
-        else:
-            subjects.add(person)
-    return out - subjects
 
 
 _CLAUSE_END = re.compile(r"[,;:!?]|\s[-\u2013]\s|\.\s")
@@ -375,7 +130,7 @@ def names_near(text: str, anchor: str) -> set[str]:
     """The names at most :data:`NAME_WINDOW` words after ``anchor``, a name of several words
     the window reaches taken whole ("Our car is a red Fiat Panda", "car" -> {"fiat",
     "panda"}; in "My gym is the one by the Leeds office", "Leeds" is too far)."""
-    tokens = [_plain(w) for w in words(text)]
+    tokens = [plain_word(w) for w in words(text)]
     named = names(text)
     out: set[str] = set()
     for i, token in enumerate(tokens):
@@ -401,7 +156,7 @@ def person_name(text: str, word: str) -> set[str]:
     """The name ``text`` gives the person ``word`` names: right after it ("my brother Paul",
     "my partner, called Sam") or right before it ("Paul, my brother"); a capitalised word
     further on is as often a language or a place ("My partner speaks fluent Portuguese")."""
-    tokens = [_plain(w) for w in words(text)]
+    tokens = [plain_word(w) for w in words(text)]
     named = names(text) - _acronyms(text)
     out: set[str] = set()
     for i, token in enumerate(tokens):
@@ -431,11 +186,11 @@ def people_fill_slot(new: str, memory: str) -> bool:
     said = people(memory)
     if head is None or not said or not (content_stems(head) & content_stems(new)):
         return False
-    tokens = [_plain(w) for w in words(memory)]
+    tokens = [plain_word(w) for w in words(memory)]
     after = set(tokens[tokens.index(head) + 1 :]) if head in tokens else set()
     if not all(any(w in after for w in PEOPLE if _PERSON[w] == p) for p in said):
         return False
-    return not any(_PERSON.get(_plain(w)) and w.endswith(("'s", "s'")) for w in words(new))
+    return not any(_PERSON.get(plain_word(w)) and w.endswith(("'s", "s'")) for w in words(new))
 
 
 #: Where the user lives, said in the words a move is said in ("We've moved to Bath" / "I live
@@ -497,10 +252,10 @@ def subject_keys(old: str, new: str, tags: Sequence[str] = ()) -> list[str]:
     # whom the old fact is about stays a key when the new one names them by the old one's
     # name and brings in no one else ("My boyfriend Jake is a chef" / "jake quit, he's a
     # pastry chef now": "boyfriend")
-    same_person = bool(named & {_plain(w) for w in words(new)})
+    same_person = bool(named & {plain_word(w) for w in words(new)})
     drop_people = not same_person or bool(people(new) - people(old))
     for token in words(old):
-        word = _plain(token)
+        word = plain_word(token)
         stems = content_stems(word)
         if not stems or stems <= held or word in named or word in keys:
             continue
@@ -533,7 +288,7 @@ class SubjectCheck:
             return [(False, 0.0) for _ in memories]
         vectors = _unit(await checked_embed(embedder, [new, *memories]))
         cosines = vectors[1:] @ vectors[0]
-        new_words = sorted({_plain(w) for w in words(new)} - {""})
+        new_words = sorted({plain_word(w) for w in words(new)} - {""})
         new_words = [w for w in new_words if content_stems(w)]
         wanted = {h for text in memories for h in slot_words(text)}
         close = await self._closeness(embedder, sorted(wanted), new_words, memories)
@@ -552,7 +307,7 @@ class SubjectCheck:
     ) -> dict[tuple[str, str], float]:
         """Cosine of each wanted word to each word of the new fact and of the memories."""
         vocab = sorted(
-            set(new_words) | {_plain(w) for t in memories for w in words(t) if content_stems(w)}
+            set(new_words) | {plain_word(w) for t in memories for w in words(t) if content_stems(w)}
         )
         if not wanted or not vocab:
             return {}
@@ -566,7 +321,9 @@ class SubjectCheck:
         """Whether ``text`` names ``word`` (its stem, or a word at least ``word_similarity``)."""
         if content_stems(word) & content_stems(text):
             return True
-        return any(close.get((word, _plain(w)), 0.0) >= self.word_similarity for w in words(text))
+        return any(
+            close.get((word, plain_word(w)), 0.0) >= self.word_similarity for w in words(text)
+        )
 
     @staticmethod
     def _people_agree(new: str, memory: str) -> bool:
@@ -584,9 +341,9 @@ class SubjectCheck:
             if person in said[other]:
                 return True
             near: set[str] = set()
-            for word in _person_words(text, person):
+            for word in person_words(text, person):
                 near |= person_name(text, word)
-            return bool(near & {_plain(w) for w in words(new if other == "new" else memory)})
+            return bool(near & {plain_word(w) for w in words(new if other == "new" else memory)})
 
         return all(named(p, memory, "new") for p in said["memory"]) and all(
             named(p, new, "memory") for p in leading
@@ -599,7 +356,7 @@ class SubjectCheck:
         account" is not "my checking account"; "my new number" is "my phone number")."""
         if content_stems(heads[0]) <= _RANK:
             return False
-        tokens = [_plain(w) for w in words(new)]
+        tokens = [plain_word(w) for w in words(new)]
         before = [tokens[i - 1] for i in range(1, len(tokens)) if tokens[i] == heads[1]]
         qualifiers = [w for w in before if content_stems(w) - _CHANGE - _RANK]
         return bool(qualifiers) and not any(self._named(heads[0], w, close) for w in qualifiers)
@@ -616,4 +373,4 @@ class SubjectCheck:
         own = slot(new) or inner_slot(new)
         if len(heads) > 1 and own in (None, heads[1]) and self._named(heads[1], new, close):
             return True
-        return bool(names_near(memory, heads[0]) & {_plain(w) for w in words(new)})
+        return bool(names_near(memory, heads[0]) & {plain_word(w) for w in words(new)})
