@@ -9,12 +9,9 @@ or ``write_policy="full_transcript"`` to store every text event.
 
 from __future__ import annotations
 
-from typing import Any
-
-from sqlalchemy.ext.asyncio import AsyncEngine
+from typing_extensions import override
 
 from adk_memory_kit.core.session_policy import WritePolicy
-from adk_memory_kit.embedders.base import Embedder
 from adk_memory_kit.memory.config import MemoryConfig
 from adk_memory_kit.memory.service import BasePgVectorMemoryService
 from adk_memory_kit.routing.write_policy import RoutedOptions
@@ -32,30 +29,10 @@ def default_memory_config(config: MemoryConfig | None) -> MemoryConfig:
 class PgVectorMemoryService(BasePgVectorMemoryService):
     """Long-term memory on PostgreSQL + pgvector, storing what the router keeps of a session.
 
-    The arguments are the floor's (``db_url``, ``config``, ``embedder``, ``engine``, ``uri``,
-    ``agents_dir``); only the default write policy's selector is added here."""
+    Built exactly as the floor (``db_url``, ``config``, ``embedder``, ``engine``; see
+    :class:`~adk_memory_kit.memory.service.BasePgVectorMemoryService`); only the routed write
+    policy's selector is filled in (:func:`default_memory_config`)."""
 
-    def __init__(
-        self,
-        db_url: str | None = None,
-        *,
-        config: MemoryConfig | None = None,
-        embedder: Embedder | None = None,
-        engine: AsyncEngine | None = None,
-        uri: str | None = None,
-        agents_dir: str | None = None,
-        **unknown: Any,
-    ) -> None:
-        if isinstance(config, MemoryConfig) and not unknown:
-            config = default_memory_config(config)
-        elif config is None and not unknown:
-            config = default_memory_config(None)
-        super().__init__(
-            db_url,
-            config=config,
-            embedder=embedder,
-            engine=engine,
-            uri=uri,
-            agents_dir=agents_dir,
-            **unknown,
-        )
+    @override
+    def completed_config(self, config: MemoryConfig) -> MemoryConfig:
+        return default_memory_config(config)

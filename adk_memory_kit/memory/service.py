@@ -95,7 +95,7 @@ class BasePgVectorMemoryService(BaseMemoryService):
             from adk_memory_kit.embedders.local import LocalMiniLMEmbedder
 
             embedder = LocalMiniLMEmbedder()
-        config = config or MemoryConfig()
+        config = self.completed_config(config or MemoryConfig())
         self.metrics = MemoryMetrics()
         self.store = MemoryStore(
             db_url or uri,
@@ -108,6 +108,11 @@ class BasePgVectorMemoryService(BaseMemoryService):
         )
         self.pipeline = WritePipeline(self.store, config, self.metrics, _selector(config))
         self.curator = MemoryCurator(self.store, self.pipeline, self.metrics)
+
+    def completed_config(self, config: MemoryConfig) -> MemoryConfig:
+        """Hook for an assembly: fill in what the floor cannot choose itself (the routed
+        selector). The floor's own answer is ``config`` as given."""
+        return config
 
     @classmethod
     def from_url(
