@@ -124,7 +124,9 @@ class _Tools:
         }
         view = render_view(pad, self.config)
         if (outcome.ok and outcome.changed) or repaired:
-            self._write(tool_context, {self.key: pad.dump(), self.view_key: view.text})
+            # an edit that empties the pad removes it, as complete_task does
+            stored = None if pad.is_empty() else pad.dump()
+            self._write(tool_context, {self.key: stored, self.view_key: view.text})
         elif tool_context.state.get(self.view_key, "") != view.text:
             self._write(tool_context, {self.view_key: view.text})
         if view.hidden_facts and outcome.ok and outcome.changed:
