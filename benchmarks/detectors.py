@@ -4,6 +4,9 @@ and held-out, and timing.
 Usage::
 
     python benchmarks/detectors.py [--json OUT]
+    python benchmarks/detectors.py --corpus PATH [--show-misses] [--no-timing]
+
+``--corpus`` scores any JSON-lines corpus of ``{"label", "kind", "text", "secrets"}`` rows.
 
 The corpus is ``benchmarks/data/privacy_corpus.jsonl`` (written by
 ``benchmarks/privacy_corpus.py``; split by phrasing into tune and held-out halves). A positive
@@ -33,6 +36,7 @@ from adk_memory_kit.sensitive import (  # noqa: E402
     IBAN,
     PAYMENT_CARD,
     detect_sensitive,
+    finding_kinds,
     redact_for_store,
 )
 
@@ -79,8 +83,9 @@ def kind_class(kind: str) -> str:
     return CREDENTIAL
 
 
-def load() -> list[dict]:
-    return [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines()]
+def load(path: Path = CORPUS) -> list[dict]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
 
 
 def found(row: dict) -> bool:
@@ -124,6 +129,61 @@ def score(rows: list[dict]) -> dict:
                         "false_positive_negatives": fp_any},
         }  # fmt: skip
     return out
+
+
+def score_flat(rows: list[dict]) -> dict:
+    """A corpus with no split (a first read): recall and precision overall and per class.
+
+    The class is the row's ``kind`` mapped by :func:`kind_class` (new classes such as ``bank``
+    or ``one_time_or_recovery`` are kept as they are); a flagged negative counts against the
+    class it imitates."""
+    classes: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # tp, fn, fp, negatives
+    missed: list[int] = []
+    flagged_rows: list[int] = []
+    for i, r in enumerate(rows):
+        c = r["kind"] if r["kind"] in _FLAT_CLASSES else kind_class(r["kind"])
+        if r["label"] == "positive":
+            hit = found(r)
+            classes[c][0 if hit else 1] += 1
+            if not hit:
+                missed.append(i)
+        else:
+            classes[c][3] += 1
+            if detect_sensitive(r["text"]):
+                classes[c][2] += 1
+                flagged_rows.append(i)
+    tp = sum(v[0] for v in classes.values())
+    fn = sum(v[1] for v in classes.values())
+    fp = sum(v[2] for v in classes.values())
+    return {
+        "classes": {
+            c: {"positives": t + f, "found": t, "negatives": n, "false_positives": p,
+                "recall": t / max(1, t + f), "precision": t / max(1, t + p)}
+            for c, (t, f, p, n) in sorted(classes.items())
+        },
+        "overall": {"positives": tp + fn, "found": tp,
+                    "negatives": sum(v[3] for v in classes.values()),
+                    "false_positives": fp, "recall": tp / max(1, tp + fn),
+                    "precision": tp / max(1, tp + fp)},
+        "missed_rows": missed,
+        "flagged_rows": flagged_rows,
+    }  # fmt: skip
+
+
+_FLAT_CLASSES = {"credential", "one_time_or_recovery", "bank", "payment_card", "government_id",
+                 "health", "iban"}  # fmt: skip
+
+
+def print_flat(table: dict, name: str) -> None:
+    print(f"corpus: {name}")
+    print("| class | positives | recall | negatives | flagged | precision |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for c, v in table["classes"].items():
+        print(f"| `{c}` | {v['positives']} | {v['recall']:.3f} | {v['negatives']} | "
+              f"{v['false_positives']} | {v['precision']:.3f} |")  # fmt: skip
+    o = table["overall"]
+    print(f"| **all** | {o['positives']} | {o['recall']:.3f} | {o['negatives']} | "
+          f"{o['false_positives']} | {o['precision']:.3f} |")  # fmt: skip
 
 
 def kb_messages(rows: list[dict], n: int = 300) -> list[str]:
@@ -171,7 +231,25 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--no-timing", action="store_true", help="skip the timing runs")
+    parser.add_argument("--corpus", type=Path, help="score this corpus (no split) instead")
+    parser.add_argument("--show-misses", action="store_true", help="print missed/flagged rows")
     args = parser.parse_args(argv)
+    if args.corpus is not None:
+        rows = load(args.corpus)
+        flat = score_flat(rows)
+        print_flat(flat, str(args.corpus))
+        if args.show_misses:
+            for i in flat["missed_rows"]:
+                print("MISS", rows[i]["kind"], repr(rows[i]["text"]))
+            for i in flat["flagged_rows"]:
+                kinds = finding_kinds(detect_sensitive(rows[i]["text"]))
+                print("FP", rows[i]["kind"], kinds, repr(rows[i]["text"]))
+        if not args.no_timing:
+            flat["timing"] = timing(rows)
+            print(f"  1 KB p95 {flat['timing']['p95_1kb_ms']:.2f} ms wall")
+        if args.json:
+            args.json.write_text(json.dumps(flat, indent=2))
+        return 0
     rows = load()
     table = score(rows)
     pos = sum(r["label"] == "positive" for r in rows)
