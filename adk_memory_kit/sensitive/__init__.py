@@ -23,16 +23,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from adk_memory_kit.sensitive.base import (
+    BANK_ACCOUNT,
     CREDENTIAL,
     GOVERNMENT_ID,
     HEALTH,
     IBAN,
     PAYMENT_CARD,
+    RECOVERY,
     Detector,
     Finding,
     RegexDetector,
     TermDetector,
 )
+from adk_memory_kit.sensitive.cards import SplitCardDetector
+from adk_memory_kit.sensitive.failclosed import CueValueDetector
 from adk_memory_kit.sensitive.health import HealthDetector
 from adk_memory_kit.sensitive.numbers import (
     AlnumIdDetector,
@@ -44,7 +48,16 @@ from adk_memory_kit.sensitive.numbers import (
     luhn_valid,
 )
 from adk_memory_kit.sensitive.passwords import LoginPhraseDetector, PasswordDetector
+from adk_memory_kit.sensitive.public import SHAPE_DETECTORS, public_spans
+from adk_memory_kit.sensitive.recovery import RecoveryDetector
 from adk_memory_kit.sensitive.scan import TextScan
+from adk_memory_kit.sensitive.settings import (
+    GateSettings,
+    Sensitivity,
+    get_sensitivity,
+    sensitivity_scope,
+    set_sensitivity,
+)
 from adk_memory_kit.sensitive.vendor import PrivateKeyDetector, VendorTokenDetector
 
 NUMBER_DETECTOR = NumberDetector()
@@ -61,6 +74,9 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
     IBAN_DETECTOR,
     AlnumIdDetector(),
     IdDocumentDetector(),
+    SplitCardDetector(),
+    RecoveryDetector(),
+    CueValueDetector(),  # the fail-closed layer (weak cues only at sensitivity="strict")
 )
 #: Everything: the secrets and health terms (the routing layer drops health *facts*; health
 #: words are topics, not tokens, so the store gate does not rewrite them).
@@ -76,7 +92,22 @@ def detect_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> 
     for detector in DEFAULT_DETECTORS if detectors is None else detectors:
         find_in = getattr(detector, "find_in", None)
         findings.update(detector.find(text) if find_in is None else find_in(scan))
+    if any(f.detector in SHAPE_DETECTORS for f in findings):
+        findings = _drop_public(text, findings)
     return sorted(findings, key=lambda f: (f.start, f.end, f.kind, f.detector))
+
+
+def _drop_public(text: str, findings: set[Finding]) -> set[Finding]:
+    """``findings`` less the shape-rule ones inside a public artifact (:mod:`.public`)."""
+    spans = public_spans(text)
+    if not spans:
+        return findings
+    return {
+        f
+        for f in findings
+        if f.detector not in SHAPE_DETECTORS
+        or not any(a <= f.start and f.end <= b for a, b in spans)
+    }
 
 
 def is_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> bool:
@@ -119,6 +150,7 @@ from adk_memory_kit.sensitive.adk_plugin import UserMessageRedactionPlugin  # no
 from adk_memory_kit.sensitive.gate import redact_for_store, redact_value  # noqa: E402
 
 __all__ = [
+    "BANK_ACCOUNT",
     "CREDENTIAL",
     "DEFAULT_DETECTORS",
     "GOVERNMENT_ID",
@@ -128,15 +160,19 @@ __all__ = [
     "IBAN_DETECTOR",
     "NUMBER_DETECTOR",
     "PAYMENT_CARD",
+    "RECOVERY",
     "SECRET_DETECTORS",
+    "Sensitivity",
     "Detector",
     "Finding",
+    "GateSettings",
     "RegexDetector",
     "TermDetector",
     "UserMessageRedactionPlugin",
     "card_network",
     "detect_sensitive",
     "finding_kinds",
+    "get_sensitivity",
     "iban_valid",
     "is_sensitive",
     "luhn_valid",
@@ -144,4 +180,6 @@ __all__ = [
     "redact_for_store",
     "redact_secrets",
     "redact_value",
+    "sensitivity_scope",
+    "set_sensitivity",
 ]

@@ -1,0 +1,291 @@
+"""The fail-closed layer: a value-shaped token near a cue word is a secret.
+
+Checksums (python-stdnum) and vendor formats (detect-secrets) are the high-confidence
+layers; this one catches what has no format: a door code, a locker combination, an account
+number, a passport number of a country no library knows, a password given in Japanese.
+
+Guarantees:
+
+- A *value-shaped* token is a digit run of 4 or more (groups joined by a space or a hyphen
+  count together: ``20-00-00``, ``123 456``), a token of 5+ characters mixing letters and
+  digits, or, after a strong cue, a quoted or colon-introduced string.
+- It counts when it follows a cue (:mod:`~adk_memory_kit.sensitive.cues`) within
+  ``WINDOW`` characters on the same line and sentence, or stands just before one as
+  ``<value> is the <cue>``. The value alone is the finding.
+- Not values: years after an id, bank or weak cue, dates, amounts (a currency sign or a
+  unit after), versions, and cues used as another noun (``zip code``, ``public key``,
+  ``order id``, ``source code``). Weak cues count only at ``strict``.
+- Linear: one pass for cues (a prefix tree), a bounded window after each.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from adk_memory_kit.sensitive.base import (
+    BANK_ACCOUNT,
+    CREDENTIAL,
+    GOVERNMENT_ID,
+    RECOVERY,
+    Finding,
+)
+from adk_memory_kit.sensitive.cues import CUE_PATTERN, Cue, cue_at
+from adk_memory_kit.sensitive.passwords import PROSE_WORDS
+from adk_memory_kit.sensitive.scan import TextScan
+from adk_memory_kit.sensitive.settings import is_strict
+
+WINDOW = 56
+#: A recovery cue reads further: a list of codes may follow on the next lines.
+RECOVERY_WINDOW = 400
+_TOKEN = re.compile(r"[!-~\u00a1-\u024f]+")
+_DIGIT_RUN = re.compile(r"\d(?:[ -]?\d)*")
+_LETTER = re.compile(r"[A-Za-z\u00c0-\u024f]")
+_DIGIT = re.compile(r"\d")
+_STRIP = ".,;:!?)]}>\"'`\u201d\u2019\u00bb*"
+_OPEN = "([{<\"'`\u201c\u2018\u00ab*"
+_QUOTES = {'"': '"', "'": "'", "`": "`", "\u201c": "\u201d", "\u2018": "\u2019", "\u00ab": "\u00bb",
+           "\u300c": "\u300d"}  # fmt: skip
+#: A cue used as another noun: the word before it (lower case) or after it.
+_NOT_BEFORE = {
+    "code": "zip postal post area country source error status exit return http promo discount "
+    "coupon referral qr bar colour color dress iso airport currency language product sku "
+    "tracking style morse machine byte op station the_source sample example fragment dead "
+    "legacy pin_",
+    "codes": "zip postal area country source error status exit return http promo discount "
+    "coupon qr bar colour color dress iso airport currency language sample",
+    "key": "public primary foreign sort house car hot music major minor low high ssh gpg pgp "
+    "dictionary hash map lookup partition cache shift escape enter space composite unique "
+    "row index",
+    "keys": "public primary foreign house car hot music dictionary hash map ssh arrow",
+    "id": "order ticket issue bug pr commit build job request transaction invoice tracking "
+    "product part item row record process thread event message video channel playlist post "
+    "comment column table primary foreign object task run trace span correlation device "
+    "session container image node pod cluster instance workspace project app client "
+    "vendor sku model serial batch lot shipment package parcel booking reservation "
+    "confirmation flight seat room table_ git hash user_ document doc file page",
+    "number": "order ticket issue bug part model serial item invoice tracking phone page "
+    "version build room flight seat table house street lot batch reference confirmation "
+    "booking reservation shipment",
+    "account": "twitter instagram github gitlab google apple microsoft email e-mail the_new "
+    "service guest demo test admin root",
+    "user": "power end super new the_other",
+    "license": "mit apache bsd gpl software creative open-source open",
+    "licence": "mit apache bsd gpl software creative open",
+    "pass": "boarding bus day season ski hall gym park rail travel museum train metro week "
+    "weekly monthly annual festival backstage press visitor guest free first second "
+    "mountain transit ferry car parking fast vip mountain hall",
+    "token": "jwt_format",
+    "seed": "random rng",
+    "combination": "color colour",
+}
+_NOT_AFTER = {
+    "code": "review reviews base bases block blocks smell smells snippet sample path editor",
+    "key": "takeaway takeaways point points points. factor factors findings metric metrics "
+    "moment part player role insight insights idea ideas board",
+    "id": "card",  # "id card" is its own cue
+    "account": "manager managers executive",
+    "user": "story stories interface experience research",
+    "token": "limit limits count counts budget",
+    "seed": "round funding investor investors",
+}
+_BEFORE = {k: frozenset(v.replace("_", " ").split()) for k, v in _NOT_BEFORE.items()}
+_AFTER = {k: frozenset(v.split()) for k, v in _NOT_AFTER.items()}
+_PREV_WORD = re.compile(r"([\w'-]+)[ \t]*$")
+_NEXT_WORD = re.compile(r"[ \t]*([\w'-]+)")
+
+_CURRENCY = "$€£¥₹₩¢"
+_UNIT_AFTER = re.compile(
+    r"[ \t]?(?:%|k\b|m\b|usd|eur|gbp|dollars?|euros?|pounds?|yen|rupees?|bucks|mg|ml|kg|g\b|"
+    r"km|mi\b|miles?|ft|feet|meters?|metres?|days?|weeks?|months?|years?|hours?|hrs?|"
+    r"minutes?|mins?|seconds?|secs?|ms\b|steps|calories|kcal|people|users|rows|items|times|"
+    r"words|characters|chars|digits|pages|gb|mb|kb|tb|px|dpi|rpm|mph|kph|°)",
+    re.IGNORECASE,
+)
+_YEAR = re.compile(r"(?:19|20)\d\d")
+_DATE = re.compile(r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}-\d{1,2}-\d{4})")
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+")
+_SENTENCE_END = re.compile(r"[.!?。！？](?:\s|$)|\n\s*\n")
+#: ``<value> is the <cue>``: the value before the cue, joined by a verb.
+_VALUE_BEFORE = re.compile(
+    r"([A-Za-z0-9][A-Za-z0-9_./+-]{3,63})[\"'\u201d\u2019]?[ \t]+"
+    r"(?:is|was|=|es|est|ist|era|é|è|sind|are)[ \t]+(?:[\w'-]+[ \t]+){0,3}$",
+    re.IGNORECASE,
+)
+_CONNECT = re.compile(r"[ \t]*(?:[:=：]|->|=>|は|が|を)[ \t]*")
+_PUBLIC_VALUE = re.compile(
+    r"(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2|sha(?:1|256|384|512)-|sk-ssh|https?://|www\.)",
+    re.IGNORECASE,
+)
+_TALK_AFTER_STRONG = PROSE_WORDS | frozenset(
+    "same here there what which your my our this that please reset expired".split()
+)
+
+
+def _mixed(token: str) -> bool:
+    return (
+        len(token) >= 5
+        and _LETTER.search(token) is not None
+        and _DIGIT.search(token) is not None
+        and _VERSION.fullmatch(token) is None
+    )
+
+
+def _digit_value(text: str, start: int, end: int, cue: Cue) -> tuple[int, int] | None:
+    """The first digit run of 4+ digits in ``text[start:end]`` that is not a year, date or
+    amount (for this cue), as a span."""
+    for m in _DIGIT_RUN.finditer(text, start, end):
+        run = m.group(0)
+        digits = sum(c.isdigit() for c in run)
+        if digits < 4:
+            continue
+        if m.start() > 0 and (text[m.start() - 1] in _CURRENCY or text[m.start() - 1] == "."):
+            continue
+        if m.end() < len(text) and text[m.end()] in ".,":
+            nxt = text[m.end() + 1 : m.end() + 2]
+            if nxt.isdigit():  # 1,200 or 3.14: an amount or a measure
+                continue
+        if _UNIT_AFTER.match(text, m.end()):
+            continue
+        soft = cue.kind != CREDENTIAL or not cue.strong
+        if soft and _YEAR.fullmatch(run):
+            continue
+        if cue.kind != BANK_ACCOUNT and _DATE.fullmatch(run):
+            continue
+        return m.start(), m.end()
+    return None
+
+
+def _excluded(lower: str, start: int, end: int, word: str) -> bool:
+    before = _BEFORE.get(word)
+    if before:
+        m = _PREV_WORD.search(lower, max(0, start - 24), start)
+        if m and m.group(1) in before:
+            return True
+        m2 = re.search(r"([\w'-]+[ \t]+[\w'-]+)[ \t]*$", lower[max(0, start - 32) : start])
+        if m2 and m2.group(1) in before:
+            return True
+    after = _AFTER.get(word)
+    if after:
+        m = _NEXT_WORD.match(lower, end)
+        if m and m.group(1) in after:
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class CueValueDetector:
+    """Value-shaped tokens near a cue word (see the module docstring); the value is the span."""
+
+    name: str = "cue_value"
+
+    def find(self, text: str) -> list[Finding]:
+        return self.find_in(TextScan(text))
+
+    def find_in(self, scan: TextScan) -> list[Finding]:
+        text = scan.text
+        lower = scan.lower if len(scan.lower) == len(text) else text
+        strict = is_strict()
+        found: list[Finding] = []
+        covered = 0
+        for m in CUE_PATTERN.finditer(lower):
+            cue = cue_at(lower, m.start(), m.end())
+            if cue is None or (not cue.strong and not strict):
+                continue
+            word = m.group(0)
+            if _excluded(lower, m.start(), m.end(), word):
+                continue
+            before = _VALUE_BEFORE.search(text, max(covered, m.start() - 64), m.start())
+            if before is not None and self._shaped(before.group(1), cue, text, before.start(1)):
+                if not _SENTENCE_END.search(text, before.end(1), m.start()):
+                    found.append(Finding(cue.kind, self.name, before.start(1), before.end(1)))
+            for span in self._after(text, m.end(), cue):
+                if span[0] >= covered:
+                    found.append(Finding(cue.kind, self.name, span[0], span[1]))
+                    covered = span[1]
+        return found
+
+    @staticmethod
+    def _shaped(token: str, cue: Cue, text: str, at: int) -> bool:
+        token = token.rstrip(_STRIP)
+        if _PUBLIC_VALUE.match(token):
+            return False
+        if _mixed(token):
+            return True
+        return _digit_value(text, at, at + len(token), cue) is not None
+
+    def _after(self, text: str, pos: int, cue: Cue) -> list[tuple[int, int]]:
+        """Spans of values after the cue ending at ``pos``: the first one, or, after a
+        recovery cue, every value in the list that follows."""
+        many = cue.kind == RECOVERY
+        limit = min(len(text), pos + (RECOVERY_WINDOW if many else WINDOW))
+        if not many:
+            nl = text.find("\n", pos, limit)
+            if nl >= 0 and text[pos:nl].strip(" \t:=：\"'"):
+                limit = nl
+            end = _SENTENCE_END.search(text, pos, limit)
+            if end is not None:
+                limit = end.start() + 1
+        spans: list[tuple[int, int]] = []
+        introduced = _CONNECT.match(text, pos)
+        if introduced is not None and cue.strong:
+            span = self._introduced(text, introduced.end(), limit, cue)
+            if span is not None:
+                if not many:
+                    return [span]
+                spans.append(span)
+                pos = span[1]
+        fillers = 0
+        for tok in _TOKEN.finditer(text, pos, limit):
+            raw = tok.group(0)
+            a = tok.start() + (len(raw) - len(raw.lstrip(_OPEN)))
+            b = tok.end() - (len(raw) - len(raw.rstrip(_STRIP)))
+            if a >= b:
+                continue
+            token = text[a:b]
+            if _PUBLIC_VALUE.match(token):
+                return spans
+            if _mixed(token):
+                spans.append((a, b))
+            else:
+                # a digit run split by spaces ("1234 5678") is one value: read it whole
+                run = _DIGIT_RUN.match(text, a)
+                digits = _digit_value(text, a, max(b, run.end() if run else b), cue)
+                if digits is not None:
+                    spans.append(digits)
+                elif _LETTER.search(token):
+                    fillers += 1
+                    if spans and many and fillers > 2:
+                        return spans
+                    if not spans and fillers > 6:
+                        return spans
+                    continue
+                else:
+                    continue
+            fillers = 0
+            if not many:
+                return spans
+        return spans
+
+    @staticmethod
+    def _introduced(text: str, pos: int, limit: int, cue: Cue) -> tuple[int, int] | None:
+        """A quoted string or one token right after ``:``/``=``/``は`` following a strong cue."""
+        if pos >= limit:
+            return None
+        close = _QUOTES.get(text[pos])
+        if close is not None:
+            end = text.find(close, pos + 1, limit)
+            if end > pos + 3 and "\n" not in text[pos:end]:
+                return pos + 1, end
+            return None
+        tok = _TOKEN.match(text, pos, limit)
+        if tok is None:
+            return None
+        raw = tok.group(0)
+        b = tok.end() - (len(raw) - len(raw.rstrip(_STRIP)))
+        value = text[pos:b]
+        if len(value) < 3 or value.lower() in _TALK_AFTER_STRONG or _PUBLIC_VALUE.match(value):
+            return None
+        if cue.kind == GOVERNMENT_ID and not _DIGIT.search(value):
+            return None
+        return pos, b

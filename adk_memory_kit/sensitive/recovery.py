@@ -1,0 +1,99 @@
+"""Recovery material that has a shape of its own: BIP-39 seed phrases, BitLocker recovery
+keys, authenticator setup keys (base32 in groups) and lists of grouped recovery codes.
+
+Guarantees: a run of ``SEED_WORDS`` or more consecutive words from one BIP-39 word list
+(the ``mnemonic`` package's lists: English, Spanish, French, Italian, Portuguese, Czech,
+Japanese), numbered or not, is a finding; so is a BitLocker key (eight groups of six
+digits), three or more codes of one grouped shape in a row (``3f9a2-b81c4``), and base32
+groups of 16+ characters mixing letters and digits. Linear: one pass per shape.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from adk_memory_kit.sensitive.base import RECOVERY, Finding
+
+#: Fewest consecutive BIP-39 words that count (a phrase has 12 to 24; 12 common English
+#: words in a row that are all on the list do not occur in prose).
+SEED_WORDS = 12
+_LISTS = ("english", "spanish", "french", "italian", "portuguese", "czech", "japanese")
+_WORD = re.compile(r"[^\W\d_]+")
+#: What may stand between two words of a phrase: spaces, commas, a number ("1. abandon").
+_GAP = re.compile(r"[\s,;|/-]*(?:\d{1,2}[.):]?[\s,;|/-]*)?")
+_BITLOCKER = re.compile(r"(?<!\d)\d{6}(?:-\d{6}){7}(?!\d)")
+_GROUPED = re.compile(r"(?<![\w-])(?=[a-z0-9-]*\d)(?=[a-z0-9-]*[a-z])[a-z0-9]{4,6}-[a-z0-9]{4,6}(?![\w-])")
+_BASE32 = re.compile(r"(?<![A-Za-z0-9])[A-Za-z2-7]{4}(?:[ -][A-Za-z2-7]{4}){3,7}(?![A-Za-z0-9])")
+
+
+@lru_cache(maxsize=1)
+def _wordlists() -> tuple[frozenset[str], ...]:
+    """The BIP-39 word lists (read once from the ``mnemonic`` package)."""
+    pkg = resources.files("mnemonic") / "wordlist"
+    return tuple(
+        frozenset(w.strip() for w in (pkg / f"{name}.txt").read_text("utf-8").split())
+        for name in _LISTS
+    )
+
+
+def _seed_spans(text: str) -> list[tuple[int, int]]:
+    lists = _wordlists()
+    found: list[tuple[int, int]] = []
+    runs: list[list[int]] = [[0, -1, -1, -1] for _ in lists]  # count, start, end, last end
+    for m in _WORD.finditer(text):
+        word = m.group(0).lower()
+        for i, words in enumerate(lists):
+            run = runs[i]
+            if word in words:
+                joined = run[0] and _GAP.fullmatch(text, run[3], m.start()) is not None
+                if not joined:
+                    if run[0] >= SEED_WORDS:
+                        found.append((run[1], run[2]))
+                    run[0], run[1] = 0, m.start()
+                run[0] += 1
+                run[2] = run[3] = m.end()
+            else:
+                if run[0] >= SEED_WORDS:
+                    found.append((run[1], run[2]))
+                run[0] = 0
+    for run in runs:
+        if run[0] >= SEED_WORDS:
+            found.append((run[1], run[2]))
+    return found
+
+
+def _grouped_lists(text: str) -> list[tuple[int, int]]:
+    """Three or more grouped codes of one shape with only separators between them."""
+    found: list[tuple[int, int]] = []
+    group: list[re.Match[str]] = []
+    for m in _GROUPED.finditer(text.lower()):
+        if group and (
+            len(m.group(0)) != len(group[-1].group(0))
+            or text[group[-1].end() : m.start()].strip(" \t\n,;|") != ""
+        ):
+            if len(group) >= 3:
+                found.extend(g.span() for g in group)
+            group = []
+        group.append(m)
+    if len(group) >= 3:
+        found.extend(g.span() for g in group)
+    return found
+
+
+@dataclass(frozen=True)
+class RecoveryDetector:
+    """Seed phrases, BitLocker keys, grouped recovery codes, base32 setup keys."""
+
+    name: str = "recovery"
+
+    def find(self, text: str) -> list[Finding]:
+        spans = _seed_spans(text) + _grouped_lists(text)
+        spans += [m.span() for m in _BITLOCKER.finditer(text)]
+        for m in _BASE32.finditer(text):
+            compact = m.group(0).replace(" ", "").replace("-", "")
+            if any(c.isdigit() for c in compact) and any(c.isalpha() for c in compact):
+                spans.append(m.span())
+        return [Finding(RECOVERY, self.name, a, b) for a, b in spans]
