@@ -20,6 +20,8 @@ Which library covers what (see ``docs/privacy.md``):
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from collections.abc import Iterable, Sequence
 
 from adk_memory_kit.sensitive.base import (
@@ -36,7 +38,7 @@ from adk_memory_kit.sensitive.base import (
     TermDetector,
 )
 from adk_memory_kit.sensitive.cards import SplitCardDetector
-from adk_memory_kit.sensitive.failclosed import CueValueDetector
+from adk_memory_kit.sensitive.failclosed import CUE_VALUE, CueValueDetector
 from adk_memory_kit.sensitive.health import HealthDetector
 from adk_memory_kit.sensitive.numbers import (
     AlnumIdDetector,
@@ -48,9 +50,10 @@ from adk_memory_kit.sensitive.numbers import (
     luhn_valid,
 )
 from adk_memory_kit.sensitive.passwords import LoginPhraseDetector, PasswordDetector
-from adk_memory_kit.sensitive.public import SHAPE_DETECTORS, public_spans
+from adk_memory_kit.sensitive.public import public_spans
 from adk_memory_kit.sensitive.recovery import RecoveryDetector
 from adk_memory_kit.sensitive.scan import TextScan
+from adk_memory_kit.sensitive.shapes import ShapeDetector
 from adk_memory_kit.sensitive.settings import (
     GateSettings,
     Sensitivity,
@@ -75,6 +78,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
     AlnumIdDetector(),
     IdDocumentDetector(),
     SplitCardDetector(),
+    ShapeDetector(),
     RecoveryDetector(),
     CueValueDetector(),  # the fail-closed layer (weak cues only at sensitivity="strict")
 )
@@ -92,22 +96,34 @@ def detect_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> 
     for detector in DEFAULT_DETECTORS if detectors is None else detectors:
         find_in = getattr(detector, "find_in", None)
         findings.update(detector.find(text) if find_in is None else find_in(scan))
-    if any(f.detector in SHAPE_DETECTORS for f in findings):
-        findings = _drop_public(text, findings)
+    if findings:
+        findings = _drop_redundant(_drop_public(text, findings))
     return sorted(findings, key=lambda f: (f.start, f.end, f.kind, f.detector))
 
 
+def _drop_redundant(findings: set[Finding]) -> set[Finding]:
+    """``findings`` less the fail-closed layer's where a higher-confidence detector already
+    covers an overlapping span (one secret, one finding)."""
+    layered = [f for f in findings if f.detector == CUE_VALUE]
+    if not layered or len(layered) == len(findings):
+        return findings
+    others = sorted((f.start, f.end) for f in findings if f.detector != CUE_VALUE)
+    starts = [a for a, _ in others]
+    reach = list(itertools.accumulate((b for _, b in others), max))
+    keep = set(findings)
+    for f in layered:
+        i = bisect.bisect_left(starts, f.end)  # spans starting before f ends
+        if i and reach[i - 1] > f.start:
+            keep.discard(f)
+    return keep
+
+
 def _drop_public(text: str, findings: set[Finding]) -> set[Finding]:
-    """``findings`` less the shape-rule ones inside a public artifact (:mod:`.public`)."""
+    """``findings`` less those wholly inside a public artifact (:mod:`.public`)."""
     spans = public_spans(text)
     if not spans:
         return findings
-    return {
-        f
-        for f in findings
-        if f.detector not in SHAPE_DETECTORS
-        or not any(a <= f.start and f.end <= b for a, b in spans)
-    }
+    return {f for f in findings if not any(a <= f.start and f.end <= b for a, b in spans)}
 
 
 def is_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> bool:

@@ -38,7 +38,9 @@ class SplitCardDetector:
             groups = [(g.start(), g.end()) for g in re.finditer(r"\d+", run)][:_MAX_GROUPS]
             best = self._card(run, groups)
             if best is not None:
-                found.append(Finding(PAYMENT_CARD, self.name, m.start() + best[0], m.start() + best[1]))
+                found.append(
+                    Finding(PAYMENT_CARD, self.name, m.start() + best[0], m.start() + best[1])
+                )
         return found
 
     @staticmethod

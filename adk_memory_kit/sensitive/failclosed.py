@@ -27,15 +27,19 @@ from adk_memory_kit.sensitive.base import (
     BANK_ACCOUNT,
     CREDENTIAL,
     GOVERNMENT_ID,
+    PAYMENT_CARD,
     RECOVERY,
     Finding,
 )
-from adk_memory_kit.sensitive.cues import CUE_PATTERN, Cue, cue_at
+from adk_memory_kit.sensitive.cues import CUE_PATTERN, SHORT_VALUE_CUES, Cue, cue_at
 from adk_memory_kit.sensitive.passwords import PROSE_WORDS
 from adk_memory_kit.sensitive.scan import TextScan
 from adk_memory_kit.sensitive.settings import is_strict
 
+CUE_VALUE = "cue_value"  # the detector name of this layer's findings
 WINDOW = 56
+#: A strong credential cue reads further ("password is the dog's name + the year, so X").
+STRONG_WINDOW = 100
 #: A recovery cue reads further: a list of codes may follow on the next lines.
 RECOVERY_WINDOW = 400
 _TOKEN = re.compile(r"[!-~\u00a1-\u024f]+")
@@ -51,7 +55,7 @@ _NOT_BEFORE = {
     "code": "zip postal post area country source error status exit return http promo discount "
     "coupon referral qr bar colour color dress iso airport currency language product sku "
     "tracking style morse machine byte op station the_source sample example fragment dead "
-    "legacy pin_",
+    "legacy confirmation booking reservation gift voucher",
     "codes": "zip postal area country source error status exit return http promo discount "
     "coupon qr bar colour color dress iso airport currency language sample",
     "key": "public primary foreign sort house car hot music major minor low high ssh gpg pgp "
@@ -63,7 +67,8 @@ _NOT_BEFORE = {
     "comment column table primary foreign object task run trace span correlation device "
     "session container image node pod cluster instance workspace project app client "
     "vendor sku model serial batch lot shipment package parcel booking reservation "
-    "confirmation flight seat room table_ git hash user_ document doc file page",
+    "confirmation flight seat room git hash document doc file page meeting zoom webex "
+    "tenant subscription resource group region zone",
     "number": "order ticket issue bug part model serial item invoice tracking phone page "
     "version build room flight seat table house street lot batch reference confirmation "
     "booking reservation shipment",
@@ -81,8 +86,8 @@ _NOT_BEFORE = {
 }
 _NOT_AFTER = {
     "code": "review reviews base bases block blocks smell smells snippet sample path editor",
-    "key": "takeaway takeaways point points points. factor factors findings metric metrics "
-    "moment part player role insight insights idea ideas board",
+    "key": "takeaway takeaways point points factor factors findings metric metrics "
+    "moment part player role insight insights idea ideas board fingerprint id",
     "id": "card",  # "id card" is its own cue
     "account": "manager managers executive",
     "user": "story stories interface experience research",
@@ -102,6 +107,14 @@ _UNIT_AFTER = re.compile(
     r"words|characters|chars|digits|pages|gb|mb|kb|tb|px|dpi|rpm|mph|kph|°)",
     re.IGNORECASE,
 )
+#: A number after one of these words is a label's number, not a secret ("port 8080").
+_NUMBER_LABELS = frozenset(
+    "port ext extension line room floor suite apt unit page step row col column chapter "
+    "section version build release issue ticket order invoice flight gate platform bus route "
+    "item part model serial sku lot batch table figure episode season level".split()
+)
+_PHONE = re.compile(r"(?:1-)?\d{3}-\d{3}-\d{4}|\d{3} \d{3} \d{4}")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _DATE = re.compile(r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}-\d{1,2}-\d{4})")
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+")
@@ -117,6 +130,10 @@ _PUBLIC_VALUE = re.compile(
     r"(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2|sha(?:1|256|384|512)-|sk-ssh|https?://|www\.)",
     re.IGNORECASE,
 )
+#: Fewest digits of a value by the cue's kind: bank numbers have 6 or more (sort code, BSB,
+#: routing, accounts), a card 12 or more (a mistyped one has no Luhn to pass).
+_LEAST_DIGITS = {BANK_ACCOUNT: 6, PAYMENT_CARD: 12}
+_PLACEHOLDER = re.compile(r"\$\{|\{\{|<[\w -]+>|%\(|\$[A-Z_]{3,}$|\*{3,}|x{4,}$|X{4,}$")
 _TALK_AFTER_STRONG = PROSE_WORDS | frozenset(
     "same here there what which your my our this that please reset expired".split()
 )
@@ -125,21 +142,33 @@ _TALK_AFTER_STRONG = PROSE_WORDS | frozenset(
 def _mixed(token: str) -> bool:
     return (
         len(token) >= 5
+        and "\\" not in token
+        and "{" not in token
+        and _UUID.fullmatch(token) is None
         and _LETTER.search(token) is not None
         and _DIGIT.search(token) is not None
         and _VERSION.fullmatch(token) is None
     )
 
 
-def _digit_value(text: str, start: int, end: int, cue: Cue) -> tuple[int, int] | None:
-    """The first digit run of 4+ digits in ``text[start:end]`` that is not a year, date or
-    amount (for this cue), as a span."""
+def _digit_value(
+    text: str, start: int, end: int, cue: Cue, least: int = 4
+) -> tuple[int, int] | None:
+    """The first digit run of ``least``+ digits in ``text[start:end]`` that is not a year,
+    date or amount (for this cue), as a span."""
     for m in _DIGIT_RUN.finditer(text, start, end):
         run = m.group(0)
         digits = sum(c.isdigit() for c in run)
-        if digits < 4:
+        if digits < least:
             continue
-        if m.start() > 0 and (text[m.start() - 1] in _CURRENCY or text[m.start() - 1] == "."):
+        if m.start() > 0 and text[m.start() - 1] in _CURRENCY + ".*•":
+            continue  # an amount, a decimal, a masked number (***-4417)
+        if m.start() > 1 and text[m.start() - 1] in "- " and text[m.start() - 2] in "*•xX":
+            continue
+        label = _PREV_WORD.search(text, max(0, m.start() - 16), m.start())
+        if label is not None and label.group(1).lower().rstrip(".#:") in _NUMBER_LABELS:
+            continue
+        if cue.kind != CREDENTIAL and _PHONE.fullmatch(run):
             continue
         if m.end() < len(text) and text[m.end()] in ".,":
             nxt = text[m.end() + 1 : m.end() + 2]
@@ -177,7 +206,7 @@ def _excluded(lower: str, start: int, end: int, word: str) -> bool:
 class CueValueDetector:
     """Value-shaped tokens near a cue word (see the module docstring); the value is the span."""
 
-    name: str = "cue_value"
+    name: str = CUE_VALUE
 
     def find(self, text: str) -> list[Finding]:
         return self.find_in(TextScan(text))
@@ -199,7 +228,7 @@ class CueValueDetector:
             if before is not None and self._shaped(before.group(1), cue, text, before.start(1)):
                 if not _SENTENCE_END.search(text, before.end(1), m.start()):
                     found.append(Finding(cue.kind, self.name, before.start(1), before.end(1)))
-            for span in self._after(text, m.end(), cue):
+            for span in self._after(text, m.end(), cue, word):
                 if span[0] >= covered:
                     found.append(Finding(cue.kind, self.name, span[0], span[1]))
                     covered = span[1]
@@ -214,11 +243,17 @@ class CueValueDetector:
             return True
         return _digit_value(text, at, at + len(token), cue) is not None
 
-    def _after(self, text: str, pos: int, cue: Cue) -> list[tuple[int, int]]:
+    def _after(self, text: str, pos: int, cue: Cue, word: str) -> list[tuple[int, int]]:
         """Spans of values after the cue ending at ``pos``: the first one, or, after a
-        recovery cue, every value in the list that follows."""
-        many = cue.kind == RECOVERY
-        limit = min(len(text), pos + (RECOVERY_WINDOW if many else WINDOW))
+        recovery or bank cue, every value in the list that follows."""
+        many = cue.kind in (RECOVERY, BANK_ACCOUNT)
+        least = _LEAST_DIGITS.get(cue.kind, 4)
+        if word in SHORT_VALUE_CUES:
+            least = 3
+        size = RECOVERY_WINDOW if cue.kind == RECOVERY else WINDOW
+        if cue.kind == CREDENTIAL and cue.strong:
+            size = STRONG_WINDOW
+        limit = min(len(text), pos + size)
         if not many:
             nl = text.find("\n", pos, limit)
             if nl >= 0 and text[pos:nl].strip(" \t:=：\"'"):
@@ -228,7 +263,7 @@ class CueValueDetector:
                 limit = end.start() + 1
         spans: list[tuple[int, int]] = []
         introduced = _CONNECT.match(text, pos)
-        if introduced is not None and cue.strong:
+        if introduced is not None and cue.strong and cue.kind != PAYMENT_CARD:
             span = self._introduced(text, introduced.end(), limit, cue)
             if span is not None:
                 if not many:
@@ -245,19 +280,19 @@ class CueValueDetector:
             token = text[a:b]
             if _PUBLIC_VALUE.match(token):
                 return spans
-            if _mixed(token):
+            if _mixed(token) and cue.kind not in (BANK_ACCOUNT, PAYMENT_CARD):
                 spans.append((a, b))
             else:
                 # a digit run split by spaces ("1234 5678") is one value: read it whole
                 run = _DIGIT_RUN.match(text, a)
-                digits = _digit_value(text, a, max(b, run.end() if run else b), cue)
+                digits = _digit_value(text, a, max(b, run.end() if run else b), cue, least)
                 if digits is not None:
                     spans.append(digits)
                 elif _LETTER.search(token):
                     fillers += 1
                     if spans and many and fillers > 2:
                         return spans
-                    if not spans and fillers > 6:
+                    if not spans and fillers > (12 if size == STRONG_WINDOW else 6):
                         return spans
                     continue
                 else:
@@ -286,6 +321,8 @@ class CueValueDetector:
         value = text[pos:b]
         if len(value) < 3 or value.lower() in _TALK_AFTER_STRONG or _PUBLIC_VALUE.match(value):
             return None
-        if cue.kind == GOVERNMENT_ID and not _DIGIT.search(value):
+        if cue.kind in (GOVERNMENT_ID, BANK_ACCOUNT) and sum(map(str.isdigit, value)) < 4:
+            return None
+        if _PLACEHOLDER.match(value):
             return None
         return pos, b

@@ -17,15 +17,25 @@ from importlib import resources
 
 from adk_memory_kit.sensitive.base import RECOVERY, Finding
 
-#: Fewest consecutive BIP-39 words that count (a phrase has 12 to 24; 12 common English
-#: words in a row that are all on the list do not occur in prose).
+#: Fewest consecutive BIP-39 words that count (a phrase has 12 to 24) after a seed cue or
+#: numbered; without either, ``SEED_WORDS_ALONE`` (a list of 12 groceries can be all on the
+#: English list).
 SEED_WORDS = 12
+SEED_WORDS_ALONE = 18
+_SEED_CUE = re.compile(
+    r"seed|phrase|mnemonic|wallet|recovery|backup|words|metamask|ledger|trezor|phantom|"
+    r"exodus|coinbase|crypto|bitcoin|btc|eth|semilla|frase|phrase|palavras|parole|wörter|"
+    r"wiederherstellung|récupération|recuperación|recuperação|recupero|シード|単語|復元",
+    re.IGNORECASE,
+)
 _LISTS = ("english", "spanish", "french", "italian", "portuguese", "czech", "japanese")
 _WORD = re.compile(r"[^\W\d_]+")
 #: What may stand between two words of a phrase: spaces, commas, a number ("1. abandon").
 _GAP = re.compile(r"[\s,;|/-]*(?:\d{1,2}[.):]?[\s,;|/-]*)?")
 _BITLOCKER = re.compile(r"(?<!\d)\d{6}(?:-\d{6}){7}(?!\d)")
-_GROUPED = re.compile(r"(?<![\w-])(?=[a-z0-9-]*\d)(?=[a-z0-9-]*[a-z])[a-z0-9]{4,6}-[a-z0-9]{4,6}(?![\w-])")
+_GROUPED = re.compile(
+    r"(?<![\w-])(?=[a-z0-9-]*\d)(?=[a-z0-9-]*[a-z])[a-z0-9]{4,6}-[a-z0-9]{4,6}(?![\w-])"
+)
 _BASE32 = re.compile(r"(?<![A-Za-z0-9])[A-Za-z2-7]{4}(?:[ -][A-Za-z2-7]{4}){3,7}(?![A-Za-z0-9])")
 
 
@@ -62,7 +72,16 @@ def _seed_spans(text: str) -> list[tuple[int, int]]:
     for run in runs:
         if run[0] >= SEED_WORDS:
             found.append((run[1], run[2]))
-    return found
+    return [(a, b) for a, b in found if _seed_like(text, a, b)]
+
+
+def _seed_like(text: str, start: int, end: int) -> bool:
+    """A run counts when long, numbered, or after a seed cue (200 characters before)."""
+    words = len(_WORD.findall(text, start, end))
+    if words >= SEED_WORDS_ALONE:
+        return True
+    numbered = sum(c.isdigit() for c in text[start:end]) >= words // 2
+    return numbered or _SEED_CUE.search(text, max(0, start - 200), start) is not None
 
 
 def _grouped_lists(text: str) -> list[tuple[int, int]]:
