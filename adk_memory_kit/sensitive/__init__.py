@@ -53,7 +53,6 @@ from adk_memory_kit.sensitive.passwords import LoginPhraseDetector, PasswordDete
 from adk_memory_kit.sensitive.public import public_spans
 from adk_memory_kit.sensitive.recovery import RecoveryDetector
 from adk_memory_kit.sensitive.scan import TextScan
-from adk_memory_kit.sensitive.shapes import ShapeDetector
 from adk_memory_kit.sensitive.settings import (
     GateSettings,
     Sensitivity,
@@ -61,6 +60,7 @@ from adk_memory_kit.sensitive.settings import (
     sensitivity_scope,
     set_sensitivity,
 )
+from adk_memory_kit.sensitive.shapes import ShapeDetector
 from adk_memory_kit.sensitive.vendor import PrivateKeyDetector, VendorTokenDetector
 
 NUMBER_DETECTOR = NumberDetector()
