@@ -40,6 +40,7 @@ from adk_memory_kit.sensitive.base import (
 from adk_memory_kit.sensitive.cards import SplitCardDetector
 from adk_memory_kit.sensitive.failclosed import CUE_VALUE, CueValueDetector
 from adk_memory_kit.sensitive.health import HealthDetector
+from adk_memory_kit.sensitive.health_meaning import MeaningHealthDetector
 from adk_memory_kit.sensitive.numbers import (
     AlnumIdDetector,
     IbanDetector,
@@ -65,7 +66,7 @@ from adk_memory_kit.sensitive.vendor import PrivateKeyDetector, VendorTokenDetec
 
 NUMBER_DETECTOR = NumberDetector()
 IBAN_DETECTOR = IbanDetector()
-HEALTH_DETECTOR = HealthDetector()
+HEALTH_DETECTOR = MeaningHealthDetector()  # vocabularies, then the MiniLM head; rules kept
 
 #: Secrets and identifiers that must never reach a store.
 SECRET_DETECTORS: tuple[Detector, ...] = (

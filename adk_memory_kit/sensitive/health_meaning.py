@@ -1,0 +1,147 @@
+"""Health judged by meaning: vocabularies pick the sentences, a classifier decides.
+
+:class:`MeaningHealthDetector` is the kit's health detector. For each sentence (see
+:func:`~adk_memory_kit.sensitive.health_vocab.sentences`):
+
+1. *Pre-filter* (microseconds): a word from the drug, condition and care vocabularies, a
+   clinical suffix, or the lexical classifier's score above its recall threshold. Other
+   sentences are not health and cost nothing more.
+2. *Decision*: the MiniLM head's probability against the threshold of the sensitivity in
+   force (``strict`` low, ``balanced`` higher; :mod:`~adk_memory_kit.sensitive.settings`).
+   The head was trained on negated statements ("no allergies", "I don't have diabetes")
+   and on other people's professions and topics ("my sister is a cardiologist", "a pregnant
+   pause") as negatives, so it reads those, not a word list.
+   The bar is higher where the sentence's every health word is negated, where another
+   sense is near (a book, a star sign, a race: the rule detector's cues), where no person
+   is named, and where only the lexical pre-filter passed it; at ``strict`` it is halved
+   for a sentence in another language (the English MiniLM's probabilities run low there).
+3. The rule detector (:class:`~adk_memory_kit.sensitive.health.HealthDetector`: a term
+   about a person) still counts in a sentence with health words and no raised bar, where
+   the head gives it at least ``RULE_FLOOR``.
+
+Without the model (no ``[local]`` extra) it fails closed at ``strict``: a pre-filtered
+sentence that names a person, or a rule hit, is health; at ``balanced`` rule hits only.
+A finding spans its sentence. Cost: the head runs only on pre-filtered sentences (about
+10 ms each on one CPU core; a recent sentence's verdict is cached).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from adk_memory_kit.sensitive.base import HEALTH, Finding
+from adk_memory_kit.sensitive.health import _NEGATED, HealthDetector, _has_person
+from adk_memory_kit.sensitive.health_model import (
+    HEAD_THRESHOLD_BALANCED,
+    HEAD_THRESHOLD_STRICT,
+    health_probabilities,
+    lexical_candidate,
+)
+from adk_memory_kit.sensitive.health_vocab import health_terms, sentences
+from adk_memory_kit.sensitive.scan import TextScan
+from adk_memory_kit.sensitive.settings import is_strict
+
+#: A rule hit counts unless the head is this sure its sentence is not about health.
+RULE_FLOOR = 0.08
+#: What the head must reach on a sentence the vocabulary does not know (the lexical
+#: pre-filter alone passed it), and on one whose every health word is negated.
+LEXICAL_ONLY_THRESHOLD = 0.85
+NEGATED_THRESHOLD = 0.9
+#: ... on a sentence that names no person (terse notes: "Started sertraline Monday").
+NO_PERSON_THRESHOLD = 0.6
+#: ... on one with another sense of the words near (a book, a star sign, a race, glasses).
+OTHER_SENSE_THRESHOLD = 0.9
+#: Texts longer than this are read by the rules alone (a bound on the head's cost).
+MODEL_MAX_CHARS = 65_536
+
+
+#: Another sense of health words near: media, star signs, sport, eyewear, stock, machines.
+_OTHER_SENSE = re.compile(
+    r"(?<![a-z])(?:zodiac|horoscope|astrolog\w*|star ?sign|(?:cancer|scorpio|virgo) season|"
+    r"novel|book|film|movie|tv|show|series|episode|documentary|podcast|netflix|museum|"
+    r"exhibit\w*|gallery|chapter|character|plot|reading|sunglasses|glasses|lenses|goggles|"
+    r"race|rowing|swimming|stroke count|golf|tennis|sku|reorder|restock|inventory|in stock|"
+    r"consignment|pod|node|server|cluster|container|deploy\w*|cron|endpoint|database|db|"
+    r"charity|fundrais\w*|awareness|donat\w*|walk for|run for|"
+    r"surgery hours|(?:i'm|im|i am|she's|he's|she is|he is|a|an) (?:cancer|leo|virgo|gemini|"
+    r"libra|scorpio|aries|taurus|pisces|capricorn|aquarius|sagittarius)(?! patient| survivor))"
+    r"(?![a-z])"
+)
+
+
+def _other_sense(sentence: str) -> bool:
+    return _OTHER_SENSE.search(sentence.lower()) is not None
+
+
+#: Words of the six other languages: MiniLM reads them less well, so its bar is lower there.
+_FOREIGN = re.compile(
+    r"[\u00c0-\u024f\u3040-\u30ff\u3400-\u9fff]|(?<![a-z])(?:je|j'ai|mon|ma|les|des|est|"
+    r"pas|une|el|la|los|las|una|por|para|estoy|tengo|mi|ich|mein|meine|und|der|die|das|ist|"
+    r"nicht|não|meu|minha|tô|estou|sono|ho|il|che|mia|mio|della)(?![a-z])"
+)
+#: The factor on the head's threshold for a sentence in another language (at ``strict``).
+FOREIGN_FACTOR = 0.5
+
+
+def _foreign(sentence: str) -> bool:
+    return _FOREIGN.search(sentence.lower()) is not None
+
+
+@dataclass(frozen=True)
+class MeaningHealthDetector:
+    """Health by meaning (see the module docstring); a finding spans its sentence."""
+
+    name: str = "health_meaning"
+    kind: str = HEALTH
+    rules: HealthDetector = field(default_factory=HealthDetector)
+
+    def find(self, text: str) -> list[Finding]:
+        return self.find_in(TextScan(text))
+
+    def find_in(self, scan: TextScan) -> list[Finding]:
+        text = scan.text
+        rule_hits = self.rules.find_in(scan)
+        if len(text) > MODEL_MAX_CHARS:
+            return rule_hits
+        strict = is_strict()
+        picked: dict[tuple[int, int], float] = {}  # sentence -> the head's bar for it
+        for a, b in sentences(text):
+            sentence = text[a:b]
+            terms = health_terms(sentence)
+            if not terms and not lexical_candidate(sentence):
+                continue
+            bar = 0.0 if terms else LEXICAL_ONLY_THRESHOLD
+            if bar and strict and _foreign(sentence):
+                bar *= FOREIGN_FACTOR
+            if terms and all(_NEGATED.search(sentence[max(0, s - 60) : s]) for s, _ in terms):
+                bar = max(bar, NEGATED_THRESHOLD)
+            if _other_sense(sentence):
+                bar = max(bar, OTHER_SENSE_THRESHOLD)
+            elif not _has_person(sentence) and not _foreign(sentence):
+                bar = max(bar, NO_PERSON_THRESHOLD)  # (persons are named in English only)
+            picked[(a, b)] = bar
+        if not picked:
+            return []
+        probs = health_probabilities([text[a:b] for a, b in picked])
+        bars = list(picked.values())
+        found: list[Finding] = []
+        if probs is None:  # no model: rules, and at strict any pre-filtered personal sentence
+            if strict:
+                found = [Finding(HEALTH, self.name, a, b) for (a, b), bar in picked.items()
+                         if bar == 0.0 and _has_person(text[a:b])]  # fmt: skip
+            return found + [f for f in rule_hits if any(a <= f.start < b for a, b in picked)]
+        threshold = HEAD_THRESHOLD_STRICT if strict else HEAD_THRESHOLD_BALANCED
+        verdict = dict(zip(picked, probs, strict=True))
+        for ((a, b), p), bar in zip(verdict.items(), bars, strict=True):
+            base = threshold
+            if strict and bar == 0.0 and _foreign(text[a:b]):
+                base *= FOREIGN_FACTOR
+            if p >= max(base, bar):
+                found.append(Finding(HEALTH, self.name, a, b))
+        for f in rule_hits:  # in a sentence with health words the head does not rule out
+            span = next(((a, b) for a, b in picked if a <= f.start < b), None)
+            if span is not None and picked[span] == 0.0 and verdict[span] >= RULE_FLOOR:
+                if not any(g.start <= f.start and f.end <= g.end for g in found):
+                    found.append(f)
+        return found

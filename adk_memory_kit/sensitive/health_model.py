@@ -1,0 +1,94 @@
+"""The health classifiers: a lexical pre-filter and a head on the bundled MiniLM embedder.
+
+Weights come from :mod:`~adk_memory_kit.sensitive.health_model_data` (written by
+``benchmarks/health_head_train.py``). :func:`health_probability` embeds a sentence with
+:class:`~adk_memory_kit.embedders.LocalMiniLMEmbedder` (CPU, offline) and applies the head;
+it returns ``None`` when the ``[local]`` extra is not installed or the model cannot load,
+and the caller then decides without it (fail closed at ``strict``). Probabilities of recent
+sentences are kept in a small process-wide cache; no text is logged or put in errors.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from adk_memory_kit.sensitive.health_features import lexical_features
+from adk_memory_kit.sensitive.health_model_data import (
+    HEAD_BIAS,
+    HEAD_COEF,
+    HEAD_THRESHOLD_BALANCED,
+    HEAD_THRESHOLD_STRICT,
+    LEXICAL_BIAS,
+    LEXICAL_THRESHOLD,
+    LEXICAL_WEIGHTS,
+)
+
+__all__ = [
+    "HEAD_THRESHOLD_BALANCED",
+    "HEAD_THRESHOLD_STRICT",
+    "health_probabilities",
+    "lexical_candidate",
+]
+
+_COEF = np.asarray(HEAD_COEF, dtype=np.float32)
+_CACHE_SIZE = 4096
+_cache: OrderedDict[str, float] = OrderedDict()
+_lock = threading.Lock()
+
+
+def lexical_candidate(sentence: str) -> bool:
+    """Whether the lexical pre-filter passes ``sentence`` (a threshold set for recall)."""
+    score = LEXICAL_BIAS + sum(LEXICAL_WEIGHTS.get(f, 0.0) for f in lexical_features(sentence))
+    return score >= LEXICAL_THRESHOLD
+
+
+@lru_cache(maxsize=1)
+def _embedder() -> Any:
+    """The MiniLM embedder, or ``None`` when it cannot be loaded (no ``[local]`` extra)."""
+    try:
+        from adk_memory_kit.embedders import LocalMiniLMEmbedder
+
+        embedder = LocalMiniLMEmbedder()
+        embedder.embed_sync(["warm up"])  # load the model now: a failure means "absent"
+    except Exception:  # noqa: BLE001 - any failure to load means: decide without the model
+        return None
+    return embedder
+
+
+def model_available() -> bool:
+    """Whether the MiniLM head can run here."""
+    return _embedder() is not None
+
+
+def health_probabilities(sentences: Sequence[str]) -> list[float] | None:
+    """P(about someone's health) for each sentence, or ``None`` without the model."""
+    embedder = _embedder()
+    if embedder is None:
+        return None
+    out: list[float | None] = []
+    missing: list[str] = []
+    with _lock:
+        for s in sentences:
+            p = _cache.get(s)
+            if p is not None:
+                _cache.move_to_end(s)
+            else:
+                missing.append(s)
+            out.append(p)
+    if missing:
+        vectors = np.asarray(embedder.embed_sync(list(dict.fromkeys(missing))), dtype=np.float32)
+        probs = 1.0 / (1.0 + np.exp(-(vectors @ _COEF + HEAD_BIAS)))
+        fresh = dict(zip(dict.fromkeys(missing), (float(p) for p in probs), strict=True))
+        with _lock:
+            for s, p in fresh.items():
+                _cache[s] = p
+                if len(_cache) > _CACHE_SIZE:
+                    _cache.popitem(last=False)
+        out = [fresh[s] if p is None else p for s, p in zip(sentences, out, strict=True)]
+    return [float(p) for p in out if p is not None]

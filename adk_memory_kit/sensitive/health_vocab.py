@@ -1,0 +1,148 @@
+"""The health pre-filter: which sentences may be about health, from broad vocabularies.
+
+Three sources, all lower case: drug names and ICD-10-CM condition words
+(:mod:`~adk_memory_kit.sensitive.health_vocab_data`, built from kept libraries), word stems
+of care, conditions and tests in seven languages (below), and clinical suffixes (``-itis``,
+``-ectomy``, ``-statin`` ...). A sentence with none of them is not read further, so the
+classifier (:mod:`~adk_memory_kit.sensitive.health_model`) runs on few sentences.
+
+Guarantee: :func:`candidate_sentences` returns every sentence holding a vocabulary word,
+stem or suffix (a sentence is split at ``.!?;`` and line breaks, and cut into 400-character
+slices when longer); it reads each character a bounded number of times.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from adk_memory_kit.sensitive.base import prefix_tree
+from adk_memory_kit.sensitive.health_vocab_data import CONDITIONS, DRUGS
+
+#: Stems that start a health word (matched at a word start; Latin scripts); a hyphen joins
+#: the words of a phrase (``blood-test``) and matches a space or a hyphen.
+_STEMS = """
+diagnos sympt doctor physician gp surgeon surgery surgical hospital clinic icu er-visit
+medica meds pills prescri dose dosage refill pharmac therap counsel psychiatr psycholog
+rehab detox sober sobriety relaps recovery-meeting aa-meeting twelve-step methadone
+suboxone narcan overdose withdraw chemo radiation radiotherap oncolog biops scan mri
+x-ray xray ultrasound bloodwork blood-test lab-results a1c hba1c ldl hdl cholesterol
+glucose blood-sugar insulin pregnan miscarr abortion ivf fertility embryo egg-retrieval
+prep hiv std sti herpes hpv chlamydia ptsd adhd ocd bipolar depress anxiety anxious
+panic eating-disorder anorex bulimi self-harm suicid cancer tumou tumor diabet asthma
+epilep seizure migraine arthritis lupus dementia alzheimer parkinson stroke heart-attack
+cardiac cardio pacemaker stent transplant dialysis kidney liver thyroid hormone
+menopaus period-pain endometrios pcos infertil vasectomy hysterectom mastectom
+colonoscop mammogra pap-smear concussion fracture broken-arm broken-leg cast crutch
+wheelchair disabilit hearing-aid vaccin covid infection virus illness sick disease
+disorder syndrome condition allerg inhaler epipen injection ozempic wegovy weight-loss
+antidepress antibiotic painkill opioid benzo xanax crohn colitis ibs celiac coeliac
+eczema psoria acne-treatment gout anemi anaemi hypo hyper cyst polyp hernia
+chimio radioth alcool álcool alcol trocken diabét dialys séropos
+sieropos soropos autis celíac triglic ptbs tept ferritin hémoglob hemoglob glucém glicém
+embaraz grossesse schwangersch gravidez gravidanz kemo quimi intubad entbind parto
+diagnóstic enfermedad cáncer embarazad embarazo quimio tratamiento medicamento pastilla
+receta médic cirugía operación terapia psicólog psiquiatr síntoma dolor alergia asma
+vih sida biopsia sobri alcohólic adicci recaída insulina presión colesterol infarto
+derrame esclerosis epilepsia autismo tdah trastorno fertilidad antidepresiv migraña
+diálisis ansiedad depresión ataque enferm
+diagnostiqu maladie diabète dépression anxiété enceinte grossesse fausse-couche
+avortement traitement ordonnance médecin hôpital chirurgie opération thérapie
+symptôme douleur allergie asthme tumeur biopsie alcooliq rechute insuline tension
+cholestérol infarctus avc sclérose épilepsie autisme trouble antidépress dialyse
+angoisse crise burn-out anorexie boulimie psy enceint
+diagnose diagnostiz krank krebs schwanger fehlgeburt abtreibung behandlung medikament
+tablette rezept arzt ärzt krankenhaus klinik therapie psychiater symptom schmerz
+allergie tumor biopsie alkohol sucht rückfall blutdruck cholesterin herzinfarkt
+schlaganfall sklerose epilepsie autismus adhs störung befruchtung antidepress migräne
+dialyse panikattack magersucht burnout angststörung
+diagnóstic doença câncer cancro grávida gravidez tratamento remédio medicament receita
+cirurgia operação sintoma alergia biópsia sóbri alcoólatra vício recaída pressão
+colesterol esclerose transtorno fertiliza enxaqueca diálise ansiedade depressão
+diagnostic malattia tumore diabete depressione ansia incinta gravidanza chemio farmac
+medicin ricetta medico ospedale chirurgia intervento sintom dolore allergia biopsia
+sobrio alcolista dipendenza ricaduta pressione colesterolo ictus sclerosi epilessia
+disturbo fecondazione emicrania dialisi anoressia psicologa psicologo
+""".split()
+
+#: Japanese health words (matched anywhere: no spaces between words).
+_JA = """
+診断 病気 がん 癌 糖尿病 うつ 鬱 不安障害 妊娠 流産 中絶 抗がん剤 治療 薬 処方 医者 病院 手術 入院
+通院 カウンセリング 精神科 心療内科 症状 痛み アレルギー 喘息 エイズ 腫瘍 生検 断酒 禁酒 依存症
+再発 インスリン 認知症 血糖 酒 禁煙 血圧 コレステロール 心筋梗塞 脳卒中 硬化症 てんかん 自閉症 障害 不妊 体外受精
+抗うつ 片頭痛 透析 パニック 摂食障害 拒食症 発作 持病 リハビリ 骨折 検査 陽性 医師 診察 服用 錠
+""".split()
+
+#: Clinical suffixes (a word ending in one is a condition, a procedure or a drug).
+_SUFFIX = re.compile(
+    r"[a-zà-ÿ]{3,}(?:itis|osis|emia|aemia|omas?|pathy|ectomy|otomy|plasty|scopy|algia|"
+    r"statin|olol|pril|sartan|azepam|zolam|prazole|mycin|cillin|floxacin|mab|tinib|glutide|"
+    r"gliptin|dronate|triptan|oxetine|azine|idone|apine)(?![a-zà-ÿ])"
+)
+_LATIN_WORD = re.compile(r"[a-zà-ÿ][a-zà-ÿ'-]*")
+_SPLIT = re.compile(r"[.!?;。！？\n]+")
+_SLICE = 400
+
+
+@lru_cache(maxsize=1)
+def _vocab() -> tuple[frozenset[str], re.Pattern[str], re.Pattern[str]]:
+    words = frozenset(DRUGS.split()) | frozenset(CONDITIONS.split())
+    # a stem "x-ray" is the phrase "x ray": hyphens in the text are read as spaces too
+    stem = re.compile(
+        r"(?<![a-zà-ÿ])(?:" + prefix_tree(sorted({s.replace("-", " ") for s in _STEMS})) + ")"
+    )
+    ja = re.compile(prefix_tree(sorted(_JA)))
+    return words, stem, ja
+
+
+#: Figurative uses of health words: removed before the vocabulary is read.
+_IDIOMS = re.compile(
+    r"pregnant pause|sick (?:of|and tired)|heart of (?:the|gold)|by heart|dying to|"
+    r"mental note|a pain in the|break a leg|sick beat|(?:is|was|so) sick(?=[ ,.!]|$)|"
+    r"giving me a headache|health ?check|healthz|healthy? (?:snack|recipe|option)s?"
+)
+#: Code and identifiers (``pregnancy_flag``, ``/healthz``, ``heartbeat_interval: 30s``).
+_CODE = re.compile(r"[!-~]*[_/=\\][!-~]*|[!-~]+\([!-~]*|\b\w+:(?=\s*\d)")
+
+
+def health_terms(sentence: str) -> list[tuple[int, int]]:
+    """Spans (in ``sentence``) of its health words, stems and suffixes, figurative uses and
+    code tokens left out (case ignored)."""
+    lower = _IDIOMS.sub(lambda m: " " * len(m.group(0)), sentence.lower())
+    lower = _CODE.sub(lambda m: " " * len(m.group(0)), lower).replace("-", " ")
+    words, stem, ja = _vocab()
+    spans = [m.span() for m in stem.finditer(lower)]
+    spans += [m.span() for m in _SUFFIX.finditer(lower)]
+    if not lower.isascii():
+        spans += [m.span() for m in ja.finditer(lower)]
+    spans += [m.span() for m in _LATIN_WORD.finditer(lower) if m.group(0) in words]
+    return sorted(spans)
+
+
+def is_candidate(sentence: str) -> bool:
+    """Whether ``sentence`` holds a health word, stem or suffix (see :func:`health_terms`)."""
+    return bool(health_terms(sentence))
+
+
+def sentences(text: str) -> list[tuple[int, int]]:
+    """Spans of the sentences of ``text`` (long ones cut into ``_SLICE``-character slices)."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for m in _SPLIT.finditer(text):
+        spans.extend(_slices(text, pos, m.start()))
+        pos = m.end()
+    spans.extend(_slices(text, pos, len(text)))
+    return spans
+
+
+def _slices(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    while start < end and text[start].isspace():
+        start += 1
+    if start >= end:
+        return []
+    return [(a, min(end, a + _SLICE)) for a in range(start, end, _SLICE)]
+
+
+def candidate_sentences(text: str) -> list[tuple[int, int]]:
+    """The spans of the sentences of ``text`` that :func:`is_candidate`."""
+    return [(a, b) for a, b in sentences(text) if is_candidate(text[a:b])]
