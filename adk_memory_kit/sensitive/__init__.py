@@ -173,6 +173,8 @@ __all__ = [
     "GOVERNMENT_ID",
     "HEALTH",
     "HEALTH_DETECTOR",
+    "HealthDetector",
+    "MeaningHealthDetector",
     "IBAN",
     "IBAN_DETECTOR",
     "NUMBER_DETECTOR",
