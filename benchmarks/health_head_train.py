@@ -1,17 +1,15 @@
-"""Train the health classifiers of ``adk_memory_kit.sensitive`` and write their weights to
-``adk_memory_kit/sensitive/health_model_data.py`` (a few thousand numbers, no pickle).
+"""Train the health classifier of ``adk_memory_kit.sensitive`` and write its weights to
+``adk_memory_kit/sensitive/health_model_data.py`` (385 numbers and two thresholds, no pickle).
 
 Data: the labelled sentences of two independent writers, ``health_A.jsonl`` and
 ``health_B.jsonl`` (``{"text", "health", "lang", "writer"}``; English, Spanish, French,
-German, Portuguese, Italian, Japanese). Two logistic regressions:
+German, Portuguese, Italian, Japanese). A logistic regression on the bundled MiniLM
+embedder (``LocalMiniLMEmbedder``); the kit runs it only on sentences the vocabulary
+pre-filter passes (``sensitive/health_vocab.py``).
 
-- a lexical one (words and their 5-letter prefixes; CJK character pairs), cheap enough to
-  run on every sentence: the pre-filter, with a threshold set for recall;
-- a head on the bundled MiniLM embedder (``LocalMiniLMEmbedder``), run only on sentences the
-  pre-filter passes: it decides.
-
-Each threshold is chosen on the *other* writer (train on A, test on B and the reverse), so
-the figures printed are cross-writer, not fit; the shipped weights are then fit on both.
+The ``strict`` threshold is chosen on the *other* writer (train on A, test on B and the
+reverse) for recall ``STRICT_RECALL``, so the figures printed are cross-writer, not fit;
+``balanced`` is 0.5. The shipped weights are then fit on both writers.
 
 Usage::
 
@@ -32,11 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from adk_memory_kit.embedders import LocalMiniLMEmbedder  # noqa: E402
-from adk_memory_kit.sensitive.health_features import lexical_features  # noqa: E402
 
 OUT = ROOT / "adk_memory_kit" / "sensitive" / "health_model_data.py"
-#: Recall the pre-filter must keep on the other writer, and the decision's at ``strict``.
-PREFILTER_RECALL = 0.98
+#: Recall the head must keep on the other writer at ``strict``.
 STRICT_RECALL = 0.95
 
 
@@ -46,33 +42,6 @@ def load(data: Path) -> dict[str, list[dict]]:
         lines = (data / f"health_{w}.jsonl").read_text(encoding="utf-8").splitlines()
         out[w] = [json.loads(x) for x in lines if x.strip()]
     return out
-
-
-def lexical_matrix(rows: list[dict], vocab: dict[str, int]) -> np.ndarray:
-    x = np.zeros((len(rows), len(vocab)), dtype=np.float32)
-    for i, r in enumerate(rows):
-        for f in lexical_features(r["text"]):
-            j = vocab.get(f)
-            if j is not None:
-                x[i, j] = 1.0
-    return x
-
-
-def fit_lexical(rows: list[dict]) -> tuple[dict[str, float], float]:
-    vocab: dict[str, int] = {}
-    for r in rows:
-        for f in lexical_features(r["text"]):
-            vocab.setdefault(f, len(vocab))
-    x, y = lexical_matrix(rows, vocab), np.array([r["health"] for r in rows])
-    model = LogisticRegression(C=2.0, max_iter=2000, class_weight="balanced").fit(x, y)
-    weights = {f: float(model.coef_[0][j]) for f, j in vocab.items()}
-    return {f: round(w, 4) for f, w in weights.items() if abs(w) >= 0.02}, float(
-        model.intercept_[0]
-    )
-
-
-def lexical_score(text: str, weights: dict[str, float], bias: float) -> float:
-    return bias + sum(weights.get(f, 0.0) for f in lexical_features(text))
 
 
 def recall_threshold(scores: np.ndarray, labels: np.ndarray, recall: float) -> float:
@@ -97,14 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     embedder = LocalMiniLMEmbedder(cache=False)
     emb = {w: np.array(embedder.embed_sync([r["text"] for r in rows])) for w, rows in sets.items()}
     lab = {w: np.array([bool(r["health"]) for r in rows]) for w, rows in sets.items()}
-    lex_t, head_strict, head_bal = [], [], []
+    head_strict, head_bal = [], []
     for train, test in (("A", "B"), ("B", "A")):
         print(f"train on writer {train}, test on writer {test}:")
-        weights, bias = fit_lexical(sets[train])
-        s = np.array([lexical_score(r["text"], weights, bias) for r in sets[test]])
-        t = recall_threshold(s, lab[test], PREFILTER_RECALL)
-        report("lexical pre-filter", s, lab[test], t)
-        lex_t.append(t)
         head = LogisticRegression(C=4.0, max_iter=4000, class_weight="balanced")
         head.fit(emb[train], lab[train])
         p = head.predict_proba(emb[test])[:, 1]
@@ -113,26 +77,20 @@ def main(argv: list[str] | None = None) -> int:
         report("MiniLM head, balanced (0.5)", p, lab[test], 0.5)
         head_strict.append(ts)
         head_bal.append(0.5)
-    rows = sets["A"] + sets["B"]
-    weights, bias = fit_lexical(rows)
     head = LogisticRegression(C=4.0, max_iter=4000, class_weight="balanced")
     head.fit(np.vstack([emb["A"], emb["B"]]), np.concatenate([lab["A"], lab["B"]]))
-    entries = ",\n".join(f"    {k!r}: {v}" for k, v in sorted(weights.items()))
     coef = ", ".join(f"{c:.5f}" for c in head.coef_[0])
     OUT.write_text(
         '"""Generated by ``benchmarks/health_head_train.py`` (do not edit): the health\n'
-        "classifiers' weights, fit on the sentences of two independent writers; thresholds\n"
-        'chosen across writers (see the script)."""\n\n'
-        f"LEXICAL_BIAS = {bias:.5f}\n"
-        f"LEXICAL_THRESHOLD = {min(lex_t):.5f}\n"
-        f"LEXICAL_WEIGHTS: dict[str, float] = {{\n{entries},\n}}\n\n"
+        "head's weights, fit on the sentences of two independent writers; the strict\n"
+        'threshold chosen across writers (see the script)."""\n\n'
         f"HEAD_BIAS = {float(head.intercept_[0]):.5f}\n"
         f"HEAD_THRESHOLD_STRICT = {min(head_strict):.5f}\n"
         f"HEAD_THRESHOLD_BALANCED = {max(head_bal):.5f}\n"
         f"HEAD_COEF = (\n    {coef},\n)\n",
         encoding="utf-8",
     )
-    print(f"{len(weights)} lexical weights, {head.coef_.shape[1]} head weights -> {OUT.name}")
+    print(f"{head.coef_.shape[1]} head weights -> {OUT.name}")
     return 0
 
 

@@ -224,7 +224,10 @@ class CueValueDetector:
             word = m.group(0)
             if _excluded(lower, m.start(), m.end(), word):
                 continue
-            before = _VALUE_BEFORE.search(text, max(covered, m.start() - 64), m.start())
+            lo = max(covered, m.start() - 64)
+            before = None
+            if _DIGIT.search(text, lo, m.start()):  # every value holds a digit
+                before = _VALUE_BEFORE.search(text, lo, m.start())
             if before is not None and self._shaped(before.group(1), cue, text, before.start(1)):
                 if not _SENTENCE_END.search(text, before.end(1), m.start()):
                     found.append(Finding(cue.kind, self.name, before.start(1), before.end(1)))
@@ -270,6 +273,8 @@ class CueValueDetector:
                     return [span]
                 spans.append(span)
                 pos = span[1]
+        if _DIGIT.search(text, pos, limit) is None:
+            return spans  # no value left: every value-shaped token holds a digit
         fillers = 0
         for tok in _TOKEN.finditer(text, pos, limit):
             raw = tok.group(0)

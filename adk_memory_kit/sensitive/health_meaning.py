@@ -3,9 +3,10 @@
 :class:`MeaningHealthDetector` is the kit's health detector. For each sentence (see
 :func:`~adk_memory_kit.sensitive.health_vocab.sentences`):
 
-1. *Pre-filter* (microseconds): a word from the drug, condition and care vocabularies, a
-   clinical suffix, or the lexical classifier's score above its recall threshold. Other
-   sentences are not health and cost nothing more.
+1. *Pre-filter* (microseconds): a word from the drug, condition and care vocabularies or a
+   clinical suffix (:mod:`~adk_memory_kit.sensitive.health_vocab`). Other sentences are not
+   health and cost nothing more. (A lexical classifier was tried as a wider pre-filter: at
+   the recall it needed it passed 80% of all sentences, so it was dropped.)
 2. *Decision*: the MiniLM head's probability against the threshold of the sensitivity in
    force (``strict`` low, ``balanced`` higher; :mod:`~adk_memory_kit.sensitive.settings`).
    The head was trained on negated statements ("no allergies", "I don't have diabetes")
@@ -13,8 +14,8 @@
    pause") as negatives, so it reads those, not a word list.
    The bar is higher where the sentence's every health word is negated, where another
    sense is near (a book, a star sign, a race: the rule detector's cues), where no person
-   is named, and where only the lexical pre-filter passed it; at ``strict`` it is halved
-   for a sentence in another language (the English MiniLM's probabilities run low there).
+   is named; at ``strict`` the base threshold is halved for a sentence in another language
+   (the English MiniLM's probabilities run low there).
 3. The rule detector (:class:`~adk_memory_kit.sensitive.health.HealthDetector`: a term
    about a person) still counts in a sentence with health words and no raised bar, where
    the head gives it at least ``RULE_FLOOR``.
@@ -36,7 +37,6 @@ from adk_memory_kit.sensitive.health_model import (
     HEAD_THRESHOLD_BALANCED,
     HEAD_THRESHOLD_STRICT,
     health_probabilities,
-    lexical_candidate,
 )
 from adk_memory_kit.sensitive.health_vocab import health_terms, sentences
 from adk_memory_kit.sensitive.scan import TextScan
@@ -44,9 +44,7 @@ from adk_memory_kit.sensitive.settings import is_strict
 
 #: A rule hit counts unless the head is this sure its sentence is not about health.
 RULE_FLOOR = 0.08
-#: What the head must reach on a sentence the vocabulary does not know (the lexical
-#: pre-filter alone passed it), and on one whose every health word is negated.
-LEXICAL_ONLY_THRESHOLD = 0.85
+#: What the head must reach on a sentence whose every health word is negated.
 NEGATED_THRESHOLD = 0.9
 #: ... on a sentence that names no person (terse notes: "Started sertraline Monday").
 NO_PERSON_THRESHOLD = 0.6
@@ -109,12 +107,10 @@ class MeaningHealthDetector:
         for a, b in sentences(text):
             sentence = text[a:b]
             terms = health_terms(sentence)
-            if not terms and not lexical_candidate(sentence):
+            if not terms:
                 continue
-            bar = 0.0 if terms else LEXICAL_ONLY_THRESHOLD
-            if bar and strict and _foreign(sentence):
-                bar *= FOREIGN_FACTOR
-            if terms and all(_NEGATED.search(sentence[max(0, s - 60) : s]) for s, _ in terms):
+            bar = 0.0
+            if all(_NEGATED.search(sentence[max(0, s - 60) : s]) for s, _ in terms):
                 bar = max(bar, NEGATED_THRESHOLD)
             if _other_sense(sentence):
                 bar = max(bar, OTHER_SENSE_THRESHOLD)

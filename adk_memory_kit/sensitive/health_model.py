@@ -1,4 +1,4 @@
-"""The health classifiers: a lexical pre-filter and a head on the bundled MiniLM embedder.
+"""The health classifier: a logistic-regression head on the bundled MiniLM embedder.
 
 Weights come from :mod:`~adk_memory_kit.sensitive.health_model_data` (written by
 ``benchmarks/health_head_train.py``). :func:`health_probability` embeds a sentence with
@@ -18,34 +18,24 @@ from typing import Any
 
 import numpy as np
 
-from adk_memory_kit.sensitive.health_features import lexical_features
 from adk_memory_kit.sensitive.health_model_data import (
     HEAD_BIAS,
     HEAD_COEF,
     HEAD_THRESHOLD_BALANCED,
     HEAD_THRESHOLD_STRICT,
-    LEXICAL_BIAS,
-    LEXICAL_THRESHOLD,
-    LEXICAL_WEIGHTS,
 )
 
 __all__ = [
     "HEAD_THRESHOLD_BALANCED",
     "HEAD_THRESHOLD_STRICT",
     "health_probabilities",
-    "lexical_candidate",
+    "model_available",
 ]
 
 _COEF = np.asarray(HEAD_COEF, dtype=np.float32)
 _CACHE_SIZE = 4096
 _cache: OrderedDict[str, float] = OrderedDict()
 _lock = threading.Lock()
-
-
-def lexical_candidate(sentence: str) -> bool:
-    """Whether the lexical pre-filter passes ``sentence`` (a threshold set for recall)."""
-    score = LEXICAL_BIAS + sum(LEXICAL_WEIGHTS.get(f, 0.0) for f in lexical_features(sentence))
-    return score >= LEXICAL_THRESHOLD
 
 
 @lru_cache(maxsize=1)

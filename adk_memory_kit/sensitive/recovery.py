@@ -49,7 +49,25 @@ def _wordlists() -> tuple[frozenset[str], ...]:
     )
 
 
+@lru_cache(maxsize=1)
+def _union() -> frozenset[str]:
+    return frozenset().union(*_wordlists())
+
+
+_RUN = re.compile(f"1{{{SEED_WORDS},}}")
+
+
 def _seed_spans(text: str) -> list[tuple[int, int]]:
+    """Runs of words from one list (read closely only where ``SEED_WORDS`` words in a row are
+    on some list, whatever stands between them: one C-speed pass finds those)."""
+    union = _union()
+    flags = "".join("1" if w in union else "0" for w in _WORD.findall(text.lower()))
+    if _RUN.search(flags) is None:
+        return []
+    return _seed_runs(text)
+
+
+def _seed_runs(text: str) -> list[tuple[int, int]]:
     lists = _wordlists()
     found: list[tuple[int, int]] = []
     runs: list[list[int]] = [[0, -1, -1, -1] for _ in lists]  # count, start, end, last end
