@@ -217,25 +217,41 @@ class CueValueDetector:
         strict = is_strict()
         found: list[Finding] = []
         covered = 0
+        # the outcome depends only on the text around the cue: a text that repeats one
+        # context many times (a flood) is read once per distinct context
+        memo: dict[tuple[str, int, bool], list[tuple[int, int]]] = {}
         for m in CUE_PATTERN.finditer(lower):
             cue = cue_at(lower, m.start(), m.end())
             if cue is None or (not cue.strong and not strict):
                 continue
-            word = m.group(0)
-            if _excluded(lower, m.start(), m.end(), word):
-                continue
-            lo = max(covered, m.start() - 64)
-            before = None
-            if _DIGIT.search(text, lo, m.start()):  # every value holds a digit
-                before = _VALUE_BEFORE.search(text, lo, m.start())
+            lo = max(0, m.start() - 72)
+            hi = min(len(text), m.end() + RECOVERY_WINDOW + 8)
+            key = (text[lo:hi], m.start() - lo, hi == len(text))
+            rel = memo.get(key)
+            if rel is None:
+                rel = [(a - m.start(), b - m.start()) for a, b in self._spans(text, lower, m, cue)]
+                if len(memo) < 4096:
+                    memo[key] = rel
+            for a, b in rel:
+                a, b = a + m.start(), b + m.start()
+                if a >= covered or b <= m.start():
+                    found.append(Finding(cue.kind, self.name, a, b))
+                    covered = max(covered, b)
+        return found
+
+    def _spans(self, text: str, lower: str, m: re.Match[str], cue: Cue) -> list[tuple[int, int]]:
+        """The values of the cue ``m``: the one before it, then those after it."""
+        word = m.group(0)
+        if _excluded(lower, m.start(), m.end(), word):
+            return []
+        spans: list[tuple[int, int]] = []
+        lo = max(0, m.start() - 64)
+        if _DIGIT.search(text, lo, m.start()):  # every value holds a digit
+            before = _VALUE_BEFORE.search(text, lo, m.start())
             if before is not None and self._shaped(before.group(1), cue, text, before.start(1)):
                 if not _SENTENCE_END.search(text, before.end(1), m.start()):
-                    found.append(Finding(cue.kind, self.name, before.start(1), before.end(1)))
-            for span in self._after(text, m.end(), cue, word):
-                if span[0] >= covered:
-                    found.append(Finding(cue.kind, self.name, span[0], span[1]))
-                    covered = span[1]
-        return found
+                    spans.append(before.span(1))
+        return spans + self._after(text, m.end(), cue, word)
 
     @staticmethod
     def _shaped(token: str, cue: Cue, text: str, at: int) -> bool:
