@@ -115,6 +115,7 @@ _NUMBER_LABELS = frozenset(
 )
 _PHONE = re.compile(r"(?:1-)?\d{3}-\d{3}-\d{4}|\d{3} \d{3} \d{4}")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_MASKED = re.compile(r"(?:[*•]|(?<![A-Za-z])[xX]{2,})[- ]?$")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _DATE = re.compile(r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}-\d{1,2}-\d{4})")
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+")
@@ -163,7 +164,7 @@ def _digit_value(
             continue
         if m.start() > 0 and text[m.start() - 1] in _CURRENCY + ".*•":
             continue  # an amount, a decimal, a masked number (***-4417)
-        if m.start() > 1 and text[m.start() - 1] in "- " and text[m.start() - 2] in "*•xX":
+        if _MASKED.search(text, max(0, m.start() - 6), m.start()):
             continue
         label = _PREV_WORD.search(text, max(0, m.start() - 16), m.start())
         if label is not None and label.group(1).lower().rstrip(".#:") in _NUMBER_LABELS:

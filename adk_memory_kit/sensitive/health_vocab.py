@@ -117,7 +117,29 @@ def health_terms(sentence: str) -> list[tuple[int, int]]:
     if not lower.isascii():
         spans += [m.span() for m in ja.finditer(lower)]
     spans += [m.span() for m in _LATIN_WORD.finditer(lower) if m.group(0) in words]
-    return sorted(spans)
+    return sorted(s for s in spans if not _profession(lower, *s))
+
+
+#: Someone's job or studies, not a condition: "my sister is a cardiologist".
+_PRACTITIONER = re.compile(
+    r"[a-zà-ÿ]*(?:ologist|iatrist|ician|edic|doctor|nurse|surgeon|therapist|dentist|"
+    r"pharmacist|midwife|gp|medicine|nursing|medicina|médecine|medizin|médico|médica|médecin|infirmi\w*|enfermer[oa]|arzt|ärztin|"
+    r"krankenschwester|pfleger\w*|medico|infermier[ea]|psicólog[oa]|psicolog[oa]|psy)"
+    r"s?(?![a-zà-ÿ])"
+)
+_JOB_BEFORE = re.compile(
+    r"(?:\b(?:is|am|'s|was|are|were|works? as|working as|trained as|became|become|as|est|es|"
+    r"ist|è|é)\s+(?:a|an|un|une|una|um|uma|ein|eine)?\s*(?:[a-zà-ÿ-]+\s+)?|\b(?:studying|"
+    r"studies|study|estudia|étudie|studiert)\s+(?:to be\s+(?:a|an)\s+)?)$"
+)
+
+
+def _profession(lower: str, start: int, end: int) -> bool:
+    """Whether the health word at ``start`` names a practitioner's job ("is a nurse")."""
+    word = _PRACTITIONER.match(lower, start)
+    if word is None or word.end() < end:
+        return False
+    return _JOB_BEFORE.search(lower[max(0, start - 40) : start]) is not None
 
 
 def is_candidate(sentence: str) -> bool:
