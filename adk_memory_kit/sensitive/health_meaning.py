@@ -50,8 +50,10 @@ NEGATED_THRESHOLD = 0.9
 NO_PERSON_THRESHOLD = 0.6
 #: ... on one with another sense of the words near (a book, a star sign, a race, glasses).
 OTHER_SENSE_THRESHOLD = 0.9
-#: Texts longer than this are read by the rules alone (a bound on the head's cost).
+#: Texts longer than this are read by the rules alone, and at most this many sentences of a
+#: text go to the head (bounds on its cost); the rest are decided as without the model.
 MODEL_MAX_CHARS = 65_536
+MODEL_MAX_SENTENCES = 32
 
 
 #: Another sense of health words near: media, star signs, sport, eyewear, stock, machines.
@@ -119,25 +121,26 @@ class MeaningHealthDetector:
             picked[(a, b)] = bar
         if not picked:
             return []
-        probs = health_probabilities([text[a:b] for a, b in picked])
-        bars = list(picked.values())
-        found: list[Finding] = []
-        if probs is None:  # no model: rules, and at strict any pre-filtered personal sentence
-            if strict:
-                found = [Finding(HEALTH, self.name, a, b) for (a, b), bar in picked.items()
-                         if bar == 0.0 and _has_person(text[a:b])]  # fmt: skip
-            return found + [f for f in rule_hits if any(a <= f.start < b for a, b in picked)]
+        items = list(picked.items())
+        judged, unjudged = items[:MODEL_MAX_SENTENCES], items[MODEL_MAX_SENTENCES:]
+        probs = health_probabilities([text[a:b] for (a, b), _ in judged])
+        if probs is None:  # no model: every sentence is decided without it
+            judged, unjudged, probs = [], items, []
         threshold = HEAD_THRESHOLD_STRICT if strict else HEAD_THRESHOLD_BALANCED
-        verdict = dict(zip(picked, probs, strict=True))
-        for ((a, b), p), bar in zip(verdict.items(), bars, strict=True):
+        found: list[Finding] = []
+        rules_in: list[tuple[int, int]] = []  # sentences whose rule hits count
+        for ((a, b), bar), p in zip(judged, probs, strict=True):
             base = threshold
             if strict and bar == 0.0 and _foreign(text[a:b]):
                 base *= FOREIGN_FACTOR
             if p >= max(base, bar):
                 found.append(Finding(HEALTH, self.name, a, b))
-        for f in rule_hits:  # in a sentence with health words the head does not rule out
-            span = next(((a, b) for a, b in picked if a <= f.start < b), None)
-            if span is not None and picked[span] == 0.0 and verdict[span] >= RULE_FLOOR:
-                if not any(g.start <= f.start and f.end <= g.end for g in found):
-                    found.append(f)
+            elif bar == 0.0 and p >= RULE_FLOOR:
+                rules_in.append((a, b))
+        for (a, b), bar in unjudged:  # rules, and at strict any personal health sentence
+            if strict and bar == 0.0 and _has_person(text[a:b]):
+                found.append(Finding(HEALTH, self.name, a, b))
+            else:
+                rules_in.append((a, b))
+        found += [f for f in rule_hits if any(a <= f.start < b for a, b in rules_in)]
         return found

@@ -38,6 +38,10 @@ wheelchair disabilit hearing-aid vaccin covid infection virus illness sick disea
 disorder syndrome condition allerg inhaler epipen injection ozempic wegovy weight-loss
 antidepress antibiotic painkill opioid benzo xanax crohn colitis ibs celiac coeliac
 eczema psoria acne-treatment gout anemi anaemi hypo hyper cyst polyp hernia
+treatment treated cured remission viral-load deaf blind nausea vomit fever cough
+ache injur wound stitches replacement knee-replace hip-replace replaced-my lost-the-baby
+lost-a-baby weeks-pregnant hep-c hep-b bloods egfr tsh psa-test ecg ekg physio rheumat
+sleep-apnea apnea insomnia tinnitus
 chimio radioth alcool álcool alcol trocken diabét dialys séropos
 sieropos soropos autis celíac triglic ptbs tept ferritin hémoglob hemoglob glucém glicém
 embaraz grossesse schwangersch gravidez gravidanz kemo quimi intubad entbind parto

@@ -169,8 +169,10 @@ def test_without_the_model_strict_fails_closed(monkeypatch: pytest.MonkeyPatch) 
     "text",
     [
         "reorder part number 123-45-6789 from the supplier",
-        '<script src="/x.js" integrity="sha384-Lq7YtUJ2z0hHVsGxk1R3oUo5i1mUq3J4pPqRmd8Rk1kq6Qw7bL0cWm2fD4sS9tVz"></script>',
-        "add ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMv4Qq9Yq3bC0pX1rT7uW2zE5kH8jL6nA4sD1fG0hJ9k dev@box to authorized_keys",
+        '<script src="/x.js" integrity="sha384-Lq7YtUJ2z0hHVsGxk1R3oUo5i1mUq3J4pPqRmd8Rk1k'
+        'q6Qw7bL0cWm2fD4sS9tVz"></script>',
+        "add ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMv4Qq9Yq3bC0pX1rT7uW2zE5kH8jL6nA4sD1fG0hJ9k "
+        "dev@box to authorized_keys",
         "add a unique index on the password_hash column",
         "there was a pregnant pause before the vote",
         "zip code 94107, order id 88231, port 8443",
