@@ -13,7 +13,9 @@ The corpus is ``benchmarks/data/privacy_corpus.jsonl`` (written by
 is found when none of its secrets survives :func:`redact_for_store` verbatim (health: when a
 health finding covers the sentence); a negative is a false positive when any detector flags
 anything in it. Timing: p95 of ``detect_sensitive`` (every detector) over 1 KB messages, and
-the slowest of a set of 1 MB adversarial inputs. Needs no pytest.
+the slowest of a set of 1 MB adversarial inputs; the 1 KB p95 is also given with the
+MiniLM health head off, with the share of messages the head runs on (it runs only on
+sentences the health vocabulary picks, about 10 ms each). Needs no pytest.
 """
 
 from __future__ import annotations
@@ -68,6 +70,14 @@ ADVERSARIAL: dict[str, tuple[str, str, str]] = {
     "health_words": ("I ", "depression ", ""),
     "long_word": ("", "a", ""),
     "hex_run": ("", "0123456789abcdef", ""),
+    # the fail-closed layer, recovery material and the health pre-filter (issue 43)
+    "cue_code_digits": ("", "door code 1234 ", ""),
+    "cue_id": ("", "id ", ""),
+    "cue_account_words": ("", "account number is the one ", ""),
+    "seed_words": ("", "abandon ", ""),
+    "grouped_codes": ("", "a1b2c-d3e4f ", ""),
+    "split_card_lines": ("", "4111 1111\n", ""),
+    "health_sentences": ("", "I take insulin. ", ""),
 }
 
 
@@ -210,6 +220,23 @@ def timing(rows: list[dict]) -> dict:
         times.append((time.perf_counter() - started) * 1000)
     times.sort()
     cpu.sort()
+    # the same messages with the MiniLM head off (what the vocabulary and rules cost), and
+    # the share of messages on which the head runs at all
+    from adk_memory_kit.sensitive import health_model
+    from adk_memory_kit.sensitive.health_vocab import health_terms, sentences
+
+    with_head = sum(any(health_terms(m[a:b]) for a, b in sentences(m)) for m in msgs)
+    saved = health_model._embedder
+    health_model._embedder = lambda: None  # type: ignore[assignment]
+    try:
+        no_head = []
+        for m in msgs:
+            started = time.perf_counter()
+            detect_sensitive(m)
+            no_head.append((time.perf_counter() - started) * 1000)
+    finally:
+        health_model._embedder = saved  # type: ignore[assignment]
+    no_head.sort()
     adversarial, adversarial_cpu = {}, {}
     for name, (head, unit, tail) in ADVERSARIAL.items():
         size = 1_000_000
@@ -222,6 +249,8 @@ def timing(rows: list[dict]) -> dict:
         "p50_1kb_ms": statistics.median(times),
         "p95_1kb_ms": times[int(0.95 * len(times)) - 1],
         "p95_1kb_cpu_ms": cpu[int(0.95 * len(cpu)) - 1],
+        "p95_1kb_ms_head_off": no_head[int(0.95 * len(no_head)) - 1],
+        "share_1kb_with_head": with_head / len(msgs),
         "adversarial_1mb_s": adversarial,
         "adversarial_1mb_cpu_s": adversarial_cpu,
     }
@@ -246,7 +275,11 @@ def main(argv: list[str] | None = None) -> int:
                 print("FP", rows[i]["kind"], kinds, repr(rows[i]["text"]))
         if not args.no_timing:
             flat["timing"] = timing(rows)
-            print(f"  1 KB p95 {flat['timing']['p95_1kb_ms']:.2f} ms wall")
+            t = flat["timing"]
+            print(
+                f"  1 KB p95 {t['p95_1kb_ms']:.2f} ms wall, {t['p95_1kb_ms_head_off']:.2f} ms "
+                f"with the MiniLM head off (it runs on {t['share_1kb_with_head']:.0%})"
+            )
         if args.json:
             args.json.write_text(json.dumps(flat, indent=2))
         return 0
@@ -287,6 +320,10 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"  1 KB message: p50 {t['p50_1kb_ms']:.2f} ms, p95 {t['p95_1kb_ms']:.2f} ms wall; "
             f"p95 {t['p95_1kb_cpu_ms']:.2f} ms CPU"
+        )
+        print(
+            f"  1 KB with the MiniLM head off: p95 {t['p95_1kb_ms_head_off']:.2f} ms wall; "
+            f"the head runs on {t['share_1kb_with_head']:.0%} of the messages"
         )
         print(
             f"  1 MB adversarial ({len(t['adversarial_1mb_s'])} inputs): slowest {worst[0]} "
