@@ -28,6 +28,7 @@ A finding spans its sentence. Cost: the head runs only on pre-filtered sentences
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -106,11 +107,16 @@ class MeaningHealthDetector:
             return rule_hits
         strict = is_strict()
         picked: dict[tuple[int, int], float] = {}  # sentence -> the head's bar for it
+        all_terms = health_terms(text)  # one pass over the text, then bucketed by sentence
+        if not all_terms:
+            return []
+        starts = [t[0] for t in all_terms]
         for a, b in sentences(text):
-            sentence = text[a:b]
-            terms = health_terms(sentence)
-            if not terms:
+            lo, hi = bisect.bisect_left(starts, a), bisect.bisect_left(starts, b)
+            if lo == hi:
                 continue
+            sentence = text[a:b]
+            terms = [(x - a, y - a) for x, y in all_terms[lo:hi]]
             bar = 0.0
             if all(_NEGATED.search(sentence[max(0, s - 60) : s]) for s, _ in terms):
                 bar = max(bar, NEGATED_THRESHOLD)

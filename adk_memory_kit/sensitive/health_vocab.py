@@ -111,9 +111,13 @@ _CODE = re.compile(r"[!-~]*[_/=\\][!-~]*|[!-~]+\([!-~]*|\b\w+:(?=\s*\d)")
 
 
 def health_terms(sentence: str) -> list[tuple[int, int]]:
-    """Spans (in ``sentence``) of its health words, stems and suffixes, figurative uses and
-    code tokens left out (case ignored)."""
-    lower = _IDIOMS.sub(lambda m: " " * len(m.group(0)), sentence.lower())
+    """Spans (in ``sentence``, which may be a whole text) of its health words, stems and
+    suffixes, figurative uses, code tokens and practitioners' jobs left out (case ignored).
+    A text whose lower case changes its length is read in its own case."""
+    lower = sentence.lower()
+    if len(lower) != len(sentence):
+        lower = sentence
+    lower = _IDIOMS.sub(lambda m: " " * len(m.group(0)), lower)
     lower = _CODE.sub(lambda m: " " * len(m.group(0)), lower).replace("-", " ")
     words, stem, ja = _vocab()
     spans = [m.span() for m in stem.finditer(lower)]
