@@ -24,8 +24,9 @@ from adk_memory_kit.sensitive.health_vocab_data import CONDITIONS, DRUGS
 _STEMS = """
 diagnos sympt doctor physician gp surgeon surgery surgical hospital clinic icu er-visit
 medica meds pills prescri dose dosage refill pharmac therap counsel psychiatr psycholog
-rehab detox sober sobriety relaps recovery-meeting aa-meeting twelve-step methadone
-suboxone narcan overdose withdraw chemo radiation radiotherap oncolog biops scan mri
+rehab detox sober sobriety relaps recovery-meeting aa-meeting twelve-step methadone ct-scan
+pet-scan bone-scan brain-scan scan-result
+suboxone narcan overdose withdraw chemo radiation radiotherap oncolog biops mri
 x-ray xray ultrasound bloodwork blood-test lab-results a1c hba1c ldl hdl cholesterol
 glucose blood-sugar insulin pregnan miscarr abortion ivf fertility embryo egg-retrieval
 prep hiv std sti herpes hpv chlamydia ptsd adhd ocd bipolar depress anxiety anxious
