@@ -9,21 +9,22 @@
    the recall it needed it passed 80% of all sentences, so it was dropped.)
 2. *Decision*: the MiniLM head's probability against the threshold of the sensitivity in
    force (``strict`` low, ``balanced`` higher; :mod:`~adk_memory_kit.sensitive.settings`).
-   The head was trained on negated statements ("no allergies", "I don't have diabetes")
-   and on other people's professions and topics ("my sister is a cardiologist", "a pregnant
-   pause") as negatives, so it reads those, not a word list.
-   The bar is higher where the sentence's every health word is negated, where another
-   sense is near (a book, a star sign, a race: the rule detector's cues), where no person
-   is named; at ``strict`` the base threshold is halved for a sentence in another language
-   (the English MiniLM's probabilities run low there).
+   The bar is higher where another sense is near (a book, a star sign, a race, a server)
+   and where no person is named; at ``strict`` the base threshold is halved for a sentence
+   in another language (the English MiniLM's probabilities run low there). A sentence whose
+   every health word is negated ("no allergies, no medication") is not health, and a
+   practitioner's job ("my sister is a cardiologist") or a figure of speech ("a pregnant
+   pause") is not a health word (:func:`~adk_memory_kit.sensitive.health_vocab.health_terms`).
 3. The rule detector (:class:`~adk_memory_kit.sensitive.health.HealthDetector`: a term
-   about a person) still counts in a sentence with health words and no raised bar, where
+   about a person) still counts in a sentence judged health, or with no raised bar where
    the head gives it at least ``RULE_FLOOR``.
 
 Without the model (no ``[local]`` extra) it fails closed at ``strict``: a pre-filtered
 sentence that names a person, or a rule hit, is health; at ``balanced`` rule hits only.
-A finding spans its sentence. Cost: the head runs only on pre-filtered sentences (about
-10 ms each on one CPU core; a recent sentence's verdict is cached).
+Findings span the health words of a sentence judged health (as the rule detector's did), so
+a clause without one ("I'm vegan" in "I'm vegan and I have diabetes") stays usable. Cost:
+the head runs only on pre-filtered sentences (about 10 ms each on one CPU core; a recent
+sentence's verdict is cached).
 """
 
 from __future__ import annotations
@@ -45,8 +46,6 @@ from adk_memory_kit.sensitive.settings import is_strict
 
 #: A rule hit counts unless the head is this sure its sentence is not about health.
 RULE_FLOOR = 0.08
-#: What the head must reach on a sentence whose every health word is negated.
-NEGATED_THRESHOLD = 0.9
 #: ... on a sentence that names no person (terse notes: "Started sertraline Monday").
 NO_PERSON_THRESHOLD = 0.6
 #: ... on one with another sense of the words near (a book, a star sign, a race, glasses).
@@ -91,9 +90,9 @@ def _foreign(sentence: str) -> bool:
 
 @dataclass(frozen=True)
 class MeaningHealthDetector:
-    """Health by meaning (see the module docstring); a finding spans its sentence."""
+    """Health by meaning (see the module docstring); findings span health words."""
 
-    name: str = "health_meaning"
+    name: str = "health_terms"  # the name the health detector has always had
     kind: str = HEALTH
     rules: HealthDetector = field(default_factory=HealthDetector)
 
@@ -106,7 +105,8 @@ class MeaningHealthDetector:
         if len(text) > MODEL_MAX_CHARS:
             return rule_hits
         strict = is_strict()
-        picked: dict[tuple[int, int], float] = {}  # sentence -> the head's bar for it
+        # sentence -> (the head's bar for it, its health words)
+        picked: dict[tuple[int, int], tuple[float, list[tuple[int, int]]]] = {}
         all_terms = health_terms(text)  # one pass over the text, then bucketed by sentence
         if not all_terms:
             return []
@@ -116,15 +116,16 @@ class MeaningHealthDetector:
             if lo == hi:
                 continue
             sentence = text[a:b]
-            terms = [(x - a, y - a) for x, y in all_terms[lo:hi]]
+            if len(sentence.split()) < 3 and not _has_person(sentence):
+                continue  # a bare word or value ("lactose", "insulin") states nobody's health
+            if all(_NEGATED.search(text[max(a, x - 60) : x]) for x, _ in all_terms[lo:hi]):
+                continue  # every health word negated: "no allergies, no medication"
             bar = 0.0
-            if all(_NEGATED.search(sentence[max(0, s - 60) : s]) for s, _ in terms):
-                bar = max(bar, NEGATED_THRESHOLD)
             if _other_sense(sentence):
-                bar = max(bar, OTHER_SENSE_THRESHOLD)
+                bar = OTHER_SENSE_THRESHOLD
             elif not _has_person(sentence) and not _foreign(sentence):
-                bar = max(bar, NO_PERSON_THRESHOLD)  # (persons are named in English only)
-            picked[(a, b)] = bar
+                bar = NO_PERSON_THRESHOLD  # (persons are named in English only)
+            picked[(a, b)] = (bar, all_terms[lo:hi])
         if not picked:
             return []
         items = list(picked.items())
@@ -135,18 +136,17 @@ class MeaningHealthDetector:
         threshold = HEAD_THRESHOLD_STRICT if strict else HEAD_THRESHOLD_BALANCED
         found: list[Finding] = []
         rules_in: list[tuple[int, int]] = []  # sentences whose rule hits count
-        for ((a, b), bar), p in zip(judged, probs, strict=True):
+        for ((a, b), (bar, terms)), p in zip(judged, probs, strict=True):
             base = threshold
             if strict and bar == 0.0 and _foreign(text[a:b]):
                 base *= FOREIGN_FACTOR
             if p >= max(base, bar):
-                found.append(Finding(HEALTH, self.name, a, b))
-            elif bar == 0.0 and p >= RULE_FLOOR:
+                found.extend(Finding(HEALTH, self.name, x, y) for x, y in terms)
+            if p >= max(base, bar) or (bar == 0.0 and p >= RULE_FLOOR):
                 rules_in.append((a, b))
-        for (a, b), bar in unjudged:  # rules, and at strict any personal health sentence
+        for (a, b), (bar, terms) in unjudged:  # rules, and at strict any personal sentence
             if strict and bar == 0.0 and _has_person(text[a:b]):
-                found.append(Finding(HEALTH, self.name, a, b))
-            else:
-                rules_in.append((a, b))
+                found.extend(Finding(HEALTH, self.name, x, y) for x, y in terms)
+            rules_in.append((a, b))
         found += [f for f in rule_hits if any(a <= f.start < b for a, b in rules_in)]
         return found

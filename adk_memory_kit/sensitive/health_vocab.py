@@ -29,7 +29,7 @@ pet-scan bone-scan brain-scan scan-result
 suboxone narcan overdose withdraw chemo radiation radiotherap oncolog biops mri
 x-ray xray ultrasound bloodwork blood-test lab-results a1c hba1c ldl hdl cholesterol
 glucose blood-sugar insulin pregnan miscarr abortion ivf fertility embryo egg-retrieval
-prep hiv std sti herpes hpv chlamydia ptsd adhd ocd bipolar depress anxiety anxious
+prep hiv herpes hpv chlamydia ptsd adhd ocd bipolar depress anxiety anxious
 panic eating-disorder anorex bulimi self-harm suicid cancer tumou tumor diabet asthma
 epilep seizure migraine arthritis lupus dementia alzheimer parkinson stroke heart-attack
 cardiac cardio pacemaker stent transplant dialysis kidney liver thyroid hormone
@@ -105,7 +105,8 @@ def _vocab() -> tuple[frozenset[str], re.Pattern[str], re.Pattern[str]]:
 _IDIOMS = re.compile(
     r"pregnant pause|sick (?:of|and tired)|heart of (?:the|gold)|by heart|dying to|"
     r"mental note|a pain in the|break a leg|sick beat|(?:is|was|so) sick(?=[ ,.!]|$)|"
-    r"giving me a headache|health ?check|healthz|healthy? (?:snack|recipe|option)s?"
+    r"giving me a headache|health ?check|healthz|healthy? (?:snack|recipe|option)s?|"
+    r"(?:gluten|lactose|dairy|nut|sugar|caffeine|fragrance)[- ]free"
 )
 #: Code and identifiers (``pregnancy_flag``, ``/healthz``, ``heartbeat_interval: 30s``).
 _CODE = re.compile(r"[!-~]*[_/=\\][!-~]*|[!-~]+\([!-~]*|\b\w+:(?=\s*\d)")
