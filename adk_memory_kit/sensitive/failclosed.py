@@ -300,8 +300,8 @@ class CueValueDetector:
             if a >= b:
                 continue
             token = text[a:b]
-            if _PUBLIC_VALUE.match(token):
-                return spans
+            if _PUBLIC_VALUE.match(token) or raw.startswith("[REDACTED:"):
+                return spans  # a public value, or the cue's value already redacted
             if _mixed(token) and cue.kind not in (BANK_ACCOUNT, PAYMENT_CARD):
                 spans.append((a, b))
             else:

@@ -108,8 +108,12 @@ _IDIOMS = re.compile(
     r"giving me a headache|health ?check|healthz|healthy? (?:snack|recipe|option)s?|"
     r"(?:gluten|lactose|dairy|nut|sugar|caffeine|fragrance)[- ]free"
 )
-#: Code and identifiers (``pregnancy_flag``, ``/healthz``, ``heartbeat_interval: 30s``).
-_CODE = re.compile(r"[!-~]*[_/=\\][!-~]*|[!-~]+\([!-~]*|\b\w+:(?=\s*\d)")
+#: Code and identifiers (``pregnancy_flag``, ``/healthz``, ``heartbeat_interval: 30s``,
+#: ``u-4a52a1cd``).
+_CODE = re.compile(
+    r"[!-~]*[_/=\\][!-~]*|[!-~]+\([!-~]*|\b\w+:(?=\s*\d)"
+    r"|(?<![\w-])(?=(?:[\w-]*\d){3})(?=[\w-]*[a-z])[\w-]{6,}"  # ids and hashes: u-4a52a1cd
+)
 
 
 def health_terms(sentence: str) -> list[tuple[int, int]]:
