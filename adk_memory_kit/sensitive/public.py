@@ -18,11 +18,11 @@ _PUBLIC = re.compile(
     r"\s+AAAA[A-Za-z0-9+/=]+"
     r"|(?:sha(?:1|256|384|512)|md5)[:-][A-Za-z0-9+/=:]{16,}"
     r"|(?i:(?:part|model|serial|sku|item|catalog(?:ue)?|product|order|ticket|invoice|"
-    r"tracking|style|mfr|mpn|asset|lot|batch)\s*(?:number|no\.?|num|nr|#|id|code)?\s*[:#]?\s*)"
+    r"tracking|style|mfr|mpn|asset|lot|batch) ?(?:number|no\.?|num|nr|#|id|code)? ?[:#]? ?)"
     r"[A-Z0-9]{1,8}(?:-[A-Z0-9]{1,8}){1,4}"
     r"|(?i:fingerprint)\s*[:=]?\s*(?:[0-9A-Fa-f]{2,4}[ :]?){8,20}"
     r"|-----BEGIN (?:PUBLIC KEY|CERTIFICATE|PGP PUBLIC KEY BLOCK|SSH2 PUBLIC KEY)-----"
-    r"[\s\S]{0,8192}?-----END [A-Z ]+-----"
+    r"[A-Za-z0-9+/=\s]{0,8192}-----END [A-Z ]+-----"
     r"|\bpk_(?:live|test)_[A-Za-z0-9]{8,}",
 )
 #: Templates and masks: a finding inside one is never a secret, whichever detector made it.
