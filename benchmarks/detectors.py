@@ -31,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from adk_memory_kit.embedders import LocalMiniLMEmbedder  # noqa: E402
 from adk_memory_kit.sensitive import (  # noqa: E402
     CREDENTIAL,
     GOVERNMENT_ID,
@@ -41,6 +42,10 @@ from adk_memory_kit.sensitive import (  # noqa: E402
     finding_kinds,
     redact_for_store,
 )
+from adk_memory_kit.sensitive.health_model import use_health_embedder  # noqa: E402
+
+# the health head's embedder (adk_memory_kit/__init__.py registers it once issue 43 is merged)
+use_health_embedder(LocalMiniLMEmbedder)
 
 CORPUS = ROOT / "benchmarks" / "data" / "privacy_corpus.jsonl"
 SPLITS = ("tune", "heldout")

@@ -1,10 +1,11 @@
 """The health classifier: a logistic-regression head on the bundled MiniLM embedder.
 
 Weights come from :mod:`~adk_memory_kit.sensitive.health_model_data` (written by
-``benchmarks/health_head_train.py``). :func:`health_probability` embeds a sentence with
-:class:`~adk_memory_kit.embedders.LocalMiniLMEmbedder` (CPU, offline) and applies the head;
-it returns ``None`` when the ``[local]`` extra is not installed or the model cannot load,
-and the caller then decides without it (fail closed at ``strict``). Probabilities of recent
+``benchmarks/health_head_train.py``). :func:`health_probabilities` embeds sentences with the
+registered embedder (:func:`use_health_embedder`: the bundled ``LocalMiniLMEmbedder``, CPU,
+offline) and applies the head; it returns ``None`` when none is registered, the ``[local]``
+extra is not installed or the model cannot load, and the caller then decides without it
+(fail closed at ``strict``). Probabilities of recent
 sentences are kept in a small process-wide cache; no text is logged or put in errors.
 """
 
@@ -12,9 +13,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Protocol
 
 import numpy as np
 
@@ -30,6 +31,7 @@ __all__ = [
     "HEAD_THRESHOLD_STRICT",
     "health_probabilities",
     "model_available",
+    "use_health_embedder",
 ]
 
 _COEF = np.asarray(HEAD_COEF, dtype=np.float32)
@@ -38,13 +40,33 @@ _cache: OrderedDict[str, float] = OrderedDict()
 _lock = threading.Lock()
 
 
-@lru_cache(maxsize=1)
-def _embedder() -> Any:
-    """The MiniLM embedder, or ``None`` when it cannot be loaded (no ``[local]`` extra)."""
-    try:
-        from adk_memory_kit.embedders import LocalMiniLMEmbedder
+class SentenceEmbedder(Protocol):
+    """What the head needs: ``LocalMiniLMEmbedder`` (the vectors it was trained on)."""
 
-        embedder = LocalMiniLMEmbedder()
+    def embed_sync(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+
+#: Makes the embedder (called once, on first use). ``sensitive`` sits beside ``embedders`` in
+#: the package's layers and may not import it: a higher layer registers the bundled MiniLM
+#: with :func:`use_health_embedder` (``adk_memory_kit/__init__.py`` at import).
+_factory: Callable[[], SentenceEmbedder] | None = None
+
+
+def use_health_embedder(factory: Callable[[], SentenceEmbedder] | None) -> None:
+    """Register how to make the health head's embedder (``None``: run without the head)."""
+    global _factory
+    _factory = factory
+    _embedder.cache_clear()
+
+
+@lru_cache(maxsize=1)
+def _embedder() -> SentenceEmbedder | None:
+    """The registered embedder, or ``None`` when none is registered or it cannot load (no
+    ``[local]`` extra): the detector then decides without the head."""
+    if _factory is None:
+        return None
+    try:
+        embedder = _factory()
         embedder.embed_sync(["warm up"])  # load the model now: a failure means "absent"
     except Exception:  # noqa: BLE001 - any failure to load means: decide without the model
         return None
