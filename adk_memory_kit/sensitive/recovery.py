@@ -29,7 +29,8 @@ _SEED_CUE = re.compile(
     re.IGNORECASE,
 )
 _LISTS = ("english", "spanish", "french", "italian", "portuguese", "czech", "japanese")
-_WORD = re.compile(r"[^\W\d_]+")
+#: A word standing alone: "detail0" (glued to a digit) is no phrase word.
+_WORD = re.compile(r"(?<![^\W_])[^\W\d_]+(?![^\W_])")
 #: What may stand between two words of a phrase: spaces, commas, a number ("1. abandon").
 _GAP = re.compile(r"[\s,;|/-]*(?:\d{1,2}[.):]?[\s,;|/-]*)?")
 _BITLOCKER = re.compile(r"(?<!\d)\d{6}(?:-\d{6}){7}(?!\d)")
@@ -94,8 +95,12 @@ def _seed_runs(text: str) -> list[tuple[int, int]]:
 
 
 def _seed_like(text: str, start: int, end: int) -> bool:
-    """A run counts when long, numbered, or after a seed cue (200 characters before)."""
-    words = len(_WORD.findall(text, start, end))
+    """A run counts when its words are mostly distinct (a phrase is drawn at random) and it is
+    long, numbered, or after a seed cue (200 characters before)."""
+    found = _WORD.findall(text.lower(), start, end)
+    words = len(found)
+    if len(set(found)) < 0.75 * words:
+        return False
     if words >= SEED_WORDS_ALONE:
         return True
     numbered = sum(c.isdigit() for c in text[start:end]) >= words // 2
