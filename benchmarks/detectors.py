@@ -4,13 +4,18 @@ and held-out, and timing.
 Usage::
 
     python benchmarks/detectors.py [--json OUT]
+    python benchmarks/detectors.py --corpus PATH [--show-misses] [--no-timing]
+
+``--corpus`` scores any JSON-lines corpus of ``{"label", "kind", "text", "secrets"}`` rows.
 
 The corpus is ``benchmarks/data/privacy_corpus.jsonl`` (written by
 ``benchmarks/privacy_corpus.py``; split by phrasing into tune and held-out halves). A positive
 is found when none of its secrets survives :func:`redact_for_store` verbatim (health: when a
 health finding covers the sentence); a negative is a false positive when any detector flags
 anything in it. Timing: p95 of ``detect_sensitive`` (every detector) over 1 KB messages, and
-the slowest of a set of 1 MB adversarial inputs. Needs no pytest.
+the slowest of a set of 1 MB adversarial inputs; the 1 KB p95 is also given with the
+MiniLM health head off, with the share of messages the head runs on (it runs only on
+sentences the health vocabulary picks, about 10 ms each). Needs no pytest.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from adk_memory_kit.embedders import LocalMiniLMEmbedder  # noqa: E402
 from adk_memory_kit.sensitive import (  # noqa: E402
     CREDENTIAL,
     GOVERNMENT_ID,
@@ -33,8 +39,13 @@ from adk_memory_kit.sensitive import (  # noqa: E402
     IBAN,
     PAYMENT_CARD,
     detect_sensitive,
+    finding_kinds,
     redact_for_store,
 )
+from adk_memory_kit.sensitive.health_model import use_health_embedder  # noqa: E402
+
+# the health head's embedder (adk_memory_kit/__init__.py registers it once issue 43 is merged)
+use_health_embedder(LocalMiniLMEmbedder)
 
 CORPUS = ROOT / "benchmarks" / "data" / "privacy_corpus.jsonl"
 SPLITS = ("tune", "heldout")
@@ -64,6 +75,14 @@ ADVERSARIAL: dict[str, tuple[str, str, str]] = {
     "health_words": ("I ", "depression ", ""),
     "long_word": ("", "a", ""),
     "hex_run": ("", "0123456789abcdef", ""),
+    # the fail-closed layer, recovery material and the health pre-filter (issue 43)
+    "cue_code_digits": ("", "door code 1234 ", ""),
+    "cue_id": ("", "id ", ""),
+    "cue_account_words": ("", "account number is the one ", ""),
+    "seed_words": ("", "abandon ", ""),
+    "grouped_codes": ("", "a1b2c-d3e4f ", ""),
+    "split_card_lines": ("", "4111 1111\n", ""),
+    "health_sentences": ("", "I take insulin. ", ""),
 }
 
 
@@ -79,8 +98,9 @@ def kind_class(kind: str) -> str:
     return CREDENTIAL
 
 
-def load() -> list[dict]:
-    return [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines()]
+def load(path: Path = CORPUS) -> list[dict]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
 
 
 def found(row: dict) -> bool:
@@ -126,6 +146,61 @@ def score(rows: list[dict]) -> dict:
     return out
 
 
+def score_flat(rows: list[dict]) -> dict:
+    """A corpus with no split (a first read): recall and precision overall and per class.
+
+    The class is the row's ``kind`` mapped by :func:`kind_class` (new classes such as ``bank``
+    or ``one_time_or_recovery`` are kept as they are); a flagged negative counts against the
+    class it imitates."""
+    classes: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # tp, fn, fp, negatives
+    missed: list[int] = []
+    flagged_rows: list[int] = []
+    for i, r in enumerate(rows):
+        c = r["kind"] if r["kind"] in _FLAT_CLASSES else kind_class(r["kind"])
+        if r["label"] == "positive":
+            hit = found(r)
+            classes[c][0 if hit else 1] += 1
+            if not hit:
+                missed.append(i)
+        else:
+            classes[c][3] += 1
+            if detect_sensitive(r["text"]):
+                classes[c][2] += 1
+                flagged_rows.append(i)
+    tp = sum(v[0] for v in classes.values())
+    fn = sum(v[1] for v in classes.values())
+    fp = sum(v[2] for v in classes.values())
+    return {
+        "classes": {
+            c: {"positives": t + f, "found": t, "negatives": n, "false_positives": p,
+                "recall": t / max(1, t + f), "precision": t / max(1, t + p)}
+            for c, (t, f, p, n) in sorted(classes.items())
+        },
+        "overall": {"positives": tp + fn, "found": tp,
+                    "negatives": sum(v[3] for v in classes.values()),
+                    "false_positives": fp, "recall": tp / max(1, tp + fn),
+                    "precision": tp / max(1, tp + fp)},
+        "missed_rows": missed,
+        "flagged_rows": flagged_rows,
+    }  # fmt: skip
+
+
+_FLAT_CLASSES = {"credential", "one_time_or_recovery", "bank", "payment_card", "government_id",
+                 "health", "iban"}  # fmt: skip
+
+
+def print_flat(table: dict, name: str) -> None:
+    print(f"corpus: {name}")
+    print("| class | positives | recall | negatives | flagged | precision |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for c, v in table["classes"].items():
+        print(f"| `{c}` | {v['positives']} | {v['recall']:.3f} | {v['negatives']} | "
+              f"{v['false_positives']} | {v['precision']:.3f} |")  # fmt: skip
+    o = table["overall"]
+    print(f"| **all** | {o['positives']} | {o['recall']:.3f} | {o['negatives']} | "
+          f"{o['false_positives']} | {o['precision']:.3f} |")  # fmt: skip
+
+
 def kb_messages(rows: list[dict], n: int = 300) -> list[str]:
     texts = [r["text"] for r in rows]
     out, i = [], 0
@@ -150,6 +225,23 @@ def timing(rows: list[dict]) -> dict:
         times.append((time.perf_counter() - started) * 1000)
     times.sort()
     cpu.sort()
+    # the same messages with the MiniLM head off (what the vocabulary and rules cost), and
+    # the share of messages on which the head runs at all
+    from adk_memory_kit.sensitive import health_model
+    from adk_memory_kit.sensitive.health_vocab import health_terms, sentences
+
+    with_head = sum(any(health_terms(m[a:b]) for a, b in sentences(m)) for m in msgs)
+    saved = health_model._embedder
+    health_model._embedder = lambda: None  # type: ignore[assignment]
+    try:
+        no_head = []
+        for m in msgs:
+            started = time.perf_counter()
+            detect_sensitive(m)
+            no_head.append((time.perf_counter() - started) * 1000)
+    finally:
+        health_model._embedder = saved  # type: ignore[assignment]
+    no_head.sort()
     adversarial, adversarial_cpu = {}, {}
     for name, (head, unit, tail) in ADVERSARIAL.items():
         size = 1_000_000
@@ -162,6 +254,8 @@ def timing(rows: list[dict]) -> dict:
         "p50_1kb_ms": statistics.median(times),
         "p95_1kb_ms": times[int(0.95 * len(times)) - 1],
         "p95_1kb_cpu_ms": cpu[int(0.95 * len(cpu)) - 1],
+        "p95_1kb_ms_head_off": no_head[int(0.95 * len(no_head)) - 1],
+        "share_1kb_with_head": with_head / len(msgs),
         "adversarial_1mb_s": adversarial,
         "adversarial_1mb_cpu_s": adversarial_cpu,
     }
@@ -171,7 +265,29 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--no-timing", action="store_true", help="skip the timing runs")
+    parser.add_argument("--corpus", type=Path, help="score this corpus (no split) instead")
+    parser.add_argument("--show-misses", action="store_true", help="print missed/flagged rows")
     args = parser.parse_args(argv)
+    if args.corpus is not None:
+        rows = load(args.corpus)
+        flat = score_flat(rows)
+        print_flat(flat, str(args.corpus))
+        if args.show_misses:
+            for i in flat["missed_rows"]:
+                print("MISS", rows[i]["kind"], repr(rows[i]["text"]))
+            for i in flat["flagged_rows"]:
+                kinds = finding_kinds(detect_sensitive(rows[i]["text"]))
+                print("FP", rows[i]["kind"], kinds, repr(rows[i]["text"]))
+        if not args.no_timing:
+            flat["timing"] = timing(rows)
+            t = flat["timing"]
+            print(
+                f"  1 KB p95 {t['p95_1kb_ms']:.2f} ms wall, {t['p95_1kb_ms_head_off']:.2f} ms "
+                f"with the MiniLM head off (it runs on {t['share_1kb_with_head']:.0%})"
+            )
+        if args.json:
+            args.json.write_text(json.dumps(flat, indent=2))
+        return 0
     rows = load()
     table = score(rows)
     pos = sum(r["label"] == "positive" for r in rows)
@@ -209,6 +325,10 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"  1 KB message: p50 {t['p50_1kb_ms']:.2f} ms, p95 {t['p95_1kb_ms']:.2f} ms wall; "
             f"p95 {t['p95_1kb_cpu_ms']:.2f} ms CPU"
+        )
+        print(
+            f"  1 KB with the MiniLM head off: p95 {t['p95_1kb_ms_head_off']:.2f} ms wall; "
+            f"the head runs on {t['share_1kb_with_head']:.0%} of the messages"
         )
         print(
             f"  1 MB adversarial ({len(t['adversarial_1mb_s'])} inputs): slowest {worst[0]} "

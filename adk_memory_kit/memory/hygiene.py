@@ -37,6 +37,7 @@ from typing import Any
 from adk_memory_kit.core.validation import short
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.memory.documents import checked_utc, clean_text, parse_timestamp
+from adk_memory_kit.sensitive import redact_for_store
 
 MEMORY_TYPES = ("fact", "preference", "episode", "procedure", "template")
 _TYPE = re.compile(r"[a-z][a-z0-9_]{0,39}")
@@ -73,7 +74,8 @@ def check_tags(value: object, name: str = "tags") -> list[str]:
     for item in items:
         if not isinstance(item, str) or not item.strip() or len(item.strip()) > 64:
             raise InvalidInputError(f"each of {name} must be a non-empty string of at most 64")
-        tags.add(clean_text(item.strip().lower()))
+        # gated before lower-casing: a key id lower-cased is no longer a key id to a detector
+        tags.add(clean_text(redact_for_store(item.strip()).lower()))
     if len(tags) > MAX_TAGS:
         raise InvalidInputError(f"{name} holds {len(tags)} tags; at most {MAX_TAGS} are allowed")
     return sorted(tags)
@@ -140,5 +142,5 @@ def pop_hygiene(metadata: dict[str, Any], now: datetime | None = None) -> Hygien
     if subject is not None:
         if not isinstance(subject, str) or not subject.strip():
             raise InvalidInputError(f"subject must be a non-empty string, got {short(subject)}")
-        hygiene.subject = clean_text(subject.strip().lower())
+        hygiene.subject = clean_text(redact_for_store(subject.strip()).lower())
     return hygiene

@@ -18,125 +18,68 @@ Which library covers what (see ``docs/privacy.md``):
 :func:`redact_for_store` is the one gate every text the kit stores passes through.
 """
 
-from __future__ import annotations
-
-from collections.abc import Iterable, Sequence
-
-from adk_memory_kit.sensitive.base import (
+from adk_memory_kit.sensitive.adk_plugin import UserMessageRedactionPlugin
+from adk_memory_kit.sensitive.detect import (
+    BANK_ACCOUNT,
     CREDENTIAL,
+    DEFAULT_DETECTORS,
     GOVERNMENT_ID,
     HEALTH,
+    HEALTH_DETECTOR,
     IBAN,
+    IBAN_DETECTOR,
+    NUMBER_DETECTOR,
     PAYMENT_CARD,
+    RECOVERY,
+    SECRET_DETECTORS,
     Detector,
     Finding,
+    GateSettings,
+    HealthDetector,
+    MeaningHealthDetector,
     RegexDetector,
+    Sensitivity,
     TermDetector,
-)
-from adk_memory_kit.sensitive.health import HealthDetector
-from adk_memory_kit.sensitive.numbers import (
-    AlnumIdDetector,
-    IbanDetector,
-    IdDocumentDetector,
-    NumberDetector,
     card_network,
+    detect_sensitive,
+    finding_kinds,
+    get_sensitivity,
     iban_valid,
+    is_sensitive,
     luhn_valid,
+    redact,
+    redact_secrets,
+    sensitivity_scope,
+    set_sensitivity,
 )
-from adk_memory_kit.sensitive.passwords import LoginPhraseDetector, PasswordDetector
-from adk_memory_kit.sensitive.scan import TextScan
-from adk_memory_kit.sensitive.vendor import PrivateKeyDetector, VendorTokenDetector
-
-NUMBER_DETECTOR = NumberDetector()
-IBAN_DETECTOR = IbanDetector()
-HEALTH_DETECTOR = HealthDetector()
-
-#: Secrets and identifiers that must never reach a store.
-SECRET_DETECTORS: tuple[Detector, ...] = (
-    PrivateKeyDetector(),
-    VendorTokenDetector(),
-    PasswordDetector(),
-    LoginPhraseDetector(),
-    NUMBER_DETECTOR,
-    IBAN_DETECTOR,
-    AlnumIdDetector(),
-    IdDocumentDetector(),
-)
-#: Everything: the secrets and health terms (the routing layer drops health *facts*; health
-#: words are topics, not tokens, so the store gate does not rewrite them).
-DEFAULT_DETECTORS: tuple[Detector, ...] = (*SECRET_DETECTORS, HEALTH_DETECTOR)
-
-
-def detect_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> list[Finding]:
-    """Every sensitive span in ``text`` (sorted by position); empty when the text is clean."""
-    if not text:
-        return []
-    findings: set[Finding] = set()
-    scan = TextScan(text)  # read once: its lower case and keyword heads, for all detectors
-    for detector in DEFAULT_DETECTORS if detectors is None else detectors:
-        find_in = getattr(detector, "find_in", None)
-        findings.update(detector.find(text) if find_in is None else find_in(scan))
-    return sorted(findings, key=lambda f: (f.start, f.end, f.kind, f.detector))
-
-
-def is_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> bool:
-    """Whether ``text`` holds anything a detector flags."""
-    return bool(detect_sensitive(text, detectors))
-
-
-def finding_kinds(findings: Iterable[Finding]) -> list[str]:
-    """The distinct kinds of ``findings``, sorted (what is safe to log)."""
-    return sorted({f.kind for f in findings})
-
-
-def redact(text: str, findings: Sequence[Finding] | None = None) -> str:
-    """``text`` with each finding's span replaced by ``[REDACTED:<kind>]``; the rest is kept.
-
-    Overlapping findings are merged into one marker.
-    """
-    findings = detect_sensitive(text) if findings is None else findings
-    out, pos = [], 0
-    merged: list[list] = []
-    for f in sorted(findings, key=lambda f: (f.start, -f.end)):
-        if merged and f.start < merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], f.end)
-            continue
-        merged.append([f.start, f.end, f.kind])
-    for start, end, kind in merged:
-        out.append(text[pos:start])
-        out.append(f"[REDACTED:{kind}]")
-        pos = end
-    out.append(text[pos:])
-    return "".join(out)
-
-
-def redact_secrets(text: str) -> str:
-    """``text`` with card numbers, IBANs, credentials and government ids redacted."""
-    return redact(text, detect_sensitive(text, SECRET_DETECTORS))
-
-
-from adk_memory_kit.sensitive.adk_plugin import UserMessageRedactionPlugin  # noqa: E402
-from adk_memory_kit.sensitive.gate import redact_for_store, redact_value  # noqa: E402
+from adk_memory_kit.sensitive.gate import redact_for_store, redact_value
 
 __all__ = [
+    "BANK_ACCOUNT",
     "CREDENTIAL",
     "DEFAULT_DETECTORS",
     "GOVERNMENT_ID",
     "HEALTH",
     "HEALTH_DETECTOR",
+    "HealthDetector",
+    "MeaningHealthDetector",
     "IBAN",
     "IBAN_DETECTOR",
     "NUMBER_DETECTOR",
     "PAYMENT_CARD",
+    "RECOVERY",
     "SECRET_DETECTORS",
+    "Sensitivity",
     "Detector",
     "Finding",
+    "GateSettings",
     "RegexDetector",
     "TermDetector",
     "UserMessageRedactionPlugin",
     "card_network",
     "detect_sensitive",
     "finding_kinds",
+    "get_sensitivity",
     "iban_valid",
     "is_sensitive",
     "luhn_valid",
@@ -144,4 +87,6 @@ __all__ = [
     "redact_for_store",
     "redact_secrets",
     "redact_value",
+    "sensitivity_scope",
+    "set_sensitivity",
 ]

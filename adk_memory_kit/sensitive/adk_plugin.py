@@ -15,6 +15,7 @@ from collections.abc import Callable
 from google.adk.agents.invocation_context import InvocationContext
 from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types
+from typing_extensions import override
 
 from adk_memory_kit.core.db_errors import contained_doors
 from adk_memory_kit.sensitive.gate import redact_for_store
@@ -33,6 +34,7 @@ class UserMessageRedactionPlugin(BasePlugin):
         super().__init__(name=name)
         self._redactor = redactor
 
+    @override
     async def on_user_message_callback(
         self, *, invocation_context: InvocationContext, user_message: types.Content
     ) -> types.Content | None:

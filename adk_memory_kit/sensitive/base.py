@@ -12,6 +12,10 @@ IBAN = "iban"
 CREDENTIAL = "credential"
 GOVERNMENT_ID = "government_id"
 HEALTH = "health"
+#: Bank details that are not an IBAN: routing/ABA, sort code, BSB, IFSC, account numbers.
+BANK_ACCOUNT = "bank_account"
+#: One-time and recovery material: 2FA codes, recovery codes, seed phrases, setup keys.
+RECOVERY = "recovery"
 
 
 @dataclass(frozen=True)

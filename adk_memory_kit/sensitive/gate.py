@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from adk_memory_kit.sensitive import SECRET_DETECTORS, detect_sensitive, redact
+from adk_memory_kit.sensitive.detect import SECRET_DETECTORS, detect_sensitive, redact
 
 _T = TypeVar("_T", str, None, str | None)
 

@@ -222,6 +222,9 @@ class PasswordDetector:
         if newline >= 0 and not text[ke:line_end].strip(" \t:=\"'"):
             nxt = text.find("\n", newline + 1, limit)  # "password:\n  hunter2"
             line_end = limit if nxt < 0 else nxt
+        suffix = kw.group("suffix").lower().replace("-", "_").split("_")
+        if suffix[-1] in _COMPOUND_NOUNS:
+            return None  # "password_hash", "api_key_rotation": a column or setting, not a label
         bare_pass = bool(kw.group("pw")) and _BARE_PASS.fullmatch(kw.group(0)) is not None
         if bare_pass and _NOT_A_PASSWORD_PASS.search(text[max(0, ks - 40) : ks].lower()):
             return None
@@ -339,9 +342,12 @@ class PasswordDetector:
             return start, _phrase_end(text, start, line_end)
         if value.isdigit() and len(value) < 4:
             return None
+        if _IP_ADDRESS.fullmatch(value):
+            return None  # a log line ("Failed password for root from 203.0.113.9")
         return start, end
 
 
+_IP_ADDRESS = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?")
 #: Four to eight lower-case words: the shape of an xkcd-style passphrase.
 _PASSPHRASE = re.compile(r"[a-z]+(?:[ \t]+[a-z]+){3,7}")
 

@@ -26,6 +26,9 @@ CLASSES = (CREDENTIAL, GOVERNMENT_ID, PAYMENT_CARD, IBAN, HEALTH)
 
 #: (message, kinds it holds)
 POSITIVES: list[tuple[str, set[str]]] = [
+    # the fail-closed layer (issue 43): a value-shaped token after the weak cue "key"
+    ("wifi is HomeNet, key sunflower-77", {CREDENTIAL}),
+    ("my SIN is 046 454 286", {GOVERNMENT_ID}),  # no checksum needed after the cue
     # credentials: the three misses of the review first
     ("login jsmith, pw: hunter22", {CREDENTIAL}),
     ("my bank login: jsmith / Hunter22!", {CREDENTIAL}),  # a known miss until issue 23
@@ -103,10 +106,7 @@ POSITIVES: list[tuple[str, set[str]]] = [
 
 #: Realistic secrets the detectors miss today (no keyword a rule could anchor on); they count
 #: in the figures and each test below flips to a failure once a detector finds it.
-KNOWN_MISSES: list[tuple[str, set[str]]] = [
-    ("wifi is HomeNet, key sunflower-77", {CREDENTIAL}),
-    ("my SIN is 046 454 286", {GOVERNMENT_ID}),
-]
+KNOWN_MISSES: list[tuple[str, set[str]]] = []
 
 #: The lowest recall each class may fall to (the figures on this corpus today).
 RECALL_FLOOR = {CREDENTIAL: 0.92, GOVERNMENT_ID: 0.94, PAYMENT_CARD: 1.0, IBAN: 1.0, HEALTH: 1.0}

@@ -1,0 +1,173 @@
+"""Cue words, in seven languages, that say a value nearby is a secret, and the kind it is.
+
+One vocabulary serves the fail-closed layer (:mod:`~adk_memory_kit.sensitive.failclosed`):
+each cue is a lower-case literal with its kind and strength. A *strong* cue (password, PIN,
+recovery, routing, passport ...) names a secret outright and counts at either sensitivity; a
+*weak* cue (key, id, account, code, licence ...) has harmless senses too and counts only at
+``strict``. Languages: English, Spanish, French, German, Portuguese, Italian, Japanese.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from adk_memory_kit.sensitive.base import (
+    BANK_ACCOUNT,
+    CREDENTIAL,
+    GOVERNMENT_ID,
+    PAYMENT_CARD,
+    RECOVERY,
+    prefix_tree,
+)
+
+
+class Cue(NamedTuple):
+    kind: str
+    strong: bool
+
+
+#: Cues whose value may be 3 digits (a card's security code, a PIN).
+SHORT_VALUE_CUES = frozenset("cvv cvv2 cvc cid csc pin pin code security code".split())
+
+
+def _words(block: str) -> list[str]:
+    return [w.strip() for w in block.split("|") if w.strip()]
+
+
+#: (kind, strong, literals). Literals are lower case; spaces match one space.
+_TABLE: tuple[tuple[str, bool, str], ...] = (
+    (
+        CREDENTIAL,
+        True,
+        """
+        password|passwords|passwd|passcode|passphrase|pwd|pw|pin|pin code|pin number|pins|
+        sudo|psk|pre-shared key|wpa key|lockbox|padlock|keypad|cvv|cvv2|cvc|cid|csc|
+        door code|alarm code|gate code|locker code|lock code|safe code|garage code|
+        keypad code|lockbox code|combination|combo|access code|entry code|security code|
+        login|log-in|logins|credentials|creds|username and password|user and pass|
+        secret|secrets|api key|apikey|token|tokens|access key|secret key|private key|
+        wifi password|wifi key|wi-fi password|
+        contraseña|contrasena|clave|código de acceso|código de la puerta|código de alarma|
+        pin de|usuario y contraseña|credenciales|
+        mot de passe|mdp|code d'accès|code de la porte|code d'alarme|code secret|digicode|
+        identifiants|code pin|
+        passwort|kennwort|zugangscode|zugangsdaten|türcode|alarmcode|geheimzahl|
+        schlüssel|anmeldedaten|
+        senha|código de acesso|código do portão|credenciais|chave de acesso|
+        codice di accesso|codice del portone|codice allarme|credenziali|chiave|
+        パスワード|暗証番号|暗証|パスコード|ログイン|認証情報|合言葉|秘密鍵|
+        """,
+    ),
+    (
+        RECOVERY,
+        True,
+        """
+        recovery code|recovery codes|recovery key|recovery phrase|backup code|backup codes|
+        seed|seed phrase|seed words|mnemonic|secret phrase|wallet phrase|2fa|2-fa|two-factor|
+        mfa|otp|one-time code|one time code|one-time password|verification code|
+        authentication code|auth code|security key|setup key|
+        authenticator|totp|bitlocker|
+        código de verificación|código de recuperación|frase semilla|frase de recuperación|
+        código de un solo uso|
+        code de vérification|code de récupération|phrase de récupération|code à usage unique|
+        clé de récupération|
+        bestätigungscode|wiederherstellungscode|wiederherstellungsschlüssel|einmalcode|
+        sicherheitscode|
+        código de verificação|código de recuperação|frase de recuperação|
+        codice di verifica|codice di recupero|frase di recupero|
+        認証コード|確認コード|ワンタイム|リカバリーコード|リカバリーキー|回復キー|復旧キー|
+        バックアップコード|シードフレーズ|二段階認証|
+        """,
+    ),
+    (
+        BANK_ACCOUNT,
+        True,
+        """
+        routing number|routing no|routing #|aba|sort code|bsb|ifsc|account number|acct|
+        acct no|acc|acc no|a/c|bank account|checking account|savings account|payee|
+        beneficiary|account no|account #|
+        número de cuenta|cuenta bancaria|clabe|
+        numéro de compte|compte bancaire|rib|
+        kontonummer|bankleitzahl|blz|bankkonto|
+        número da conta|conta bancária|agência|
+        numero di conto|conto corrente|
+        口座番号|口座|支店番号|
+        """,
+    ),
+    (
+        GOVERNMENT_ID,
+        True,
+        """
+        passport|passport number|passport no|ssn|social security|tax id|tfn|tax file number|
+        national insurance|ni number|nino|driver's license|drivers license|driver license|
+        driving licence|driving license|license number|licence number|dni|nie|nif|cpf|
+        national id|id number|id card|medicare number|ppsn|pps number|nric|hkid|curp|
+        rfc|cnp|sin|ird number|tax number|tin|itin|voter id|
+        pasaporte|número de pasaporte|documento de identidad|
+        passeport|carte d'identité|numéro fiscal|numéro de sécurité sociale|
+        reisepass|personalausweis|ausweisnummer|steuer-id|steuernummer|
+        passaporte|carteira de identidade|
+        passaporto|carta d'identità|codice fiscale|
+        パスポート|旅券|マイナンバー|免許証|運転免許|
+        """,
+    ),
+    (
+        PAYMENT_CARD,
+        True,
+        """
+        visa|mastercard|master card|amex|american express|discover|diners|jcb|unionpay|
+        credit card|debit card|card number|card no|card|cc|tarjeta|carte|carte bancaire|
+        karte|kreditkarte|cartão|carta di credito|carta|カード|クレジットカード|
+        """,
+    ),
+    (
+        CREDENTIAL,
+        False,
+        """
+        code|codes|key|keys|pass|user|username|admin|root|usuario|utilisateur|benutzer|utente|usuário|
+        código|codigo|codice|code d'|kód|コード|キー|鍵|
+        """,
+    ),
+    (
+        BANK_ACCOUNT,
+        False,
+        """
+        account|routing|savings|checking|credit union|cuenta|compte|konto|conta|conto|bank|
+        banco|banque|
+        """,
+    ),
+    (
+        GOVERNMENT_ID,
+        False,
+        """
+        id|identity|license|licence|licencia|permis|führerschein|patente|dl|dl#|dln|
+        número|numéro|nummer|numero|番号|
+        """,
+    ),
+)
+
+CUES: dict[str, Cue] = {}
+for _kind, _strong, _block in _TABLE:
+    for _w in _words(_block):
+        CUES.setdefault(_w, Cue(_kind, _strong))
+
+_LATIN = "a-z0-9\u00c0-\u024f"
+#: Every cue at a word start (Latin cues also at a word end; Japanese ones anywhere).
+CUE_PATTERN = re.compile(rf"(?<![{_LATIN}])(?:{prefix_tree(sorted(CUES))})")
+_ASCII_END = re.compile(rf"[{_LATIN}]")
+
+
+def cue_at(lower: str, start: int, end: int) -> Cue | None:
+    """The cue ``lower[start:end]`` as a whole word (``None`` when it runs into a word or is
+    part of an identifier: ``x-request-id``, ``password_hash``)."""
+    word = lower[start:end]
+    if start > 0 and lower[start - 1] in "-_":
+        return None
+    cue = CUES.get(word)
+    if cue is None:
+        return None
+    if word[-1].isascii() or "\u00c0" <= word[-1] <= "\u024f":
+        if end < len(lower) and (_ASCII_END.match(lower, end) or lower[end] == "_"):
+            return None
+    return cue

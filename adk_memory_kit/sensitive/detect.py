@@ -1,0 +1,181 @@
+"""What ``detect_sensitive`` runs and how findings become redactions (the package's API
+lives here; ``adk_memory_kit.sensitive`` re-exports it beside the gate and the plugin)."""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from collections.abc import Iterable, Sequence
+
+from adk_memory_kit.sensitive.base import (
+    BANK_ACCOUNT,
+    CREDENTIAL,
+    GOVERNMENT_ID,
+    HEALTH,
+    IBAN,
+    PAYMENT_CARD,
+    RECOVERY,
+    Detector,
+    Finding,
+    RegexDetector,
+    TermDetector,
+)
+from adk_memory_kit.sensitive.cards import SplitCardDetector
+from adk_memory_kit.sensitive.failclosed import CUE_VALUE, CueValueDetector
+from adk_memory_kit.sensitive.health import HealthDetector
+from adk_memory_kit.sensitive.health_meaning import MeaningHealthDetector
+from adk_memory_kit.sensitive.numbers import (
+    AlnumIdDetector,
+    IbanDetector,
+    IdDocumentDetector,
+    NumberDetector,
+    card_network,
+    iban_valid,
+    luhn_valid,
+)
+from adk_memory_kit.sensitive.passwords import LoginPhraseDetector, PasswordDetector
+from adk_memory_kit.sensitive.public import public_spans
+from adk_memory_kit.sensitive.recovery import RecoveryDetector
+from adk_memory_kit.sensitive.scan import TextScan
+from adk_memory_kit.sensitive.settings import (
+    GateSettings,
+    Sensitivity,
+    get_sensitivity,
+    sensitivity_scope,
+    set_sensitivity,
+)
+from adk_memory_kit.sensitive.shapes import ShapeDetector
+from adk_memory_kit.sensitive.vendor import PrivateKeyDetector, VendorTokenDetector
+
+NUMBER_DETECTOR = NumberDetector()
+IBAN_DETECTOR = IbanDetector()
+HEALTH_DETECTOR = MeaningHealthDetector()  # vocabularies, then the MiniLM head; rules kept
+
+#: Secrets and identifiers that must never reach a store.
+SECRET_DETECTORS: tuple[Detector, ...] = (
+    PrivateKeyDetector(),
+    VendorTokenDetector(),
+    PasswordDetector(),
+    LoginPhraseDetector(),
+    NUMBER_DETECTOR,
+    IBAN_DETECTOR,
+    AlnumIdDetector(),
+    IdDocumentDetector(),
+    SplitCardDetector(),
+    ShapeDetector(),
+    RecoveryDetector(),
+    CueValueDetector(),  # the fail-closed layer (weak cues only at sensitivity="strict")
+)
+#: Everything: the secrets and health terms (the routing layer drops health *facts*; health
+#: words are topics, not tokens, so the store gate does not rewrite them).
+DEFAULT_DETECTORS: tuple[Detector, ...] = (*SECRET_DETECTORS, HEALTH_DETECTOR)
+
+
+def detect_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> list[Finding]:
+    """Every sensitive span in ``text`` (sorted by position); empty when the text is clean."""
+    if not text:
+        return []
+    findings: set[Finding] = set()
+    scan = TextScan(text)  # read once: its lower case and keyword heads, for all detectors
+    for detector in DEFAULT_DETECTORS if detectors is None else detectors:
+        find_in = getattr(detector, "find_in", None)
+        findings.update(detector.find(text) if find_in is None else find_in(scan))
+    if findings:
+        findings = _drop_redundant(_drop_public(text, findings))
+    return sorted(findings, key=lambda f: (f.start, f.end, f.kind, f.detector))
+
+
+def _drop_redundant(findings: set[Finding]) -> set[Finding]:
+    """``findings`` less the fail-closed layer's where a higher-confidence detector already
+    covers an overlapping span (one secret, one finding)."""
+    layered = [f for f in findings if f.detector == CUE_VALUE]
+    if not layered or len(layered) == len(findings):
+        return findings
+    others = sorted((f.start, f.end) for f in findings if f.detector != CUE_VALUE)
+    starts = [a for a, _ in others]
+    reach = list(itertools.accumulate((b for _, b in others), max))
+    keep = set(findings)
+    for f in layered:
+        i = bisect.bisect_left(starts, f.end)  # spans starting before f ends
+        if i and reach[i - 1] > f.start:
+            keep.discard(f)
+    return keep
+
+
+def _drop_public(text: str, findings: set[Finding]) -> set[Finding]:
+    """``findings`` less those wholly inside a public artifact (:mod:`.public`)."""
+    spans = public_spans(text)
+    if not spans:
+        return findings
+    return {f for f in findings if not any(a <= f.start and f.end <= b for a, b in spans)}
+
+
+def is_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> bool:
+    """Whether ``text`` holds anything a detector flags."""
+    return bool(detect_sensitive(text, detectors))
+
+
+def finding_kinds(findings: Iterable[Finding]) -> list[str]:
+    """The distinct kinds of ``findings``, sorted (what is safe to log)."""
+    return sorted({f.kind for f in findings})
+
+
+def redact(text: str, findings: Sequence[Finding] | None = None) -> str:
+    """``text`` with each finding's span replaced by ``[REDACTED:<kind>]``; the rest is kept.
+
+    Overlapping findings are merged into one marker.
+    """
+    findings = detect_sensitive(text) if findings is None else findings
+    out, pos = [], 0
+    merged: list[list] = []
+    for f in sorted(findings, key=lambda f: (f.start, -f.end)):
+        if merged and f.start < merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], f.end)
+            continue
+        merged.append([f.start, f.end, f.kind])
+    for start, end, kind in merged:
+        out.append(text[pos:start])
+        out.append(f"[REDACTED:{kind}]")
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def redact_secrets(text: str) -> str:
+    """``text`` with card numbers, IBANs, credentials and government ids redacted."""
+    return redact(text, detect_sensitive(text, SECRET_DETECTORS))
+
+
+__all__ = [
+    "BANK_ACCOUNT",
+    "CREDENTIAL",
+    "DEFAULT_DETECTORS",
+    "Detector",
+    "Finding",
+    "GOVERNMENT_ID",
+    "GateSettings",
+    "HEALTH",
+    "HEALTH_DETECTOR",
+    "HealthDetector",
+    "IBAN",
+    "IBAN_DETECTOR",
+    "MeaningHealthDetector",
+    "NUMBER_DETECTOR",
+    "PAYMENT_CARD",
+    "RECOVERY",
+    "RegexDetector",
+    "SECRET_DETECTORS",
+    "Sensitivity",
+    "TermDetector",
+    "card_network",
+    "detect_sensitive",
+    "finding_kinds",
+    "get_sensitivity",
+    "iban_valid",
+    "is_sensitive",
+    "luhn_valid",
+    "redact",
+    "redact_secrets",
+    "sensitivity_scope",
+    "set_sensitivity",
+]

@@ -1,0 +1,37 @@
+"""Public artifacts that look like secrets and are not: spans inside them are not findings.
+
+A subresource-integrity hash (``integrity="sha384-..."``), an SSH public key line
+(``ssh-ed25519 AAAA... user@host``), a key fingerprint, a public key or certificate block, a
+Stripe publishable key (``pk_live_...``), a number labelled as a part, model, serial, SKU or
+order number, and a template placeholder (``${DB_PASSWORD}``, ``{{ secret }}``).
+Guarantee: :func:`~adk_memory_kit.sensitive.detect_sensitive` drops a finding only when it
+lies wholly inside one of these spans; a secret next to one is still found.
+"""
+
+from __future__ import annotations
+
+import re
+
+_PUBLIC = re.compile(
+    r"integrity\s*=\s*[\"']?sha(?:256|384|512)-[A-Za-z0-9+/=]+"
+    r"|(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d{3}|sk-ssh-ed25519@openssh\.com)"
+    r"\s+AAAA[A-Za-z0-9+/=]+"
+    r"|(?:sha(?:1|256|384|512)|md5)[:-][A-Za-z0-9+/=:]{16,}"
+    r"|(?i:(?:part|model|serial|sku|item|catalog(?:ue)?|product|order|ticket|invoice|"
+    r"tracking|style|mfr|mpn|asset|lot|batch) ?(?:number|no\.?|num|nr|#|id|code)? ?[:#]? ?)"
+    r"[A-Z0-9]{1,8}(?:-[A-Z0-9]{1,8}){1,4}"
+    r"|(?i:fingerprint)\s*[:=]?\s*(?:[0-9A-Fa-f]{2,4}[ :]?){8,20}"
+    r"|-----BEGIN (?:PUBLIC KEY|CERTIFICATE|PGP PUBLIC KEY BLOCK|SSH2 PUBLIC KEY)-----"
+    r"[A-Za-z0-9+/=\s]{0,8192}-----END [A-Z ]+-----"
+    r"|\bpk_(?:live|test)_[A-Za-z0-9]{8,}",
+)
+#: Templates and masks: a finding inside one is never a secret, whichever detector made it.
+_PLACEHOLDER = re.compile(r"\$\{[A-Za-z0-9_.-]{1,64}\}|\{\{[^{}\n]{1,64}\}\}|<[a-z][\w -]{2,40}>")
+
+
+def public_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of public artifacts in ``text`` (left to right)."""
+    spans = [m.span() for m in _PUBLIC.finditer(text)]
+    if "{" in text or "<" in text:
+        spans += [m.span() for m in _PLACEHOLDER.finditer(text)]
+    return spans
