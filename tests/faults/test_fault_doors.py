@@ -44,7 +44,9 @@ def fact(text: str) -> MemoryEntry:
 async def seeded(memory, secret: list[str]) -> tuple[str, str]:
     """(app, memory id) of one stored fact holding ``secret[0]``."""
     app = f"fd_{uuid.uuid4().hex[:8]}"
-    await memory.add_memory(app_name=app, user_id="ann", memories=[fact(f"ann's pin {secret[0]}")])
+    await memory.add_memory(
+        app_name=app, user_id="ann", memories=[fact(f"ann's shelf label {secret[0]}")]
+    )
     found = await memory.search(app_name=app, user_id="ann", query=secret[0], record_access=False)
     return app, found.memories[0].id
 
@@ -55,7 +57,7 @@ CALLS = {
         app_name=app, user_id="ann", query=s[1]
     ),
     "correct_memory": lambda m, app, mid, s: m.curator.correct_memory(
-        app_name=app, user_id="ann", memory_id=mid, new_text=f"pin {s[1]}", reason="moved"
+        app_name=app, user_id="ann", memory_id=mid, new_text=f"shelf label {s[1]}", reason="moved"
     ),
     "pin_memory": lambda m, app, mid, s: m.curator.pin_memory(
         app_name=app, user_id="ann", memory_id=mid, reason="keep"

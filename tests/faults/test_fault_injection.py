@@ -197,7 +197,7 @@ async def test_killed_in_the_middle_of_an_idle_pass(services, caplog):
     sessions, memory, killer = services
     app, secret = f"fi_{uuid.uuid4().hex[:8]}", words(2)
     first = await seed_session(sessions, app, "bea", [f"bea's locker is {secret[0]}"])
-    second = await seed_session(sessions, app, "cid", [f"cid's pin is {secret[1]}"])
+    second = await seed_session(sessions, app, "cid", [f"the shelf label is {secret[1]}"])
     later = lambda: datetime.now(timezone.utc) + timedelta(hours=1)  # noqa: E731
     job = IdleIngestJob(
         sessions, memory, app_name=app, idle_after=timedelta(0), batch_size=10, clock=later
@@ -292,9 +292,9 @@ async def test_killed_in_the_middle_of_a_search(fault_server, services, caplog):
     _, pgdata = fault_server
     sessions, memory, killer = services
     app, secret = f"fi_{uuid.uuid4().hex[:8]}", words(2)
-    s = await seed_session(sessions, app, "fay", [f"fay's gate code is {secret[0]}"])
+    s = await seed_session(sessions, app, "fay", [f"fay's shelf label is {secret[0]}"])
     await memory.add_session_to_memory(s)
-    expected = [f"fay's gate code is {secret[0]}"]
+    expected = [f"fay's shelf label is {secret[0]}"]
 
     # killed while the search's statement is on its way (connection already checked out)
     with killed_before_statement(memory.engine, pgdata, "adk_memory_items") as killed:
@@ -323,12 +323,12 @@ async def test_killed_while_the_plan_is_read_the_same_search_answers(
     _, pgdata = fault_server
     sessions, memory, _ = services
     app, secret = f"fi_{uuid.uuid4().hex[:8]}", words(2)
-    s = await seed_session(sessions, app, "gus", [f"gus's locker code is {secret[0]}"])
+    s = await seed_session(sessions, app, "gus", [f"gus's shelf label is {secret[0]}"])
     await memory.add_session_to_memory(s)
     with killed_before_statement(memory.engine, pgdata, "to_regclass(") as killed:
         found = await memory.search_memory(app_name=app, user_id="gus", query=secret[0])
     assert killed
     assert [m.content.parts[0].text for m in found.memories] == [
-        f"gus's locker code is {secret[0]}"
+        f"gus's shelf label is {secret[0]}"
     ]
     assert_logs_clean(caplog, secret)

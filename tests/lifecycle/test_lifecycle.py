@@ -115,7 +115,7 @@ def no_sleep_recorder(delays: list[float]):
 # --------------------------------------------------------------------------- closer
 async def test_closer_retries_after_transient_failure_and_leaves_one_copy(sessions, memory):
     app = new_app()
-    texts = ["My locker code is Q-7731", "Noted, Q-7731.", "Thanks!"]
+    texts = ["My shelf label is Q-7731", "Noted, Q-7731.", "Thanks!"]
     s = await make_session(sessions, app, "u1", texts, NOW - HOUR)
     memory.fail_after = 1  # the first write commits, then the caller sees an error
     delays: list[float] = []
@@ -126,9 +126,9 @@ async def test_closer_retries_after_transient_failure_and_leaves_one_copy(sessio
     assert result.ok and result.attempts == 2 and result.events == 3 and result.rows_stored == 3
     assert memory.calls[s.id] == 2 and delays == [0.25]
     assert await memory_count(memory, app, "u1") == 3
-    hits = await memory.search_memory(app_name=app, user_id="u1", query="locker code Q-7731")
+    hits = await memory.search_memory(app_name=app, user_id="u1", query="shelf label Q-7731")
     texts_found = [m.content.parts[0].text for m in hits.memories]
-    assert texts_found.count("My locker code is Q-7731") == 1
+    assert texts_found.count("My shelf label is Q-7731") == 1
 
 
 async def test_closer_ingests_the_latest_events(sessions, memory):

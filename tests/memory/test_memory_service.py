@@ -194,7 +194,7 @@ async def test_no_user_ever_sees_another_users_memories(memory):
                 app,
                 user,
                 [
-                    ("user", f"my locker code is {app[-4:]}{i:02d} for {user}"),
+                    ("user", f"my shelf label is {app[-4:]}{i:02d} for {user}"),
                     ("user", "I like hiking and locker rooms"),
                 ],
             )
@@ -204,7 +204,7 @@ async def test_no_user_ever_sees_another_users_memories(memory):
     for app in apps:
         for i, user in enumerate(users):
             found = await memory.search_memory(
-                app_name=app, user_id=user, query="locker code hiking"
+                app_name=app, user_id=user, query="shelf label hiking"
             )
             assert found.memories, "own memories must be found"
             for entry in found.memories:
@@ -319,7 +319,7 @@ async def test_bad_input_gets_clear_errors_and_loses_nothing(memory):
 async def test_huge_text_is_stored_whole_and_still_found(memory):
     app, user = unique("app"), unique("u")
     body = "The warehouse inventory report. " + ("lorem ipsum dolor sit amet " * 40_000)
-    body += " closing token ZEBRA-9911"
+    body += " closing word ZEBRA-9911"
     await memory.add_session_to_memory(session_with(app, user, [("user", body)]))
     (hit,) = (
         await memory.search_memory(app_name=app, user_id=user, query="warehouse inventory")
@@ -448,11 +448,11 @@ async def test_survives_a_real_server_restart(tmp_path):
         "async def main(mode):\n"
         "    async with PgVectorMemoryService() as m:\n"
         "        if mode == 'write':\n"
-        "            part = types.Part(text='gate code 4471')\n"
+        "            part = types.Part(text='gate colour 4471')\n"
         "            e = MemoryEntry(content=types.Content(parts=[part]))\n"
         "            await m.add_memory(app_name='a', user_id='u', memories=[e])\n"
         "        else:\n"
-        "            r = await m.search_memory(app_name='a', user_id='u', query='gate code')\n"
+        "            r = await m.search_memory(app_name='a', user_id='u', query='gate colour')\n"
         "            print(r.memories[0].content.parts[0].text)\n"
         "asyncio.run(main(sys.argv[1]))\n"
     )
@@ -468,7 +468,7 @@ async def test_survives_a_real_server_restart(tmp_path):
     out = subprocess.run(
         [*run, "read"], env=env, check=True, timeout=120, capture_output=True, text=True
     )
-    assert out.stdout.strip() == "gate code 4471"
+    assert out.stdout.strip() == "gate colour 4471"
 
 
 class _OtherDimEmbedder:
@@ -827,7 +827,7 @@ async def test_readding_an_entry_as_search_returned_it_updates_that_row(memory):
         memories=[fact("User's seat preference: aisle", timestamp="2026-09-01T00:00:00Z")],
         custom_metadata={"subject": "seat", "importance": 0.5},
     )
-    session = session_with(app, user, [("user", "my locker code is 1234")])
+    session = session_with(app, user, [("user", "my shelf label is 1234")])
     await memory.add_session_to_memory(session)
     found = await memory.search_memory(app_name=app, user_id=user, query="seat preference")
     returned = next(m for m in found.memories if "seat" in m.content.parts[0].text)
@@ -844,14 +844,14 @@ async def test_readding_an_entry_as_search_returned_it_updates_that_row(memory):
     assert "superseded_at" not in hit.custom_metadata
     # an event row keeps its session and event key
     (event_hit,) = (
-        await memory.search_memory(app_name=app, user_id=user, query="locker code", limit=1)
+        await memory.search_memory(app_name=app, user_id=user, query="shelf label", limit=1)
     ).memories
     await memory.add_memory(
         app_name=app,
         user_id=user,
         memories=[
             event_hit.model_copy(
-                update={"content": types.Content(parts=[types.Part(text="locker code 9876")])}
+                update={"content": types.Content(parts=[types.Part(text="shelf label 9876")])}
             )
         ],
     )
@@ -860,7 +860,7 @@ async def test_readding_an_entry_as_search_returned_it_updates_that_row(memory):
     assert (row["session_id"], row["event_id"], row["kind"]) == (
         session.id, session.events[0].id, "event",
     )  # fmt: skip
-    assert row["text"] == "locker code 9876"
+    assert row["text"] == "shelf label 9876"
     # what search adds to the metadata is not stored as the entry's own metadata
     assert not {"score", "ingested_at", "event_id"} & set(row["metadata"])
     # a caller's own key that is not a row id still keys the entry
@@ -1009,9 +1009,9 @@ async def test_search_embeds_the_query_with_embed_query(db_url, embedder):
     service = PgVectorMemoryService(db_url, embedder=Asymmetric())
     app, user = unique("app"), unique("u")
     try:
-        await service.add_memory(app_name=app, user_id=user, memories=[fact("gate code 4471")])
-        found = await service.search_memory(app_name=app, user_id=user, query="gate code")
-        assert texts(found) == ["gate code 4471"]
+        await service.add_memory(app_name=app, user_id=user, memories=[fact("gate colour 4471")])
+        found = await service.search_memory(app_name=app, user_id=user, query="gate colour")
+        assert texts(found) == ["gate colour 4471"]
     finally:
         await service.close()
     assert calls == [("embed", 1), ("embed_query", 1)]

@@ -366,7 +366,7 @@ async def test_a_request_is_acted_on_once_when_two_agents_reply_in_one_turn(db_u
     sessions = DatabaseSessionService(db_url=db_url)
     memory = PgVectorMemoryService(db_url, embedder=embedder)
     user = f"u-{uuid.uuid4().hex[:8]}"
-    held = ["My gym locker code is 4471.", "My work locker code is 1290."]
+    held = ["My gym shelf label is 4471.", "My work shelf label is 1290."]
     outcomes: list = []
     pipeline = SequentialAgent(
         name="pipeline",
@@ -378,7 +378,7 @@ async def test_a_request_is_acted_on_once_when_two_agents_reply_in_one_turn(db_u
     plugin = MemoryRoutingPlugin(on_outcomes=outcomes.append)
     h = await Harness(pipeline, sessions, memory=memory, plugins=[plugin], user=user).start()
     await store_facts(memory, h.app, user, held, datetime.now(timezone.utc))
-    await h.turn("Please forget my gym locker code.")
+    await h.turn("Please forget my gym shelf label.")
     forgets = [o for batch in outcomes for o in batch if o.home is MemoryHome.FORGET]
     assert len(forgets) == 1, forgets
     left = set()
@@ -434,11 +434,11 @@ async def test_with_a_model_extractor_only_a_request_the_grammar_reads_is_acted_
     agent = LlmAgent(name="helper", model=llm)
     h = await Harness(agent, sessions, memory=memory, plugins=[plugin], user=user).start()
     await store_facts(
-        memory, h.app, user, ["My gym locker code is 4471."], datetime.now(timezone.utc)
+        memory, h.app, user, ["My gym shelf label is 4471."], datetime.now(timezone.utc)
     )
     await h.turn("I told my boss I'd keep the notes from the meeting.")
     assert extractor.calls == 1  # the end of the turn only
-    await h.turn("Please forget my gym locker code.")
+    await h.turn("Please forget my gym shelf label.")
     assert extractor.calls == 3  # before the reply, then the end of the turn
     told = str(llm.requests[-1].config.system_instruction or "")
     assert "1 stored memory about what they named was deleted" in told

@@ -228,7 +228,7 @@ async def test_the_assistants_own_instructions_are_no_request_to_forget(tuned, s
     "sentence",
     [
         "Could you change my optician to the one in Didsbury?",
-        "Change my physio to Mark at Bodyworks.",
+        "Change my accountant to Mark at Bodyworks.",
         "Please update my next of kin to my daughter Ella.",
     ],
 )
