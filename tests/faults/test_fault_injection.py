@@ -299,7 +299,7 @@ async def test_killed_in_the_middle_of_a_search(fault_server, services, caplog):
     # killed while the search's statement is on its way (connection already checked out)
     with killed_before_statement(memory.engine, pgdata, "adk_memory_items") as killed:
         with pytest.raises(MemoryKitError) as raised:
-            await memory.search_memory(app_name=app, user_id="fay", query=f"gate {secret[1]}")
+            await memory.search_memory(app_name=app, user_id="fay", query=f"shelf {secret[1]}")
     assert killed
     assert_clean(raised.value, secret)
     found = await memory.search_memory(app_name=app, user_id="fay", query=secret[0])
@@ -308,7 +308,7 @@ async def test_killed_in_the_middle_of_a_search(fault_server, services, caplog):
     # killed after the query's embedding, before a connection is taken: the same call
     # reconnects (restarting the server) and answers
     killer.kill_on(secret[1])
-    found = await memory.search_memory(app_name=app, user_id="fay", query=f"code {secret[1]}")
+    found = await memory.search_memory(app_name=app, user_id="fay", query=f"label {secret[1]}")
     assert killer.kills == 1
     assert [m.content.parts[0].text for m in found.memories] == expected
     assert_logs_clean(caplog, secret)
