@@ -50,3 +50,23 @@ __all__ = [
     "build_user_index",
     "index_heavy_users",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``adk_memory_kit.memory.PgVectorMemoryService`` moved to ``adk_memory_kit`` (the store
+    with the router's selector). This floor cannot import the router, so for one release the
+    old name gives the floor itself with a warning: it works with
+    ``write_policy="full_transcript"`` or a selector of one's own, and with the routed default
+    it refuses to build, naming the new home."""
+    if name == "PgVectorMemoryService":
+        import warnings
+
+        warnings.warn(
+            "adk_memory_kit.memory.PgVectorMemoryService moved to "
+            "adk_memory_kit.PgVectorMemoryService (the store with the router's selector); this "
+            "name gives the storage floor, BasePgVectorMemoryService, and goes in the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return BasePgVectorMemoryService
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -129,3 +129,19 @@ async def test_moved_curator_methods_warn_and_still_work(db_url, embedder):
     finally:
         await service.delete_memories(app_name=app, user_id=user)
         await service.close()
+
+
+def test_the_old_memory_name_warns_and_gives_the_floor(embedder):
+    import adk_memory_kit.memory as memory_floor
+
+    with pytest.warns(DeprecationWarning, match=r"adk_memory_kit\.PgVectorMemoryService"):
+        old = memory_floor.PgVectorMemoryService
+    assert old is BasePgVectorMemoryService
+    with pytest.raises(InvalidInputError, match="adk_memory_kit.PgVectorMemoryService"):
+        old(embedder=embedder)
+    assert isinstance(
+        old(
+            embedder=embedder, config=MemoryConfig(write_policy="full_transcript")
+        ).pipeline.selector,
+        TranscriptSelector,
+    )
