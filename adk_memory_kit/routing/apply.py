@@ -127,8 +127,11 @@ class MemoryApplier:
 
     Args:
         vocabulary: the preference names allowed in ``user:`` state.
-        review_queue: where ``PROCEDURAL_REVIEW`` candidates go; without one they are skipped
-            (and still never stored anywhere the agent reads).
+        review_queue: where ``PROCEDURAL_REVIEW`` candidates go. By default a
+            :class:`ReviewQueue` on the database of the runner's memory service (its engine,
+            when it is a ``PgVectorMemoryService``; else ``ADK_MEMORY_KIT_DB_URL`` or the
+            embedded server), made at the first such request. ``None``: they are skipped,
+            with a warning naming the missing queue (never stored anywhere the agent reads).
         forget_handler: acts on a request to forget (``FORGET``). By default the
             conversation-edit handler (``conversation_edit_handlers()``: the user's memories
             about what the request names are deleted from every home); ``None``: such a
@@ -153,7 +156,7 @@ class MemoryApplier:
         self,
         *,
         vocabulary: PreferenceVocabulary = DEFAULT_VOCABULARY,
-        review_queue: ReviewQueue | None = None,
+        review_queue: ReviewQueue | None = DEFAULT,
         detectors: Sequence[Detector] | None = None,
         max_notes: int = 20,
         author: str = "memory_router",
@@ -175,7 +178,8 @@ class MemoryApplier:
         self.confirmation_handler: ConfirmationHandler | None = confirmation_handler
         self.vocabulary = vocabulary
         self.health_keys = frozenset(health_keys)
-        self.review_queue = review_queue
+        self._queue_by_default = review_queue is DEFAULT
+        self.review_queue: ReviewQueue | None = None if review_queue is DEFAULT else review_queue
         self.detectors = detectors
         self.max_notes = max_notes
         self.author = author
@@ -322,15 +326,34 @@ class MemoryApplier:
             return await self.apply_one(fact, context)
         return outcome
 
+    def _queue_for(self, context: Context) -> ReviewQueue | None:
+        """The review queue: the one given, else (by default) one on the memory service's
+        database, made once."""
+        if self.review_queue is None and self._queue_by_default:
+            from sqlalchemy.ext.asyncio import AsyncEngine
+
+            from adk_memory_kit.routing.review_queue import ReviewQueue
+
+            engine = getattr(context_memory_service(context), "engine", None)
+            shared = engine if isinstance(engine, AsyncEngine) else None
+            self.review_queue = ReviewQueue(engine=shared) if shared else ReviewQueue()
+        return self.review_queue
+
     async def _review(self, candidate: Candidate, context: Context) -> RoutingOutcome:
         home = MemoryHome.PROCEDURAL_REVIEW
-        if self.review_queue is None:
-            logger.info("memory router: behaviour-changing request not queued (no review queue)")
+        queue = self._queue_for(context)
+        if queue is None:
+            logger.warning(
+                "memory router: a behaviour-changing request was NOT queued for review and is "
+                "stored nowhere, because this MemoryApplier was built with review_queue=None; "
+                "pass MemoryApplier(review_queue=ReviewQueue()) (or leave it out for the "
+                "default queue) to keep such requests for a person to approve"
+            )
             return RoutingOutcome(
                 home, "skipped", candidate.key, "not queued: no review queue is configured"
             )
         session = context.session
-        item = await self.review_queue.submit(
+        item = await queue.submit(
             app_name=session.app_name,
             user_id=session.user_id,
             text=candidate.text,

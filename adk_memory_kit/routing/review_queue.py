@@ -4,10 +4,14 @@ A request such as "always skip the price confirmation" would change how the agen
 every future turn. Storing it where the agent reads it back would let any user (or any text a
 tool returned) rewrite the agent's instructions: memory poisoning. So the router writes such
 candidates to this table, keyed by app and user, and nothing in the kit ever reads it back into
-a request. A human lists, approves or rejects items with ``adk-memory-kit review``.
-**Approving does not feed anything back to the agent**: it records the decision (who, when, a
-note) for the person who then edits the instruction or code, e.g. by adding a named
-preference the instruction already knows how to interpret.
+a request until a human has approved it. A human lists, approves, rejects or revokes items
+with ``adk-memory-kit review`` (or the console).
+
+What approval does: the item becomes a standing instruction for that user (or, approved
+``applies_to="app"``, for every user of the app), which
+:class:`~adk_memory_kit.routing.approved_instructions.ApprovedInstructionsPlugin` renders into
+the agent's instruction in a marked block with the approval's date and approver. Pending,
+rejected and revoked items never reach the agent.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from adk_memory_kit.core.data_home import DataHome, FunctionDataHome
 from adk_memory_kit.core.db_errors import db_doors, translates_db_errors
-from adk_memory_kit.core.scope import app_wide_unless, operator_wide
+from adk_memory_kit.core.scope import app_wide_unless, operator_scope, operator_wide
 from adk_memory_kit.core.validation import check_identifier, check_scope, clean_text, short
 from adk_memory_kit.db.catalog import home_comment_step
 from adk_memory_kit.db.engine import make_engine
@@ -34,7 +38,9 @@ from adk_memory_kit.sensitive import redact_for_store
 
 TABLE = "adk_memory_kit_review_queue"
 COMPONENT = "review_queue"
-STATUSES = ("pending", "approved", "rejected")
+STATUSES = ("pending", "approved", "rejected", "revoked")
+#: Whom an approved item instructs the agent for: the user who said it, or every user of the app.
+APPLIES_TO = ("user", "app")
 
 # One statement per step (db.migrations), append-only.
 STEPS = [
@@ -65,11 +71,28 @@ CREATE TABLE IF NOT EXISTS {TABLE} (
         f" ON {TABLE} (app_name, user_id, text_hash) WHERE status = 'pending'"
     ),
     home_comment_step(TABLE, "review_queue"),
+    # approval closes the loop: an approved item may be revoked, and applies to its user or
+    # to the whole app
+    Step(f"ALTER TABLE {TABLE} DROP CONSTRAINT IF EXISTS {TABLE}_status_check"),
+    Step(
+        f"ALTER TABLE {TABLE} ADD CONSTRAINT {TABLE}_status_check"
+        " CHECK (status IN ('pending', 'approved', 'rejected', 'revoked'))"
+    ),
+    Step(
+        f"ALTER TABLE {TABLE} ADD COLUMN IF NOT EXISTS applies_to text NOT NULL DEFAULT 'user'"
+        " CHECK (applies_to IN ('user', 'app')),"
+        " ADD COLUMN IF NOT EXISTS revoked_at timestamptz,"
+        " ADD COLUMN IF NOT EXISTS revoked_by text"
+    ),
+    Step(
+        f"CREATE INDEX IF NOT EXISTS {TABLE}_approved"
+        f" ON {TABLE} (app_name, applies_to, user_id, decided_at) WHERE status = 'approved'"
+    ),
 ]
 
 _COLUMNS = (
     "id, app_name, user_id, session_id, text, source, status, created_at, decided_at, "
-    "decided_by, note"
+    "decided_by, note, applies_to, revoked_at, revoked_by"
 )
 
 
@@ -88,6 +111,9 @@ class ReviewItem:
     decided_at: datetime | None
     decided_by: str | None
     note: str | None
+    applies_to: str = "user"
+    revoked_at: datetime | None = None
+    revoked_by: str | None = None
 
     @classmethod
     def from_row(cls, row: Any) -> ReviewItem:
@@ -227,36 +253,75 @@ class ReviewQueue:
 
     @translates_db_errors("ReviewQueue.approve")
     async def approve(
-        self, item_id: int, *, by: str, note: str | None = None, app_name: str | None = None
+        self,
+        item_id: int,
+        *,
+        by: str,
+        note: str | None = None,
+        app_name: str | None = None,
+        applies_to: str = "user",
     ) -> ReviewItem:
-        """Record approval. Nothing is fed back to the agent: a human edits instructions/code."""
-        return await self._decide(item_id, "approved", by, note, app_name)
+        """Approve a pending item: from the next model call on, the agent of its user
+        (``applies_to="app"``: of every user of its app) is given it as a standing
+        instruction by :class:`ApprovedInstructionsPlugin`, until it is revoked."""
+        if applies_to not in APPLIES_TO:
+            raise InvalidInputError(
+                f"applies_to must be one of {', '.join(APPLIES_TO)}, got {short(applies_to)}"
+            )
+        return await self._decide(item_id, "approved", by, note, app_name, applies_to)
 
     @translates_db_errors("ReviewQueue.reject")
     async def reject(
         self, item_id: int, *, by: str, note: str | None = None, app_name: str | None = None
     ) -> ReviewItem:
-        """Record rejection."""
+        """Reject a pending item: it never reaches the agent."""
         return await self._decide(item_id, "rejected", by, note, app_name)
+
+    @translates_db_errors("ReviewQueue.revoke")
+    async def revoke(
+        self, item_id: int, *, by: str, note: str | None = None, app_name: str | None = None
+    ) -> ReviewItem:
+        """Revoke an approved item: the agent is no longer given it (from its next model
+        call). The approval (who, when) is kept beside the revocation."""
+        return await self._decide(item_id, "revoked", by, note, app_name)
 
     @operator_wide  # a reviewer's decision on an item by its id
     async def _decide(
-        self, item_id: int, status: str, by: str, note: str | None, app_name: str | None
+        self,
+        item_id: int,
+        status: str,
+        by: str,
+        note: str | None,
+        app_name: str | None,
+        applies_to: str = "user",
     ) -> ReviewItem:
         check_identifier("by", by)
         if isinstance(item_id, bool) or not isinstance(item_id, int):
             raise InvalidInputError(f"item id must be an integer, got {short(item_id)}")
         scope = " AND app_name = :app" if app_name is not None else ""
         by, note = redact_for_store(by), redact_for_store(note)
-        params = {"id": item_id, "status": status, "by": by, "note": note, "app": app_name}
+        params = {
+            "id": item_id,
+            "status": status,
+            "by": by,
+            "note": note,
+            "app": app_name,
+            "applies": applies_to,
+        }
+        if status == "revoked":  # only an approved item; its approval stays on record
+            change = (
+                "status = 'revoked', revoked_at = now(), revoked_by = :by,"
+                " note = coalesce(:note, note) WHERE id = :id AND status = 'approved'"
+            )
+        else:
+            change = (
+                "status = :status, decided_at = now(), decided_by = :by, note = :note,"
+                " applies_to = :applies WHERE id = :id AND status = 'pending'"
+            )
         engine = await self._ensure_ready()
         async with engine.begin() as conn:
             row = await _first(
-                conn,
-                f"UPDATE {TABLE} SET status = :status, decided_at = now(), decided_by = :by,"
-                f" note = :note WHERE id = :id AND status = 'pending'{scope}"
-                f" RETURNING {_COLUMNS}",
-                params,
+                conn, f"UPDATE {TABLE} SET {change}{scope} RETURNING {_COLUMNS}", params
             )
             if row is not None:
                 return ReviewItem.from_row(row)
@@ -268,10 +333,41 @@ class ReviewQueue:
             raise InvalidInputError(
                 f"no review item {item_id}{where}; run 'adk-memory-kit review list'"
             )
+        if status == "revoked":
+            raise InvalidInputError(
+                f"review item {item_id} is {existing['status']}; only an approved item can be"
+                " revoked"
+            )
         raise InvalidInputError(
             f"review item {item_id} is already {existing['status']} by "
             f"{existing['decided_by']} at {existing['decided_at']:%Y-%m-%d %H:%M}"
         )
+
+    @translates_db_errors("ReviewQueue.approved_instructions")
+    async def approved_instructions(
+        self, app_name: str, user_id: str, *, limit: int = 20
+    ) -> list[ReviewItem]:
+        """The approved, unrevoked items that instruct this user's agent: the user's own and
+        the app-wide ones, oldest approval first (at most ``limit``, the newest kept)."""
+        check_scope(app_name, user_id)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 0 < limit <= 1000:
+            raise InvalidInputError(f"limit must be 1 to 1000, got {short(limit)}")
+        engine = await self._ensure_ready()
+        # app-wide items were said by other users of the app: an operator approved them for
+        # everyone, so this read crosses users, and only approved rows of this app are read
+        with operator_scope():
+            async with engine.connect() as conn:
+                rows = await conn.execute(
+                    sql(
+                        f"SELECT {_COLUMNS} FROM {TABLE} WHERE app_name = :app"
+                        " AND status = 'approved'"
+                        " AND (applies_to = 'app' OR user_id = :user)"
+                        " ORDER BY decided_at DESC, id DESC LIMIT :lim"
+                    ),
+                    {"app": app_name, "user": user_id, "lim": limit},
+                )
+                items = [ReviewItem.from_row(r) for r in rows.mappings()]
+        return items[::-1]
 
     @translates_db_errors("ReviewQueue.count_for_user")
     async def count_for_user(self, app_name: str, user_id: str) -> int:

@@ -36,6 +36,7 @@ from adk_memory_kit.sensitive.numbers import (
 from adk_memory_kit.sensitive.passwords import LoginPhraseDetector, PasswordDetector
 from adk_memory_kit.sensitive.public import public_spans
 from adk_memory_kit.sensitive.recovery import RecoveryDetector
+from adk_memory_kit.sensitive.redacted import RedactedMarkerDetector
 from adk_memory_kit.sensitive.scan import TextScan
 from adk_memory_kit.sensitive.settings import (
     GateSettings,
@@ -65,6 +66,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
     ShapeDetector(),
     RecoveryDetector(),
     CueValueDetector(),  # the fail-closed layer (weak cues only at sensitivity="strict")
+    RedactedMarkerDetector(),  # text the gate masked already (a stored, redacted turn)
 )
 #: Everything: the secrets and health terms (the routing layer drops health *facts*; health
 #: words are topics, not tokens, so the store gate does not rewrite them).

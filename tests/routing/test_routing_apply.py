@@ -233,10 +233,37 @@ async def test_procedural_review_goes_to_the_queue_and_nowhere_else(memory, queu
     assert datetime.fromisoformat(record["queued_at"]).tzinfo is not None
     assert "confirm prices" not in str(record)
     assert await memory.count_memories(app_name=app, user_id="u1") == {}
-    # without a queue it is skipped (and says why), still stored nowhere
-    (skipped,) = await MemoryApplier().apply([stop], make_context(app=app, memory=memory))
+
+
+async def test_default_applier_queues_on_the_memory_services_database(memory, queue):
+    """``MemoryApplier()`` (as ``MemoryRoutingPlugin()`` builds it) keeps a behaviour change
+    for review on the memory service's database; nothing said is skipped silently."""
+    app = unique("app")
+    stop = Candidate(
+        text="Never book red-eye flights without asking.", changes_agent_behaviour=True
+    )
+    applier = MemoryApplier()
+    (outcome,) = await applier.apply([stop], make_context(app=app, memory=memory))
+    assert (outcome.home, outcome.status) == (H.PROCEDURAL_REVIEW, "queued")
+    (item,) = await queue.list(app_name=app)  # the same database, read by another queue
+    assert outcome.detail == f"review item {item.id}"
+    assert applier.review_queue is not None and applier.review_queue._engine is memory.engine
+
+
+async def test_applier_without_a_queue_warns_naming_the_missing_part(memory, caplog):
+    app = unique("app")
+    stop = Candidate(
+        text="Never book red-eye flights without asking.", changes_agent_behaviour=True
+    )
+    with caplog.at_level(logging.WARNING, logger="adk_memory_kit.routing.apply"):
+        (skipped,) = await MemoryApplier(review_queue=None).apply(
+            [stop], make_context(app=app, memory=memory)
+        )
     assert skipped.status == "skipped"
     assert skipped.detail == "not queued: no review queue is configured"
+    (record,) = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert "review_queue=None" in record.getMessage() and "ReviewQueue()" in record.getMessage()
+    assert "red-eye" not in record.getMessage()  # never the user's text
 
 
 async def test_one_failure_does_not_stop_the_others():

@@ -92,7 +92,7 @@ async def test_the_table_is_migrated_once_and_versioned(queue):
             text("SELECT obj_description(CAST(:t AS regclass))"), {"t": TABLE}
         )
     # one statement per step; the comment marks the table as a kit home for forget/data_map
-    assert step == len(STEPS) == 4 and indexes == 3
+    assert step == len(STEPS) == 8 and indexes == 4
     assert comment == "adk_memory_kit home: review_queue"
 
 
