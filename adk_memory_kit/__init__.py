@@ -17,6 +17,10 @@ from adk_memory_kit.core.deprecation import moved_names
 
 if TYPE_CHECKING:
     from adk_memory_kit.adk_services import register_pgvector_services
+    from adk_memory_kit.recall import FramedLoadMemoryTool
+    from adk_memory_kit.routing.approved_instructions import ApprovedInstructionsPlugin
+    from adk_memory_kit.sensitive import UserMessageRedactionPlugin
+    from adk_memory_kit.stack import MemoryKit
     from adk_memory_kit.assembly import PgVectorMemoryService
     from adk_memory_kit.context import (
         ContextBudget,
@@ -136,6 +140,10 @@ _EXPORTS: dict[str, str] = {
     "SummarizerConfig": "adk_memory_kit.context",
     "ContextBudgetConfig": "adk_memory_kit.context",
     "RecallBudget": "adk_memory_kit.recall",
+    "FramedLoadMemoryTool": "adk_memory_kit.recall",
+    "MemoryKit": "adk_memory_kit.stack",
+    "ApprovedInstructionsPlugin": "adk_memory_kit.routing.approved_instructions",
+    "UserMessageRedactionPlugin": "adk_memory_kit.sensitive",
     "EpisodicLogConfig": "adk_memory_kit.episodic",
     "SessionCloserConfig": "adk_memory_kit.lifecycle",
     "MemoryCheckpointConfig": "adk_memory_kit.lifecycle",
@@ -197,6 +205,11 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    # the recommended stack
+    "MemoryKit",
+    "FramedLoadMemoryTool",
+    "ApprovedInstructionsPlugin",
+    "UserMessageRedactionPlugin",
     "configured_model",
     # updates and "please forget", said in the conversation (routing applier handlers)
     "conversation_edit_handlers",

@@ -1,8 +1,10 @@
-"""``adk-memory-kit review list|approve|reject``: a human decides on behaviour-changing requests.
+"""``adk-memory-kit review list|approve|reject|revoke``: a human decides on behaviour-changing
+requests.
 
-Approving only records the decision (who, when, note). Nothing is fed back to the agent: the
-reviewer then changes the agent's instruction or code (for example by adding a named
-preference the instruction knows how to interpret).
+An approved item reaches the agent (through ``ApprovedInstructionsPlugin``, in a marked block
+with its approval date and approver): for its user, or with ``approve --for-app`` for every
+user of its app. ``revoke`` takes an approved item back; rejected and pending items never
+reach the agent.
 
 A refused request (an unknown item, one already decided, a bad filter) raises the kit's
 error; ``adk-memory-kit`` prints it as one ``error: ...`` line on stderr and exits with 2.
@@ -32,14 +34,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     show.set_defaults(func=review_list)
 
     for name, helptext in (
-        ("approve", "record approval (then edit the instruction or code yourself)"),
-        ("reject", "record rejection"),
+        ("approve", "approve: the agent follows it from its next model call"),
+        ("reject", "reject: it never reaches the agent"),
+        ("revoke", "take an approved item back: the agent no longer follows it"),
     ):
         act = actions.add_parser(name, help=helptext)
         act.add_argument("item_id", type=int, help="the id shown by 'review list'")
         act.add_argument("--by", default=None, help="reviewer name (default: the OS user)")
         act.add_argument("--note", default=None, help="why, or what was changed")
         act.add_argument("--app", default=None, help="refuse unless the item is in this app")
+        if name == "approve":
+            act.add_argument(
+                "--for-app",
+                action="store_true",
+                help="instruct the agent of every user of the item's app (default: its user)",
+            )
         act.set_defaults(func=review_decide, decision=name)
 
 
@@ -70,9 +79,21 @@ async def review_list(args: argparse.Namespace) -> int:
 async def review_decide(args: argparse.Namespace) -> int:
     by = args.by or getpass.getuser()
     async with ReviewQueue(getattr(args, "db_url", None)) as queue:
-        decide = queue.approve if args.decision == "approve" else queue.reject
-        item = await decide(args.item_id, by=by, note=args.note, app_name=args.app)
+        if args.decision == "approve":
+            whom = "app" if args.for_app else "user"
+            item = await queue.approve(
+                args.item_id, by=by, note=args.note, app_name=args.app, applies_to=whom
+            )
+        else:
+            decide = queue.reject if args.decision == "reject" else queue.revoke
+            item = await decide(args.item_id, by=by, note=args.note, app_name=args.app)
     print(_line(item))
     if item.status == "approved":
-        print("approved: nothing is sent to the agent; change its instruction or code to apply it")
+        whom = f"every user of {item.app_name}" if item.applies_to == "app" else item.user_id
+        print(
+            f"approved: the agent of {whom} follows it from its next model call "
+            "(with ApprovedInstructionsPlugin installed, as MemoryKit does)"
+        )
+    elif item.status == "revoked":
+        print("revoked: the agent no longer follows it, from its next model call")
     return 0

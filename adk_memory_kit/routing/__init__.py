@@ -42,6 +42,7 @@ from adk_memory_kit.routing.plugin import (
     memory_routing_callback,
     route_turn,
 )
+from adk_memory_kit.routing.approved_instructions import ApprovedInstructionsPlugin
 from adk_memory_kit.routing.review_queue import ReviewItem, ReviewQueue
 from adk_memory_kit.routing.rule import Candidate, MemoryHome, route
 from adk_memory_kit.sensitive import (
@@ -84,6 +85,7 @@ __all__ = [
     "RegexDetector",
     "ReviewItem",
     "ReviewQueue",
+    "ApprovedInstructionsPlugin",
     "RoutingOutcome",
     "RuleBasedExtractor",
     "SensitiveValueError",

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from google.adk.plugins.base_plugin import BasePlugin
 from typing_extensions import override
 
-from adk_memory_kit.core.db_errors import describe
+from adk_memory_kit.core.db_errors import contained_doors, describe
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.routing.review_queue import ReviewItem, ReviewQueue
 
@@ -61,6 +61,7 @@ def render_instructions(items: list[ReviewItem]) -> str:
     return "\n".join(lines)
 
 
+@contained_doors
 class ApprovedInstructionsPlugin(BasePlugin):
     """Adds the approved instructions of the session's user (and app-wide ones) to every
     model request, read once per invocation.
@@ -89,7 +90,7 @@ class ApprovedInstructionsPlugin(BasePlugin):
         self.max_items = max_items
         self._blocks: OrderedDict[str, str] = OrderedDict()
 
-    async def block_for(self, app_name: str, user_id: str) -> str:
+    async def _block_for(self, app_name: str, user_id: str) -> str:
         """The block this user's agent is given now ("" when nothing is approved)."""
         items = await self.review_queue.approved_instructions(
             app_name, user_id, limit=self.max_items
@@ -105,7 +106,7 @@ class ApprovedInstructionsPlugin(BasePlugin):
         if block is None:
             session = callback_context.session
             try:
-                block = await self.block_for(session.app_name, session.user_id)
+                block = await self._block_for(session.app_name, session.user_id)
             except Exception as exc:  # the turn goes on without the block
                 logger.warning("approved instructions not read (%s)", describe(exc))
                 return None

@@ -118,7 +118,7 @@ async def test_cli_list_approve_reject(db_url, queue, capsys):
 
     assert await run("approve", str(a.id), "--by", "alice", "--note", "pref added") == 0
     out = capsys.readouterr().out
-    assert "approved" in out and "nothing is sent to the agent" in out
+    assert "approved" in out and "the agent of u1 follows it" in out
     assert await run("reject", str(b.id), "--by", "bob", "--app", app) == 0
     with pytest.raises(InvalidInputError, match="already rejected by bob"):
         await run("approve", str(b.id), "--by", "alice")
@@ -128,6 +128,18 @@ async def test_cli_list_approve_reject(db_url, queue, capsys):
     assert await run("list", "--app", app, "--status", "all", "--user", "u1") == 0
     out = capsys.readouterr().out
     assert "approved" in out and "alice" in out and "Never show me fees" not in out
+
+    # revoke takes an approval back (and only an approval); --for-app instructs every user
+    assert await run("revoke", str(a.id), "--by", "carol") == 0
+    assert "revoked: the agent no longer follows it" in capsys.readouterr().out
+    assert await queue.approved_instructions(app, "u1") == []
+    with pytest.raises(InvalidInputError, match="only an approved item can be revoked"):
+        await run("revoke", str(b.id), "--by", "carol")
+    c = await queue.submit(app_name=app, user_id="u7", text="Quote prices in euros.")
+    assert await run("approve", str(c.id), "--by", "alice", "--for-app") == 0
+    assert f"every user of {app}" in capsys.readouterr().out
+    (shared,) = await queue.approved_instructions(app, "someone-new")
+    assert (shared.id, shared.applies_to) == (c.id, "app")
 
 
 def test_cli_errors_go_to_stderr_with_exit_code_2(db_url, capsys):
