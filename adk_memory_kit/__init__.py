@@ -17,10 +17,6 @@ from adk_memory_kit.core.deprecation import moved_names
 
 if TYPE_CHECKING:
     from adk_memory_kit.adk_services import register_pgvector_services
-    from adk_memory_kit.recall import FramedLoadMemoryTool
-    from adk_memory_kit.routing.approved_instructions import ApprovedInstructionsPlugin
-    from adk_memory_kit.sensitive import UserMessageRedactionPlugin
-    from adk_memory_kit.stack import MemoryKit
     from adk_memory_kit.assembly import PgVectorMemoryService
     from adk_memory_kit.context import (
         ContextBudget,
@@ -62,7 +58,7 @@ if TYPE_CHECKING:
         SearchOptions,
     )
     from adk_memory_kit.pruning import PruneStaleToolPayloads, ToolPayloadPruningPlugin
-    from adk_memory_kit.recall import BudgetedPreloadMemoryTool, RecallBudget
+    from adk_memory_kit.recall import BudgetedPreloadMemoryTool, FramedLoadMemoryTool, RecallBudget
     from adk_memory_kit.routing import (
         LlmExtractor,
         MemoryApplier,
@@ -72,8 +68,11 @@ if TYPE_CHECKING:
         make_profile_tools,
         route,
     )
+    from adk_memory_kit.routing.approved_instructions import ApprovedInstructionsPlugin
     from adk_memory_kit.routing.edits.conversation_edits import conversation_edit_handlers
     from adk_memory_kit.routing.write_policy import RoutedOptions
+    from adk_memory_kit.sensitive import UserMessageRedactionPlugin
+    from adk_memory_kit.stack import MemoryKit
     from adk_memory_kit.tools import MemoryToolset, MemoryToolsetConfig
     from adk_memory_kit.working_memory import (
         WorkingMemoryToolset,

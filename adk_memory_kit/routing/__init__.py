@@ -19,6 +19,7 @@ from adk_memory_kit.routing.apply import (
     RoutingOutcome,
     long_term_entry,
 )
+from adk_memory_kit.routing.approved_instructions import ApprovedInstructionsPlugin
 from adk_memory_kit.routing.choice import ROUTING_MODEL_ENV, routing_extractor
 from adk_memory_kit.routing.dates import resolve_relative_dates
 from adk_memory_kit.routing.extractors import (
@@ -42,7 +43,6 @@ from adk_memory_kit.routing.plugin import (
     memory_routing_callback,
     route_turn,
 )
-from adk_memory_kit.routing.approved_instructions import ApprovedInstructionsPlugin
 from adk_memory_kit.routing.review_queue import ReviewItem, ReviewQueue
 from adk_memory_kit.routing.rule import Candidate, MemoryHome, route
 from adk_memory_kit.sensitive import (

@@ -25,11 +25,13 @@ from google.adk.agents import LlmAgent
 from google.adk.apps import App
 
 from adk_memory_kit import (
+    ApprovedInstructionsPlugin,
     BudgetedPreloadMemoryTool,
     EpisodicLogPlugin,
     MemoryApplier,
     MemoryCheckpointPlugin,
     MemoryRoutingPlugin,
+    UserMessageRedactionPlugin,
     WorkingMemoryToolset,
     configured_model,
     conversation_edit_handlers,
@@ -61,10 +63,15 @@ root_agent = LlmAgent(
     ],
 )
 
+REVIEW_QUEUE = ReviewQueue()
+
 app = App(
     name="concierge",
     root_agent=root_agent,
     plugins=[
+        # ADK's events table keeps the turn with its secrets masked (the model still sees the
+        # message as typed, in that turn only)
+        UserMessageRedactionPlugin(),
         # the review queue lives in the kit's database (ADK_MEMORY_KIT_DB_URL, else embedded)
         # with a model configured, routing asks it once per turn after the reply (rules as a
         # gate, the offline router as fallback); offline, the learned router alone
@@ -73,9 +80,11 @@ app = App(
             # "please forget ..." deletes (with a model configured, it picks among the closest
             # memories what the request names); a changed fact supersedes the old one
             MemoryApplier(
-                review_queue=ReviewQueue(), **conversation_edit_handlers(model=REAL_MODEL)
+                review_queue=REVIEW_QUEUE, **conversation_edit_handlers(model=REAL_MODEL)
             ),
         ),
+        # what a person approved in the review queue reaches the agent (revocable)
+        ApprovedInstructionsPlugin(REVIEW_QUEUE),
         MemoryCheckpointPlugin(every_n_invocations=CHECKPOINT_EVERY),
         # every model and tool call, for the console's traces and costs
         EpisodicLogPlugin(),

@@ -18,6 +18,7 @@ from google.adk.apps import App
 
 from adk_memory_kit import (
     EpisodicLogPlugin,
+    UserMessageRedactionPlugin,
     WorkingMemoryToolset,
     configured_model,
     working_memory_guide,
@@ -49,4 +50,8 @@ root_agent = LlmAgent(
 
 # ``adk web`` loads ``app``: the episodic log records every model and tool call (the console's
 # traces and costs; ADK_MEMORY_KIT_DB_URL, else the embedded server)
-app = App(name="rebooker", root_agent=root_agent, plugins=[EpisodicLogPlugin()])
+app = App(
+    name="rebooker",
+    root_agent=root_agent,
+    plugins=[UserMessageRedactionPlugin(), EpisodicLogPlugin()],
+)

@@ -21,6 +21,7 @@ from google.adk.apps import App
 from adk_memory_kit import (
     EpisodicLogPlugin,
     PruneStaleToolPayloads,
+    UserMessageRedactionPlugin,
     configured_model,
 )
 from adk_memory_kit.testing import (
@@ -45,4 +46,8 @@ root_agent = LlmAgent(
 
 # ``adk web`` loads ``app``: the episodic log records every model and tool call (the console's
 # traces and costs; ADK_MEMORY_KIT_DB_URL, else the embedded server)
-app = App(name="research_assistant", root_agent=root_agent, plugins=[EpisodicLogPlugin()])
+app = App(
+    name="research_assistant",
+    root_agent=root_agent,
+    plugins=[UserMessageRedactionPlugin(), EpisodicLogPlugin()],
+)
