@@ -131,7 +131,8 @@ def main() -> None:
     two_exact, two = figures["two_home"]
     print(f"two-home messages exact: {two_exact} / {two}")
     print(f"sensitive messages that reached a store: {figures['sensitive_to_a_store']}")
-    print(f"user: written without a stated preference: {figures['user_state_written_without_a_preference']}")
+    spurious = figures["user_state_written_without_a_preference"]
+    print(f"user: written without a stated preference: {spurious}")
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2), encoding="utf-8")
 

@@ -27,6 +27,7 @@ from datetime import datetime
 from google.adk.events.event import Event
 
 from adk_memory_kit.profile.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
+from adk_memory_kit.routing.cue_words import only_thanks
 from adk_memory_kit.routing.edits.change_requests import asks_to_change
 from adk_memory_kit.routing.edits.forget_requests import (
     asks_to_forget,
@@ -36,8 +37,10 @@ from adk_memory_kit.routing.edits.forget_requests import (
 )
 from adk_memory_kit.routing.edits.keep_requests import asks_not_to_keep
 from adk_memory_kit.routing.extractors import RuleBasedExtractor, dated, event_text, event_time
+from adk_memory_kit.routing.harm import choose_by_harm, clauses, forget_label
 from adk_memory_kit.routing.learned import Decision, LearnedRouter
 from adk_memory_kit.routing.rule import Candidate
+from adk_memory_kit.routing.stated_preferences import stated_preference
 from adk_memory_kit.routing.value_finders import (
     DEFAULT_FINDERS,
     DEFAULT_RETIRED_FINDERS,
@@ -170,7 +173,8 @@ def user_sentences(
         text = event_text(event)
         if usable(text, max_chars):
             when = event_time(event)
-            out.extend((s, when) for s in split_sentences(text)[:max_sentences])
+            sentences = split_sentences(text)[:max_sentences]
+            out.extend((c, when) for s in sentences for c in clauses(s))
     return out
 
 
@@ -179,8 +183,11 @@ def is_trivial(sentence: str) -> bool:
     lowered = sentence.lower()
     if any(v in lowered for v in _FORGET_VERBS) or asks_to_forget(sentence):
         return False
-    return is_filler(sentence) or is_factless_question(sentence)
+    return is_filler(sentence) or is_factless_question(sentence) or only_thanks(sentence)
 
+
+#: A sentence of at most this many words that states a preference plainly says only that.
+_SHORT_SENTENCE_WORDS = 8
 
 #: The router's least confidence to call a sentence sensitive when no detector found anything
 #: in it (the detectors decide what is a secret; the bank's sensitive examples they miss
@@ -277,8 +284,15 @@ class LearnedExtractor:
         routes = []
         for (sentence, when), skip in zip(sentences, trivial, strict=True):
             decision = None if skip else next(decisions)
+            route = self._with_stated_preference(self._route(sentence, when, decision), when)
+            chosen = choose_by_harm(
+                sentence,
+                route.candidates,
+                decision.label if decision else None,
+                reported=reports_the_users_life(sentence),
+            )
             routes.append(
-                _not_the_users_preference(self._route(sentence, when, decision), self.finders)
+                _not_the_users_preference(replace(route, candidates=chosen), self.finders)
             )
         return routes
 
@@ -308,6 +322,7 @@ class LearnedExtractor:
         elif decision.preference and _ASKS_TO_FORGET.match(sentence):
             # a deletion verb on a saved preference ("clear my home airport")
             label = "forget"
+        label = forget_label(sentence, label)
         if label == "review" and reports_the_users_life(sentence):
             # a report of what the user did or has ("Went with Direct Line this year, the
             # renewal quote was daft") is no instruction for a reviewer: a lasting fact
@@ -356,6 +371,25 @@ class LearnedExtractor:
             return SentenceRoute(sentence, (), decision, False)
         made = self._make(sentence, when, label, changes)
         return SentenceRoute(sentence, (made,) if made else (), decision, False)
+
+    def _with_stated_preference(self, route: SentenceRoute, when: datetime | None) -> SentenceRoute:
+        """``route`` with the preference its sentence states plainly
+        (:func:`~.stated_preferences.stated_preference`) when the router named none: it
+        replaces a lasting fact of a short sentence, and joins one of a longer sentence."""
+        found = route.candidates
+        if any(
+            c.key or c.sensitive or c.forget_request or c.changes_agent_behaviour for c in found
+        ):
+            return route
+        stated = stated_preference(route.sentence)
+        if stated is None or stated[0] not in self.vocabulary:
+            return route
+        preference = self._preference(route.sentence, when, *stated)
+        lasting = [c for c in found if c.needed_in_future_sessions]
+        kept = [c for c in found if not c.needed_in_future_sessions]
+        if lasting and len(route.sentence.split()) > _SHORT_SENTENCE_WORDS:
+            kept = [*lasting, *kept]
+        return replace(route, candidates=(preference, *kept))
 
     def _preference(self, sentence: str, when: datetime | None, name: str, value: str) -> Candidate:
         return Candidate(

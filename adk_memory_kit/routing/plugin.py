@@ -271,8 +271,8 @@ class MemoryRoutingPlugin(BasePlugin):
     Args:
         extractor: defaults to the offline learned router (:class:`~.offline.LearnedExtractor`,
             rules as its gate); see :func:`~.choice.routing_extractor` for a model.
-        applier: defaults to a :class:`MemoryApplier` with the default vocabulary and no
-            review queue.
+        applier: defaults to a :class:`MemoryApplier` with the default vocabulary, the
+            conversation-edit handlers and a review queue on the memory service's database.
         agent_names: only route after these agents end (``None``: after any agent; each event
             is routed once either way).
         on_outcomes: called with the outcomes whenever something was routed (for metrics or

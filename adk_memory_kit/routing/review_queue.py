@@ -17,6 +17,7 @@ rejected and revoked items never reach the agent.
 from __future__ import annotations
 
 import asyncio
+import builtins
 import hashlib
 from dataclasses import dataclass
 from datetime import datetime
@@ -346,7 +347,7 @@ class ReviewQueue:
     @translates_db_errors("ReviewQueue.approved_instructions")
     async def approved_instructions(
         self, app_name: str, user_id: str, *, limit: int = 20
-    ) -> list[ReviewItem]:
+    ) -> builtins.list[ReviewItem]:
         """The approved, unrevoked items that instruct this user's agent: the user's own and
         the app-wide ones, oldest approval first (at most ``limit``, the newest kept)."""
         check_scope(app_name, user_id)

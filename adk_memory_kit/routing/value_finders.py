@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
+from adk_memory_kit.routing.language_names_data import LANGUAGE_NAMES
+
 Finder = Callable[[str], str | None]
 
 
@@ -80,24 +82,43 @@ _DIET = {
     "fish but no other meat": "pescatarian", "halal": "halal", "kosher": "kosher",
     "gluten free": "gluten-free", "gluten-free": "gluten-free", "coeliac": "gluten-free",
     "celiac": "gluten-free", "lactose-free": "lactose-free", "lactose free": "lactose-free",
+    # how users also say it (Australian, Indian English) and in the kept languages
+    "vego": "vegetarian", "pure veg": "vegetarian", "pure vegetarian": "vegetarian",
+    "vegetariano": "vegetarian", "vegetariana": "vegetarian", "vegetarisch": "vegetarian",
+    "vegetarier": "vegetarian", "vegetarierin": "vegetarian", "végétarien": "vegetarian",
+    "végétarienne": "vegetarian", "vegetariani": "vegetarian", "vegano": "vegan",
+    "vegana": "vegan", "veganer": "vegan", "veganerin": "vegan", "végane": "vegan",
+    "vegani": "vegan",
 }  # fmt: skip
+#: The diet phrases as one regex alternation (longest first), for cues built around them.
+DIET_WORDS = "|".join(sorted(map(re.escape, _DIET), key=len, reverse=True))
 _SEAT = {"aisle": "aisle", "window": "window", "middle": "middle"}
 _CABIN = {
     "premium economy": "premium economy", "economy": "economy", "business": "business",
     "first class": "first", "first": "first",
 }  # fmt: skip
 _LANGUAGES = {
-    w: w.capitalize()
-    for w in (
-        "english german french spanish portuguese italian dutch hindi japanese chinese polish "
-        "swedish danish norwegian finnish greek turkish arabic korean russian czech"
-    ).split()
+    **LANGUAGE_NAMES,  # CLDR names in six languages and each language's own name
+    **{
+        w: w.capitalize()
+        for w in (
+            "english german french spanish portuguese italian dutch hindi japanese chinese "
+            "polish swedish danish norwegian finnish greek turkish arabic korean russian czech"
+        ).split()
+    },
 }
 _CURRENCY = {
     "euro": "EUR", "euros": "EUR", "eur": "EUR", "dollar": "USD", "dollars": "USD",
     "us dollars": "USD", "usd": "USD", "pound": "GBP", "pounds": "GBP", "sterling": "GBP",
     "gbp": "GBP", "rupee": "INR", "rupees": "INR", "inr": "INR", "yen": "JPY", "jpy": "JPY",
     "franc": "CHF", "francs": "CHF", "swiss francs": "CHF", "chf": "CHF",
+    "aud": "AUD", "australian dollars": "AUD", "nzd": "NZD", "cad": "CAD", "sgd": "SGD",
+    "hkd": "HKD", "mxn": "MXN", "brl": "BRL", "reais": "BRL", "zar": "ZAR", "rand": "ZAR",
+    "kes": "KES", "shillings": "KES", "idr": "IDR", "myr": "MYR", "ringgit": "MYR",
+    "thb": "THB", "baht": "THB", "aed": "AED", "dirhams": "AED", "sek": "SEK", "nok": "NOK",
+    "dkk": "DKK", "pln": "PLN", "zloty": "PLN", "czk": "CZK", "huf": "HUF", "cny": "CNY",
+    "yuan": "CNY", "krw": "KRW", "won": "KRW", "dólares": "USD", "dolares": "USD",
+    "libras": "GBP", "rupias": "INR", "rupien": "INR",
 }  # fmt: skip
 _ALLERGENS = {
     w: w
@@ -118,7 +139,10 @@ _NAME_CUE = re.compile(
     r"\b(?i:prefer|call me|calls me|call me by my nickname,?|go by|know me as|knows me as|"
     r"address me as|refer to me as|addressing me|(?:be|am|I'm|being|get) called|"
     r"my name is|my name's|my first name is|use the name|"
-    r"say|I'm|I am|use|but|use my first name,?|address me as)\s+(?P<name>" + _TITLE + _CAP + r")",
+    r"say|I'm|I am|use|but|use my first name,?|address me as|"
+    # the same cue in the kept languages ("me chama de Bia", "llámame Pili", "nenn mich Jo")
+    r"me cham[ae]m? de|ll[aá]m[ae]me|ll[aá]menme|me llames|me llamen|nenn(?:t|en Sie)? mich|"
+    r"appelle[sz]?-moi|chiamami|chiamatemi)\s+(?P<name>" + _TITLE + _CAP + r")",
 )
 _NON_NAMES = {"I", "Please", "Just", "The", "My", "Hi", "Hello", "Use", "Call", "Say"}
 
@@ -203,21 +227,27 @@ _SPOKEN = re.compile(
     r"second language|grew up|bilingual|trilingual|conversational|a (?:bit|little|word) of)\b",
     re.IGNORECASE,
 )
-_LANGUAGE_NAMES = "|".join(sorted(_LANGUAGES, key=len, reverse=True))
-_TO_ME = re.compile(
-    r"\b(?:repl\w*|answer\w*|respond\w*|response\w*|talk\w* (?:to|with) me|speak\w* (?:to|with) "
+LANGUAGE_PATTERN = "|".join(sorted(_LANGUAGES, key=len, reverse=True))
+TO_ME = re.compile(
+    r"\b(?:resp[oó]nd[ae]me|resp[oó]ndeme|cont[eé]st[ae]me|h[aá]blame|escr[ií]beme|"
+    r"me (?:responda|responde|respondas|contestes|hables|escribas|escreva|fale)|fal[ae] comigo|"
+    r"responda-me|antwort\w* (?:mir|mich)|schreib\w* (?:mir|mich)|sprich mit mir|"
+    r"r[eé]pond(?:s|ez)-moi|parle(?:z)?-moi|[eé]cri(?:s|vez)-moi|rispondimi|parlami|scrivimi|"
+    r"repl\w*|answer\w*|respond\w*|response\w*|talk\w* (?:to|with) me|speak\w* (?:to|with) "
     r"me|write to me|messages?|communicat\w*|conversations?|chat\w* (?:to|with) me|"
     r"(?:please|pls|can you|could you|would you|will you)\s+(?:only\s+|just\s+)?speak|"
-    r"speak (?:only )?(?:" + _LANGUAGE_NAMES + r") (?:to|with) me|^\s*(?:only |just )?speak|"
+    r"speak (?:only )?(?:" + LANGUAGE_PATTERN + r") (?:to|with) me|^\s*(?:only |just )?speak|"
     r"(?:preferred|reply|replies|response|default|chat|conversation|app|interface) language|"
     r"(?:switch|chang|set|use)\w*\s+(?:the\s+|your\s+|my\s+)?language|"
     # what the user can read: "I only speak Spanish", "... so Polish is easier for me"
     r"(?<!and )\bi only speak\b(?![^.!?]*\b(?:at home|with (?!you)|to each other)\b)|"
     r"(?:easier|better) for me|prefer\w*|"
     r"language (?:for|of) (?:the |your |our )?(?:repl|answer|response|chat|conversation)\w*|"
-    r"from now on|from here on|(?:use|using|only|switch(?:ing)? to)\s+(?:" + _LANGUAGE_NAMES + r")|"
+    r"from now on|from here on|(?:use|using|only|switch(?:ing)? to)\s+(?:"
+    + LANGUAGE_PATTERN
+    + r")|"
     r"(?:do|say|write|put|continue|carry on|this|that|it|everything|things)\s+in\s+(?:"
-    + _LANGUAGE_NAMES
+    + LANGUAGE_PATTERN
     + r"))\b",
     re.IGNORECASE,
 )
@@ -231,7 +261,7 @@ def _reply_language(find: Finder, *, retiring: bool = False) -> Finder:
     ("I don't speak French")."""
 
     def finder(text: str) -> str | None:
-        to_me = _TO_ME.search(text)
+        to_me = TO_ME.search(text)
         if to_me is None:
             if _LEARNING.search(text) or (not retiring and _SPOKEN.search(text)):
                 return None

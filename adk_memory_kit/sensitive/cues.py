@@ -44,6 +44,7 @@ _TABLE: tuple[tuple[str, bool, str], ...] = (
         password|passwords|passwd|passcode|passphrase|pwd|pw|pin|pin code|pin number|pins|
         sudo|psk|pre-shared key|wpa key|lockbox|padlock|keypad|cvv|cvv2|cvc|cid|csc|
         door code|alarm code|gate code|locker code|lock code|safe code|garage code|
+        key box|keybox|key safe|haustür|haustürcode|türschloss|torcode|schließfach|
         keypad code|lockbox code|combination|combo|access code|entry code|security code|
         login|log-in|logins|credentials|creds|username and password|user and pass|
         secret|secrets|api key|apikey|token|tokens|access key|secret key|private key|
@@ -66,6 +67,7 @@ _TABLE: tuple[tuple[str, bool, str], ...] = (
         recovery code|recovery codes|recovery key|recovery phrase|backup code|backup codes|
         seed|seed phrase|seed words|mnemonic|secret phrase|wallet phrase|2fa|2-fa|two-factor|
         mfa|otp|one-time code|one time code|one-time password|verification code|
+        sms code|code from sms|code from the sms|code in the sms|otp code|
         authentication code|auth code|security key|setup key|
         authenticator|totp|bitlocker|
         código de verificación|código de recuperación|frase semilla|frase de recuperación|
@@ -100,6 +102,7 @@ _TABLE: tuple[tuple[str, bool, str], ...] = (
         True,
         """
         passport|passport number|passport no|ssn|social security|tax id|tfn|tax file number|
+        aadhaar|aadhar|aadhaar number|aadhaar no|pan number|pan card|
         national insurance|ni number|nino|driver's license|drivers license|driver license|
         driving licence|driving license|license number|licence number|dni|nie|nif|cpf|
         national id|id number|id card|medicare number|ppsn|pps number|nric|hkid|curp|

@@ -46,6 +46,7 @@ from adk_memory_kit.sensitive.settings import (
     set_sensitivity,
 )
 from adk_memory_kit.sensitive.shapes import ShapeDetector
+from adk_memory_kit.sensitive.special import SpecialCategoryDetector
 from adk_memory_kit.sensitive.vendor import PrivateKeyDetector, VendorTokenDetector
 
 NUMBER_DETECTOR = NumberDetector()
@@ -68,9 +69,14 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
     CueValueDetector(),  # the fail-closed layer (weak cues only at sensitivity="strict")
     RedactedMarkerDetector(),  # text the gate masked already (a stored, redacted turn)
 )
-#: Everything: the secrets and health terms (the routing layer drops health *facts*; health
-#: words are topics, not tokens, so the store gate does not rewrite them).
-DEFAULT_DETECTORS: tuple[Detector, ...] = (*SECRET_DETECTORS, HEALTH_DETECTOR)
+#: Everything: the secrets, health terms and the other special categories (the routing layer
+#: drops such *facts*; their words are topics, not tokens, so the store gate does not rewrite
+#: them).
+DEFAULT_DETECTORS: tuple[Detector, ...] = (
+    *SECRET_DETECTORS,
+    HEALTH_DETECTOR,
+    SpecialCategoryDetector(),  # orientation, religion, security answers: topics, like health
+)
 
 
 def detect_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> list[Finding]:

@@ -43,7 +43,10 @@ async def test_paraphrases_reach_user_state_review_and_session_state_only(db_url
     queue = ReviewQueue(db_url)
     try:
         app = build_concierge_app(review_queue=queue)
-        assert isinstance(app.plugins[0].router.extractor, LearnedExtractor)
+        assert isinstance(
+            next(p for p in app.plugins if p.name == "memory_routing").router.extractor,
+            LearnedExtractor,
+        )
         runner = Runner(app=app, session_service=sessions, memory_service=memory)
         user = f"u-{uuid.uuid4().hex[:8]}"
         first = await sessions.create_session(app_name=app.name, user_id=user)

@@ -116,7 +116,9 @@ def test_with_a_key_configured_the_samples_route_through_the_model(monkeypatch):
     monkeypatch.setenv("GOOGLE_API_KEY", "test-key-not-used")  # nothing calls the network
     try:
         reloaded = importlib.reload(sample)
-        extractor = reloaded.app.plugins[0].router.extractor
+        extractor = next(
+            p for p in reloaded.app.plugins if p.name == "memory_routing"
+        ).router.extractor
         assert isinstance(extractor, GatedLlmExtractor)
         assert isinstance(extractor.model_extractor, LlmExtractor)
         assert extractor.model_extractor.model.model == "gemini-2.5-flash"
@@ -124,12 +126,15 @@ def test_with_a_key_configured_the_samples_route_through_the_model(monkeypatch):
 
         monkeypatch.setenv(ROUTING_MODEL_ENV, "gemini-2.5-flash-lite")
         app = demo.build_concierge_app()
-        extractor = app.plugins[0].router.extractor
+        extractor = next(p for p in app.plugins if p.name == "memory_routing").router.extractor
         assert extractor.model_extractor.model.model == "gemini-2.5-flash-lite"
         assert isinstance(routing_extractor("gemini-2.5-flash"), GatedLlmExtractor)
     finally:
         monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
         monkeypatch.delenv(ROUTING_MODEL_ENV, raising=False)
         offline = importlib.reload(sample)
-    assert isinstance(offline.app.plugins[0].router.extractor, LearnedExtractor)
+    assert isinstance(
+        next(p for p in offline.app.plugins if p.name == "memory_routing").router.extractor,
+        LearnedExtractor,
+    )
     assert isinstance(routing_extractor(None), LearnedExtractor)

@@ -1,0 +1,242 @@
+"""Kept vocabularies of how a request is said, in English, Spanish, Portuguese, German, French
+and Italian: the words that scope a request to now, make it lasting, give the agent a standing
+order, ask it to forget, or only thank it.
+
+The learned router embeds what a sentence is about with an English model; these classes say
+how it is said, in the languages users write in, so the choice between homes can be made by
+harm (docs/routing.md, "Choosing by harm"): scoped to now -> session, not ``user:`` state;
+a standing order about the agent's conduct -> review, not a stored fact; a question never
+writes ``user:`` state. Each class is a small list of function words and fixed phrases, not
+phrasings of one corpus: a word belongs here when it carries the class in any sentence.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def _words(*alternatives: str) -> re.Pattern[str]:
+    """One case-insensitive pattern of whole-word ``alternatives`` (regex fragments)."""
+    return re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)", re.IGNORECASE)
+
+
+#: Scoped to this task or conversation ("just this once", "for this trip", "today").
+NOW_SCOPE = _words(
+    # English
+    r"just this (?:once|time|one)",
+    r"only this (?:once|time)",
+    r"this time",
+    r"for now",
+    r"for the moment",
+    r"at the moment",
+    r"right now",
+    r"(?:for|on|in|during) (?:this|today'?s|tonight'?s|tomorrow'?s) (?:trip|order|search|booking|"
+    r"stay|visit|journey|flight|meeting|move|run|week|weekend|month|one|quote|round)",
+    r"for (?:today|tonight|tomorrow)",
+    r"today",
+    r"tonight",
+    r"one-off",
+    # Spanish
+    r"(?:s[oó]lo )?(?:esta|por esta) vez",
+    r"por ahora",
+    r"por el momento",
+    r"ahora mismo",
+    r"(?:para|en|durante) (?:este|esta) (?:viaje|finde|fin de semana|pedido|b[uú]squeda|"
+    r"reserva|semana|mes|mudanza)",
+    r"hoy",
+    r"esta noche",
+    r"mientras (?:buscamos|tanto)",
+    # Portuguese
+    r"(?:s[oó] )?(?:desta|dessa|esta|essa) vez",
+    r"por enquanto",
+    r"por agora",
+    r"agora mesmo",
+    r"(?:para|pra|nesta|nessa|neste|nesse) (?:esta |essa |este |esse )?(?:viagem|pedido|"
+    r"busca|reserva|semana|m[eê]s|fim de semana)",
+    r"s[oó] (?:este|esse) m[eê]s",
+    r"hoje",
+    r"hoje (?:à|a) noite",
+    # German
+    r"(?:nur )?diesmal",
+    r"nur f[uü]r (?:diese|dieses|diesen|heute|morgen)\w*",
+    r"f[uü]r (?:diese|dieses|diesen) (?:reise|bestellung|suche|woche|buchung|fahrt|mal)",
+    r"f[uü]r morgen",
+    r"heute(?: abend)?",
+    r"im moment",
+    r"vorerst",
+    r"jetzt gerade",
+    # French
+    r"(?:juste |seulement )?cette fois",
+    r"pour (?:l'instant|le moment|ce voyage|cette commande|ce soir|aujourd'hui|demain)",
+    r"aujourd'hui",
+    r"ce soir",
+    # Italian
+    r"(?:solo )?(?:questa|per questa) volta",
+    r"per (?:ora|adesso|oggi|stasera|domani|questo viaggio|questo ordine)",
+    r"oggi",
+    r"stasera",
+)
+
+#: Makes a statement lasting ("always", "from now on", "usually", "in general").
+LASTING = _words(
+    r"always",
+    r"every (?:time|day|week|month|morning|evening)",
+    r"whenever",
+    r"by default",
+    r"in general",
+    r"generally",
+    r"usually",
+    r"normally",
+    r"from (?:now|here) on",
+    r"going forward",
+    r"in (?:the )?future",
+    r"as usual",
+    r"since \d+",
+    r"siempre",
+    r"a partir de ahora",
+    r"de ahora en adelante",
+    r"en general",
+    r"normalmente",
+    r"por lo general",
+    r"cada vez",
+    r"sempre",
+    r"a partir de agora",
+    r"daqui (?:pra|para) frente",
+    r"de agora em diante",
+    r"geralmente",
+    r"toda vez",
+    r"immer",
+    r"ab sofort",
+    r"ab jetzt",
+    r"grunds[aä]tzlich",
+    r"k[uü]nftig",
+    r"in zukunft",
+    r"normalerweise",
+    r"meistens",
+    r"jedes mal",
+    r"generell",
+    r"toujours",
+    r"d[ée]sormais",
+    r"dor[ée]navant",
+    r"[aà] partir de maintenant",
+    r"[aà] l'avenir",
+    r"d'habitude",
+    r"chaque fois",
+    r"d'ora in poi",
+    r"da (?:ora|adesso) in poi",
+    r"di solito",
+    r"ogni volta",
+)
+
+#: A standing order to the agent about its conduct ("never ... again", "from now on ...",
+#: "stop ..."): said to the agent, about what it does from here on.
+STANDING_ORDER = _words(
+    r"from (?:now|here) on",
+    r"going forward",
+    r"in (?:the )?future",
+    r"never (?:again|ever)",
+    r"(?:don'?t|do not) (?:you )?ever",
+    r"never (?:book|send|order|schedule|share|post|put|call|email|text|message|use|add|pay|buy|"
+    r"charge|sign|accept|approve|confirm|cancel|reply|answer|suggest|recommend)",
+    r"no more (?:bullet|emoji|summar|reminder|notification|message|e-?mail|call|text|suggestion|"
+    r"exclamation|caveat|disclaimer|update|newsletter|alert)\w*",
+    r"stop (?:using|sending|adding|calling|asking|giving|suggesting|booking|putting|writing)",
+    r"a partir de ahora",
+    r"de ahora en adelante",
+    r"nunca m[aá]s",
+    r"no (?:me )?vuelvas a",
+    r"deja de",
+    r"nunca (?:me )?(?:reserves|mandes|env[ií]es|pidas|compres|pagues|agendes|pongas|llames)",
+    r"a partir de agora",
+    r"daqui (?:pra|para) frente",
+    r"de agora em diante",
+    r"nunca mais",
+    r"(?:pare|para) de",
+    r"ab sofort",
+    r"ab jetzt",
+    r"k[uü]nftig",
+    r"in zukunft",
+    r"nie (?:wieder|mehr)",
+    r"h[oö]r auf",
+    r"keine (?:emojis|nachrichten|erinnerungen|mails|e-mails|anrufe|benachrichtigungen|"
+    r"vorschl[aä]ge|zusammenfassungen) mehr",
+    r"d[ée]sormais",
+    r"dor[ée]navant",
+    r"[aà] partir de maintenant",
+    r"plus jamais",
+    r"arr[eê]te de",
+    r"d'ora in poi",
+    r"da (?:ora|adesso) in poi",
+    r"mai pi[uù]",
+    r"smetti di",
+)
+
+#: A request to forget, delete or disregard something said ("olvida lo que te dije de ...").
+FORGET_ASK = _words(
+    r"(?:ignore|disregard|scratch|scrap|drop|leave) (?:what|everything|anything|all) (?:i|we) "
+    r"(?:(?:just|ever|earlier) )?(?:said|told you|mentioned|wrote)",
+    r"(?:scratch|scrap|ignore|disregard) (?:that|the) (?:\w+ ){1,3}(?:i|we) (?:said|told|mentioned|"
+    r"gave)",
+    r"(?:scratch|scrap|delete|forget|bin|drop|wipe) (?:anything|everything|all|whatever) "
+    r"(?:you'?ve got|you have|you know|you hold|you kept) (?:about|on)",
+    r"(?:don'?t|do not|stop) (?:keep|keeping|store|storing|remember|remembering|save|saving) "
+    r"(?:\S+ ){0,7}?(?:in|on) (?:your |the )?(?:memory|memories|records|notes|system)",
+    r"(?:olvida|olvid[ae]|borra|b[oó]rr[ae]|elimina)(?:lo)? (?:lo|todo|eso|esto|mi|mis|el|la|los|"
+    r"las|que)\b",
+    r"(?:esquece|esque[cç]a|esquecer|apaga|apague|apagar|deleta|remova|tira) (?:o|a|os|as|tudo|"
+    r"isso|aquilo|aquele|aquela|meu|minha|que)\b",
+    r"(?:vergiss|vergesst|vergessen sie|l[oö]sch|l[oö]sche|l[oö]schen sie|entfern|entferne)"
+    r"(?: bitte)?,? (?:das|alles|was|mein|meine|meinen|die|den|dass)\b",
+    r"(?:oublie|oubliez|efface|effacez|supprime|supprimez) (?:ce|tout|mon|ma|mes|le|la|les|que)\b",
+    r"(?:dimentica|dimenticate|cancella|cancellate|elimina) (?:quello|tutto|il|la|i|le|mio|mia|"
+    r"che)\b",
+)
+
+#: Thanks, acknowledgements and goodbyes that keep nothing ("danke dir", "valeu", "merci").
+THANKS = _words(
+    r"thanks?(?: (?:you|a lot|so much|heaps|mate))?",
+    r"thank you(?: so much| very much)?",
+    r"cheers",
+    r"ta",
+    r"gracias",
+    r"muchas gracias",
+    r"obrigad[oa]",
+    r"valeu",
+    r"danke(?: sch[oö]n| dir| sehr)?",
+    r"vielen dank",
+    r"merci(?: beaucoup)?",
+    r"grazie(?: mille)?",
+    r"dhanyavaad",
+    r"shukriya",
+)
+_CONTENT_AFTER_THANKS = re.compile(r"\d|[A-Z][a-z]+ [A-Z]")
+
+
+def scoped_to_now(sentence: str) -> bool:
+    """Whether ``sentence`` scopes itself to this task or conversation."""
+    return NOW_SCOPE.search(sentence) is not None
+
+
+def says_lasting(sentence: str) -> bool:
+    """Whether ``sentence`` makes itself lasting ("always", "from now on", "usually")."""
+    return LASTING.search(sentence) is not None
+
+
+def gives_standing_order(sentence: str) -> bool:
+    """Whether ``sentence`` gives the agent a standing order about its conduct."""
+    return STANDING_ORDER.search(sentence) is not None
+
+
+def asks_to_forget_said(sentence: str) -> bool:
+    """Whether ``sentence`` asks to forget or disregard something said, in any of the
+    languages above."""
+    return FORGET_ASK.search(sentence) is not None
+
+
+def only_thanks(sentence: str) -> bool:
+    """Whether ``sentence`` is thanks with at most a few words of praise around it."""
+    found = THANKS.search(sentence)
+    if found is None or _CONTENT_AFTER_THANKS.search(sentence):
+        return False
+    rest = re.findall(r"\w+", sentence[: found.start()] + " " + sentence[found.end() :])
+    return len(rest) <= 8 and "?" not in sentence

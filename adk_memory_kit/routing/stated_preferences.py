@@ -1,0 +1,74 @@
+"""A preference stated plainly, found from its value and a cue when the router did not name it.
+
+The learned router embeds sentences with an English model, so "Respóndeme siempre en español"
+or "Me chama de Bia" can reach it as a lasting fact with no preference name. Here the value
+finders (kept tables: language names from CLDR in six languages, diets, currencies) and a cue
+that the sentence is about serving the user settle it:
+
+- ``language``: a language named after an address to the agent ("answer me in", "respóndeme",
+  "antworte mir");
+- ``preferred_name``: a name after a naming cue ("call me", "me chama de", "nenn mich");
+- ``diet``: a diet after a first-person "I am" in a kept language ("I'm vego", "soy vegana");
+- ``currency``: a currency after "in" with prices, amounts or "everything" ("keep it all in AUD").
+
+A question states none (:func:`stated_preference` returns ``None`` for one).
+"""
+
+from __future__ import annotations
+
+import re
+
+from adk_memory_kit.routing.value_finders import DEFAULT_FINDERS, DIET_WORDS
+
+#: "I am <diet>" ending its clause ("I'm vego", "soy vegana, y ...", "ich bin Veganerin."), not
+#: a diet word describing something else ("I'm a vegetarian restaurant owner").
+_I_AM_DIET = re.compile(
+    r"(?<!\w)(?:i'?m|i am|soy|sou|ich bin|je suis|sono)\s+(?:(?:a|an|pure|strict|strictly|"
+    r"fully|now|also|totally|mostly|un|una|um|uma|ein|eine|ganz|streng|strikt)\s+){0,2}"
+    r"(?:" + DIET_WORDS + r")(?=\s*(?:$|[,.;:!)]|\s(?:and|but|since|so|now|too|y|e|und|et|"
+    r"mais|ma|pero|mas|aber|seit|desde|depuis|da|no|not)\b))",
+    re.IGNORECASE,
+)
+_MONEY_CUE = re.compile(
+    r"(?<!\w)(?:prices?|amounts?|costs?|totals?|everything|all|quotes?|figures|budgets?|precios|"
+    r"pre[cç]os|preise|prix|prezzi|keep|show|display|convert|put)(?:\s+\w+){0,3}?\s+"
+    r"(?:in|en|em|auf|a)\s",
+    re.IGNORECASE,
+)
+#: An address to the agent about the language of its replies, in the kept languages.
+_REPLY_CUE = re.compile(
+    r"(?<!\w)(?:(?:repl\w*|answer\w*|respond\w*|talk\w*|speak\w*|writ\w*|messag\w*|chat\w*)"
+    r"(?:\s+(?:to|with)\s+(?:me|us))?(?:\s+(?:only|always|just))?\s+in|"
+    r"resp[oó]nd[ae]me|cont[eé]st[ae]me|h[aá]blame|escr[ií]beme|"
+    r"me (?:responda|responde|respondas|contestes|hables|escribas|escreva|fale)|fal[ae] comigo|"
+    r"responda-me|antwort\w* (?:mir|mich)|schreib\w* (?:mir|mich)|sprich mit mir|"
+    r"r[eé]pond(?:s|ez)-moi|parle(?:z)?-moi|[eé]cri(?:s|vez)-moi|rispondimi|parlami|scrivimi)"
+    r"(?!\w)",
+    re.IGNORECASE,
+)
+#: An explicit naming cue ("call me", "me chama de", "nenn mich"); the finder's looser cues
+#: ("I'm", "say") are for sentences the router already named a preferred-name preference.
+_NAMING = re.compile(
+    r"(?<!\w)(?:call me|address me as|refer to me as|go by|know me as|my name is|my name's|"
+    r"me cham[ae]m? de|ll[aá]m[ae]me|ll[aá]menme|me llames|me llamen|nenn(?:t|en sie)? mich|"
+    r"appelle[sz]?-moi|chiamami|chiamatemi)\s+\S",
+    re.IGNORECASE,
+)
+_QUESTION = re.compile(r"\?\s*\W*$")
+
+
+def stated_preference(sentence: str) -> tuple[str, str] | None:
+    """``(name, value)`` of a preference ``sentence`` states plainly, else ``None``."""
+    if _QUESTION.search(sentence):
+        return None
+    name = _NAMING.search(sentence) and DEFAULT_FINDERS["preferred_name"](sentence)
+    if name:
+        return "preferred_name", name
+    language = DEFAULT_FINDERS["language"](sentence)
+    if language and _REPLY_CUE.search(sentence):
+        return "language", language
+    if _I_AM_DIET.search(sentence) and (diet := DEFAULT_FINDERS["diet"](sentence)):
+        return "diet", diet
+    if _MONEY_CUE.search(sentence) and (currency := DEFAULT_FINDERS["currency"](sentence)):
+        return "currency", currency
+    return None
