@@ -30,6 +30,10 @@ DEFAULT_SUBJECT_TERMS: Mapping[str, tuple[str, ...]] = {
     "cabin_class": ("cabin class",),
     "preferred_name": ("preferred name", "call me"),
     "allergies": ("allergy", "allergic", "allergies"),
+    "units": ("units", "metric", "imperial"),
+    "time_format": ("time format", "clock"),
+    "date_format": ("date format",),
+    "contact_channel": ("reminders", "notifications", "contact"),
 }
 
 
@@ -43,4 +47,8 @@ DEFAULT_PREFERENCES: Mapping[str, str] = {
     "cabin_class": "preferred cabin class, e.g. economy, business",
     "preferred_name": "how the user wants to be addressed",
     "allergies": "food the user is allergic to and must never be served, e.g. peanuts",
+    "units": "units for measures, temperatures and distances: metric or imperial",
+    "time_format": "how times are written: 24-hour or 12-hour",
+    "date_format": "how dates are written, e.g. DD/MM/YYYY, MM/DD/YYYY, YYYY-MM-DD",
+    "contact_channel": "how the user wants reminders and messages, e.g. WhatsApp, SMS, email",
 }

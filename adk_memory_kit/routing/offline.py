@@ -40,7 +40,7 @@ from adk_memory_kit.routing.extractors import RuleBasedExtractor, dated, event_t
 from adk_memory_kit.routing.harm import choose_by_harm, clauses, forget_label
 from adk_memory_kit.routing.learned import Decision, LearnedRouter
 from adk_memory_kit.routing.rule import Candidate
-from adk_memory_kit.routing.stated_preferences import stated_preference
+from adk_memory_kit.routing.stated_preferences import CLOSED_VALUES, stated_preference
 from adk_memory_kit.routing.value_finders import (
     DEFAULT_FINDERS,
     DEFAULT_RETIRED_FINDERS,
@@ -377,16 +377,16 @@ class LearnedExtractor:
         (:func:`~.stated_preferences.stated_preference`) when the router named none: it
         replaces a lasting fact of a short sentence, and joins one of a longer sentence."""
         found = route.candidates
-        if any(
-            c.key or c.sensitive or c.forget_request or c.changes_agent_behaviour for c in found
-        ):
+        if any(c.key or c.sensitive or c.forget_request for c in found):
             return route
         stated = stated_preference(route.sentence)
         if stated is None or stated[0] not in self.vocabulary:
             return route
+        if any(c.changes_agent_behaviour for c in found) and stated[0] not in CLOSED_VALUES:
+            return route  # a free-text value said with an order: a person decides
         preference = self._preference(route.sentence, when, *stated)
         lasting = [c for c in found if c.needed_in_future_sessions]
-        kept = [c for c in found if not c.needed_in_future_sessions]
+        kept = [c for c in found if not (c.needed_in_future_sessions or c.changes_agent_behaviour)]
         if lasting and len(route.sentence.split()) > _SHORT_SENTENCE_WORDS:
             kept = [*lasting, *kept]
         return replace(route, candidates=(preference, *kept))

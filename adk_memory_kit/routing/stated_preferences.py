@@ -9,7 +9,14 @@ that the sentence is about serving the user settle it:
   "antworte mir");
 - ``preferred_name``: a name after a naming cue ("call me", "me chama de", "nenn mich");
 - ``diet``: a diet after a first-person "I am" in a kept language ("I'm vego", "soy vegana");
-- ``currency``: a currency after "in" with prices, amounts or "everything" ("keep it all in AUD").
+- ``currency``: a currency after "in" with prices, amounts or "everything" ("keep it all in AUD");
+- ``units``, ``time_format``, ``date_format``: the value with a word of wanting ("metric pls",
+  "24h time in all replies", "date format DD/MM/YYYY");
+- ``contact_channel``: a channel named for reminders or messages to the user ("text me rather
+  than email", "los avisos mejor por WhatsApp").
+
+:data:`CLOSED_VALUES` are the names whose values come from a kept table: such a preference is
+safe in ``user:`` state even where the router would have sent the sentence to review.
 
 A question states none (:func:`stated_preference` returns ``None`` for one).
 """
@@ -54,6 +61,24 @@ _NAMING = re.compile(
     r"appelle[sz]?-moi|chiamami|chiamatemi)\s+\S",
     re.IGNORECASE,
 )
+_WANTING = re.compile(
+    r"(?<!\w)(?:prefer\w*|rather|please|pls|plz|use|using|give|show|always|default|stick|keep|"
+    r"for me|not|instead|over|only|por favor|porfa|usa|usar|bitte|s'il|per favore|sempre|"
+    r"siempre|mejor|lieber|plut[oô]t|preferirei|prefiero|prefiro|format|clock|time|times|"
+    r"dates?)(?!\w)",
+    re.IGNORECASE,
+)
+_TO_THE_USER = re.compile(
+    r"(?<!\w)(?:remind\w*|notif\w*|alerts?|messages?|updates?|contact me|reach me|text me|"
+    r"message me|ping me|call me on|avisos?|recordatorios?|notificaci\w+|notifica\w+|"
+    r"lembretes?|benachrichtig\w*|erinnerung\w*|rappels?|promemoria|appointment\w*)(?!\w)",
+    re.IGNORECASE,
+)
+#: Preference names whose values come from kept tables (never free text).
+CLOSED_VALUES = frozenset(
+    {"diet", "seat", "cabin_class", "language", "currency", "units", "time_format",
+     "date_format", "contact_channel"}
+)  # fmt: skip
 _QUESTION = re.compile(r"\?\s*\W*$")
 
 
@@ -71,4 +96,10 @@ def stated_preference(sentence: str) -> tuple[str, str] | None:
         return "diet", diet
     if _MONEY_CUE.search(sentence) and (currency := DEFAULT_FINDERS["currency"](sentence)):
         return "currency", currency
+    if _WANTING.search(sentence):
+        for name in ("date_format", "time_format", "units"):
+            if value := DEFAULT_FINDERS[name](sentence):
+                return name, value
+    if _TO_THE_USER.search(sentence) and (channel := DEFAULT_FINDERS["contact_channel"](sentence)):
+        return "contact_channel", channel
     return None

@@ -130,6 +130,57 @@ _ALLERGENS = {
 }
 _ALLERGENS.update({"tree nuts": "tree nuts", "kiwi fruit": "kiwi", "crab and lobster": "shellfish"})
 
+# the units a user wants: a unit named as a system ("in km", "kilometres not miles"), never a
+# measurement ("ran 5 km": a digit before it), see _units
+_UNITS = {
+    "metric": "metric", "métrico": "metric", "métrica": "metric", "metrisch": "metric",
+    "métrique": "metric", "metrico": "metric", "kilometres": "metric", "kilometers": "metric",
+    "kilómetros": "metric", "quilômetros": "metric", "kilometer": "metric", "km": "metric",
+    "kms": "metric", "kg": "metric", "kilos": "metric", "kilograms": "metric", "grams": "metric",
+    "celsius": "metric", "centigrade": "metric", "metres": "metric", "meters": "metric",
+    "sq m": "metric", "litres": "metric", "liters": "metric",
+    "imperial": "imperial", "miles": "imperial", "pounds": "imperial", "lbs": "imperial",
+    "ounces": "imperial", "fahrenheit": "imperial", "feet": "imperial", "inches": "imperial",
+    "feet and inches": "imperial", "sq ft": "imperial", "gallons": "imperial",
+}  # fmt: skip
+_TIME_FORMAT = {
+    "24-hour": "24-hour", "24 hour": "24-hour", "24h": "24-hour", "24-hr": "24-hour",
+    "24hr": "24-hour", "24 hr": "24-hour", "24 horas": "24-hour", "24 ore": "24-hour",
+    "24-stunden": "24-hour", "24 stunden": "24-hour", "24 heures": "24-hour",
+    "12-hour": "12-hour", "12 hour": "12-hour", "12h": "12-hour", "12-hr": "12-hour",
+    "12hr": "12-hour", "am/pm": "12-hour", "am pm": "12-hour", "12 horas": "12-hour",
+}  # fmt: skip
+_DATE_FORMAT = {
+    "dd/mm/yyyy": "DD/MM/YYYY", "dd/mm/yy": "DD/MM/YYYY", "dd/mm": "DD/MM/YYYY",
+    "dd.mm.yyyy": "DD/MM/YYYY", "dd-mm-yyyy": "DD/MM/YYYY", "day.month.year": "DD/MM/YYYY",
+    "day/month/year": "DD/MM/YYYY", "day first": "DD/MM/YYYY", "mm/dd/yyyy": "MM/DD/YYYY",
+    "mm/dd": "MM/DD/YYYY", "month first": "MM/DD/YYYY", "yyyy-mm-dd": "YYYY-MM-DD",
+    "iso dates": "YYYY-MM-DD", "iso format": "YYYY-MM-DD",
+}  # fmt: skip
+_CHANNEL = {
+    "whatsapp": "WhatsApp", "whats app": "WhatsApp", "wa": "WhatsApp", "sms": "SMS",
+    "text message": "SMS", "text messages": "SMS", "texts": "SMS", "text": "SMS",
+    "email": "email", "e-mail": "email", "mail": "email", "correo": "email", "e-mails": "email",
+    "emails": "email", "telegram": "Telegram", "signal": "Signal", "imessage": "iMessage",
+    "phone call": "phone call", "a call": "phone call", "calls": "phone call",
+    "landline": "landline", "discord": "Discord", "messenger": "Messenger", "viber": "Viber",
+    "line app": "LINE", "push notifications": "push notification",
+}  # fmt: skip
+_NUMBER_BEFORE = re.compile(r"\d[\d.,]*\s*$")
+
+
+def _units(text: str) -> str | None:
+    """``metric`` or ``imperial`` when a unit is named as a system (no number just before it:
+    "in kilometres, not miles" is a preference, "ran 5 km" is a measurement)."""
+    pattern = _pattern(_UNITS)
+    for match in pattern.finditer(text[:MAX_FINDER_CHARS]):
+        if _NUMBER_BEFORE.search(text[: match.start()]):
+            continue
+        if not _retired(text, match.start(), match.end()):
+            return _UNITS[match.group(1).lower()]
+    return None
+
+
 _AIRPORT = re.compile(r"\b(?-i:[A-Z]{3})\b")
 _NOT_AIRPORTS = {"USD", "EUR", "GBP", "INR", "JPY", "CHF", "THE", "AND", "YES", "PIN", "CVV"}
 
@@ -281,6 +332,10 @@ DEFAULT_FINDERS: dict[str, Finder] = {
     "allergies": _first(_ALLERGENS, retire=False),
     "home_airport": _airport,
     "preferred_name": _name,
+    "units": _units,
+    "time_format": _first(_TIME_FORMAT),
+    "date_format": _first(_DATE_FORMAT),
+    "contact_channel": _first(_CHANNEL),
 }
 
 

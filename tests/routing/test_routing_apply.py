@@ -89,7 +89,10 @@ async def test_unknown_preference_names_are_rejected_never_invented():
         ("rejected", "food"),
         ("stored", "diet"),
     ]
-    assert "allowed names: allergies, cabin_class, currency, diet" in outcomes[0].detail
+    assert (
+        "allowed names: allergies, cabin_class, contact_channel, currency, date_format, diet"
+        in (outcomes[0].detail)
+    )
     assert sorted(ctx.actions.state_delta) == ["user:pref_diet", "user:pref_diet_at"]
 
 
