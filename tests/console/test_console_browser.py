@@ -353,3 +353,21 @@ def test_every_linked_page_loads_without_a_console_error(site, world, page):
             todo.append(url.path + (f"?{url.query}" if url.query else ""))
     assert len(seen) >= 20, sorted(seen)
     assert any("/sessions/" in p for p in seen) and any("/costs" in p for p in seen)
+
+
+def test_json_links_open_the_json_document_not_a_swap_into_the_page(site, world, page):
+    """The API links are not boosted: the browser opens the JSON itself (htmx swapped its
+    text into the page's body under the page's title)."""
+    page.goto(f"{site}/apps/{world.app}/users/alice?q=vegan")
+    page.click("footer a")
+    page.wait_for_url(re.compile(r"/api/features$"), timeout=15000)
+    page.wait_for_load_state()
+    assert json.loads(page.inner_text("body")) == {"episodic": True, "read_only": False}
+    # the browser's own JSON document: not the console page's head and title around it
+    assert page.locator("link[rel=stylesheet]").count() == 0 and "alice" not in page.title()
+    page.goto(f"{site}/apps/{world.app}/users/alice?q=vegan")
+    page.click("span.links a[href*='/api/']")
+    page.wait_for_url(re.compile(r"/api/apps/.*/memories"), timeout=15000)
+    page.wait_for_load_state()
+    assert json.loads(page.inner_text("body"))["query"] == "vegan"
+    assert page.locator("link[rel=stylesheet]").count() == 0 and "alice" not in page.title()
