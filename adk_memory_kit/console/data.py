@@ -78,6 +78,9 @@ class MemoryView:
     superseded_reason: str | None
     superseded_by: str | None
     corrects: str | None
+    served: bool = True
+    """In what the agent's search is served for the query (false: a superseded version,
+    shown for the history only)."""
 
     @property
     def superseded(self) -> bool:
@@ -586,21 +589,30 @@ class ConsoleData:
         as_of: str | None = None,
     ) -> list[MemoryView]:
         """The kit's hybrid ``search`` with its filters (``types`` empty: every type but
-        ``procedure``), superseded items included and flagged so an operator sees the
-        history (the agent is served current items only). An operator's look is not recorded
-        as a use (``record_access=False``), so it never keeps an item from decaying."""
-        result = await self.memory.search(
-            app_name=app_name,
-            user_id=user_id,
-            query=query,
-            types=list(types) or None,
-            tags=list(tags) or None,
-            as_of=as_of or None,
-            limit=limit,
-            record_access=False,
-            include_superseded=True,
-        )
-        return [MemoryView.from_entry(e) for e in result.memories]
+        ``procedure``): first exactly what the agent's search is served for ``query`` (the
+        same search, ranking and limit; ``served``), then the superseded versions that match
+        it, flagged and not ``served``, so an operator also sees the history. With ``as_of``,
+        one search of what was held true then. An operator's look is not recorded as a use
+        (``record_access=False``), so it never keeps an item from decaying."""
+        options: dict[str, Any] = {
+            "app_name": app_name,
+            "user_id": user_id,
+            "query": query,
+            "types": list(types) or None,
+            "tags": list(tags) or None,
+            "as_of": as_of or None,
+            "limit": limit,
+            "record_access": False,
+        }
+        served = [MemoryView.from_entry(e) for e in (await self.memory.search(**options)).memories]
+        if as_of:
+            return served
+        ids = {v.id for v in served}
+        history = await self.memory.search(**options, include_superseded=True)
+        older = [MemoryView.from_entry(e) for e in history.memories if str(e.id) not in ids]
+        for view in older:
+            view.served = False
+        return served + [v for v in older if v.superseded]
 
     async def delete_memory(self, app_name: str, user_id: str, memory_id: str) -> None:
         """Delete one item of this user; :class:`NotFoundError` if the user has no such item

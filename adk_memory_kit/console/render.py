@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,15 @@ def _thousands(value: Any) -> str:
     return f"{int(value or 0):,}"
 
 
+def _state_text(value: Any) -> str:
+    """A session-state value as a person reads it: text as it is (a rendered view such as
+    ``wm_view`` keeps its lines and characters), anything else as indented JSON with its
+    characters unescaped. Autoescaping still applies where it is shown."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
 def _seg(value: str) -> str:
     """One URL path segment (app, user, session ids may hold any character)."""
     return quote(str(value), safe="")
@@ -91,7 +101,13 @@ class Renderer:
             lstrip_blocks=True,
         )
         self.env.filters.update(
-            when=_when, num=_num, seg=_seg, usd=_usd, ms=_ms, thousands=_thousands
+            when=_when,
+            num=_num,
+            seg=_seg,
+            usd=_usd,
+            ms=_ms,
+            thousands=_thousands,
+            state_text=_state_text,
         )
         self.env.globals.update(urlencode=urlencode)
         self.read_only = read_only

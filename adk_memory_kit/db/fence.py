@@ -12,9 +12,10 @@ is refused. Nothing can land between the fence and the forget's verification.
   user's entries and count them.
 * When the forget completes (verified), the fence row is removed in the transaction that
   closes the forget log's run: new writes are accepted again, but entries created *before
-  the forget started* (queued in a writer's memory while it ran; the time is the forget
-  log's ``requested_at`` of the user's latest completed run) are still discarded, never
-  written after it. No row but the forget log keeps the user id.
+  the forget completed* (queued in a writer's memory before or while it ran; the time is
+  the forget log's ``completed_at`` of the user's latest completed run) are still
+  discarded, never written after it, as a memory write made while it ran was refused. No
+  row but the forget log keeps the user id.
 * A forget that failed or was not verified keeps the fence raised. An application lifts it
   by re-running ``forget_user`` until it completes, or, to serve the user again without
   finishing the forget, with :func:`lift_fence` (``adk_memory_kit.lifecycle.lift_forget_fence``,
@@ -68,7 +69,8 @@ _RAISE = text(
     "completed_at = NULL RETURNING raised_at"
 )
 _COMPLETED_RUNS = text(
-    f"SELECT app_name, user_id, max(requested_at) AS started FROM {FORGET_LOG_TABLE} "
+    f"SELECT app_name, user_id, max(requested_at) AS started, max(completed_at) AS completed"
+    f" FROM {FORGET_LOG_TABLE} "
     "WHERE status = 'completed' AND (app_name, user_id) IN (SELECT * FROM "
     "unnest(CAST(:apps AS text[]), CAST(:users AS text[]))) GROUP BY app_name, user_id"
 )
@@ -79,7 +81,8 @@ _ready: weakref.WeakSet[AsyncEngine] = weakref.WeakSet()
 
 @dataclass(frozen=True)
 class Fence:
-    """A user's fence: raised at ``raised_at``; ``completed_at`` set once the forget verified."""
+    """A user's fence: raised at ``raised_at``; ``completed_at`` set once the forget verified
+    (then it is the user's latest completed forget, read from the forget log)."""
 
     raised_at: datetime
     completed_at: datetime | None
@@ -90,8 +93,13 @@ class Fence:
         return self.completed_at is None
 
     def discards(self, created_at: datetime | None) -> bool:
-        """Whether an entry created at ``created_at`` (``None``: unknown) must not be written."""
-        return self.active or created_at is None or created_at < self.raised_at
+        """Whether an entry created at ``created_at`` (``None``: unknown) must not be written:
+        any entry while the forget runs, and after it completed every entry created before
+        it completed (queued in a writer's memory while it ran, when a memory write of the
+        user was refused)."""
+        if self.completed_at is None or created_at is None:
+            return True
+        return created_at < self.completed_at
 
 
 def _key(app: str, user: str) -> str:
@@ -157,7 +165,7 @@ async def fences_of(
     found: dict[tuple[str, str], Fence] = {}
     if await conn.scalar(text(f"SELECT to_regclass('{FORGET_LOG_TABLE}') IS NOT NULL")):
         for r in await conn.execute(_COMPLETED_RUNS, params):
-            found[(r.app_name, r.user_id)] = Fence(r.started, r.started)
+            found[(r.app_name, r.user_id)] = Fence(r.started, r.completed)
     for r in await conn.execute(_READ_MANY, params):
         found[(r.app_name, r.user_id)] = Fence(r.raised_at, r.completed_at)  # active wins
     return found

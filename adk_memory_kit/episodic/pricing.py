@@ -15,8 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveInt
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveInt, ValidationError
 
+from adk_memory_kit.core.config import describe_validation_error
+from adk_memory_kit.core.validation import short
 from adk_memory_kit.errors import InvalidInputError
 
 PRICES_SOURCE = (
@@ -71,6 +73,29 @@ GEMINI_PRICES: Mapping[str, ModelPrice] = {
 _VERSION_SUFFIX = re.compile(r"-\d{3}$")
 
 
+def _model_name(name: object) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidInputError(
+            f"prices: each key must be a model name (non-empty text), got {type(name).__name__}"
+        )
+    return name
+
+
+def _model_price(name: str, price: object) -> ModelPrice:
+    """``price`` as a :class:`ModelPrice` (one, or a mapping of its fields)."""
+    if isinstance(price, ModelPrice):
+        return price
+    if not isinstance(price, Mapping):
+        raise InvalidInputError(
+            f"prices[{short(name)}] must be a ModelPrice or a mapping of its fields "
+            f"(input_per_mtok, output_per_mtok, ...), got {type(price).__name__}"
+        )
+    try:
+        return ModelPrice.model_validate(dict(price))
+    except ValidationError as exc:
+        raise InvalidInputError(describe_validation_error(f"prices[{short(name)}]", exc)) from exc
+
+
 class PriceTable(BaseModel):
     """Model name -> :class:`ModelPrice`. ``cost`` returns ``None`` for an unknown model."""
 
@@ -86,7 +111,7 @@ class PriceTable(BaseModel):
             raise InvalidInputError("prices must be a mapping of model name to ModelPrice")
         merged = dict(GEMINI_PRICES)
         for name, price in overrides.items():
-            merged[name] = price if isinstance(price, ModelPrice) else ModelPrice(**price)
+            merged[_model_name(name)] = _model_price(name, price)
         return cls(prices=merged, source=PRICES_SOURCE + " Overridden: " + ", ".join(overrides))
 
     def price_for(self, model: str | None) -> ModelPrice | None:

@@ -281,14 +281,14 @@ class EpisodicLog:
     ) -> None:
         config = EpisodicLogConfig.given(config, options, options_label="the log's options")
         self.config = config
-        self._engine = engine or make_engine(db_url)
-        self._owns_engine = engine is None
         if prices is None:
             self.prices = PriceTable()
         elif isinstance(prices, PriceTable):
             self.prices = prices
-        else:
+        else:  # checked before an engine is made (a bad table starts no server)
             self.prices = PriceTable.with_overrides(prices)
+        self._engine = engine or make_engine(db_url)
+        self._owns_engine = engine is None
         self.retention_days = config.retention_days
         self.batch_size = config.batch_size
         self.flush_interval = config.flush_interval

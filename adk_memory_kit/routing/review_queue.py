@@ -226,10 +226,12 @@ class ReviewQueue:
         status: str | None = "pending",
         limit: int = 50,
     ) -> list[ReviewItem]:
-        """Items, oldest first, filtered by app, user and status (``None``: any)."""
+        """Items, oldest first, filtered by app, user and status (``None`` or ``"all"``: any)."""
+        if status == "all":  # as the CLI and the console spell "any status"
+            status = None
         if status is not None and status not in STATUSES:
             raise InvalidInputError(
-                f"status must be one of {', '.join(STATUSES)}, got {short(status)}"
+                f"status must be one of {', '.join(STATUSES)} or all, got {short(status)}"
             )
         if isinstance(limit, bool) or not isinstance(limit, int) or not 0 < limit < 2**63:
             raise InvalidInputError(f"limit must be positive (a whole number), got {short(limit)}")

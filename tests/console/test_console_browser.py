@@ -17,6 +17,7 @@ from adk_memory_kit import EpisodicLog
 from adk_memory_kit.console import create_app
 from adk_memory_kit.episodic import PendingEntry
 from adk_memory_kit.routing.review_queue import ReviewQueue
+from adk_memory_kit.working_memory import Scratchpad, render_view
 from tests.console.browser import chromium, missing_browser, serve
 from tests.console.seed import XSS, seed
 
@@ -35,13 +36,14 @@ async def world(db_url, memory, sessions):
     log = EpisodicLog(db_url)
     try:
         seeded = await seed(memory, sessions, queue, log=log)
+        wm = {"goal": "rebook the Lyon train", "constraints": ["arrive before 9"]}
+        # the view the working-memory toolset renders into state (quotes, <, non-ASCII)
+        wm["open"] = ["is Zoë's café open <before> 9?"]
+        view = render_view(Scratchpad.model_validate(wm)).text
         profiled = await sessions.create_session(
             app_name=seeded.app,
             user_id="alice",
-            state={
-                "user:pref_seat": "aisle",
-                "wm": {"goal": "rebook the Lyon train", "constraints": ["arrive before 9"]},
-            },
+            state={"user:pref_seat": "aisle", "wm": wm, "wm_view": view},
         )
         seeded.profiled_session = profiled.id
         seeded.unpriced_app = f"unpriced-{seeded.app}"
@@ -296,6 +298,10 @@ def test_profile_and_working_memory_views(site, world, page):
     page.goto(f"{site}/apps/{world.app}/users/alice/sessions/{world.profiled_session}")
     wm = page.inner_text("#working-memory")
     assert "rebook the Lyon train" in wm and "arrive before 9" in wm
+    # wm_view is shown as the agent reads it: its lines and characters, not JSON escapes
+    view = page.locator("#working-memory pre.state").nth(1).inner_text()
+    assert view.startswith("<working_memory>\n") and view.rstrip().endswith("</working_memory>")
+    assert "Zoë's café" in view and "\\u" not in wm and "\\n" not in wm
     assert page.locator("#working-memory form").count() == 0
     assert page.errors == []
 
@@ -321,3 +327,47 @@ def test_token_counts_where_prices_are_unknown(site, world, page):
     assert "Tokens per day (tokens)" in main and "never counted as $0" in main
     assert "3,450" in main  # 1000 + 1100 + 1200 in, 3 x 50 out
     assert page.errors == [], page.errors
+
+
+def test_every_linked_page_loads_without_a_console_error(site, world, page):
+    """Follow every console link from the apps page (no JSON documents, no downloads): no
+    page logs an error, so no CSP violation (an inline style or script is one)."""
+    from urllib.parse import urljoin, urlsplit
+
+    origin = urlsplit(site).netloc
+    seen: set[str] = set()
+    todo = ["/"]
+    while todo and len(seen) < 60:
+        path = todo.pop(0)
+        if path in seen:
+            continue
+        seen.add(path)
+        response = page.goto(site + path)
+        page.wait_for_load_state("networkidle")
+        assert response.status == 200, path
+        assert page.errors == [], (path, page.errors)
+        for href in page.locator("a[href]").evaluate_all("els => els.map(e => e.href)"):
+            url = urlsplit(urljoin(site + path, href))
+            if url.netloc != origin or url.path.startswith("/api/") or "export" in url.path:
+                continue
+            todo.append(url.path + (f"?{url.query}" if url.query else ""))
+    assert len(seen) >= 20, sorted(seen)
+    assert any("/sessions/" in p for p in seen) and any("/costs" in p for p in seen)
+
+
+def test_json_links_open_the_json_document_not_a_swap_into_the_page(site, world, page):
+    """The API links are not boosted: the browser opens the JSON itself (htmx swapped its
+    text into the page's body under the page's title)."""
+    page.goto(f"{site}/apps/{world.app}/users/alice?q=vegan")
+    page.click("footer a")
+    page.wait_for_url(re.compile(r"/api/features$"), timeout=15000)
+    page.wait_for_load_state()
+    assert json.loads(page.inner_text("body")) == {"episodic": True, "read_only": False}
+    # the browser's own JSON document: not the console page's head and title around it
+    assert page.locator("link[rel=stylesheet]").count() == 0 and "alice" not in page.title()
+    page.goto(f"{site}/apps/{world.app}/users/alice?q=vegan")
+    page.click("span.links a[href*='/api/']")
+    page.wait_for_url(re.compile(r"/api/apps/.*/memories"), timeout=15000)
+    page.wait_for_load_state()
+    assert json.loads(page.inner_text("body"))["query"] == "vegan"
+    assert page.locator("link[rel=stylesheet]").count() == 0 and "alice" not in page.title()

@@ -141,6 +141,40 @@ def test_user_page_deep_link_shows_search_results_as_served(world, make_client):
     assert fragment.lstrip().startswith('<div id="results">') and "window seats" in fragment
 
 
+def _ids(html: str) -> list[str]:
+    return re.findall(r'<li class="result[^"]*" id="m-([^"]+)"', html)
+
+
+async def test_search_results_are_what_the_agent_is_served_then_the_history(
+    world, memory, make_client
+):
+    """The results the page ranks are exactly what the agent's memory search is served
+    (same search, same order, no superseded item); the superseded versions that match come
+    apart, after them, flagged and marked as never served."""
+    client = make_client()
+    for q in ("is alice vegan", "seats on trains", "what does alice eat, diet vegan"):
+        agent = await memory.search(
+            app_name=world.app, user_id="alice", query=q, limit=10, record_access=False
+        )
+        served_ids = [str(m.id) for m in agent.memories]
+        assert served_ids, q
+        page = client.get(f"/apps/{world.app}/users/alice", params={"q": q, "limit": 10}).text
+        served = page.split('<ol class="results served">')[1].split("</ol>")[0]
+        assert _ids(served) == served_ids, q
+        assert 'class="result superseded"' not in served, q
+        assert "what the agent's memory search is served" in page
+        body = client.get(
+            f"/api/apps/{world.app}/users/alice/memories", params={"q": q, "limit": 10}
+        ).json()
+        assert [m["id"] for m in body["memories"] if m["served"]] == served_ids, q
+        assert all(m["superseded"] for m in body["memories"] if not m["served"]), q
+    # alice's diet changed: the old fact is not served, but shown apart as history
+    page = client.get(f"/apps/{world.app}/users/alice", params={"q": "is alice vegan"}).text
+    served, history = page.split('<ol class="results served">')[1].split("</ol>", 1)
+    assert "Alice is vegan since March." in served and "Alice is vegetarian." not in served
+    assert "never served to the agent" in history and "Alice is vegetarian." in history
+
+
 def test_session_page_shows_the_events_of_that_users_session_only(world, make_client):
     client = make_client()
     app, sid = world.app, world.sessions["alice"][0]

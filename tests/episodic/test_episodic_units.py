@@ -75,6 +75,21 @@ def test_bad_log_settings_are_refused_before_connecting():
         EpisodicLog("postgresql+psycopg://x@127.0.0.1:1/db", retention_days=0)
 
 
+def test_bad_prices_are_a_kit_error_naming_the_model_and_field():
+    url = "postgresql+psycopg://x@127.0.0.1:1/db"
+    with pytest.raises(InvalidInputError, match=r"prices\['m'\] must be a ModelPrice") as bad:
+        EpisodicLog(url, prices={"m": 5})
+    assert "got int" in str(bad.value)
+    with pytest.raises(InvalidInputError, match=r"prices\['m'\]\.input_per_mtok"):
+        EpisodicLog(url, prices={"m": {"input_per_mtok": -1, "output_per_mtok": 1}})
+    with pytest.raises(InvalidInputError, match=r"prices\['m'\]\.output_per_mtok: Field required"):
+        EpisodicLog(url, prices={"m": {"input_per_mtok": 1}})
+    with pytest.raises(InvalidInputError, match="each key must be a model name"):
+        EpisodicLog(url, prices={7: ModelPrice(input_per_mtok=1, output_per_mtok=1)})
+    with pytest.raises(InvalidInputError, match="prices must be a mapping"):
+        EpisodicLog(url, prices=5)
+
+
 def test_log_options_are_one_config_model():
     url = "postgresql+psycopg://x@127.0.0.1:1/db"
     config = EpisodicLogConfig(batch_size=8, max_pending=8, retention_days=30)

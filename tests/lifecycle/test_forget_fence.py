@@ -164,3 +164,52 @@ async def test_a_failed_forget_keeps_the_fence_until_it_is_lifted(memory, sessio
     log.append(entry(app, user, 2))
     await log.flush()
     assert await log.count_for_user(app, user) == 1
+
+
+async def test_episodic_entries_logged_while_a_forget_runs_do_not_survive_it(
+    db_url, memory, sessions
+):
+    """Writers log entries for the user while ``forget_user`` runs; the log's background
+    writer (every 50 ms) writes some of them after the forget completed. None of the entries
+    logged before it completed may be stored: as memory writes are refused while it runs, the
+    log's entries created meanwhile are discarded. Entries logged after it are kept."""
+    app, user = f"fence_{uuid.uuid4().hex[:8]}", "xia"
+    log = EpisodicLog(engine=memory.engine, flush_interval=0.05, batch_size=1000)
+    services = {"session_service": sessions, "memory_service": memory}
+    await memory.add_memory(app_name=app, user_id=user, memories=[fact("xia likes tea")])
+    logged_at: dict[str, float] = {}
+    done = asyncio.Event()
+
+    async def writer(w: int) -> None:
+        n = 0
+        while not done.is_set():
+            n += 1
+            e = entry(app, user, n)
+            e.invocation_id = f"w{w}-{n}"
+            log.append(e)  # the log's acknowledgement: it never refuses
+            logged_at[e.invocation_id] = e.time
+            await asyncio.sleep(0.003)
+
+    try:
+        writers = [asyncio.create_task(writer(w)) for w in range(3)]
+        await asyncio.sleep(0.3)  # the writers are running, some entries written already
+        report = await forget_user(app, user, **services)
+        await asyncio.sleep(0.2)  # more entries, after the forget completed
+        done.set()
+        await asyncio.gather(*writers)
+        await log.flush()
+
+        assert report.verified and report.status == "completed"
+        # the forget deleted the entries written before it, and its verification counted
+        # the log's table (a kit home) empty
+        assert report.homes_deleted.get("episodic log", 0) > 0
+        completed = report.completed_at.timestamp()
+        during = [k for k, t in logged_at.items() if report.requested_at.timestamp() <= t]
+        assert any(logged_at[k] < completed for k in during), "no entry raced the forget"
+        stored = {e.invocation_id for e in await log.trace(app, user, "s1")}
+        survivors = sorted(k for k in stored if logged_at[k] < completed)
+        assert not survivors, f"{len(survivors)} entries logged before the forget completed"
+        assert any(logged_at[k] > completed for k in stored)  # the user is served again
+        assert log.discarded > 0
+    finally:
+        await log.close()

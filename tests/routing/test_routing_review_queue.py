@@ -55,6 +55,10 @@ async def test_approve_and_reject_record_who_and_when(queue):
         "approved",
         "rejected",
     ]
+    # "all" means any status, as the CLI and the console spell it
+    assert await queue.list(app_name=app, status="all") == await queue.list(
+        app_name=app, status=None
+    )
     with pytest.raises(InvalidInputError, match="already approved by alice"):
         await queue.reject(a.id, by="carol")
     # a decided request may be asked for again and is queued anew
