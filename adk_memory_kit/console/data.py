@@ -375,6 +375,10 @@ def _trace_entry(entry: LogEntry, start: datetime, first_failure: int | None) ->
     )
 
 
+#: What a reviewer may decide on a review item in the console.
+DECISIONS = ("approve", "approve_app", "reject", "revoke")
+
+
 class ConsoleData:
     """Adapter over the kit's public APIs; one per console app (lazily connected).
 
@@ -688,13 +692,21 @@ class ConsoleData:
         by: str,
         note: str | None,
     ) -> ReviewItem:
-        """Approve or reject an item of this app and user (:class:`NotFoundError` otherwise)."""
-        if decision not in ("approve", "reject"):
-            raise InvalidInputError("decision must be approve or reject")
+        """Decide on an item of this app and user (:class:`NotFoundError` otherwise):
+        ``approve`` (for its user), ``approve_app`` (for every user of the app), ``reject``,
+        or ``revoke`` an approved one. An approved item reaches the agent through
+        ``ApprovedInstructionsPlugin`` until it is revoked."""
+        if decision not in DECISIONS:
+            raise InvalidInputError(f"decision must be one of {', '.join(DECISIONS)}")
         owned = await self.queue.list(app_name=app_name, user_id=user_id, status=None, limit=_BIG)
         if not any(item.id == item_id for item in owned):
             raise NotFoundError(f"no review item {item_id} for this user in this app")
-        act = self.queue.approve if decision == "approve" else self.queue.reject
+        if decision in ("approve", "approve_app"):
+            whom = "app" if decision == "approve_app" else "user"
+            return await self.queue.approve(
+                item_id, by=by, note=note or None, app_name=app_name, applies_to=whom
+            )
+        act = self.queue.reject if decision == "reject" else self.queue.revoke
         return await act(item_id, by=by, note=note or None, app_name=app_name)
 
     # ------------------------------------------------------------------ forget

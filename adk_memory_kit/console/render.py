@@ -19,9 +19,12 @@ DONE_MESSAGES = {
     "corrected": "Memory corrected: the old item is kept, superseded.",
     "pinned": "Memory pinned.",
     "unpinned": "Memory unpinned.",
-    "approved": "Review item approved. Nothing is sent to the agent: change its instruction "
-    "or code to apply it.",
-    "rejected": "Review item rejected.",
+    "approved": "Review item approved: the user's agent follows it from its next model call "
+    "(with ApprovedInstructionsPlugin installed, as MemoryKit does).",
+    "approved_app": "Review item approved for every user of the app: their agents follow it "
+    "from their next model call.",
+    "rejected": "Review item rejected: it never reaches the agent.",
+    "revoked": "Approval revoked: the agent no longer follows it, from its next model call.",
     "forgotten": "Forget finished: see the data map below and the forget log.",
     "forget_unverified": "Forget NOT verified: data was still left. Re-run it.",
     "logged_out": "Logged out.",

@@ -357,7 +357,8 @@ async def decide(request: Request, app: str, user: str, item_id: int) -> Respons
     await data.decide(app, user, item_id, decision, by=by, note=fields.get("note", "").strip())
     root = request.scope.get("root_path", "")
     default = f"{root}/review?{urlencode({'app': app})}"
-    return _back(request, fields, default, "approved" if decision == "approve" else "rejected")
+    done = {"approve": "approved", "approve_app": "approved_app", "revoke": "revoked"}
+    return _back(request, fields, default, done.get(decision, "rejected"))
 
 
 # ---------------------------------------------------------------------- forget
