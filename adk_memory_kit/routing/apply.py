@@ -308,6 +308,12 @@ class MemoryApplier:
         """A request to forget: handed to ``forget_handler``; the request itself is never
         stored anywhere."""
         if self.forget_handler is None:
+            logger.warning(
+                "memory router: a request to forget was NOT acted on, because this "
+                "MemoryApplier was built with forget_handler=None; leave it out for the "
+                "conversation-edit handler (conversation_edit_handlers()) to delete what the "
+                "user names"
+            )
             return RoutingOutcome(
                 MemoryHome.FORGET, "skipped", None, "not acted on: no forget handler is configured"
             )
