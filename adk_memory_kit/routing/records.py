@@ -321,3 +321,41 @@ def session_recall_stems(events: Sequence[Event]) -> set[str]:
             for text in texts:
                 found.update(fingerprint(content_stems(text)))
     return found
+
+
+# ------------------------------------------------------------------ tool-result provenance
+#: A list in a tool's result with at least this many items is a result set (search hits,
+#: flight options, saved findings), not one outcome.
+RESULT_SET_MIN_ITEMS = 2
+
+
+def _result_sets(value: Any) -> Iterable[Any]:
+    """Every list of at least :data:`RESULT_SET_MIN_ITEMS` items inside a tool payload."""
+    if isinstance(value, Mapping):
+        for item in value.values():
+            yield from _result_sets(item)
+    elif isinstance(value, (list, tuple)):
+        if len(value) >= RESULT_SET_MIN_ITEMS:
+            yield value
+        else:
+            for item in value:
+                yield from _result_sets(item)
+    elif value is not None and hasattr(value, "model_dump"):
+        yield from _result_sets(value.model_dump(mode="json"))
+
+
+def session_result_set_stems(events: Sequence[Event]) -> set[str]:
+    """Hashed content stems of every result set a tool returned in the session (a list of
+    options or hits; recall tools are :func:`session_recall_stems`'). A single outcome (one
+    booking, one status) is not a result set: an agent sentence reporting it keeps its own
+    substance."""
+    found: set[str] = set()
+    for event in events:
+        for part in (event.content.parts or []) if event.content else []:
+            response = part.function_response
+            if response is None or response.name in RECALL_TOOL_NAMES:
+                continue
+            for listed in _result_sets(response.response):
+                for text in _strings(listed):
+                    found.update(fingerprint(content_stems(text.replace("_", " "))))
+    return found
