@@ -329,33 +329,44 @@ def session_recall_stems(events: Sequence[Event]) -> set[str]:
 RESULT_SET_MIN_ITEMS = 2
 
 
-def _result_sets(value: Any) -> Iterable[Any]:
-    """Every list of at least :data:`RESULT_SET_MIN_ITEMS` items inside a tool payload."""
+def _has_result_set(value: Any) -> bool:
+    """Whether a tool payload holds a list of at least :data:`RESULT_SET_MIN_ITEMS` items."""
     if isinstance(value, Mapping):
-        for item in value.values():
-            yield from _result_sets(item)
+        return any(_has_result_set(item) for item in value.values())
+    if isinstance(value, (list, tuple)):
+        return len(value) >= RESULT_SET_MIN_ITEMS or any(_has_result_set(i) for i in value)
+    if value is not None and hasattr(value, "model_dump"):
+        return _has_result_set(value.model_dump(mode="json"))
+    return False
+
+
+def _payload_words(value: Any) -> Iterable[str]:
+    """Every key and scalar leaf of a tool payload, as text."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            yield str(key)
+            yield from _payload_words(item)
     elif isinstance(value, (list, tuple)):
-        if len(value) >= RESULT_SET_MIN_ITEMS:
-            yield value
-        else:
-            for item in value:
-                yield from _result_sets(item)
+        for item in value:
+            yield from _payload_words(item)
+    elif isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        yield str(value)
     elif value is not None and hasattr(value, "model_dump"):
-        yield from _result_sets(value.model_dump(mode="json"))
+        yield from _payload_words(value.model_dump(mode="json"))
 
 
 def session_result_set_stems(events: Sequence[Event]) -> set[str]:
-    """Hashed content stems of every result set a tool returned in the session (a list of
-    options or hits; recall tools are :func:`session_recall_stems`'). A single outcome (one
-    booking, one status) is not a result set: an agent sentence reporting it keeps its own
-    substance."""
+    """Hashed content stems (keys and values) of every tool result in the session that holds
+    a result set: a list of options or hits (recall tools are :func:`session_recall_stems`').
+    A single outcome (one booking, one status) is no result set: an agent sentence reporting
+    it keeps its own substance."""
     found: set[str] = set()
     for event in events:
         for part in (event.content.parts or []) if event.content else []:
             response = part.function_response
             if response is None or response.name in RECALL_TOOL_NAMES:
                 continue
-            for listed in _result_sets(response.response):
-                for text in _strings(listed):
-                    found.update(fingerprint(content_stems(text.replace("_", " "))))
+            if _has_result_set(response.response):
+                for word in _payload_words(response.response):
+                    found.update(fingerprint(content_stems(word.replace("_", " "))))
     return found
