@@ -2,7 +2,8 @@
 
 Usage::
 
-    ADK_MEMORY_KIT_HOME=$(mktemp -d) python benchmarks/write_noise.py [--json OUT] [--rows]
+    ADK_MEMORY_KIT_HOME=$(mktemp -d) python benchmarks/write_noise.py [--json OUT] [--rows] \
+        [--gate-router]
 
 The conversations: the sample agents' own (``agents/*/*.evalset.json``: the concierge, the
 rebooker, the research assistant, each with its scripted offline model), and the conversation
@@ -23,8 +24,12 @@ facts) is labelled by :data:`LABELS`, a hand-made list of (row fragment, label):
 * ``outcome``: the result of an action the user asked for (a confirmed booking);
 * ``filler``: a pleasantry ("Safe travels!").
 
-Noise is the share of rows labelled ``command`` or ``echo``. A row no fragment matches is
-``unlabelled`` and listed, so the list must be extended when a conversation changes.
+Noise is the share of rows labelled ``command`` or ``echo``; it is given for all rows and for
+the session write's own rows (``kind = 'event'``; the router's facts are ``kind = 'fact'``).
+``--gate-router`` routes with :class:`~adk_memory_kit.routing.request_gate.RequestGatedExtractor`
+instead of the default offline router (a what-if: not the plugin's default). A row no
+fragment matches is ``unlabelled`` and listed, so the list must be extended when a
+conversation changes.
 """
 
 from __future__ import annotations
@@ -192,6 +197,8 @@ def load_agent(name: str) -> tuple[BaseAgent, list[str]]:
         sys.path.insert(0, str(AGENTS_DIR))
     loaded = AgentLoader(str(AGENTS_DIR)).load_agent(name)
     agent = loaded.root_agent if isinstance(loaded, App) else loaded
+    if not isinstance(agent, BaseAgent):
+        raise TypeError(f"{name} has no root agent")
     evalset = json.loads((AGENTS_DIR / name / f"{name}.evalset.json").read_text())
     turns = [
         " ".join(p.get("text") or "" for p in inv["user_content"]["parts"])
@@ -227,11 +234,18 @@ async def run_conversation(
     sessions: DatabaseSessionService,
     memory: PgVectorMemoryService,
     queue: ReviewQueue,
+    gate_router: bool = False,
 ) -> list[tuple[str, str]]:
     """Run ``turns`` in one session with the default plugins, close it into memory, and
     return the user's stored rows."""
     app_name = f"noise_{name}_{uuid.uuid4().hex[:8]}"
-    routing = MemoryRoutingPlugin(applier=MemoryApplier(review_queue=queue))
+    applier = MemoryApplier(review_queue=queue)
+    if gate_router:
+        from adk_memory_kit.routing.request_gate import RequestGatedExtractor
+
+        routing = MemoryRoutingPlugin(RequestGatedExtractor(), applier)
+    else:
+        routing = MemoryRoutingPlugin(applier=applier)
     app = App(
         name=app_name,
         root_agent=agent,
@@ -258,6 +272,9 @@ async def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", dest="json_out", default=None, help="write results here")
     parser.add_argument("--rows", action="store_true", help="print every stored row")
+    parser.add_argument(
+        "--gate-router", action="store_true", help="route with RequestGatedExtractor (what-if)"
+    )
     args = parser.parse_args(argv)
 
     conversations: list[tuple[str, BaseAgent, list[str]]] = [
@@ -271,13 +288,19 @@ async def main(argv: Sequence[str] | None = None) -> int:
     results: dict[str, Any] = {}
     try:
         for name, agent, turns in conversations:
-            rows = await run_conversation(name, agent, turns, sessions, memory, queue)
+            rows = await run_conversation(
+                name, agent, turns, sessions, memory, queue, args.gate_router
+            )
             labelled = [(label_of(t), kind, t) for kind, t in rows]
             counts = Counter(label for label, _, _ in labelled)
             results[name] = {
                 "rows": len(rows),
                 "labels": dict(counts),
                 "noise": sum(counts[n] for n in NOISE),
+                "session_rows": sum(1 for _, kind, _ in labelled if kind == "event"),
+                "session_noise": sum(
+                    1 for label, kind, _ in labelled if kind == "event" and label in NOISE
+                ),
                 "stored": [{"label": lb, "kind": k, "text": t} for lb, k, t in labelled],
             }
             for label, kind, row in labelled:
@@ -289,17 +312,25 @@ async def main(argv: Sequence[str] | None = None) -> int:
         await sessions.close()
 
     def line(title: str, names: Sequence[str]) -> str:
-        rows = sum(results[n]["rows"] for n in names)
-        noise = sum(results[n]["noise"] for n in names)
+        def total(key: str) -> int:
+            return sum(results[n][key] for n in names)
+
         labels: Counter[str] = Counter()
         for n in names:
             labels.update(results[n]["labels"])
-        share = noise / rows if rows else 0.0
+        rows, noise = total("rows"), total("noise")
+        s_rows, s_noise = total("session_rows"), total("session_noise")
         parts = ", ".join(f"{k} {v}" for k, v in sorted(labels.items()))
-        return f"| {title} | {rows} | {noise} | {share:.0%} | {parts} |"
+        return (
+            f"| {title} | {noise}/{rows} ({noise / max(rows, 1):.0%}) | "
+            f"{s_noise}/{s_rows} ({s_noise / max(s_rows, 1):.0%}) | {parts} |"
+        )
 
-    print("| conversations | rows stored | commands + echoes | noise share | labels |")
-    print("|---|---:|---:|---:|---|")
+    print(
+        "| conversations | commands + echoes / rows stored | of which the session write's "
+        "| labels (all rows) |"
+    )
+    print("|---|---:|---:|---|")
     for name in results:
         print(line(name, [name]))
     print(line("the three samples", list(SAMPLES)))
