@@ -63,11 +63,30 @@ _STATEMENT = re.compile(
 )
 
 
+# a verb of being or having anywhere ("The office wifi network is OrchardGuest"), a contact
+# ("email me at x@y.com", "@mira_writes"), or a named or possessed subject with a verb in the
+# third person ("Dad lives in Enugu", "My manager prefers email")
+_FINITE = re.compile(
+    r"\b(?:am|is|are|was|were|has|have|had|isn't|aren't|wasn't|weren't|hasn't|haven't)\b",
+    re.IGNORECASE,
+)
+_CONTACT = re.compile(r"\S+@\S+\.\w+|(?<!\S)@\w{3,}")
+_THIRD_PERSON = re.compile(
+    r"^(?:(?i:my|our|his|her|their)(?:\s+\w+){1,3}|[A-Z][a-z]+(?:\s+(?:and|&)\s+[A-Z][a-z]+)?)"
+    r"\s+[a-z]{1,}[^s\W]s\b"
+)
+
+
 def states_something(sentence: str) -> bool:
-    """Whether ``sentence`` states something: a first-person clause, a subject with a finite
-    verb of being or having, or a report of the user's life."""
+    """Whether ``sentence`` may state something: a first-person clause, a verb of being or
+    having, a contact, a named subject with a verb in the third person, or a report of the
+    user's life (a directive opening with an order is judged by its clauses after it)."""
     text = strip_tags(sentence)
-    return bool(_STATEMENT.search(text)) or reports_the_users_life(text)
+    if _STATEMENT.search(text) or _FINITE.search(text) or _CONTACT.search(text):
+        return True
+    if _THIRD_PERSON.match(text) and not _IMPERATIVE.match(text):
+        return True
+    return reports_the_users_life(text)
 
 
 def is_request_to_agent(sentence: str) -> bool:

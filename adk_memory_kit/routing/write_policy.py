@@ -18,9 +18,9 @@ sensitive (any detector, health included)   no
 filler / acknowledgement (anyone)           no ("Noted.", "Thanks, that's all, bye!")
 a question that states nothing              no ("Can you order lunch for me?")
 a user sentence the router says holds       no ("flights please", "OK, hold it": the offline
-nothing to keep                             router's ``nothing`` verdict), unless it reports
-                                            the user's life ("The hotel upgraded us") or
-                                            answers the agent's question ("The navy one")
+nothing to keep and that states nothing     router's ``nothing`` verdict), unless it answers
+                                            the agent's question ("The navy one"); a sentence
+                                            that may state a fact ("I use Android.") is kept
 a request or command to the agent           no ("Show me cheaper ones", "flights again": an
                                             imperative or a short fragment with "please" /
                                             "again" that states nothing; a standing order is
@@ -63,13 +63,9 @@ from pydantic import ConfigDict, Field, PlainValidator
 from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.core.index_keys import INDEX_ONLY_REASONS, with_keys, without_keys
 from adk_memory_kit.core.session_policy import POLICY_ENV, WritePolicy, resolve_policy
-from adk_memory_kit.routing.dialogue_acts import is_request_to_agent
+from adk_memory_kit.routing.dialogue_acts import is_request_to_agent, states_something
 from adk_memory_kit.routing.extractors import Extractor, RuleBasedExtractor, event_text
-from adk_memory_kit.routing.offline import (
-    LearnedExtractor,
-    reports_the_users_life,
-    shared_learned_extractor,
-)
+from adk_memory_kit.routing.offline import LearnedExtractor, shared_learned_extractor
 from adk_memory_kit.routing.provenance import memory_report_stems
 from adk_memory_kit.routing.records import (
     RoutingDecisions,
@@ -417,8 +413,10 @@ def _asks(sentences: Sequence[str]) -> bool:
 def _request_reason(sentence: str, router_says_nothing: bool) -> str | None:
     """Why a user sentence that passed the shared rules is still no fact: the router found
     nothing to keep in it, or it only asks the agent for work. A report of the user's life
-    is kept whatever the router said (its ``nothing`` verdict can be wrong there)."""
-    if reports_the_users_life(sentence):
+    or any other statement is kept whatever the router said: its ``nothing`` verdict misses
+    plain facts ("I use Android.", "Dad lives in Enugu"), so it only settles sentences that
+    state nothing."""
+    if states_something(sentence):
         return None
     if router_says_nothing:
         return "routed to nothing"
