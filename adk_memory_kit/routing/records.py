@@ -27,7 +27,9 @@ survives a restart, reaches the idle job in another process through the ordinary
 ``get_session``, is deleted with the session, and needs no new table, migration or forget
 hook. Readers also accept the keys older kit versions left in ``actions.state_delta``
 (``LEGACY_ROUTING_KEY``, ``LEGACY_RECALL_KEY``), so sessions stored before still ingest the same.
-``load_memory`` needs no record: its result is already in the function-response event.
+``load_memory`` needs no record: its result is already in the function-response event, and so
+is any other tool's result (:func:`session_result_set_stems`: the lists of options or hits an
+agent sentence may restate).
 """
 
 from __future__ import annotations
