@@ -27,7 +27,9 @@ survives a restart, reaches the idle job in another process through the ordinary
 ``get_session``, is deleted with the session, and needs no new table, migration or forget
 hook. Readers also accept the keys older kit versions left in ``actions.state_delta``
 (``LEGACY_ROUTING_KEY``, ``LEGACY_RECALL_KEY``), so sessions stored before still ingest the same.
-``load_memory`` needs no record: its result is already in the function-response event.
+``load_memory`` needs no record: its result is already in the function-response event, and so
+is any other tool's result (:func:`session_result_set_stems`: the lists of options or hits an
+agent sentence may restate).
 """
 
 from __future__ import annotations
@@ -320,4 +322,53 @@ def session_recall_stems(events: Sequence[Event]) -> set[str]:
                 continue
             for text in texts:
                 found.update(fingerprint(content_stems(text)))
+    return found
+
+
+# ------------------------------------------------------------------ tool-result provenance
+#: A list in a tool's result with at least this many items is a result set (search hits,
+#: flight options, saved findings), not one outcome.
+RESULT_SET_MIN_ITEMS = 2
+
+
+def _has_result_set(value: Any) -> bool:
+    """Whether a tool payload holds a list of at least :data:`RESULT_SET_MIN_ITEMS` items."""
+    if isinstance(value, Mapping):
+        return any(_has_result_set(item) for item in value.values())
+    if isinstance(value, (list, tuple)):
+        return len(value) >= RESULT_SET_MIN_ITEMS or any(_has_result_set(i) for i in value)
+    if value is not None and hasattr(value, "model_dump"):
+        return _has_result_set(value.model_dump(mode="json"))
+    return False
+
+
+def _payload_words(value: Any) -> Iterable[str]:
+    """Every key and scalar leaf of a tool payload, as text."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            yield str(key)
+            yield from _payload_words(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _payload_words(item)
+    elif isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        yield str(value)
+    elif value is not None and hasattr(value, "model_dump"):
+        yield from _payload_words(value.model_dump(mode="json"))
+
+
+def session_result_set_stems(events: Sequence[Event]) -> set[str]:
+    """Hashed content stems (keys and values) of every tool result in the session that holds
+    a result set: a list of options or hits (recall tools are :func:`session_recall_stems`').
+    A single outcome (one booking, one status) is no result set: an agent sentence reporting
+    it keeps its own substance."""
+    found: set[str] = set()
+    for event in events:
+        for part in (event.content.parts or []) if event.content else []:
+            response = part.function_response
+            if response is None or response.name in RECALL_TOOL_NAMES:
+                continue
+            if _has_result_set(response.response):
+                for word in _payload_words(response.response):
+                    found.update(fingerprint(content_stems(word.replace("_", " "))))
     return found

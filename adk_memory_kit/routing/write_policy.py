@@ -17,8 +17,19 @@ a candidate the router sent anywhere        no: DROP, PROCEDURAL_REVIEW, SESSION
 sensitive (any detector, health included)   no
 filler / acknowledgement (anyone)           no ("Noted.", "Thanks, that's all, bye!")
 a question that states nothing              no ("Can you order lunch for me?")
+a user sentence the router says holds       no ("flights please", "OK, hold it": the offline
+nothing to keep and that states nothing     router's ``nothing`` verdict), unless it answers
+                                            the agent's question ("The navy one"); a sentence
+                                            that may state a fact ("I use Android.") is kept
+a request or command to the agent           no ("Show me cheaper ones", "flights again": an
+                                            imperative or a short fragment with "please" /
+                                            "again" that states nothing; a standing order is
+                                            the router's, see :mod:`.dialogue_acts`)
 agent text restating recalled memory        no (provenance: ``load_memory`` results and
                                             recall records on the session's events)
+agent text restating a tool's result set    no (a list a tool returned in the session:
+                                            search hits, flight options; one outcome such
+                                            as a booking is not a result set and stays)
 agent text restating an excluded sentence   no ("OK, I'll stop asking you to confirm")
 agent text reporting a kit memory tool      no (provenance: the same invocation called a
                                             profile, ``end_session``, MemoryToolset or
@@ -52,10 +63,15 @@ from pydantic import ConfigDict, Field, PlainValidator
 from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.core.index_keys import INDEX_ONLY_REASONS, with_keys, without_keys
 from adk_memory_kit.core.session_policy import POLICY_ENV, WritePolicy, resolve_policy
+from adk_memory_kit.routing.dialogue_acts import is_request_to_agent, states_something
 from adk_memory_kit.routing.extractors import Extractor, RuleBasedExtractor, event_text
 from adk_memory_kit.routing.offline import LearnedExtractor, shared_learned_extractor
 from adk_memory_kit.routing.provenance import memory_report_stems
-from adk_memory_kit.routing.records import RoutingDecisions, session_recall_stems
+from adk_memory_kit.routing.records import (
+    RoutingDecisions,
+    session_recall_stems,
+    session_result_set_stems,
+)
 from adk_memory_kit.routing.rule import MemoryHome, route
 from adk_memory_kit.routing.unstored import unstored_reason
 from adk_memory_kit.sensitive import Detector
@@ -63,6 +79,7 @@ from adk_memory_kit.sensitive.base import as_detectors
 from adk_memory_kit.text.signals import (
     content_stems,
     fingerprint,
+    is_filler,
     overlap,
     split_sentences,
     strip_tags,
@@ -93,6 +110,9 @@ ATTRIBUTION = re.compile(
     r"I (?:found|recalled|see) (?:in|from) )",
     re.IGNORECASE,
 )
+
+#: The offline router's label for a sentence with nothing to keep (a request, small talk).
+NOTHING_LABEL = "nothing"
 
 #: Homes whose sentences never reach long-term retrieval, recorded or not.
 NEVER_STORED = frozenset(
@@ -159,6 +179,18 @@ class RoutedOptions(KitConfig):
         "an episode such as 'my tomatoes ripened this week' scores about 0.5).",
     )
 
+    keep_requests: bool = Field(
+        False,
+        description="Store user sentences that only ask the agent for work: the router's "
+        "'nothing to keep' verdict and the request cue (:mod:`.dialogue_acts`). Off: a "
+        "request is no fact about the user.",
+    )
+    keep_tool_echoes: bool = Field(
+        False,
+        description="Store agent sentences that restate a tool's result set (search hits, "
+        "options). Off: the options are not facts; the outcome of an action is kept.",
+    )
+
     async def select(
         self, session: Session, events: Sequence[Event], *, index_context: bool = False
     ) -> list[Event]:
@@ -202,19 +234,29 @@ async def select_events(
     options = options or RoutedOptions()
     decisions = RoutingDecisions(events)
     fallback = await _fallback_homes(events, decisions, options)
-    fallback.update(await _classified_homes(events, decisions, fallback, options))
+    classified, nothing = await _classified_homes(events, decisions, fallback, options)
+    fallback.update(classified)
     recalled = session_recall_stems(events)
+    listed = set() if options.keep_tool_echoes else session_result_set_stems(events)
     reported = memory_report_stems(events)
     plan: list[tuple[Event, list[tuple[int, str, str | None]]]] = []
     excluded_user: set[str] = set()
+    asked = False  # the last text before this event was the agent's own question
     for event in events:
         text = event_text(event) if event.content else ""
         if not text or event.partial:
             continue
         is_user = event.author == USER_AUTHOR
+        sentences = split_sentences(text)
+        # the router reads a sentence alone: its "nothing" verdict on an answer to the
+        # agent's question ("The navy one with the hood.") misses what the answer says
+        answering, asked = asked and is_user, not is_user and _asks(sentences)
         rows = []
-        for index, sentence in enumerate(split_sentences(text)):
+        for index, sentence in enumerate(sentences):
             reason = _user_or_common_reason(event, index, sentence, decisions, fallback, options)
+            if reason is None and is_user and not options.keep_requests:
+                says_nothing = not answering and (event.id, index) in nothing
+                reason = _request_reason(sentence, says_nothing)
             homes = decisions.homes(event.id, index) | fallback.get((event.id, index), set())
             if is_user and (homes & NEVER_STORED or reason == "sensitive"):
                 excluded_user.update(fingerprint(content_stems(sentence)))
@@ -234,6 +276,7 @@ async def select_events(
                     excluded_user,
                     reported.get(event.invocation_id or "", set()),
                     options,
+                    listed,
                 )
             if verdicts is not None:
                 verdicts.append(
@@ -291,12 +334,13 @@ async def _classified_homes(
     decisions: RoutingDecisions,
     known: dict[tuple[str, int], set[MemoryHome]],
     options: RoutedOptions,
-) -> dict[tuple[str, int], set[MemoryHome]]:
+) -> tuple[dict[tuple[str, int], set[MemoryHome]], set[tuple[str, int]]]:
     """Homes the offline router gives the user sentences nothing else gave a home (one
-    batched call); only homes that keep a sentence out of retrieval matter here."""
+    batched call; only homes that keep a sentence out of retrieval matter here), and the
+    sentences it says hold nothing to keep (its ``nothing`` verdict, no candidate)."""
     router = options.sentence_router
     if router is None:
-        return {}
+        return {}, set()
     where: list[tuple[str, int]] = []
     asked: list[tuple[str, None]] = []
     for event in events:
@@ -311,13 +355,20 @@ async def _classified_homes(
             where.append((event.id, index))
             asked.append((sentence, None))
     if not asked:
-        return {}
+        return {}, set()
     try:
         routes = await router.route_sentences(asked)
     except Exception:  # the filters below still apply
-        return {}
+        return {}, set()
     homes: dict[tuple[str, int], set[MemoryHome]] = {}
+    nothing: set[tuple[str, int]] = set()
     for slot, routed in zip(where, routes, strict=True):
+        if (
+            routed.decision is not None
+            and routed.decision.label == NOTHING_LABEL
+            and not routed.candidates
+        ):
+            nothing.add(slot)
         found = {route(c) for c in routed.candidates} & NEVER_STORED
         decision = routed.decision
         if decision is not None and decision.confidence < options.session_only_confidence:
@@ -326,7 +377,7 @@ async def _classified_homes(
             found -= {MemoryHome.SESSION_STATE, MemoryHome.TURN_SCRATCH}
         if found:
             homes[slot] = found
-    return homes
+    return homes, nothing
 
 
 def _user_or_common_reason(
@@ -352,12 +403,35 @@ def _user_or_common_reason(
     return None
 
 
+def _asks(sentences: Sequence[str]) -> bool:
+    """Whether an agent turn ends with a real question (not a pleasantry such as "Anything
+    else?")."""
+    last = strip_tags(sentences[-1]) if sentences else ""
+    return last.endswith("?") and not is_filler(last)
+
+
+def _request_reason(sentence: str, router_says_nothing: bool) -> str | None:
+    """Why a user sentence that passed the shared rules is still no fact: the router found
+    nothing to keep in it, or it only asks the agent for work. A report of the user's life
+    or any other statement is kept whatever the router said: its ``nothing`` verdict misses
+    plain facts ("I use Android.", "Dad lives in Enugu"), so it only settles sentences that
+    state nothing."""
+    if states_something(sentence):
+        return None
+    if router_says_nothing:
+        return "routed to nothing"
+    if is_request_to_agent(sentence):
+        return "a request to the agent"
+    return None
+
+
 def _agent_reason(
     sentence: str,
     recalled: set[str],
     excluded_user: set[str],
     reported: set[str],
     options: RoutedOptions,
+    listed: set[str],
 ) -> str | None:
     stems = set(fingerprint(content_stems(sentence)))
     if not stems:
@@ -373,6 +447,8 @@ def _agent_reason(
         return "restates a routed-away sentence"
     if reported and overlap(stems, reported) >= options.echo_threshold:
         return "restates a memory tool result"
+    if listed and overlap(stems, listed) >= options.echo_threshold:
+        return "restates a tool's result set"
     return None
 
 

@@ -143,10 +143,9 @@ async def test_a_turn_without_record_is_classified_at_ingestion():
     # no router stored the diet elsewhere, so the user's own words keep it
     assert await kept(events) == ["I'm vegetarian."]
     bare = RoutedOptions(fallback_extractor=None, sentence_router=None)
-    # without the fallback: the sensitive sentence still goes, the rest is the user's content
-    assert await kept(events, options=bare) == [
-        "I'm vegetarian. Stop asking me to confirm prices. Our budget is 15 euros today."
-    ]
+    # without the fallback: the sensitive sentence still goes, and the command to the agent
+    # (a directive, no fact about the user); the rest is the user's content
+    assert await kept(events, options=bare) == ["I'm vegetarian. Our budget is 15 euros today."]
     # the offline classifier alone (no rules fallback) still keeps the behaviour change and
     # the session-only budget out of retrieval
     classifier_only = RoutedOptions(fallback_extractor=None)
