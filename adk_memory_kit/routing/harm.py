@@ -52,17 +52,18 @@ _QUESTION = re.compile(r"\?\s*\W*$")
 _COMMAND = re.compile(
     r"^\W*(?:(?:ok(?:ay)?|so|now|then|and|pls|please|kindly|just|can you|could you|y|e|und|et)"
     r"\W+){0,3}(?:show|find|search|look up|look for|book|order|get|send|give|check|compare|list|"
-    r"pull up|fetch|call up|muestra|mu[eé]strame|busca|b[uú]scame|reserva|pide|p[ií]deme|"
+    r"pull up|fetch|call up|summari[sz]e|draft|plan|calculate|translate|explain|recommend|"
+    r"suggest|help me|muestra|mu[eé]strame|busca|b[uú]scame|reserva|pide|p[ií]deme|"
     r"manda|m[aá]ndame|mostra|mostre|me mostra|procura|procure|reserve|pede|zeig|zeige|such|"
     r"suche|buch|buche|bestell|bestelle|schick|montre|montrez|cherche|cherchez|r[eé]serve|"
     r"commande|envoie|mostrami|cerca|cercami|prenota|ordina|manda)(?!\w)",
     re.IGNORECASE,
 )
-#: First-person words: a clause with one says something about the user.
+#: A first-person subject: a clause with one says something about the user ("book it, I'm
+#: vegan"); a possessive alone does not ("summarise my findings" is still a command).
 _FIRST_PERSON = re.compile(
-    r"(?<!\w)(?:i|i'm|i've|i'd|i'll|my|mine|we|we're|our|us|yo|mi|mis|nosotros|nuestro|"
-    r"nuestra|eu|meu|minha|n[oó]s|nosso|nossa|ich|mein|meine|meinen|wir|unser|unsere|je|j'|"
-    r"mon|ma|mes|nous|notre|io|mio|mia|miei|noi|nostro|nostra)(?!\w)",
+    r"(?<!\w)(?:i|i'm|im|i've|i'd|i'll|we|we're|we've|yo|soy|tengo|nosotros|eu|sou|tenho|"
+    r"n[oó]s|ich|wir|je|j'|nous|io|sono|ho|noi)(?!\w)",
     re.IGNORECASE,
 )
 
