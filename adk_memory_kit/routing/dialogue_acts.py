@@ -20,10 +20,67 @@ from __future__ import annotations
 
 import re
 
-from adk_memory_kit.routing.offline import reports_the_users_life
 from adk_memory_kit.text.signals import strip_tags
 
-__all__ = ["is_request_to_agent", "states_something"]
+__all__ = [
+    "addresses_the_agent",
+    "is_request_to_agent",
+    "reports_the_users_life",
+    "states_something",
+]
+
+# an instruction on how the agent should behave speaks to it ("you", "please"), says when
+# ("from now on", "always", "next time") or opens with an order ("Skip the greeting"); a
+# sentence with none of these reports the user's life ("Went with Direct Line this year")
+_TO_THE_AGENT = re.compile(
+    r"\b(?:you|your|yours|u|ur|please|pls|plz|always|never|stop|don'?t|do not|no more|no need|"
+    r"from now|from here|going forward|in future|in the future|every|each time|next time|"
+    r"anymore|any more|again|skip|without (?:asking|checking|confirming)|instead of asking|"
+    r"rules?|instructions?|polic(?:y|ies)|behaviou?r)\b",
+    re.IGNORECASE,
+)
+_ORDER = re.compile(
+    r"^\s*(?:(?:ok|okay|also|and|quick one|hey|hi)[:,!.]?\s*)*(?:answer|reply|respond|use|show|"
+    r"give|list|book|send|cut|drop|leave|act|bypass|override|ignore|disregard|forget|"
+    r"change(?! of\b)|keep|quit|cancel|remove|add|include|exclude|write|talk|speak|tell|round|"
+    r"accept|approve|auto-approve|assume|treat|call|sign|put|make|switch|turn|set|avoid|"
+    r"confirm|check|ask|remind|warn|stop|skip|"
+    r"limit|only|let|allow|be)\b",
+    re.IGNORECASE,
+)
+
+
+# ... a report is said in the past ("we booked", "Went with ..."), and speaks of none of the
+# agent's work (its replies, their form, the steps it takes: "Confirm with me before paying",
+# "My expense claims need a receipt attached")
+_REPORT = re.compile(
+    r"\b(?:went|got|took|made|had|was|were|did|bought|sold|left|found|paid|won|lost|"
+    r"[a-z]{3,}ed)\b",
+    re.IGNORECASE,
+)
+_AGENTS_WORK = re.compile(
+    r"\b(?:repl\w*|answer\w*|respons\w*|messages?|summar\w*|suggest\w*|options?|format\w*|"
+    r"bullet\w*|tone|emojis?|caveats?|disclaimers?|confirm\w*|approv\w*|receipts?|claims?|"
+    r"invoices?|orders?|checks?|checking|before|without|ask\w*|remind\w*|warn\w*)\b",
+    re.IGNORECASE,
+)
+
+
+def reports_the_users_life(sentence: str) -> bool:
+    """Whether a sentence the router sent to review is a report of the user's life rather
+    than an instruction: said in the past, of nothing the agent does, not to the agent."""
+    return (
+        bool(_REPORT.search(sentence))
+        and not _AGENTS_WORK.search(sentence)
+        and not addresses_the_agent(sentence)
+    )
+
+
+def addresses_the_agent(sentence: str) -> bool:
+    """Whether a sentence could be an instruction on how the agent behaves (the review
+    queue's kind): it speaks to the agent, says when, or opens with an order."""
+    return bool(_TO_THE_AGENT.search(sentence) or _ORDER.match(sentence))
+
 
 _MARKERS = (
     r"(?:ok|okay|also|and|so|now|then|just|please|pls|plz|kindly|hey|hi|right|alright|"
@@ -38,7 +95,12 @@ _IMPERATIVE = re.compile(
     r"refresh|reload|go|run|open|read|print|draft|write|email|send|text|call|ring|"
     r"book|rebook|reserve|order|hold|cancel|confirm|change|switch|add|remove|drop|skip|"
     r"use|tell|explain|translate|calculate|convert|answer|reply|respond|continue|proceed|"
-    r"keep going|carry on|start|stop|wait|hurry|help|take|make|set|turn|move|put|let)\b",
+    r"keep going|carry on|start|stop|wait|hurry|help|take|make|set|turn|move|put|let|"
+    # the same orders in the kept languages of routing/cue_words.py
+    r"muestra|mu[eé]strame|busca|b[uú]scame|reserva|pide|p[ií]deme|manda|m[aá]ndame|"
+    r"mostra|mostre|procura|procure|pede|zeig|zeige|such|suche|buch|buche|bestell|bestelle|"
+    r"schick|montre|montrez|cherche|cherchez|r[eé]serve|commande|envoie|mostrami|cerca|"
+    r"cercami|prenota|ordina)\b",
     re.IGNORECASE,
 )
 _REQUEST_MARKER = re.compile(r"\b(?:please|pls|plz|again)\b", re.IGNORECASE)

@@ -33,6 +33,7 @@ from adk_memory_kit.routing.cue_words import (
     says_lasting,
     scoped_to_now,
 )
+from adk_memory_kit.routing.dialogue_acts import is_request_to_agent
 from adk_memory_kit.routing.rule import Candidate
 
 #: Phrases that scope a whole request to this task, strong enough to move even a lasting fact
@@ -48,17 +49,6 @@ _TASK_SCOPE = re.compile(
     re.IGNORECASE,
 )
 _QUESTION = re.compile(r"\?\s*\W*$")
-#: A clause that opens with a request verb addressed to the agent, in the kept languages.
-_COMMAND = re.compile(
-    r"^\W*(?:(?:ok(?:ay)?|so|now|then|and|pls|please|kindly|just|can you|could you|y|e|und|et)"
-    r"\W+){0,3}(?:show|find|search|look up|look for|book|order|get|send|give|check|compare|list|"
-    r"pull up|fetch|call up|summari[sz]e|draft|plan|calculate|translate|explain|recommend|"
-    r"suggest|help me|muestra|mu[eé]strame|busca|b[uú]scame|reserva|pide|p[ií]deme|"
-    r"manda|m[aá]ndame|mostra|mostre|me mostra|procura|procure|reserve|pede|zeig|zeige|such|"
-    r"suche|buch|buche|bestell|bestelle|schick|montre|montrez|cherche|cherchez|r[eé]serve|"
-    r"commande|envoie|mostrami|cerca|cercami|prenota|ordina|manda)(?!\w)",
-    re.IGNORECASE,
-)
 #: A first-person subject: a clause with one says something about the user ("book it, I'm
 #: vegan"); a possessive alone does not ("summarise my findings" is still a command).
 _FIRST_PERSON = re.compile(
@@ -157,7 +147,7 @@ def choose_by_harm(
             return (Candidate(text=sentence, changes_agent_behaviour=True),)
         return candidates
     question = _QUESTION.search(sentence) is not None
-    command = _COMMAND.match(sentence) is not None and not _FIRST_PERSON.search(sentence)
+    command = is_request_to_agent(sentence) and not _FIRST_PERSON.search(sentence)
     now = scoped_to_now(sentence) and not says_lasting(sentence)
     task = now and _TASK_SCOPE.search(sentence) is not None
     chosen: list[Candidate] = []
