@@ -2,8 +2,7 @@
 
 Usage::
 
-    ADK_MEMORY_KIT_HOME=$(mktemp -d) python benchmarks/write_noise.py [--json OUT] [--rows] \
-        [--gate-router]
+    ADK_MEMORY_KIT_HOME=$(mktemp -d) python benchmarks/write_noise.py [--json OUT] [--rows]
 
 The conversations: the sample agents' own (``agents/*/*.evalset.json``: the concierge, the
 rebooker, the research assistant, each with its scripted offline model), and the conversation
@@ -26,8 +25,7 @@ facts) is labelled by :data:`LABELS`, a hand-made list of (row fragment, label):
 
 Noise is the share of rows labelled ``command`` or ``echo``; it is given for all rows and for
 the session write's own rows (``kind = 'event'``; the router's facts are ``kind = 'fact'``).
-``--gate-router`` routes with :class:`~adk_memory_kit.routing.request_gate.RequestGatedExtractor`
-instead of the default offline router (a what-if: not the plugin's default). A row no
+A row no
 fragment matches is ``unlabelled`` and listed, so the list must be extended when a
 conversation changes.
 """
@@ -234,18 +232,11 @@ async def run_conversation(
     sessions: DatabaseSessionService,
     memory: PgVectorMemoryService,
     queue: ReviewQueue,
-    gate_router: bool = False,
 ) -> list[tuple[str, str]]:
     """Run ``turns`` in one session with the default plugins, close it into memory, and
     return the user's stored rows."""
     app_name = f"noise_{name}_{uuid.uuid4().hex[:8]}"
-    applier = MemoryApplier(review_queue=queue)
-    if gate_router:
-        from adk_memory_kit.routing.request_gate import RequestGatedExtractor
-
-        routing = MemoryRoutingPlugin(RequestGatedExtractor(), applier)
-    else:
-        routing = MemoryRoutingPlugin(applier=applier)
+    routing = MemoryRoutingPlugin(applier=MemoryApplier(review_queue=queue))
     app = App(
         name=app_name,
         root_agent=agent,
@@ -272,9 +263,6 @@ async def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", dest="json_out", default=None, help="write results here")
     parser.add_argument("--rows", action="store_true", help="print every stored row")
-    parser.add_argument(
-        "--gate-router", action="store_true", help="route with RequestGatedExtractor (what-if)"
-    )
     args = parser.parse_args(argv)
 
     conversations: list[tuple[str, BaseAgent, list[str]]] = [
@@ -288,9 +276,7 @@ async def main(argv: Sequence[str] | None = None) -> int:
     results: dict[str, Any] = {}
     try:
         for name, agent, turns in conversations:
-            rows = await run_conversation(
-                name, agent, turns, sessions, memory, queue, args.gate_router
-            )
+            rows = await run_conversation(name, agent, turns, sessions, memory, queue)
             labelled = [(label_of(t), kind, t) for kind, t in rows]
             counts = Counter(label for label, _, _ in labelled)
             results[name] = {
