@@ -157,7 +157,7 @@ def choose_by_harm(
             chosen.append(c)
         elif preference and question:
             continue  # a question never writes user: state
-        elif command and not preference and c.needed_in_future_sessions:
+        elif command and not preference and c.needed_in_future_sessions and not c.replaces_earlier:
             continue  # a bare command is done in the turn, not kept as a fact
         elif c.needed_in_future_sessions and (
             (preference and now) or (task and not c.replaces_earlier)
