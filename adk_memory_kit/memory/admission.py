@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 #: The advisory-lock class of the slots (the first key of the two-int form); the second key
 #: is the slot's number. The two-int form never collides with the one-bigint keys of
@@ -64,6 +64,38 @@ async def heavy_work_slot(
     finally:
         if slot is not None:
             await release_slot(conn, slot)
+
+
+@asynccontextmanager
+async def held_slot(
+    engine: AsyncEngine, *, slots: int = DEFAULT_SLOTS, poll_s: float = 2.0
+) -> AsyncIterator[int]:
+    """Hold a server-wide slot for the block, on a connection of its own; waits (holding no
+    connection between tries, one every ``poll_s`` seconds) while every slot is taken. The
+    block's work runs on its own connections. Yields the slot's number."""
+    while True:
+        conn = await engine.connect()
+        try:
+            slot = await try_take_slot(conn, slots=slots)
+            await conn.commit()
+        except BaseException:
+            await conn.invalidate()
+            await conn.close()
+            raise
+        if slot is not None:
+            break
+        await conn.close()
+        await asyncio.sleep(poll_s)
+    try:
+        yield slot
+    except BaseException:
+        await conn.invalidate()  # its session, and the slot with it, ends now
+        raise
+    else:
+        await release_slot(conn, slot)
+        await conn.commit()
+    finally:
+        await conn.close()
 
 
 async def slots_in_use(conn: AsyncConnection) -> int:

@@ -30,7 +30,7 @@ from adk_memory_kit.embedders.base import Embedder, checked_embed
 from adk_memory_kit.errors import DatabaseUnavailableError
 from adk_memory_kit.memory import items_sql
 from adk_memory_kit.memory.access import AccessRecorder
-from adk_memory_kit.memory.admission import release_slot, try_take_slot
+from adk_memory_kit.memory.admission import held_slot
 from adk_memory_kit.memory.ann import SLOT_RETRY_S, IndexBuilder
 from adk_memory_kit.memory.config import SearchOptions, StorageOptions
 from adk_memory_kit.memory.query import query_terms
@@ -211,21 +211,9 @@ class MemoryStore:
         waiting (without a connection) while index builds or other purges hold them all."""
         engine = await self.ready()
         with operator_scope():  # maintenance over every user
-            while True:
-                async with engine.connect() as conn:
-                    slot = await try_take_slot(conn)
-                    await conn.commit()
-                    if slot is not None:
-                        try:
-                            async with conn.begin():
-                                purged = await items_sql.purge_expired(conn)
-                        except BaseException:
-                            await conn.invalidate()  # its session (and slot) ends with it
-                            raise
-                        await release_slot(conn, slot)
-                        await conn.commit()
-                        return purged
-                await asyncio.sleep(SLOT_RETRY_S)
+            async with held_slot(engine, poll_s=SLOT_RETRY_S):
+                async with engine.begin() as conn:
+                    return await items_sql.purge_expired(conn)
 
     async def count_by_kind(self, *, app_name: str, user_id: str) -> dict[str, int]:
         """How many rows the user has, by kind."""
