@@ -360,10 +360,10 @@ def plot(runs: list[dict], path: str) -> None:
     for ax, run in zip(axes[:, 0], runs, strict=True):
         marks = run["marks"]
         order = ["empty", "import", "load", "build", "after", "end"]
-        for a, b in zip(order, order[1:], strict=False):
+        for k, (a, b) in enumerate(zip(order, order[1:], strict=False)):
             if a in marks and b in marks:
                 ax.axvspan(marks[a], marks[b], color=colours[a], zorder=0)
-                ax.text(marks[a] + 1, top * 0.9, a, fontsize=8)
+                ax.text(marks[a] + 1, top * (0.5 if k % 2 else 0.2), a, fontsize=8)
         building = [t for t, n in run["builds"] if n]
         if building:
             ax.plot(

@@ -2,9 +2,9 @@
 
 It owns the engine (made on first use, or shared), the schema check, the ranked search, the
 batched recall accesses and the background index builds (started after writes, never by a
-search). Every statement lives in
-``memory/items_sql.py``, ``memory/search.py``, ``memory/schema.py`` and ``memory/ann.py``; this
-class only binds them to one engine. No ADK types: the service converts rows to entries.
+search). Every statement lives in ``memory/items_sql.py``, ``memory/search.py``,
+``memory/schema.py`` and ``memory/ann.py``; this class only binds them to one engine. No ADK
+types: the service converts rows to entries.
 Every per-user operation takes ``app`` and ``user`` and touches that user's rows only.
 """
 
@@ -153,8 +153,9 @@ class MemoryStore:
     async def note_write(self, conn: AsyncConnection, app: str, user: str) -> None:
         """After a write of the user committed on ``conn``: start the background build of
         their partial HNSW index if they are now heavy without one (memory/ann.py). One
-        primary-key probe; nothing for a user already known to need nothing. Searches never
-        do this (issue 49: no search starts or waits for a build)."""
+        primary-key probe (the user's row count and whether the index exists); a failed probe
+        leaves the write as it is. Searches never do this (issue 49: no search starts or
+        waits for a build)."""
         if not self.search_options.ann_auto_build:
             return
         try:
