@@ -3,7 +3,8 @@
 ADK's ``Runner`` never calls ``add_session_to_memory``. This package does: the
 :class:`SessionCloser` (explicit end), the :class:`IdleIngestJob` (abandoned sessions), the
 :class:`MemoryCheckpointPlugin` plus the ``end_session`` tool (every N turns / goodbye), and
-:func:`forget_user` / :func:`data_map` for the right to be forgotten.
+:func:`forget_user` / :func:`data_map` for the right to be forgotten; the
+:class:`IndexUpkeepJob` keeps heavy users' indexes built off the request path.
 """
 
 from adk_memory_kit.core.data_home import DataHome, FunctionDataHome
@@ -27,6 +28,7 @@ from adk_memory_kit.lifecycle.forget import (
     pending_forgets,
 )
 from adk_memory_kit.lifecycle.idle_job import IdleIngestJob, IdleRunReport
+from adk_memory_kit.lifecycle.index_upkeep import IndexUpkeepJob
 from adk_memory_kit.lifecycle.sleep_time import SleepTimeDistiller
 from adk_memory_kit.lifecycle.watermarks import SessionKey, WatermarkState, WatermarkStore
 
@@ -41,6 +43,7 @@ __all__ = [
     "FunctionDataHome",
     "IdleIngestJob",
     "IdleRunReport",
+    "IndexUpkeepJob",
     "MemoryCheckpointConfig",
     "MemoryCheckpointPlugin",
     "PendingForget",

@@ -7,7 +7,8 @@ service's upsert, which rewrites that session's rows and deletes the rows of sen
 events the policy no longer stores, all within ``app_name`` + that user. Facts stored
 explicitly (``add_memory``: the router's dated facts, sleep-time facts) are kept. Nothing of
 another user or app is read or written. Re-running is harmless: an unchanged row is not
-rewritten.
+rewritten. A run that writes holds a server-wide heavy-work slot (memory/admission.py) for
+its duration, so it never runs beside an index build or a purge on the same server.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from google.adk.sessions.base_session_service import BaseSessionService
 from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.core.wording import counted
 from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.memory.admission import held_slot
 from adk_memory_kit.memory.documents import check_identifier
 from adk_memory_kit.routing.write_policy import RoutedOptions, SentenceVerdict, select_events
 
@@ -71,13 +73,32 @@ async def reindex(
         check_identifier("user_id", user_id)
     if not isinstance(memory_service, PgVectorMemoryService):
         raise InvalidInputError("reindex needs a PgVectorMemoryService (it rewrites its rows)")
-    pipeline = memory_service.pipeline  # the one way in: policy, redaction, write
     listed = await session_service.list_sessions(app_name=app_name, user_id=user_id)
     by_user: dict[str, list[str]] = {}
     for s in listed.sessions:
         if user_id is None or s.user_id == user_id:
             by_user.setdefault(s.user_id, []).append(s.id)
     report = ReindexReport(app_name, dry_run)
+    if dry_run:
+        await _reindex_users(session_service, memory_service, app_name, by_user, report, progress)
+    else:  # heavy work: one server-wide slot, as builds and purges (memory/admission.py)
+        async with held_slot(await memory_service.store.ready()):
+            await _reindex_users(
+                session_service, memory_service, app_name, by_user, report, progress
+            )
+    return report
+
+
+async def _reindex_users(
+    session_service: BaseSessionService,
+    memory_service: PgVectorMemoryService,
+    app_name: str,
+    by_user: dict[str, list[str]],
+    report: ReindexReport,
+    progress: Callable[[str], None] | None,
+) -> None:
+    dry_run = report.dry_run
+    pipeline = memory_service.pipeline  # the one way in: policy, redaction, write
     for user in sorted(by_user):
         done = UserReindex(user)
         done.rows_before = sum(
@@ -115,4 +136,3 @@ async def reindex(
         report.users.append(done)
         if progress is not None:
             progress(report.lines()[-1])
-    return report

@@ -11,13 +11,22 @@ heavy-user search (memory/search.py) puts the app and user into its SQL text as 
 literals (besides the bound parameters). Index names are derived from a hash of the app and
 user, so the search finds out whether a user has one with ``to_regclass`` (no registry).
 
-Indexes are built automatically: a search that finds a heavy user without one (or a user who
-has grown past ``LARGE_GRAPH_ROWS`` since) hands the build to :class:`IndexBuilder`, which runs
-it in the background while searches go on exactly. :func:`build_user_index` /
-:func:`index_heavy_users` remain for maintenance jobs. Building is ``CONCURRENTLY`` (writes go
-on), on the user's own partition when the table is partitioned, and under a Postgres advisory
-lock per index: a second process (or task) that asks while a build runs skips it, so the same
-index is never built twice.
+Builds are maintenance, never part of a search (issue 49): a search only reads whether the
+index exists and, until it does, scans the user's rows exactly. A build is started by the
+write side (:class:`IndexBuilder`, told by the store after a write that leaves a user past the
+threshold), by a maintenance job (:func:`index_heavy_users`,
+``adk_memory_kit.lifecycle.IndexUpkeepJob``) or by hand (:func:`build_user_index`). Every
+build:
+
+* runs ``CONCURRENTLY`` (writes go on), on the user's own partition when partitioned;
+* holds the index's advisory lock: a second process (or task) that asks while a build runs
+  skips it, so one user's index is never built twice at once;
+* holds one of the server-wide heavy-work slots (memory/admission.py, default one), so at
+  most that many builds, purges and other heavy jobs run on the server at a time;
+* runs with bounded resources: ``maintenance_work_mem`` sized to the graph and capped by
+  the host (:func:`host_build_memory_cap_mb`), no parallel maintenance workers (unless asked),
+  and, where the server runs on this host, its backend at the lowest CPU priority
+  (memory/backend_priority.py).
 """
 
 from __future__ import annotations
@@ -26,8 +35,10 @@ import asyncio
 import hashlib
 import logging
 import math
+import os
 import time
 from dataclasses import dataclass
+from typing import Any, Literal
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -35,6 +46,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from adk_memory_kit.core.db_errors import translates_db_errors
 from adk_memory_kit.core.scope import operator_scope
 from adk_memory_kit.core.validation import check_positive_int
+from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.memory.admission import DEFAULT_SLOTS, release_slot, try_take_slot
+from adk_memory_kit.memory.backend_priority import lower_backend_priority
 from adk_memory_kit.memory.tables import TABLE
 from adk_memory_kit.memory.term_stats import USER_STATS
 
@@ -67,6 +81,8 @@ BUILD_MEMORY_CAP_MB = 2048
 # 2 loaded cores. A table holds one partial index per heavy user and the planner considers
 # every index of the (pruned) table, so with thousands of heavy users, partition the table.
 ANN_MIN_ROWS = 3_000
+# How long a build that found every heavy-work slot taken waits before it tries again.
+SLOT_RETRY_S = 2.0
 
 
 def index_name(app: str, user: str) -> str:
@@ -124,6 +140,36 @@ def _built_m(options: list[str] | None) -> int:
     return HNSW_M
 
 
+#: What one build attempt did: ``built`` (or densified) the index; ``current``: nothing to
+#: do; ``empty``: the user has no rows; ``locked``: another session is building this index;
+#: ``busy``: every server-wide heavy-work slot is taken (memory/admission.py).
+BuildOutcome = Literal["built", "current", "empty", "locked", "busy"]
+
+
+def host_build_memory_cap_mb() -> int:
+    """The most build memory on this host: an eighth of its RAM, at most
+    BUILD_MEMORY_CAP_MB (BUILD_MEMORY_CAP_MB where the RAM cannot be read)."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return BUILD_MEMORY_CAP_MB
+    return max(BUILD_MEMORY_FLOOR_MB, min(BUILD_MEMORY_CAP_MB, total // 8 // 2**20))
+
+
+@dataclass(frozen=True)
+class BuildLimits:
+    """The resources of one build. ``memory_mb``: its ``maintenance_work_mem`` (``None``: the
+    graph's estimate, capped by :func:`host_build_memory_cap_mb`; never below the server's
+    own setting); ``workers``: parallel maintenance workers (0: the build's one backend);
+    ``low_priority``: run the backend at the lowest CPU priority where the server is on this
+    host; ``slots``: the server-wide heavy-work slots (memory/admission.py)."""
+
+    memory_mb: int | None = None
+    workers: int = 0
+    low_priority: bool = True
+    slots: int = DEFAULT_SLOTS
+
+
 @translates_db_errors("build_user_index")
 async def build_user_index(
     engine: AsyncEngine,
@@ -132,11 +178,14 @@ async def build_user_index(
     *,
     build_memory_mb: int | None = None,
     large_graph_rows: int = LARGE_GRAPH_ROWS,
+    workers: int = 0,
 ) -> str:
     """Build (if missing) the user's partial HNSW index; returns its name.
 
     Returns at once (building nothing) when another session holds the index's build lock
-    (:func:`try_build_user_index` says which happened).
+    (:func:`try_build_user_index` says which happened). Waits for a server-wide heavy-work
+    slot (memory/admission.py) while other heavy jobs hold them all, without holding a
+    pooled connection meanwhile.
 
     Runs ``CREATE INDEX CONCURRENTLY`` on an autocommit connection, on the user's partition
     when the memory table is partitioned (an index on a partitioned parent cannot be built
@@ -148,11 +197,15 @@ async def build_user_index(
 
     ``build_memory_mb``: the build's ``maintenance_work_mem`` for this session only. Default:
     enough to hold the user's graph (:func:`estimate_build_memory_mb`, at most
-    BUILD_MEMORY_CAP_MB); never below the server's own setting.
+    :func:`host_build_memory_cap_mb`); never below the server's own setting. ``workers``:
+    parallel maintenance workers (default none).
     """
-    await try_build_user_index(
-        engine, app, user, build_memory_mb=build_memory_mb, large_graph_rows=large_graph_rows
-    )
+    _checked_options(build_memory_mb, large_graph_rows)
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
+        raise InvalidInputError("workers must be a whole number of parallel workers, 0 or more")
+    limits = BuildLimits(memory_mb=build_memory_mb, workers=workers)
+    while await build_outcome(engine, app, user, limits, large_graph_rows) == "busy":
+        await asyncio.sleep(SLOT_RETRY_S)
     return index_name(app, user)
 
 
@@ -169,49 +222,54 @@ async def try_build_user_index(
     build_memory_mb: int | None = None,
     large_graph_rows: int = LARGE_GRAPH_ROWS,
 ) -> bool:
-    """:func:`build_user_index`; ``True`` if this call built (or densified) the index,
-    ``False`` if there was nothing to do or another session was building it."""
+    """One attempt of :func:`build_user_index` that never waits; ``True`` if this call built
+    (or densified) the index, ``False`` if there was nothing to do, another session was
+    building it, or no server-wide slot was free (:func:`build_outcome` says which)."""
     _checked_options(build_memory_mb, large_graph_rows)
-    with operator_scope():  # DDL: the table owner's work, not the user's
-        return await _try_build(engine, app, user, build_memory_mb, large_graph_rows)
+    limits = BuildLimits(memory_mb=build_memory_mb)
+    return await build_outcome(engine, app, user, limits, large_graph_rows) == "built"
 
 
-async def _try_build(
+async def build_outcome(
     engine: AsyncEngine,
     app: str,
     user: str,
-    build_memory_mb: int | None,
-    large_graph_rows: int,
-) -> bool:
+    limits: BuildLimits | None = None,
+    large_graph_rows: int = LARGE_GRAPH_ROWS,
+) -> BuildOutcome:
+    """One attempt at the user's index, never waiting for a lock or a slot: what it did."""
+    with operator_scope():  # DDL: the table owner's work, not the user's
+        return await _try_build(engine, app, user, limits or BuildLimits(), large_graph_rows)
+
+
+async def _try_build(
+    engine: AsyncEngine, app: str, user: str, limits: BuildLimits, large_graph_rows: int
+) -> BuildOutcome:
     name = index_name(app, user)
     async with engine.connect() as conn:
         conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
         key = {"k": _lock_key(name)}
         if not await conn.scalar(text("SELECT pg_try_advisory_lock(:k)"), key):
             logger.info("the HNSW index %s is being built by another session", name)
-            return False
+            return "locked"
+        discard = False
         try:
-            built = await _build_locked(conn, app, user, name, build_memory_mb, large_graph_rows)
+            outcome, discard = await _build_locked(conn, app, user, name, limits, large_graph_rows)
         except BaseException:
-            # a cancelled or failed build: the session's advisory lock must not stay on a
-            # pooled connection, so the connection is discarded (the server frees the lock)
+            # a cancelled or failed build: the session's advisory locks must not stay on a
+            # pooled connection, so the connection is discarded (the server frees them)
             await conn.invalidate()
             raise
-        await conn.execute(text("SELECT pg_advisory_unlock(:k)"), key)
-        return built
+        if discard:  # its backend was reniced: it must not serve searches (see above)
+            await conn.invalidate()
+        else:
+            await conn.execute(text("SELECT pg_advisory_unlock(:k)"), key)
+        return outcome
 
 
-async def _build_locked(
-    conn: AsyncConnection,
-    app: str,
-    user: str,
-    name: str,
-    build_memory_mb: int | None,
-    large_graph_rows: int,
-) -> bool:
-    """The build itself, under the index's advisory lock (see :func:`build_user_index`)."""
-    memory_mb = build_memory_mb
-    found = (
+async def _target(conn: AsyncConnection, app: str, user: str) -> Any:
+    """(target table, dims, n) of the user's rows; ``None`` when they have none."""
+    return (
         await conn.execute(
             text(
                 f"SELECT tableoid::regclass::text AS target, vector_dims(embedding) AS dims,"
@@ -221,28 +279,41 @@ async def _build_locked(
             {"app": app, "user": user},
         )
     ).first()
+
+
+async def _build_locked(
+    conn: AsyncConnection,
+    app: str,
+    user: str,
+    name: str,
+    limits: BuildLimits,
+    large_graph_rows: int,
+) -> tuple[BuildOutcome, bool]:
+    """The build, under the index's advisory lock (see :func:`build_user_index`): its outcome,
+    and whether the connection must be discarded afterwards."""
+    found = await _target(conn, app, user)
     if found is None:
-        return False  # no rows: nothing to index
+        return "empty", False  # no rows: nothing to index
     m, ef_construction = graph_parameters(found.n or 0, large_graph_rows=large_graph_rows)
     state = (await conn.execute(_INDEX_STATE_SQL, {"n": name})).first()
     if state is not None and state.valid and _built_m(state.options) >= m:
-        return False
+        return "current", False
+    slot = await try_take_slot(conn, slots=limits.slots)
+    if slot is None:
+        return "busy", False
+    reniced = limits.low_priority and await lower_backend_priority(conn)
     if state is not None and not state.valid:
         await conn.execute(text(f"DROP INDEX CONCURRENTLY IF EXISTS {name}"))
         state = None
     building = name if state is None else f"{name}_next"
     # a replacement left behind by an interrupted rebuild
     await conn.execute(text(f"DROP INDEX CONCURRENTLY IF EXISTS {name}_next"))
+    memory_mb = limits.memory_mb
     if memory_mb is None:
-        memory_mb = estimate_build_memory_mb(found.n or 0, found.dims, m=m)
-    await conn.execute(
-        text(
-            "SELECT set_config('maintenance_work_mem', greatest("
-            " pg_size_bytes(current_setting('maintenance_work_mem')) / 1024,"
-            " CAST(:kb AS bigint))::text || 'kB', false)"
-        ),
-        {"kb": memory_mb * 1024},
-    )
+        memory_mb = estimate_build_memory_mb(
+            found.n or 0, found.dims, m=m, cap_mb=host_build_memory_cap_mb()
+        )
+    await conn.execute(_BUILD_SETTINGS_SQL, {"kb": memory_mb * 1024, "w": str(limits.workers)})
     try:
         await conn.execute(
             text(
@@ -253,11 +324,13 @@ async def _build_locked(
             )
         )
     finally:
-        # the pooled connection goes back with the server's own setting
+        # the pooled connection goes back with the server's own settings
         await conn.execute(text("RESET maintenance_work_mem"))
+        await conn.execute(text("RESET max_parallel_maintenance_workers"))
     if building != name:
         await conn.execute(text(f"DROP INDEX CONCURRENTLY IF EXISTS {name}"))
         await conn.execute(text(f"ALTER INDEX {building} RENAME TO {name}"))
+    await release_slot(conn, slot)
     logger.info(
         "built the partial HNSW index %s (m %d, ef_construction %d, %d MB of build memory)",
         name,
@@ -265,7 +338,17 @@ async def _build_locked(
         ef_construction,
         memory_mb,
     )
-    return True
+    return "built", reniced
+
+
+# The build's session settings: its memory (never below the server's own) and its parallel
+# maintenance workers.
+_BUILD_SETTINGS_SQL = text(
+    "SELECT set_config('maintenance_work_mem', greatest("
+    " pg_size_bytes(current_setting('maintenance_work_mem')) / 1024,"
+    " CAST(:kb AS bigint))::text || 'kB', false),"
+    " set_config('max_parallel_maintenance_workers', :w, false)"
+)
 
 
 @translates_db_errors("index_heavy_users")
@@ -311,51 +394,65 @@ async def _index_heavy(
 
 @dataclass
 class IndexBuilder:
-    """Builds heavy users' partial indexes in the background, as searches find them missing.
+    """Builds heavy users' partial indexes in the background, as writes make them heavy.
 
-    :meth:`consider` is called with what a search's plan read anyway (the user's row count
-    and whether their index exists); it costs nothing when there is nothing to build. At most
-    one build per user runs in this process; across processes the advisory lock of
-    :func:`try_build_user_index` keeps a second build of the same index from starting. A
-    failed build is retried no sooner than ``retry_after`` seconds later. Searches never wait
-    for a build: until the index is valid they scan the user's rows exactly.
+    :meth:`consider` is called by the write side (the store, after a write committed) with
+    the user's row count and whether their index exists; it costs nothing when there is
+    nothing to build. Never called by a search: a search only reads whether the index exists.
+    At most one build per user runs in this process; across processes the index's advisory
+    lock keeps a second build from starting, and the server-wide heavy-work slot
+    (memory/admission.py) keeps builds and other heavy jobs to one at a time on the server:
+    a build that finds the slot taken waits (without a connection) and tries again every
+    ``slot_retry`` seconds. A failed build is retried no sooner than ``retry_after`` seconds
+    later. Searches never wait for a build: until the index is valid they scan exactly.
     """
 
     min_rows: int = ANN_MIN_ROWS
     large_graph_rows: int = LARGE_GRAPH_ROWS
     retry_after: float = 600.0
+    slot_retry: float = SLOT_RETRY_S
+    limits: BuildLimits = BuildLimits()
 
     def __post_init__(self) -> None:
         self._tasks: dict[tuple[str, str], asyncio.Task[bool]] = {}
         self._densify_checked: set[tuple[str, str]] = set()
         self._failed: dict[tuple[str, str], float] = {}
+        self.started = 0
+
+    def wants(self, app: str, user: str, rows: int, has_index: bool) -> bool:
+        """Whether :meth:`consider` would start a build for this user now."""
+        key = (app, user)
+        if rows < self.min_rows or key in self._tasks:
+            return False
+        if has_index and (rows < self.large_graph_rows or key in self._densify_checked):
+            return False
+        failed = self._failed.get(key)
+        return failed is None or time.monotonic() - failed >= self.retry_after
 
     def consider(
         self, engine: AsyncEngine, app: str, user: str, rows: int, has_index: bool
     ) -> None:
         """Start a background build if the user needs one (none yet, or a sparser graph
         than their size calls for, checked once per process) and none is running."""
+        if not self.wants(app, user, rows, has_index):
+            return
         key = (app, user)
-        if rows < self.min_rows or key in self._tasks:
-            return
-        if has_index and (rows < self.large_graph_rows or key in self._densify_checked):
-            return
-        failed = self._failed.get(key)
-        if failed is not None and time.monotonic() - failed < self.retry_after:
-            return
         if has_index:
             self._densify_checked.add(key)
         task = asyncio.get_running_loop().create_task(self._build(engine, app, user))
         self._tasks[key] = task
+        self.started += 1
 
     async def _build(self, engine: AsyncEngine, app: str, user: str) -> bool:
         key = (app, user)
         try:
-            built = await try_build_user_index(
-                engine, app, user, large_graph_rows=self.large_graph_rows
-            )
+            while True:
+                outcome = await build_outcome(engine, app, user, self.limits, self.large_graph_rows)
+                if outcome != "busy":
+                    break
+                await asyncio.sleep(self.slot_retry)  # another heavy job holds the slot
             self._failed.pop(key, None)
-            return built
+            return outcome == "built"
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # logged, retried later; searches go on exactly
@@ -367,7 +464,7 @@ class IndexBuilder:
 
     @property
     def running(self) -> int:
-        """How many builds this process is running now."""
+        """How many builds this process is running (or waiting for a slot to run) now."""
         return len(self._tasks)
 
     async def wait(self) -> None:

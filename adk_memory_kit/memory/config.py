@@ -107,8 +107,9 @@ class SearchOptions(KitConfig):
     ann_auto_build: bool = Field(
         True,
         description="Build a heavy user's partial HNSW index in the background when a "
-        "search finds it missing (memory/ann.py IndexBuilder); False: only maintenance "
-        "jobs build indexes (index_heavy_users).",
+        "write leaves the user heavy without one (memory/ann.py IndexBuilder; a search never "
+        "starts a build); False: only maintenance jobs build indexes (index_heavy_users, "
+        "lifecycle.IndexUpkeepJob).",
     )
     session_weight: float = Field(
         SESSION_WEIGHT,

@@ -129,6 +129,8 @@ class WritePipeline:
                 await items_sql.delete_missing_events(
                     conn, app, user, sid, newest, [d.id for d in docs]
                 )
+            if rows:
+                await self.store.note_write(conn, app, user)
         return SessionWrite(sid, len({d.id for d in docs}), len(rows))
 
     async def _policy_documents(
@@ -414,6 +416,7 @@ class WritePipeline:
             await items_sql.upsert(conn, rows, session=False)
             if after is not None:
                 await after(conn)
+        await self.store.note_write(conn, app_name, user_id)
 
     async def _supersede(
         self,

@@ -34,6 +34,7 @@ from adk_memory_kit.memory.search_sql import (
     HNSW_SETTINGS_SQL,
     LEXEME_DF_SQL,
     LIGHT_LISTS_SQL,
+    LIGHT_SETTINGS_SQL,
     PROFILE_SQL,
     PROFILE_TERMS_SQL,
     VECTOR_ONLY_SQL,
@@ -255,6 +256,7 @@ async def _fused_rows(
     plan = plan or await plan_search(conn, app, user, options, terms)
     params = {**search_params(app, user, terms, limit, options, filters), "qvec": qvec}
     if not plan.heavy:
+        await conn.execute(LIGHT_SETTINGS_SQL)
         if not terms:
             return await _rows(conn, VECTOR_ONLY_SQL, params)
         lists = await _rows(conn, LIGHT_LISTS_SQL, params)
@@ -339,9 +341,10 @@ async def search_on_engine(
     ``plain_present`` (:func:`~.rerank.asks_in_the_present`): the same among stated facts;
     ``asked``: whom the question asks about (:func:`~.rerank.asked_about`).
 
-    ``on_plan`` is called with the user's plan as soon as it is read (the service starts a
-    missing index's background build from it). With a session or neighbour weight, the top
-    ``rerank_depth`` fused rows are re-ordered (memory/rerank.py) before the cut to ``limit``.
+    ``on_plan`` is called with the user's plan as soon as it is read (no search starts an
+    index build: builds are the write side's, memory/ann.py). With a session or neighbour
+    weight, the top ``rerank_depth`` fused rows are re-ordered (memory/rerank.py) before the
+    cut to ``limit``.
 
     The query is embedded while the user's plan is read; for a heavy user with query terms
     the lexical lists also run then, on the connection that read the plan, so the search

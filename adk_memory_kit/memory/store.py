@@ -1,9 +1,10 @@
 """MemoryStore: the memory tables of one database, bound to its engine and options.
 
 It owns the engine (made on first use, or shared), the schema check, the ranked search, the
-batched recall accesses and the background index builds. Every statement lives in
-``memory/items_sql.py``, ``memory/search.py``, ``memory/schema.py`` and ``memory/ann.py``; this
-class only binds them to one engine. No ADK types: the service converts rows to entries.
+batched recall accesses and the background index builds (started after writes, never by a
+search). Every statement lives in ``memory/items_sql.py``, ``memory/search.py``,
+``memory/schema.py`` and ``memory/ann.py``; this class only binds them to one engine. No ADK
+types: the service converts rows to entries.
 Every per-user operation takes ``app`` and ``user`` and touches that user's rows only.
 """
 
@@ -18,7 +19,7 @@ from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.exc import InterfaceError, OperationalError
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from adk_memory_kit.core.db_errors import db_doors
 from adk_memory_kit.core.scope import operator_scope, user_scope
@@ -29,12 +30,13 @@ from adk_memory_kit.embedders.base import Embedder, checked_embed
 from adk_memory_kit.errors import DatabaseUnavailableError
 from adk_memory_kit.memory import items_sql
 from adk_memory_kit.memory.access import AccessRecorder
-from adk_memory_kit.memory.ann import IndexBuilder
+from adk_memory_kit.memory.admission import held_slot
+from adk_memory_kit.memory.ann import SLOT_RETRY_S, IndexBuilder
 from adk_memory_kit.memory.config import SearchOptions, StorageOptions
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.rerank import asked_about, asks_about_now, asks_in_the_present
 from adk_memory_kit.memory.schema import ensure_schema
-from adk_memory_kit.memory.search import SearchFilters, SearchPlan, search_on_engine
+from adk_memory_kit.memory.search import SearchFilters, plan_search, search_on_engine
 
 logger = logging.getLogger(__name__)
 
@@ -134,10 +136,6 @@ class MemoryStore:
             (qvec,) = await checked_embed(self.embedder, [query], queries=True)
             return qvec
 
-        def on_plan(plan: SearchPlan) -> None:
-            if self.search_options.ann_auto_build:  # a heavy user's missing index
-                self.index_builder.consider(engine, app, user, plan.rows, plan.ann)
-
         return await search_on_engine(
             engine,
             app=app,
@@ -147,11 +145,27 @@ class MemoryStore:
             limit=limit,
             options=self.search_options,
             filters=filters,
-            on_plan=on_plan,
             present_tense=asks_about_now(query),
             plain_present=asks_in_the_present(query),
             asked=asked_about(query),
         )
+
+    async def note_write(self, conn: AsyncConnection, app: str, user: str) -> None:
+        """After a write of the user committed on ``conn``: start the background build of
+        their partial HNSW index if they are now heavy without one (memory/ann.py). One
+        primary-key probe (the user's row count and whether the index exists); a failed probe
+        leaves the write as it is. Searches never do this (issue 49: no search starts or
+        waits for a build)."""
+        if not self.search_options.ann_auto_build:
+            return
+        try:
+            plan = await plan_search(conn, app, user, self.search_options)
+            await conn.rollback()  # the probe's read-only transaction
+        except (OperationalError, InterfaceError) as exc:  # the write stands; next time
+            logger.warning("index upkeep check after a write failed: %s", type(exc).__name__)
+            return
+        if self.index_builder.wants(app, user, plan.rows, plan.ann):
+            self.index_builder.consider(await self.ready(), app, user, plan.rows, plan.ann)
 
     async def wait_for_index_builds(self) -> None:
         """Wait for the background index builds this store started (memory/ann.py)."""
@@ -192,11 +206,15 @@ class MemoryStore:
             return await items_sql.delete_user(conn, app_name, user_id)
 
     async def purge_expired(self) -> int:
-        """Delete every user's rows whose time-to-live has passed (an operator's job)."""
+        """Delete every user's rows whose time-to-live has passed (an operator's job).
+
+        Whole-table work: it runs holding a server-wide heavy-work slot (memory/admission.py),
+        waiting (without a connection) while index builds or other purges hold them all."""
         engine = await self.ready()
         with operator_scope():  # maintenance over every user
-            async with engine.begin() as conn:
-                return await items_sql.purge_expired(conn)
+            async with held_slot(engine, poll_s=SLOT_RETRY_S):
+                async with engine.begin() as conn:
+                    return await items_sql.purge_expired(conn)
 
     async def count_by_kind(self, *, app_name: str, user_id: str) -> dict[str, int]:
         """How many rows the user has, by kind."""

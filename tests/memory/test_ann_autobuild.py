@@ -1,4 +1,5 @@
-"""A heavy user's partial HNSW index is built automatically, in the background, exactly once.
+"""A heavy user's partial HNSW index is built automatically, in the background, exactly once,
+started by the write that makes the user heavy (never by a search).
 
 Real service, real embedded Postgres; a small ``heavy_user_rows`` so a test user crosses it.
 """
@@ -47,12 +48,16 @@ async def _index_state(engine, app: str, user: str) -> bool | None:
         )
 
 
-async def test_a_search_builds_a_heavy_users_missing_index_in_the_background(db_url, embedder):
+async def test_a_write_builds_a_heavy_users_missing_index_in_the_background(db_url, embedder):
+    """The write that makes a user heavy starts the build (issue 49: the write side's work,
+    never a search's); searches answer exactly meanwhile, then through the index."""
     options = SearchOptions(heavy_user_rows=THRESHOLD)
     async with PgVectorMemoryService.from_url(db_url, embedder=embedder, search=options) as memory:
         app, light, heavy = unique("ann"), unique("light"), unique("heavy")
         await memory.add_memory(app_name=app, user_id=light, memories=_facts(THRESHOLD - 5))
+        assert memory.store.index_builder.started == 0
         await memory.add_memory(app_name=app, user_id=heavy, memories=_facts(THRESHOLD + 5))
+        assert memory.store.index_builder.started == 1
         for user in (light, heavy):
             found = await memory.search_memory(app_name=app, user_id=user, query="gecko seeds")
             assert found.memories  # answered at once, exactly, while the build runs
@@ -63,9 +68,11 @@ async def test_a_search_builds_a_heavy_users_missing_index_in_the_background(db_
             assert (await plan_search(conn, app, heavy, options)).ann
         found = await memory.search_memory(app_name=app, user_id=heavy, query="gecko seeds")
         assert "gecko" in found.memories[0].content.parts[0].text
-        # nothing more to build on the next searches
+        # nothing more to build on the next writes and searches
+        await memory.add_memory(app_name=app, user_id=heavy, memories=_facts(2))
         await memory.search_memory(app_name=app, user_id=heavy, query="ferret")
         assert memory.store.index_builder.running == 0
+        assert memory.store.index_builder.started == 1
 
 
 async def test_auto_build_can_be_turned_off(db_url, embedder):
@@ -74,6 +81,7 @@ async def test_auto_build_can_be_turned_off(db_url, embedder):
         app, user = unique("ann"), unique("heavy")
         await memory.add_memory(app_name=app, user_id=user, memories=_facts(THRESHOLD + 5))
         await memory.search_memory(app_name=app, user_id=user, query="canary")
+        assert memory.store.index_builder.started == 0
         await memory.store.wait_for_index_builds()
         assert await _index_state(memory.engine, app, user) is None
 

@@ -425,7 +425,7 @@ async def test_a_failed_query_embedding_stops_the_heavy_search_cleanly(db_url, e
     try:
         with pytest.raises(EmbedderError):
             await memory.search_memory(app_name=app, user_id=user, query="explode the lamp order")
-        # the background index build the first search started holds a connection of its own
+        # (no background build holds a connection: searches never start one, issue 49)
         await memory.store.wait_for_index_builds()
         assert memory.engine.pool.checkedout() == 0  # the lexical side was cancelled and closed
         found = await memory.search_memory(app_name=app, user_id=user, query="blue lamp order")
