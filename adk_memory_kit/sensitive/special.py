@@ -38,7 +38,8 @@ _SELF = re.compile(
 _BELIEF = re.compile(
     r"(?<!\w)(?:my (?:religion|faith|church|mosque|synagogue|temple|sexuality|sexual orientation"
     r"|coming out)|i (?:came|come) out|mi (?:religi[oó]n|fe)|minha (?:religi[aã]o|f[eé])|"
-    r"meine? (?:religion|glaube)|ma (?:religion|foi))(?!\w)",
+    r"meine? (?:religion|glaube)|ma (?:religion|foi))(?!\w)"
+    r"(?! (?:on top|of|in|at|with|ahead|fine|ok))",
     re.IGNORECASE,
 )
 _SECURITY_ANSWER = re.compile(
