@@ -1,5 +1,6 @@
-"""Kept vocabularies of how a request is said, in English, Spanish, Portuguese, German, French
-and Italian: the words that scope a request to now, make it lasting, give the agent a standing
+"""Kept vocabularies of how a request is said, in English, Spanish, Portuguese, German, French,
+Italian, Dutch and Swedish, with the commonest romanised Hindi and Tamil words: the words that
+scope a request to now, make it lasting, give the agent a standing
 order, ask it to forget, or only thank it.
 
 The learned router embeds what a sentence is about with an English model; these classes say
@@ -75,6 +76,26 @@ NOW_SCOPE = _words(
     r"per (?:ora|adesso|oggi|stasera|domani|questo viaggio|questo ordine)",
     r"oggi",
     r"stasera",
+    # Dutch
+    r"(?:alleen )?deze keer",
+    r"voor (?:nu|deze (?:bestelling|reis|keer|week)|vandaag|vanavond|morgen)",
+    r"voorlopig",
+    r"vandaag",
+    r"vanavond",
+    # Swedish
+    r"(?:bara )?(?:den här|denna) g[aå]ngen",
+    r"f[oö]r (?:den h[aä]r|denna) (?:resan|best[aä]llningen|veckan)",
+    r"bara f[oö]r idag",
+    r"idag",
+    r"ikv[aä]ll",
+    r"i det h[aä]r samtalet",
+    # romanised Hindi and Tamil
+    r"aaj(?: ke liye| ki| ka)?",
+    r"is baar",
+    r"abhi ke liye",
+    r"is hafte",
+    r"inniki",
+    r"indha (?:thadava|vaati)",
 )
 
 #: Makes a statement lasting ("always", "from now on", "usually", "in general").
@@ -126,6 +147,16 @@ LASTING = _words(
     r"da (?:ora|adesso) in poi",
     r"di solito",
     r"ogni volta",
+    r"altijd",
+    r"voortaan",
+    r"vanaf nu",
+    r"meestal",
+    r"alltid",
+    r"fr[aå]n och med nu",
+    r"hamesha",
+    r"ab se",
+    r"ini mel",
+    r"eppavum",
 )
 
 #: A standing order to the agent about its conduct ("never ... again", "from now on ...",
@@ -169,6 +200,16 @@ STANDING_ORDER = _words(
     r"da (?:ora|adesso) in poi",
     r"mai pi[uù]",
     r"smetti di",
+    r"voortaan",
+    r"vanaf nu",
+    r"nooit meer",
+    r"stop met",
+    r"fr[aå]n och med nu",
+    r"aldrig mer",
+    r"sluta (?:med att|skicka|f[oö]resl[aå]|anv[aä]nda)",
+    r"(?:please )?ab se",
+    r"kabhi (?:bhi )?mat",
+    r"ini mel",
 )
 
 #: A request to forget, delete or disregard something said ("olvida lo que te dije de ...").
@@ -190,6 +231,12 @@ FORGET_ASK = _words(
     r"(?:oublie|oubliez|efface|effacez|supprime|supprimez) (?:ce|tout|mon|ma|mes|le|la|les|que)\b",
     r"(?:dimentica|dimenticate|cancella|cancellate|elimina) (?:quello|tutto|il|la|i|le|mio|mia|"
     r"che)\b",
+    r"(?:vergeet|verwijder|wis)(?: maar)? (?:wat|alles|dat|mijn|het|de)\b",
+    r"(?:wil je|kun je) (?:vergeten|verwijderen|wissen)",
+    r"(?:gl[oö]m|radera|ta bort)(?: bara)? (?:det|allt|vad|min|mitt|mina)\b",
+    r"bhool ja(?:o|na|iye)",
+    r"hata do",
+    r"marandhu(?:du|dunga|dungo)",
 )
 
 #: Thanks, acknowledgements and goodbyes that keep nothing ("danke dir", "valeu", "merci").
@@ -207,7 +254,13 @@ THANKS = _words(
     r"merci(?: beaucoup)?",
     r"grazie(?: mille)?",
     r"dhanyavaad",
+    r"dhanyavad",
     r"shukriya",
+    r"nandri",
+    r"tack(?: s[aå] mycket)?",
+    r"dank je(?:wel)?",
+    r"dankjewel",
+    r"bedankt",
 )
 _CONTENT_AFTER_THANKS = re.compile(r"\d|[A-Z][a-z]+ [A-Z]")
 

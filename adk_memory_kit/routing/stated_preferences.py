@@ -49,7 +49,9 @@ _REPLY_CUE = re.compile(
     r"resp[oó]nd[ae]me|cont[eé]st[ae]me|h[aá]blame|escr[ií]beme|"
     r"me (?:responda|responde|respondas|contestes|hables|escribas|escreva|fale)|fal[ae] comigo|"
     r"responda-me|antwort\w* (?:mir|mich)|schreib\w* (?:mir|mich)|sprich mit mir|"
-    r"r[eé]pond(?:s|ez)-moi|parle(?:z)?-moi|[eé]cri(?:s|vez)-moi|rispondimi|parlami|scrivimi)"
+    r"r[eé]pond(?:s|ez)-moi|parle(?:z)?-moi|[eé]cri(?:s|vez)-moi|rispondimi|parlami|scrivimi|"
+    r"antwoord\w*(?: mij| me)?(?: graag)? in|schrijf (?:mij|me)|skriv (?:till|åt) mig|"
+    r"svara (?:mig )?p[aå])"
     r"(?!\w)",
     re.IGNORECASE,
 )
@@ -58,7 +60,7 @@ _REPLY_CUE = re.compile(
 _NAMING = re.compile(
     r"(?<!\w)(?:call me|address me as|refer to me as|go by|know me as|my name is|my name's|"
     r"me cham[ae]m? de|ll[aá]m[ae]me|ll[aá]menme|me llames|me llamen|nenn(?:t|en sie)? mich|"
-    r"appelle[sz]?-moi|chiamami|chiamatemi)\s+\S",
+    r"appelle[sz]?-moi|chiamami|chiamatemi|noem me(?: maar| gewoon)?|kalla mig)\s+\S",
     re.IGNORECASE,
 )
 _WANTING = re.compile(

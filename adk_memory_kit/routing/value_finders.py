@@ -193,7 +193,8 @@ _NAME_CUE = re.compile(
     r"say|I'm|I am|use|but|use my first name,?|address me as|"
     # the same cue in the kept languages ("me chama de Bia", "llámame Pili", "nenn mich Jo")
     r"me cham[ae]m? de|ll[aá]m[ae]me|ll[aá]menme|me llames|me llamen|nenn(?:t|en Sie)? mich|"
-    r"appelle[sz]?-moi|chiamami|chiamatemi)\s+(?P<name>" + _TITLE + _CAP + r")",
+    r"appelle[sz]?-moi|chiamami|chiamatemi|noem me(?: maar| gewoon)?|kalla mig)\s+"
+    r"(?P<name>" + _TITLE + _CAP + r")",
 )
 _NON_NAMES = {"I", "Please", "Just", "The", "My", "Hi", "Hello", "Use", "Call", "Say"}
 

@@ -1,5 +1,6 @@
 """Special categories of personal data a user states about themselves: sexual orientation,
-religion or belief, and the answers to security questions.
+religion or belief, political opinion, criminal record, immigration status, and the answers to
+security questions.
 
 Like health, these are topics rather than tokens: the router drops a sentence that states one
 (it is never stored where the agent reads it back), while the store's gate does not rewrite
@@ -42,6 +43,19 @@ _BELIEF = re.compile(
     r"(?! (?:on top|of|in|at|with|ahead|fine|ok))",
     re.IGNORECASE,
 )
+_RECORD_OR_STATUS = re.compile(
+    r"(?<!\w)(?:(?:i|we)\s+(?:had|have|got|'ve got)\s+(?:a\s+)?(?:dui|dwi|conviction|"
+    r"criminal record|felony|record for)|(?:i|we)\s+(?:was|were|have been|got)\s+"
+    r"(?:convicted|arrested|jailed|locked up)|(?:i|we)\s+did time|on parole|on probation|"
+    r"(?:i'?m|i am|im|we'?re|we are)\s+(?:daca|undocumented|an? (?:asylum seeker|refugee))|"
+    r"my (?:visa|immigration|asylum|residency) status|permesso di soggiorno|"
+    r"(?:i|we)(?:'ve|\s+have)?\s+(?:always\s+)?(?:voted?|vote)\s+(?:for\s+)?(?:the\s+)?"
+    r"(?:labour|tory|tories|"
+    r"conservatives?|lib ?dems?|liberals?|ndp|democrats?|republicans?|greens?|snp|plaid|afd|"
+    r"cdu|spd|psoe|vox|podemos|psol|bjp|congress|aap)|(?:member|supporter) of the [\w ]{2,40}? "
+    r"party)(?!\w)",
+    re.IGNORECASE,
+)
 _SECURITY_ANSWER = re.compile(
     r"(?<!\w)(?:(?:security|secret) (?:question|answer)|memorable (?:word|answer|date|place)|"
     r"maiden name|pregunta de seguridad|pergunta de seguran[cç]a|sicherheitsfrage|"
@@ -61,7 +75,7 @@ class SpecialCategoryDetector:
     def find(self, text: str) -> list[Finding]:
         found = [
             Finding(SPECIAL_CATEGORY, self.name, m.start(), m.end())
-            for pattern in (_SELF, _BELIEF)
+            for pattern in (_SELF, _BELIEF, _RECORD_OR_STATUS)
             for m in pattern.finditer(text)
         ]
         found += [

@@ -19,6 +19,10 @@ from adk_memory_kit.sensitive.special import SPECIAL_CATEGORY
         "I made this painting to show my path as a trans woman.",
         "I wanted to feel closer to my faith.",
         "I came out to my parents last year.",
+        "I had a DUI in 2021 so the insurer won't cover me.",
+        "im DACA so some of the loan stuff doesnt apply to me",
+        "I've voted Labour all my life.",
+        "As a supporter of the Green Party I care about this.",
     ],
 )
 def test_a_special_category_stated_of_oneself_is_found(said):
@@ -32,6 +36,8 @@ def test_a_special_category_stated_of_oneself_is_found(said):
         "I am bi-weekly paid.",
         "It was intense but I came out on top!",
         "We visited a Buddhist temple in Kyoto.",
+        "The party was great, I voted for the blue cake design.",
+        "My visa card expires next month.",
     ],
 )
 def test_the_same_words_about_something_else_are_not(said):
