@@ -530,11 +530,21 @@ async def test_ingestion_skips_reembedding_unchanged_events(db_url, embedder):
 
     service = PgVectorMemoryService(db_url, embedder=Counting())
     app, user = unique("app"), unique("u")
-    session = session_with(app, user, [("user", f"turn {i}") for i in range(6)])
+    # six statements the write policy keeps (bare placeholders such as "turn 1" state nothing
+    # and, since issue 46, are not stored at all)
+    said = [
+        "I play tennis on Mondays.",
+        "My sister lives in Lyon.",
+        "We adopted a cat called Miso.",
+        "I grew up in Galway.",
+        "Our car is a blue Fiat.",
+        "I collect old maps of Portugal.",
+    ]
+    session = session_with(app, user, [("user", text) for text in said])
     try:
         await service.add_session_to_memory(session)
         await service.add_session_to_memory(session)
-        session.events.append(text_event("user", "one more turn"))
+        session.events.append(text_event("user", "I started learning the cello."))
         await service.add_session_to_memory(session)
     finally:
         await service.close()
