@@ -23,6 +23,7 @@ from google.genai import types
 from sqlalchemy import text
 
 from adk_memory_kit import PgVectorMemoryService
+from adk_memory_kit.core.scope import operator_scope
 from adk_memory_kit.db.engine import make_engine
 from adk_memory_kit.memory import SearchOptions
 from adk_memory_kit.memory.admission import slots_in_use, try_take_slot
@@ -85,12 +86,15 @@ async def _hold_writers_lock(engine):
 
 
 async def _wait_for(engine, sql, params, want: int, timeout: float = 60.0) -> None:
-    async with engine.connect() as conn:
-        for _ in range(int(timeout / 0.1)):
-            if await conn.scalar(sql, params) == want:
-                return
-            await conn.rollback()
-            await asyncio.sleep(0.1)
+    # an operator's view: with row-level security on, a user-scoped role sees no other
+    # backend's activity or build progress
+    with operator_scope():
+        async with engine.connect() as conn:
+            for _ in range(int(timeout / 0.1)):
+                if await conn.scalar(sql, params) == want:
+                    return
+                await conn.rollback()
+                await asyncio.sleep(0.1)
     raise AssertionError(f"never saw {want}")
 
 
