@@ -293,3 +293,12 @@ def only_thanks(sentence: str) -> bool:
         return False
     rest = re.findall(r"\w+", sentence[: found.start()] + " " + sentence[found.end() :])
     return len(rest) <= 8 and "?" not in sentence
+
+
+_QUESTION = re.compile(r"\?\s*\W*$")
+
+
+def asks_a_question(sentence: str) -> bool:
+    """Whether ``sentence`` ends as a question (a question mark, then at most emoji or
+    punctuation)."""
+    return _QUESTION.search(sentence) is not None

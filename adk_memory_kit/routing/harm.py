@@ -28,6 +28,7 @@ import re
 from dataclasses import replace
 
 from adk_memory_kit.routing.cue_words import (
+    asks_a_question,
     asks_to_forget_said,
     gives_standing_order,
     says_lasting,
@@ -48,7 +49,6 @@ _TASK_SCOPE = re.compile(
     r"questa volta|per ora|per adesso|per questo)(?!\w)",
     re.IGNORECASE,
 )
-_QUESTION = re.compile(r"\?\s*\W*$")
 #: A first-person subject: a clause with one says something about the user ("book it, I'm
 #: vegan"); a possessive alone does not ("summarise my findings" is still a command).
 _FIRST_PERSON = re.compile(
@@ -141,12 +141,12 @@ def choose_by_harm(
     """``candidates`` with the homes the table above chooses (``label``: the router's;
     ``reported``: the sentence reports what the user did, so it gives no standing order)."""
     if not candidates:
-        if gives_standing_order(sentence) and not reported and not _QUESTION.search(sentence):
+        if gives_standing_order(sentence) and not reported and not asks_a_question(sentence):
             # an order to the agent the router kept nothing of: a person decides, rather
             # than the instruction being lost
             return (Candidate(text=sentence, changes_agent_behaviour=True),)
         return candidates
-    question = _QUESTION.search(sentence) is not None
+    question = asks_a_question(sentence)
     command = is_request_to_agent(sentence) and not _FIRST_PERSON.search(sentence)
     now = scoped_to_now(sentence) and not says_lasting(sentence)
     task = now and _TASK_SCOPE.search(sentence) is not None

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 
+from adk_memory_kit.routing.cue_words import asks_a_question
 from adk_memory_kit.routing.value_finders import DEFAULT_FINDERS, DIET_WORDS
 
 #: "I am <diet>" ending its clause ("I'm vego", "soy vegana, y ...", "ich bin Veganerin."), not
@@ -81,12 +82,11 @@ CLOSED_VALUES = frozenset(
     {"diet", "seat", "cabin_class", "language", "currency", "units", "time_format",
      "date_format", "contact_channel"}
 )  # fmt: skip
-_QUESTION = re.compile(r"\?\s*\W*$")
 
 
 def stated_preference(sentence: str) -> tuple[str, str] | None:
     """``(name, value)`` of a preference ``sentence`` states plainly, else ``None``."""
-    if _QUESTION.search(sentence):
+    if asks_a_question(sentence):
         return None
     name = _NAMING.search(sentence) and DEFAULT_FINDERS["preferred_name"](sentence)
     if name:
