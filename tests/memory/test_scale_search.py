@@ -497,6 +497,9 @@ async def test_a_heavy_search_takes_two_pooled_connections(services, embedder):
     _, heavy = services
     app, user = unique("app"), unique("u")
     await _seed(heavy, app, user)
+    # the write side may have started the user's build in the background (memory/ann.py):
+    # let it finish, so that only the search's own connections are counted
+    await heavy.store.wait_for_index_builds()
     await build_user_index(heavy.engine, app, user)
     (qvec,) = await embedder.embed(["blue lamp order"])
     checkouts = []
