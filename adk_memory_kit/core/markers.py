@@ -15,6 +15,13 @@ RECALL_TAG = "RECALLED_MEMORY"
 #: tell which one): the read path lets it lead older facts for a present-tense question.
 ANNOUNCES_CHANGE = "announces_change"
 
+#: The metadata key naming the memory (its id) that such a change most likely replaces: the
+#: user's current memory closest to it when none was close enough to supersede. Nothing is
+#: superseded; the read path lets the change lead that memory (memory/rerank.py), and the
+#: change is indexed with that memory's text, so the questions the older memory answers
+#: find the change too.
+MAY_UPDATE = "may_update"
+
 #: Session state keys of a forget request's outcome, shared by the handler that writes them
 #: (``routing.edits.conversation_edits``) and the routing plugin that tells the agent about them.
 #: The newest request's record: ``{"deleted": n, "homes": [...], "at": iso}`` (counts, no text).

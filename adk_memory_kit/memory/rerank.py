@@ -26,6 +26,10 @@ was said in. Both re-orderings only move rows the fused ranking already returned
   them ("My brother lives in York" never leads "Where does my sister live?"); else each
   people's newest leads theirs.
 
+* **A linked change leads what it replaces**: a change the user said that the write path
+  stored beside the memory it most likely replaces (``MAY_UPDATE`` in its metadata, issue 44)
+  is raised just above that memory when both are returned, for the same questions.
+
 Rows stay current-first (as the fused ranking orders them); among equal scores the fused order
 is kept. Guarantee: with both weights 0 and no present-tense question the order is the fused
 one, unchanged.
@@ -39,7 +43,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from adk_memory_kit.core.markers import ANNOUNCES_CHANGE
+from adk_memory_kit.core.markers import ANNOUNCES_CHANGE, MAY_UPDATE
 from adk_memory_kit.text.people import people
 from adk_memory_kit.text.signals import words
 
@@ -152,6 +156,25 @@ def _newest_first(
     return out
 
 
+def _linked_changes_lead(rows: Sequence[Mapping[str, Any]], final: list[float]) -> list[float]:
+    """``final`` with each change the user said that the write path linked to an older
+    memory (``MAY_UPDATE``) raised just above that memory, when both were returned: the
+    newer statement leads the one it most likely replaces; both stay."""
+    at = {str(r.get("id")): i for i, r in enumerate(rows) if r.get("id") is not None}
+    out = list(final)
+    for i, row in enumerate(rows):
+        metadata = row.get("metadata") or {}
+        linked = metadata.get(MAY_UPDATE) if isinstance(metadata, Mapping) else None
+        j = at.get(str(linked)) if linked else None
+        if j is None or j == i:
+            continue
+        new_time, old_time = row.get("event_time"), rows[j].get("event_time")
+        if new_time is not None and old_time is not None and new_time < old_time:
+            continue
+        out[i] = max(out[i], out[j] + 1e-9)
+    return out
+
+
 def _change_window(row: Mapping[str, Any], facts_only: bool) -> float:
     metadata = row.get("metadata") or {}
     announced = isinstance(metadata, Mapping) and metadata.get(ANNOUNCES_CHANGE) is True
@@ -249,6 +272,7 @@ def rerank(
         final.append(score)
     if newest:
         final = _newest_first(rows, final, floor, not present_tense, asked)
+        final = _linked_changes_lead(rows, final)
     order = sorted(
         range(len(rows)), key=lambda i: (_current(rows[i], as_of), final[i]), reverse=True
     )

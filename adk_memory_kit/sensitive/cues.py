@@ -1,10 +1,13 @@
-"""Cue words, in seven languages, that say a value nearby is a secret, and the kind it is.
+"""Cue words, in about twenty languages, that say a value nearby is a secret, and its kind.
 
 One vocabulary serves the fail-closed layer (:mod:`~adk_memory_kit.sensitive.failclosed`):
 each cue is a lower-case literal with its kind and strength. A *strong* cue (password, PIN,
 recovery, routing, passport ...) names a secret outright and counts at either sensitivity; a
 *weak* cue (key, id, account, code, licence ...) has harmless senses too and counts only at
-``strict``. Languages: English, Spanish, French, German, Portuguese, Italian, Japanese.
+``strict``. Languages: English, Spanish, French, German, Portuguese, Italian, Japanese (every
+kind, weak cues too); Dutch, Swedish, Danish, Norwegian, Finnish, Polish, Turkish, Indonesian
+and Malay, Vietnamese, Korean, Chinese, Russian and Arabic (strong cues), and the national
+id names of Nigeria, Kenya, Singapore and Brazil.
 """
 
 from __future__ import annotations
@@ -58,6 +61,18 @@ _TABLE: tuple[tuple[str, bool, str], ...] = (
         senha|código de acesso|código do portão|credenciais|chave de acesso|
         codice di accesso|codice del portone|codice allarme|credenziali|chiave|
         パスワード|暗証番号|暗証|パスコード|ログイン|認証情報|合言葉|秘密鍵|
+        wachtwoord|pincode|toegangscode|inloggegevens|deurcode|kluiscode|
+        lösenord|lösen|pinkod|portkod|larmkod|inloggningsuppgifter|
+        adgangskode|kodeord|passord|pinkode|dørkode|alarmkode|
+        salasana|tunnussana|pin-koodi|ovikoodi|hälytyskoodi|
+        hasło|haslo|kod pin|kod do drzwi|kod dostępu|dane logowania|
+        şifre|sifre|şifresi|sifresi|şifrem|parola|parolası|parolasi|giriş bilgileri|
+        kata sandi|sandi|kata laluan|kode akses|kode pin|
+        mật khẩu|mat khau|mã pin|
+        비밀번호|비번|암호|패스워드|핀번호|
+        密码|密碼|口令|
+        пароль|пин-код|пин код|код доступа|код от двери|
+        كلمة السر|كلمة المرور|الرقم السري|
         """,
     ),
     (
@@ -80,6 +95,20 @@ _TABLE: tuple[tuple[str, bool, str], ...] = (
         codice di verifica|codice di recupero|frase di recupero|
         認証コード|確認コード|ワンタイム|リカバリーコード|リカバリーキー|回復キー|復旧キー|
         バックアップコード|シードフレーズ|二段階認証|
+        シークレット|シークレットキー|引き継ぎコード|
+        herstelcode|herstelsleutel|verificatiecode|back-upcode|eenmalige code|
+        återställningskod|reservkod|reservkoder|verifieringskod|engångskod|
+        gendannelseskode|gjenopprettingskode|bekræftelseskode|bekreftelseskode|engangskode|
+        reservekode|reservekoder|
+        palautuskoodi|varmistuskoodi|vahvistuskoodi|kertakäyttökoodi|
+        kod odzyskiwania|kod weryfikacyjny|kody zapasowe|kod jednorazowy|fraza odzyskiwania|
+        kurtarma kodu|doğrulama kodu|yedek kod|
+        kode pemulihan|kode verifikasi|kode otp|frasa pemulihan|
+        mã khôi phục|mã xác minh|mã otp|
+        복구코드|복구 코드|인증번호|인증 코드|인증코드|백업 코드|백업코드|시드 문구|
+        恢复码|恢復碼|验证码|驗證碼|备用码|助记词|
+        код восстановления|код подтверждения|резервный код|одноразовый код|
+        رمز الاسترداد|رمز التحقق|
         """,
     ),
     (
@@ -95,6 +124,11 @@ _TABLE: tuple[tuple[str, bool, str], ...] = (
         número da conta|conta bancária|agência|
         numero di conto|conto corrente|
         口座番号|口座|支店番号|
+        rekeningnummer|bankrekening|clearingnummer|registreringsnummer|reg.nr|
+        tilinumero|pankkitili|numer konta|numer rachunku|rachunek bankowy|
+        hesap numarası|nomor rekening|no rek|norek|
+        số tài khoản|계좌번호|계좌|银行账号|銀行帳號|银行账户|номер счета|номер счёта|
+        расчетный счет|
         """,
     ),
     (
@@ -113,6 +147,17 @@ _TABLE: tuple[tuple[str, bool, str], ...] = (
         passaporte|carteira de identidade|
         passaporto|carta d'identità|codice fiscale|
         パスポート|旅券|マイナンバー|免許証|運転免許|
+        在留カード|
+        bsn|burgerservicenummer|paspoortnummer|paspoort|
+        personnummer|samordningsnummer|passnummer|cpr-nummer|fødselsnummer|
+        henkilötunnus|hetu|pesel|numer dowodu|dowód osobisty|paszport|
+        tc kimlik|kimlik numarası|kimlik no|tckn|pasaport|
+        nomor nik|no nik|nik ktp|ktp|npwp|nomor paspor|paspor|
+        bvn|kra pin|fin number|cnpj|
+        số cmnd|cccd|căn cước|số hộ chiếu|
+        주민번호|주민등록번호|여권번호|외국인등록번호|
+        身份证号|身份证|身份證|护照号|護照號碼|
+        паспорт|снилс|номер паспорта|
         """,
     ),
     (
@@ -122,6 +167,10 @@ _TABLE: tuple[tuple[str, bool, str], ...] = (
         visa|mastercard|master card|amex|american express|discover|diners|jcb|unionpay|
         credit card|debit card|card number|card no|card|cc|tarjeta|carte|carte bancaire|
         karte|kreditkarte|cartão|carta di credito|carta|カード|クレジットカード|
+        creditcard|betaalpas|kaartnummer|kortnummer|kreditkort|bankkort|betalingskort|
+        luottokortti|karta kredytowa|numer karty|kredi kartı|kart numarası|kartu kredit|
+        nomor kartu|số thẻ|thẻ tín dụng|카드번호|카드 번호|신용카드|체크카드|
+        信用卡|银行卡|卡号|номер карты|кредитная карта|
         """,
     ),
     (
@@ -156,8 +205,13 @@ for _kind, _strong, _block in _TABLE:
         CUES.setdefault(_w, Cue(_kind, _strong))
 
 _LATIN = "a-z0-9\u00c0-\u024f"
-#: Every cue at a word start (Latin cues also at a word end; Japanese ones anywhere).
-CUE_PATTERN = re.compile(rf"(?<![{_LATIN}])(?:{prefix_tree(sorted(CUES))})")
+#: Every cue at a word start (Latin cues also at a word end; others anywhere).
+_LATIN_START = re.compile(rf"[{_LATIN}]")
+#: (a cue in a script written without spaces may follow a Latin word: "wifi密码")
+CUE_PATTERN = re.compile(
+    rf"(?<![{_LATIN}])(?:{prefix_tree(sorted(w for w in CUES if _LATIN_START.match(w)))})|"
+    rf"(?:{prefix_tree(sorted(w for w in CUES if not _LATIN_START.match(w)))})"
+)
 _ASCII_END = re.compile(rf"[{_LATIN}]")
 
 

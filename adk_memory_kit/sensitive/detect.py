@@ -20,6 +20,7 @@ from adk_memory_kit.sensitive.base import (
     RegexDetector,
     TermDetector,
 )
+from adk_memory_kit.sensitive.card_companions import card_companions
 from adk_memory_kit.sensitive.cards import SplitCardDetector
 from adk_memory_kit.sensitive.failclosed import CUE_VALUE, CueValueDetector
 from adk_memory_kit.sensitive.health import HealthDetector
@@ -90,6 +91,7 @@ def detect_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> 
         findings.update(detector.find(text) if find_in is None else find_in(scan))
     if findings:
         findings = _drop_redundant(_drop_public(text, findings))
+        findings |= card_companions(text, findings)  # a card's security code, its PIN
     return sorted(findings, key=lambda f: (f.start, f.end, f.kind, f.detector))
 
 

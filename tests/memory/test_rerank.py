@@ -93,3 +93,41 @@ async def test_the_service_applies_the_reordering_options(db_url, embedder):
     finally:
         await plain.close()
         await lifted.close()
+
+
+def _fact(rid: str, score: float, dense: float, text: str, days_ago: int, **metadata):
+    when = datetime.now(timezone.utc) - timedelta(days=days_ago)
+    return _row(
+        rid,
+        score,
+        "",
+        text,
+        text=text,
+        dense_score=dense,
+        event_time=when,
+        memory_type="fact",
+        metadata=metadata,
+    )
+
+
+def test_a_linked_change_leads_the_memory_it_may_update_for_a_present_question():
+    old = _fact("old", 0.50, 0.70, "My standup is at 10am", 90)
+    # far below the old one for the question (outside every recency window), linked to it
+    new = _fact("new", 0.20, 0.36, "standup moved to 9.15", 1, may_update="old")
+    other = _fact("other", 0.30, 0.40, "Sprint review is Friday 4pm", 1)
+    kw = {"session_weight": 0.0, "neighbour_weight": 0.0, "limit": 3}
+    now = [r["id"] for r in rerank([old, other, new], plain_present=True, **kw)]
+    assert now.index("new") == now.index("old") - 1  # just above it, no further
+    assert now[0] == "new" and set(now) == {"old", "new", "other"}
+    # a question about the past keeps the fused order; so does a link to a row not returned
+    assert [r["id"] for r in rerank([old, other, new], **kw)] == ["old", "other", "new"]
+    stray = _fact("stray", 0.20, 0.36, "moved to 9.15", 1, may_update="gone")
+    ids = [r["id"] for r in rerank([old, other, stray], plain_present=True, **kw)]
+    assert ids == ["old", "other", "stray"]
+
+
+def test_a_link_never_lifts_an_older_row_above_a_newer_one():
+    new = _fact("new", 0.50, 0.70, "I drive a Creta", 1)
+    odd = _fact("odd", 0.20, 0.36, "I drove a City", 90, may_update="new")  # older: ignored
+    kw = {"session_weight": 0.0, "neighbour_weight": 0.0, "limit": 2}
+    assert [r["id"] for r in rerank([new, odd], plain_present=True, **kw)] == ["new", "odd"]

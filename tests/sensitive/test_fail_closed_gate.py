@@ -232,3 +232,50 @@ def test_the_gate_is_idempotent(text: str) -> None:
     once = redact_for_store(text)
     assert redact_for_store(once) == once
     assert "u-a1cd24be" in once or "u-a1cd24be" not in text
+
+
+@pytest.mark.parametrize(
+    ("text", "secrets"),
+    [
+        ("Pay with 4111 1111 1111 1111, exp 09/29, the code on the back is 318.", ("318",)),
+        ("Numéro 5500 0000 0000 0004 - expire 11/27 - cryptogramme 774, merci", ("774",)),
+        ("card 4012888888881881 security code nine four two, book it", ("nine four two",)),
+        ("Usa la tarjeta 378282246310005 (código 4417) para la reserva", ("4417",)),
+    ],
+)
+def test_the_short_code_said_with_a_card_is_redacted(text: str, secrets: tuple[str, ...]) -> None:
+    _gone(text, *secrets)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Card 4111 1111 1111 1111 for the 2027 trip, we land at 18:40. Room 512 is ours.",
+        "The card 4111 1111 1111 1111 paid 250 euros. Then I walked 300 m home.",
+    ],
+)
+def test_after_a_card_years_times_amounts_and_the_next_sentence_stay(text: str) -> None:
+    stored = redact_for_store(text)
+    assert "4111" not in stored
+    for kept in ("2027", "18:40", "512", "250", "300"):
+        if kept in text:
+            assert kept in stored, stored
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("Het wachtwoord van de wifi is Tulp!Fiets42, voor de oppas", "Tulp!Fiets42"),
+        ("Hasło do routera: Kot_Mruczek77", "Kot_Mruczek77"),
+        ("wifi şifresi Deniz2023kedi, misafirler için", "Deniz2023kedi"),
+        ("우리집 와이파이 비번 haneul77!! 이야", "haneul77!!"),
+        ("家里的wifi密码是 xiaomao8899", "xiaomao8899"),
+        ("пароль от почты Morkovka_55", "Morkovka_55"),
+        ("Min bankkod är 7731 och reservkod 448120", "448120"),
+        ("Kode pemulihan akun saya 7741-2290-1836", "7741-2290-1836"),
+        ("Mijn BSN is 111222333, voor de belastingaangifte", "111222333"),
+        ("Mein PESEL: 02070803628 für das Formular", "02070803628"),
+    ],
+)
+def test_cues_in_more_languages_name_the_secret_after_them(text: str, secret: str) -> None:
+    _gone(text, secret)

@@ -23,6 +23,13 @@ class EditSettings:
     # one is replaced is decided by ``subject_check`` (an update about X never replaces Y)
     update_min_similarity: float = 0.2
     update_candidates: int = 8
+    # an update none of those is close enough to supersede is stored beside the closest one
+    # at least this similar, linked to it (``MAY_UPDATE``: it leads that memory at read time;
+    # nothing is hidden). Tune split: the replaced fact is this close in 49 of 50 updates
+    update_link_similarity: float = 0.3
+    # ... and so is one whose chosen memory is this far behind the closest (the subject check
+    # is a rule; a wrong supersede hides a true fact, a link only orders two memories)
+    supersede_margin: float = 0.1
     # an update's old fact said earlier in the session and not stored yet: the user's last
     # this many such sentences are looked at (:meth:`.superseding.Superseder.replace_said_earlier`)
     earlier_sentences: int = 40

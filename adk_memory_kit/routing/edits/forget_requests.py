@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from adk_memory_kit.routing.cue_words import asks_to_forget_said
 from adk_memory_kit.routing.edits.deletion_phrases import deletion_verbs, wished_gone
 from adk_memory_kit.routing.edits.keep_requests import (
     MAX_REQUEST_CHARS,
@@ -358,6 +359,8 @@ _MAY_ASK = re.compile(
 
 
 def may_ask_to_forget(text: str) -> bool:
-    """Whether ``text`` holds a word a request to forget is said with (cheap; ``False``
-    means it is certainly no request)."""
-    return _MAY_ASK.search(text[:MAX_REQUEST_CHARS]) is not None
+    """Whether ``text`` holds a word a request to forget is said with, in English or in one
+    of the router's other languages (:func:`~..cue_words.asks_to_forget_said`; cheap;
+    ``False`` means it is certainly no request)."""
+    head = text[:MAX_REQUEST_CHARS]
+    return _MAY_ASK.search(head) is not None or asks_to_forget_said(head)

@@ -2,7 +2,9 @@
 
 What to forget is the request minus its verb phrase (:func:`~.forget_requests.forget_subject`;
 "my gym, my work and my address": each part on its own). A subject that names nothing is not
-guessed at: nothing is deleted and the state asks for a confirmation. Otherwise the user's
+guessed at: nothing is deleted and the state asks for a confirmation. A request the grammar
+cannot read (another language, another idiom) deletes nothing either: the memories closest to
+the whole sentence are shown to the user to confirm. Otherwise the user's
 memories (and sentences said earlier in the session, not stored yet) are scored
 (:mod:`.forget_matcher`) and chosen (:mod:`.forget_choice`); ``user:`` preferences, session
 notes and working-memory facts that name it are cleared too (:mod:`.state_forget`). The
@@ -20,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 from adk_memory_kit._adk_compat import context_memory_service
 from adk_memory_kit.core.markers import FORGET_STATE_KEY
 from adk_memory_kit.routing.edits.edit_settings import EditSettings
+from adk_memory_kit.routing.edits.entry_scores import dense_score
+from adk_memory_kit.routing.edits.floor_search import below_the_floor
 from adk_memory_kit.routing.edits.forget_choice import ForgetChooser
 from adk_memory_kit.routing.edits.forget_matcher import ForgetMatcher
 from adk_memory_kit.routing.edits.forget_records import forget_record, log_deletion
@@ -31,7 +35,7 @@ from adk_memory_kit.routing.edits.forget_requests import (
     keeps_what_it_says,
     subject_parts,
 )
-from adk_memory_kit.routing.edits.pending_forget import ask_about
+from adk_memory_kit.routing.edits.pending_forget import MAX_CONFIRM, ask_about
 from adk_memory_kit.routing.edits.said_earlier import (
     SAID_KEY,
     SaidEarlier,
@@ -91,10 +95,18 @@ class Forgetting:
                 # asked for; the applier keeps the sentence as a fact
                 logger.info("forget request: no deletion asked for, kept as a fact")
                 return RoutingOutcome(MemoryHome.FORGET, "skipped", None, NOT_A_REQUEST)
-            # a request in words the parser does not know: neither acted on nor stored; the
-            # agent is told, so it can ask what to forget
-            state[FORGET_STATE_KEY] = forget_record(0, [], "unclear")
-            logger.info("forget request: not understood, nothing done, confirmation asked")
+            # a request in words the parser does not know (another language, another idiom):
+            # nothing is deleted unasked; the memories closest to the whole sentence are
+            # shown to the user (choosing by harm: a question costs a turn, a wrong deletion
+            # a fact), else the agent is told it was not understood
+            service = context_memory_service(context)
+            closest = await self.closest_to(service, context, candidate.text)
+            ask_about(context, closest, {})
+            state[FORGET_STATE_KEY] = forget_record(0, [], len(closest) or "unclear")
+            logger.info(
+                "forget request: not understood, nothing deleted, %d shown to confirm",
+                len(closest),
+            )
             return RoutingOutcome(MemoryHome.FORGET, "skipped", None, "request not understood")
         if is_vague(subject):
             # "forget what I said": nothing named, nothing guessed at; the agent asks
@@ -127,6 +139,22 @@ class Forgetting:
             f"{deleted} deleted",
             earlier=tuple((s.event_id, s.index, MemoryHome.FORGET) for s in found.earlier),
         )
+
+    async def closest_to(self, service: Any, context: Context, text: str) -> list[Any]:
+        """The user's current memories at least ``ask_min_similarity`` close to ``text`` (the
+        store's search, its relevance floor lifted), closest first, at most ``MAX_CONFIRM``:
+        what a request the parser could not read may mean, to show, never to delete."""
+        if service is None:
+            return []
+        found = await below_the_floor(
+            service,
+            context.session,
+            text,
+            self.settings.update_candidates,
+            include_superseded=False,
+        )
+        close = [m for m in found if dense_score(m) >= self.settings.ask_min_similarity]
+        return sorted(close, key=dense_score, reverse=True)[:MAX_CONFIRM]
 
     async def in_long_term(self, service: Any, context: Context, subject: str) -> LongTermForget:
         """Delete the memories ``subject`` names (each part of it on its own) and mark the

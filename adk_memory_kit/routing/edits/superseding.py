@@ -4,7 +4,9 @@ A fact flagged ``replaces_earlier`` ("I switched to Monzo") corrects the user's 
 memory about its subject (:class:`~.update_subject.SubjectCheck`, or the same typed ``key``)
 with the curator's ``correct_memory``: the old one gets ``valid_to`` (still reached with
 ``as_of``), the new one is current. With none, an old fact said earlier in this session and not
-stored yet is stored dated and corrected; with neither, the fact is stored as usual.
+stored yet is stored dated and corrected; with neither, the fact is stored beside the closest
+current memory and linked to it (read-time resolution, :meth:`Superseder.store_beside`), or,
+with none close, as usual.
 """
 
 from __future__ import annotations
@@ -13,11 +15,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from adk_memory_kit._adk_compat import context_memory_service
+from adk_memory_kit.core.markers import MAY_UPDATE
+from adk_memory_kit.memory.documents import INDEXED_WITH
 from adk_memory_kit.routing.edits.edit_settings import EditSettings
 from adk_memory_kit.routing.edits.entry_scores import dense_score, entry_text
 from adk_memory_kit.routing.edits.floor_search import below_the_floor
+from adk_memory_kit.routing.edits.named_people import qualifiers_differ
 from adk_memory_kit.routing.edits.said_earlier import unstored_sentences
-from adk_memory_kit.routing.edits.update_subject import first_clause, people, subject_keys
+from adk_memory_kit.routing.edits.update_subject import adds, first_clause, people, subject_keys
 from adk_memory_kit.routing.outcomes import RoutingOutcome, long_term_entry
 from adk_memory_kit.routing.rule import Candidate, MemoryHome
 
@@ -66,8 +71,15 @@ class Superseder:
             and dense_score(m) >= self.settings.update_min_similarity
         ]
         best = await self.about_the_same(service, candidate, current)
+        if best is not None and not self.clear_choice(candidate, best, current):
+            # the subject check chose a memory well behind the closest one: superseding the
+            # wrong one would hide a true fact, a link only orders two (choosing by harm)
+            return await self.store_beside(service, candidate, context, current)
         if best is None:
-            return await self.replace_said_earlier(service, curator, candidate, context)
+            replaced = await self.replace_said_earlier(service, curator, candidate, context)
+            if replaced is not None:
+                return replaced
+            return await self.store_beside(service, candidate, context, current)
         # the replacement inherits the old fact's subject words as index keys (tags), so a
         # question the old fact answered finds it ("reading" for "Finished Dune, on X now")
         keys = subject_keys(
@@ -143,6 +155,55 @@ class Superseder:
             candidate.key,
             f"supersedes {fixed.old_id} (said earlier in the session)",
             earlier=((old.event_id, old.index, MemoryHome.LONG_TERM),),
+        )
+
+    def clear_choice(self, candidate: Candidate, best: Any, current: Sequence[Any]) -> bool:
+        """Whether superseding ``best`` is safe: it carries ``candidate``'s typed subject, or
+        no current memory is closer to ``candidate`` by more than ``supersede_margin`` (a
+        memory about someone the fact brings in only after its first clause is no rival:
+        "..., my brother talked me into it" is not about the brother's phone)."""
+        key = (candidate.key or "").strip().lower()
+        if key and ((best.custom_metadata or {}).get("key") or "").lower() == key:
+            return True
+        incidental = people(candidate.text) - people(first_clause(candidate.text))
+        rivals = [m for m in current if not (people(entry_text(m)) & incidental)]
+        closest = max((dense_score(m) for m in rivals), default=0.0)
+        return closest - dense_score(best) <= self.settings.supersede_margin
+
+    async def store_beside(
+        self, service: Any, candidate: Candidate, context: Context, current: Sequence[Any]
+    ) -> RoutingOutcome | None:
+        """An update no memory is close enough to supersede, stored beside the user's current
+        memory closest to it (at least ``update_link_similarity``) and linked to it
+        (``MAY_UPDATE``): nothing is hidden; the read path lets the update lead that memory,
+        and the update is indexed with that memory's text, so the questions it answers find
+        the update too. Choosing by harm: a wrong link only changes which of two memories is
+        shown first. ``None``: no memory that close, or the update only adds ("also", "too"),
+        or another kind of the same thing ("my ex-wife" / "my wife"): stored as usual."""
+        if adds(candidate.text):
+            return None
+        near = [m for m in current if dense_score(m) >= self.settings.update_link_similarity]
+        if not near:
+            return None
+        nearest = max(near, key=dense_score)
+        old_text = entry_text(nearest)
+        if not nearest.id or qualifiers_differ(candidate.text, old_text):
+            return None
+        session = context.session
+        entry, meta = long_term_entry(candidate, source="routing", session_id=session.id)
+        entry.custom_metadata = {
+            **(entry.custom_metadata or {}),
+            MAY_UPDATE: str(nearest.id),
+            INDEXED_WITH: old_text,
+        }
+        await service.add_memory(
+            app_name=session.app_name,
+            user_id=session.user_id,
+            memories=[entry],
+            custom_metadata=meta or None,
+        )
+        return RoutingOutcome(
+            MemoryHome.LONG_TERM, "stored", candidate.key, f"may update {nearest.id}"
         )
 
     async def about_the_same(

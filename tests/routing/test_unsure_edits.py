@@ -1,0 +1,109 @@
+"""Edits the kit cannot read for sure are settled by harm: linked or asked, never guessed.
+
+Through the real Runner, DatabaseSessionService and PgVectorMemoryService with the default
+``MemoryRoutingPlugin()``: the user's older memories are in the store (said weeks ago), then
+the user says a change in a new conversation. The subject check's choice is a rule; when it
+points at a memory well behind the closest one, superseding would hide a true fact, so the
+change is stored beside the closest memory with a link (``MAY_UPDATE``) and leads it at read
+time. Nothing the user said is hidden. A forget request the grammar cannot read (here in
+Spanish) deletes nothing unasked: the memories closest to it are shown for the user to pick.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from google.adk.agents.llm_agent import LlmAgent
+from google.adk.sessions.database_session_service import DatabaseSessionService
+
+from adk_memory_kit import PgVectorMemoryService
+from adk_memory_kit.core.markers import (
+    FORGET_STATE_KEY,
+    MAY_UPDATE,
+    PENDING_FORGET_KEY,
+)
+from adk_memory_kit.routing import MemoryRoutingPlugin
+from adk_memory_kit.testing import ScriptedLlm
+from tests.support.memory import unique
+from tests.support.routing import Harness, store_facts
+from tests.support.routing import texts_of as texts
+
+OLD = "My son's swimming lessons are with coach Daniel"
+NEIGHBOUR = "His football training is still with coach Mark"
+NEW = "we stopped coach Daniel, he swims with the club squad on Wednesdays now"
+QUESTION = "Who does my son swim with now?"
+
+
+@pytest.fixture
+async def harness(db_url, embedder):
+    sessions = DatabaseSessionService(db_url=db_url)
+    memory = PgVectorMemoryService(db_url, embedder=embedder)
+    agent = LlmAgent(name="helper", model=ScriptedLlm(responder=lambda _: "Noted."))
+    h = Harness(agent, sessions, memory=memory, plugins=[MemoryRoutingPlugin()], user=unique("u"))
+    await h.start()
+    yield h, memory
+    await memory.close()
+    await sessions.close()
+
+
+async def _current(memory, h: Harness, text: str):
+    """The current memory whose text is ``text`` (a default search leaves superseded out)."""
+    found = await memory.search(app_name=h.app, user_id=h.user, query=text)
+    return next((m for m in found.memories if texts_of_one(m) == text), None)
+
+
+def texts_of_one(memory) -> str:
+    return " ".join(p.text or "" for p in memory.content.parts)
+
+
+async def test_an_unsure_update_leads_what_it_replaces_and_hides_nothing(harness):
+    h, memory = harness
+    weeks_ago = datetime.now(timezone.utc) - timedelta(days=60)
+    await store_facts(memory, h.app, h.user, [OLD, NEIGHBOUR], weeks_ago)
+    old = await _current(memory, h, OLD)
+    assert old is not None
+
+    await h.turn(NEW)
+
+    # both older memories are still current: the neighbour was never replaced
+    assert await _current(memory, h, OLD) is not None
+    assert await _current(memory, h, NEIGHBOUR) is not None
+    found = await memory.search(app_name=h.app, user_id=h.user, query=QUESTION)
+    said = [m for m in found.memories if "club squad" in texts_of_one(m)]
+    assert said, texts(found)
+    assert (said[0].custom_metadata or {}).get(MAY_UPDATE) == str(old.id)
+    order = texts(found)
+    assert order.index(texts_of_one(said[0])) < order.index(OLD)
+    # a question about the past is answered in the fused order: the old lesson is there
+    past = texts(
+        await memory.search(app_name=h.app, user_id=h.user, query="Who did my son swim with?")
+    )
+    assert OLD in past
+
+
+async def test_a_request_in_words_the_grammar_cannot_read_is_asked_never_guessed(harness):
+    h, memory = harness
+    debt = "Le debo 300 euros a Carlos desde marzo"
+    flatmate = "Carlos es mi compañero de piso"
+    weeks_ago = datetime.now(timezone.utc) - timedelta(days=30)
+    await store_facts(
+        memory, h.app, h.user, [debt, flatmate, "I collect old film cameras."], weeks_ago
+    )
+
+    meant = await _current(memory, h, debt)
+    await h.turn("Borra lo de mi deuda con Carlos, ya le pagué todo.")
+    state = await h.state()
+    assert state[FORGET_STATE_KEY]["deleted"] == 0
+    assert state[FORGET_STATE_KEY]["needs_confirmation"] >= 1
+    pending = state[PENDING_FORGET_KEY]["ids"]
+    assert str(meant.id) in pending and len(pending) <= 3  # shown to the user, numbered
+    assert await _current(memory, h, debt) is not None  # nothing deleted before the answer
+
+    # the user answers truthfully, naming the one they meant
+    answer = ("The first one.", "The second one.", "The third one.")[pending.index(str(meant.id))]
+    await h.turn(answer)
+    state = await h.state()
+    assert state[FORGET_STATE_KEY]["confirmed"] is True
+    assert await _current(memory, h, debt) is None
+    assert await _current(memory, h, flatmate) is not None
