@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+from importlib.metadata import PackageNotFoundError, version
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -17,7 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from adk_memory_kit import __version__
+from adk_memory_kit.core.db_errors import translates_db_errors
 from adk_memory_kit.mcp.auth import Identity, TokenFile, bearer_token
 from adk_memory_kit.mcp.tools import MemoryTools, ToolRefusal
 
@@ -34,6 +35,13 @@ INSTRUCTIONS = (
     "a change to how you behave goes to human review). forget, list_memories and correct act "
     "on this user's memories only."
 )
+
+
+def _kit_version() -> str:
+    try:
+        return version("adk-memory-kit")
+    except PackageNotFoundError:  # pragma: no cover - a source tree that was never installed
+        return ""
 
 
 def _identity(ctx: Context, fixed: Identity | None) -> Identity:
@@ -58,7 +66,7 @@ def build_server(tools: MemoryTools, *, identity: Identity | None = None) -> MCP
     """An ``MCPServer`` offering the memory tools. ``identity``: the stdio connection's (an
     HTTP request always uses its own bearer token's, see :func:`http_app`)."""
     server: MCPServer = MCPServer(
-        "adk-memory-kit", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
+        "adk-memory-kit", instructions=INSTRUCTIONS, version=_kit_version(), log_level="WARNING"
     )
 
     @server.tool()
@@ -165,6 +173,7 @@ def http_app(tools: MemoryTools, tokens: TokenFile, *, host: str = "127.0.0.1") 
     return BearerAuth(starlette, tokens)
 
 
+@translates_db_errors("the MCP server")
 async def serve_http(
     tools: MemoryTools, tokens: TokenFile, *, host: str = "127.0.0.1", port: int = 8767
 ) -> None:
@@ -182,6 +191,7 @@ async def serve_http(
     await uvicorn.Server(config).serve()
 
 
+@translates_db_errors("the MCP server")
 async def serve_stdio(tools: MemoryTools, identity: Identity) -> None:
     """Serve on stdin/stdout for one connection, as ``identity``."""
     await build_server(tools, identity=identity).run_stdio_async()

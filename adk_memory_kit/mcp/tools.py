@@ -29,6 +29,7 @@ from datetime import datetime, timezone
 from typing import Any, ParamSpec, TypeVar
 
 from adk_memory_kit.assembly import PgVectorMemoryService
+from adk_memory_kit.core.db_errors import DOOR_ATTR
 from adk_memory_kit.errors import InvalidInputError, MemoryKitError
 from adk_memory_kit.mcp.auth import Identity
 from adk_memory_kit.memory.browse import list_memories
@@ -80,6 +81,7 @@ def refusals(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
             logger.warning("mcp tool %s failed: %s", fn.__name__, type(exc).__name__)
             raise ToolRefusal(f"the memory service failed ({type(exc).__name__})") from None
 
+    setattr(wrapper, DOOR_ATTR, "tool")  # errors come back as tool results
     return wrapper
 
 
