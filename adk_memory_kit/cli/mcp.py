@@ -8,6 +8,7 @@ import sys
 
 from adk_memory_kit.cli.console import is_loopback
 from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.mcp.auth import TokenFile
 
 TOKEN_ENV = "ADK_MEMORY_KIT_MCP_TOKEN"
 
@@ -27,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _tokens_option(mcp)
     mcp.set_defaults(func=_serve)
 
-    token = mcp.add_subparsers(dest="mcp_command", metavar="token").add_parser(
+    token = mcp.add_subparsers(dest="mcp_command", title="token management").add_parser(
         "token", help="issue, list or revoke the tokens of the MCP server"
     )
     actions = token.add_subparsers(dest="token_command", metavar="ACTION", required=True)
@@ -55,8 +56,7 @@ def _tokens_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _token_file(args: argparse.Namespace):  # -> TokenFile
-    from adk_memory_kit.mcp.auth import TokenFile
+def _token_file(args: argparse.Namespace) -> TokenFile:
 
     return TokenFile(getattr(args, "tokens", None))
 

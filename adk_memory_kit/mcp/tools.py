@@ -34,7 +34,7 @@ from adk_memory_kit.errors import InvalidInputError, MemoryKitError
 from adk_memory_kit.mcp.auth import Identity
 from adk_memory_kit.memory.browse import list_memories
 from adk_memory_kit.recall.conflicts import RecalledMemory
-from adk_memory_kit.recall.framing import format_date, frame_memories
+from adk_memory_kit.recall.framing import format_date, frame_memories, quote
 from adk_memory_kit.recall.preload import RecallBudget
 from adk_memory_kit.routing.apply import MemoryApplier
 from adk_memory_kit.routing.edits.conversation_edits import ConversationEdits
@@ -93,6 +93,22 @@ def _text(name: str, value: object, limit: int) -> str:
     return value.strip()
 
 
+def _ids_in_block(entries: Any, block: str, included: int) -> list[str | None]:
+    """The ids of the memories ``block`` shows, in its order: the frame keeps the search's
+    order and may leave out one that does not fit, so each is found by its quoted start."""
+    ids: list[str | None] = []
+    at = 0
+    for memory in map(RecalledMemory.from_entry, entries):
+        if len(ids) == included:
+            break
+        head = quote(memory.text)[:40] if memory.text.strip() else ""
+        found = block.find(head, at) if head else -1
+        if found >= 0:
+            ids.append(memory.memory_id)
+            at = found + len(head)
+    return ids
+
+
 class MemoryTools:
     """The five tools over one memory service (and the review queue on its database).
 
@@ -144,12 +160,11 @@ class MemoryTools:
         )
         budget = self.budget.model_copy(update={"max_results": limit})
         block = budget.frame(found.memories, {})
-        shown = [m for m in map(RecalledMemory.from_entry, found.memories) if m.text.strip()]
         result: dict[str, Any] = {
             "memories": block.text,
             "count": block.included,
             "omitted": block.omitted,
-            "ids": [m.memory_id for m in shown[: block.included]],
+            "ids": _ids_in_block(found.memories, block.text, block.included),
         }
         if not block.text:
             result["note"] = "nothing recalled for this query"
