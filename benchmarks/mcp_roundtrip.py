@@ -11,8 +11,9 @@ queries are searched in alternating rounds, so drift on a busy machine hits both
   process (bearer token checked on every request).
 
 The MCP overhead is the p95 of the third minus the p95 of the first (and of the second: the
-transport alone). Both processes use the local MiniLM embedder and the same database (the
-embedded server by default, or ``--db-url``).
+transport alone); on a busy machine the tails are noisy, so the p50 and p95 of the per-round
+difference (MCP minus direct, same query, back to back) are printed too. Both processes use the
+local MiniLM embedder and the same database (the embedded server by default, or ``--db-url``).
 
     python benchmarks/mcp_roundtrip.py --memories 200 --rounds 200
 """
@@ -162,6 +163,11 @@ async def main(args: argparse.Namespace) -> None:
             f"{label:28}{percentile(v, 0.5):9.2f}{percentile(v, 0.95):9.2f}"
             f"{statistics.fmean(v):9.2f}"
         )
+    paired = [m - d for m, d in zip(times["mcp"], times["direct"], strict=True)]
+    print(
+        f"per-round difference MCP - direct (same query, back to back): "
+        f"p50 {percentile(paired, 0.5):.2f} ms, p95 {percentile(paired, 0.95):.2f} ms"
+    )
     p95 = {k: percentile(v, 0.95) for k, v in times.items()}
     print(
         f"MCP adds {p95['mcp'] - p95['direct']:.2f} ms at p95 over the direct search "
