@@ -31,6 +31,7 @@ COMMAND_MODULES = [
     "adk_memory_kit.cli.console",
     "adk_memory_kit.cli.reindex",
     "adk_memory_kit.cli.episodic",
+    "adk_memory_kit.cli.mcp",
 ]
 
 

@@ -62,6 +62,7 @@ LAYERS: dict[str, int] = {
     "write_policy": 7,  # moved to routing: names kept for one release, with a warning
     # 8: applications and the facade
     "console": 8,
+    "mcp": 8,  # the MCP server (`adk-memory-kit mcp`): memory, routing and recall over MCP
     "stack": 8,  # the recommended stack: every part on one database
     "demo": 9,
     # 10: the command line wires every application's subcommands (by name, importlib)
