@@ -41,7 +41,7 @@ from google.adk.sessions.database_session_service import DatabaseSessionService
 
 from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.core.db_errors import db_doors
-from adk_memory_kit.db.engine import resolve_db_url
+from adk_memory_kit.db.engine import foreign_engine_options, resolve_db_url
 from adk_memory_kit.episodic import EpisodicLog, EpisodicLogPlugin
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.lifecycle import MemoryCheckpointPlugin, end_session_tool
@@ -102,8 +102,9 @@ class MemoryKit:
         self.db_url = resolve_db_url(db_url)
         self._owned: list[Any] = []
         self.memory_service = memory_service or self._own(PgVectorMemoryService(self.db_url))
+        adk_url, adk_options = foreign_engine_options(self.db_url)
         self.session_service = session_service or self._own(
-            DatabaseSessionService(db_url=self.db_url)
+            DatabaseSessionService(db_url=adk_url, **adk_options)
         )
         self.review_queue = review_queue or self._own(ReviewQueue(self.db_url))
         self.episodic_log = episodic_log or self._own(EpisodicLog(self.db_url))

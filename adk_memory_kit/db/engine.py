@@ -5,8 +5,10 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import weakref
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit, urlunsplit
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 from sqlalchemy import event
 from sqlalchemy.exc import ArgumentError
@@ -70,8 +72,54 @@ def resolve_db_url(db_url: str | None) -> str:
     return normalize_db_url(url) if url else embedded_db_url()
 
 
+#: ``transaction``: the URL is a connection pooler in transaction mode (PgBouncer's
+#: ``pool_mode = transaction``), for every engine the kit makes unless ``pooler=`` says otherwise.
+POOLER_ENV = "ADK_MEMORY_KIT_POOLER"
+#: The URL query parameter that says the same for one URL (removed before connecting).
+POOLER_PARAM = "adk_pooler"
+_POOLERS = ("none", "session", "transaction")
+_TRANSACTION_POOLED: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def behind_transaction_pooler(engine: AsyncEngine) -> bool:
+    """Whether ``engine`` reaches the server through a pooler in transaction mode: each
+    transaction may run on another server connection, so nothing may outlive one (no
+    server-side prepared statements, no session settings, no session advisory locks)."""
+    return engine.sync_engine in _TRANSACTION_POOLED
+
+
+def _pooler_of(url: str, pooler: str | None) -> tuple[str, str]:
+    """``url`` without :data:`POOLER_PARAM`, and the pooler mode (argument, else the URL's
+    parameter, else :data:`POOLER_ENV`, else ``none``)."""
+    parts = urlsplit(url)
+    query = parse_qs(parts.query, keep_blank_values=True)
+    from_url = query.pop(POOLER_PARAM, [None])[-1]
+    mode = pooler or from_url or os.environ.get(POOLER_ENV) or "none"
+    if mode not in _POOLERS:
+        raise InvalidInputError(
+            f"pooler must be one of {', '.join(_POOLERS)} (from pooler=, ?{POOLER_PARAM}= or "
+            f"{POOLER_ENV})"
+        )
+    if from_url is not None:
+        url = urlunsplit((*parts[:3], urlencode(query, doseq=True), parts.fragment))
+    return url, mode
+
+
+def foreign_engine_options(db_url: str) -> tuple[str, dict[str, Any]]:
+    """The URL and ``create_async_engine`` options for an engine the kit does not make (ADK's
+    ``DatabaseSessionService``) on the same database: the kit's pooler parameter removed, and
+    server-side prepared statements off behind a transaction pooler."""
+    url, mode = _pooler_of(db_url, None)
+    return url, ({"connect_args": {"prepare_threshold": None}} if mode == "transaction" else {})
+
+
 def make_engine(
-    db_url: str | None = None, *, pool_size: int = 5, rls_enabled: bool | None = None, **kwargs
+    db_url: str | None = None,
+    *,
+    pool_size: int = 5,
+    rls_enabled: bool | None = None,
+    pooler: str | None = None,
+    **kwargs,
 ) -> AsyncEngine:
     """An async engine with a connection pool on the resolved URL.
 
@@ -87,11 +135,24 @@ def make_engine(
     Row-level security (``rls_enabled``; ``None``: ``ADK_MEMORY_KIT_RLS``, off by default):
     every transaction sees only the rows of the user whose call opened it
     (:mod:`adk_memory_kit.db.rls`, docs/security.md).
+
+    Connection poolers (``pooler``; else the URL's ``?adk_pooler=``, else
+    ``ADK_MEMORY_KIT_POOLER``; ``none`` by default): with ``transaction`` (PgBouncer's
+    transaction mode), nothing outlives a transaction: statements are never prepared on the
+    server, the kit's settings are made per transaction, and work that needs a session of
+    its own (index builds) refuses the engine with an error that names the fix
+    (docs/scale.md).
     """
     if rls_enabled is not None and not isinstance(rls_enabled, bool):
         raise InvalidInputError("rls_enabled must be True, False or None")
+    if pooler is not None and not isinstance(pooler, str):
+        raise InvalidInputError("pooler must be a string")
     enabled = rls.rls_default() if rls_enabled is None else rls_enabled
-    url = resolve_db_url(db_url)
+    url, mode = _pooler_of(resolve_db_url(db_url), pooler)
+    connect_args = dict(kwargs.pop("connect_args", None) or {})
+    if mode == "transaction":
+        # a statement prepared on one server connection is unknown on the next one
+        connect_args.setdefault("prepare_threshold", None)
     try:
         engine = create_async_engine(
             url,
@@ -99,6 +160,7 @@ def make_engine(
             max_overflow=kwargs.pop("max_overflow", 10),
             pool_pre_ping=True,
             hide_parameters=kwargs.pop("hide_parameters", True),
+            connect_args=connect_args,
             **kwargs,
         )
     except (ArgumentError, ValueError) as exc:
@@ -109,7 +171,10 @@ def make_engine(
     if home is not None:
         event.listen(engine.sync_engine, "do_connect", _EnsureEmbeddedRunning(home))
     _log_reconnects(engine)
-    rls.install(engine, enabled)
+    pooled = mode == "transaction"
+    if pooled:
+        _TRANSACTION_POOLED.add(engine.sync_engine)
+    rls.install(engine, enabled, per_transaction=pooled)
     return engine
 
 

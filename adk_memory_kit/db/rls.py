@@ -91,9 +91,20 @@ _USING = (
     f"app_name = current_setting('{APP_SETTING}', true) AND "
     f"user_id = current_setting('{USER_SETTING}', true))"
 )
-_SCOPED = f"SELECT set_config('{APP_SETTING}', %s, true), set_config('{USER_SETTING}', %s, true)"
+# a scoped transaction sets all three of its settings, operator mode off too: a value left at
+# session level on the server connection (a pooler hands connections from client to client)
+# never widens what it sees
+_NOT_OPERATOR = f"set_config('{OPERATOR_SETTING}', '', true)"
+_SCOPED = (
+    f"SELECT set_config('{APP_SETTING}', %s, true), set_config('{USER_SETTING}', %s, true), "
+    + _NOT_OPERATOR
+)
 _SCOPED_AS_ROLE = _SCOPED + ", set_config('role', %s, true)"
-_NOBODY_AS_ROLE = "SELECT set_config('role', %s, true)"
+_NOBODY = (
+    f"SELECT set_config('{APP_SETTING}', '', true), set_config('{USER_SETTING}', '', true), "
+    + _NOT_OPERATOR
+)
+_NOBODY_AS_ROLE = _NOBODY + ", set_config('role', %s, true)"
 _OPERATOR = f"SELECT set_config('{OPERATOR_SETTING}', 'on', true)"
 _OPERATOR_SESSION = f"SELECT set_config('{OPERATOR_SETTING}', 'on', false)"
 _ELEVATE = text(f"SELECT set_config('role', 'none', true), {_OPERATOR[7:]}")
@@ -138,17 +149,33 @@ def rls_on(engine: AsyncEngine | Any) -> bool:
     return getattr(engine, "sync_engine", engine) in _enabled
 
 
-def install(engine: AsyncEngine, enabled: bool) -> None:
+def install(engine: AsyncEngine, enabled: bool, *, per_transaction: bool = False) -> None:
     """Hook ``engine``: with ``enabled``, every transaction starts in the running code's
     scope; without, every connection runs in operator mode (so policies that another
-    process installed do not hide rows from a URL role that owns the tables)."""
+    process installed do not hide rows from a URL role that owns the tables).
+    ``per_transaction`` (behind a pooler in transaction mode, where a session setting would
+    stay on a server connection that other clients get next): operator mode is set in each
+    transaction instead of once per connection."""
     sync = engine.sync_engine
     if enabled:
         _enabled.add(sync)
         event.listen(sync.pool, "connect", _learn_role)
         event.listen(sync, "begin", _enter_scope)
+    elif per_transaction:
+        event.listen(sync, "begin", _operator_transaction)
     else:
         event.listen(sync.pool, "connect", _operator_session)
+
+
+def _operator_transaction(conn: Connection) -> None:
+    """``begin`` hook behind a transaction pooler: operator mode for this transaction only."""
+    dbapi_connection = conn.connection.dbapi_connection
+    assert dbapi_connection is not None
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute(_OPERATOR)
+    finally:
+        cursor.close()
 
 
 def _operator_session(dbapi_connection: Any, connection_record: Any) -> None:
@@ -210,7 +237,7 @@ def _enter_scope(conn: Connection) -> None:
     elif role:
         sql, params = _NOBODY_AS_ROLE, (role,)
     else:
-        return  # no scope: the settings are empty, no row matches
+        sql, params = _NOBODY, ()  # no scope: the settings are empty, no row matches
     dbapi_connection = conn.connection.dbapi_connection
     assert dbapi_connection is not None
     cursor = dbapi_connection.cursor()

@@ -46,6 +46,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from adk_memory_kit.core.db_errors import translates_db_errors
 from adk_memory_kit.core.scope import operator_scope
 from adk_memory_kit.core.validation import check_positive_int
+from adk_memory_kit.db.engine import behind_transaction_pooler
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.memory.admission import DEFAULT_SLOTS, release_slot, try_take_slot
 from adk_memory_kit.memory.backend_priority import lower_backend_priority
@@ -237,7 +238,14 @@ async def build_outcome(
     limits: BuildLimits | None = None,
     large_graph_rows: int = LARGE_GRAPH_ROWS,
 ) -> BuildOutcome:
-    """One attempt at the user's index, never waiting for a lock or a slot: what it did."""
+    """One attempt at the user's index, never waiting for a lock or a slot: what it did.
+    Refused on an engine behind a transaction pooler (the build holds a session of its own:
+    advisory locks and ``CREATE INDEX CONCURRENTLY``)."""
+    if behind_transaction_pooler(engine):
+        raise InvalidInputError(
+            "index builds need a session of their own: run them on an engine on the "
+            "server's own URL, not a transaction pooler's (docs/scale.md, PgBouncer)"
+        )
     with operator_scope():  # DDL: the table owner's work, not the user's
         return await _try_build(engine, app, user, limits or BuildLimits(), large_graph_rows)
 

@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from adk_memory_kit.core.db_errors import db_doors
 from adk_memory_kit.core.scope import operator_scope, user_scope
 from adk_memory_kit.db.embedded import DB_URL_ENV, kit_home
-from adk_memory_kit.db.engine import is_default_uri, make_engine
+from adk_memory_kit.db.engine import behind_transaction_pooler, is_default_uri, make_engine
 from adk_memory_kit.db.fence import fences_of
 from adk_memory_kit.embedders.base import Embedder, checked_embed
 from adk_memory_kit.errors import DatabaseUnavailableError
@@ -156,8 +156,8 @@ class MemoryStore:
         primary-key probe (the user's row count and whether the index exists); a failed probe
         leaves the write as it is. Searches never do this (issue 49: no search starts or
         waits for a build)."""
-        if not self.search_options.ann_auto_build:
-            return
+        if not self.search_options.ann_auto_build or behind_transaction_pooler(conn.engine):
+            return  # behind a transaction pooler: builds run from a direct URL (docs/scale.md)
         try:
             plan = await plan_search(conn, app, user, self.search_options)
             await conn.rollback()  # the probe's read-only transaction
