@@ -288,6 +288,20 @@ class MemoryConfig(KitConfig):
     access_flush_delay: float = Field(
         2.0, ge=0.0, le=3600.0, description="Seconds recall accesses wait before one UPDATE."
     )
+    read_url: str | None = Field(
+        None,
+        description="A streaming replica's URL: searches read there (writes, deletes and the "
+        "write path's own lookups stay on the primary); None: everything on the primary. "
+        "See docs/scale.md for the staleness window.",
+    )
+    read_your_writes_s: float = Field(
+        5.0,
+        ge=0.0,
+        le=3600.0,
+        description="After this process writes or deletes a user's memories, that user's "
+        "searches stay on the primary this many seconds (longer than the replica's lag), so "
+        "a user never misses what they just said nor sees what they just deleted.",
+    )
 
     @field_validator("write_policy", mode="before")
     @classmethod

@@ -105,6 +105,8 @@ class BasePgVectorMemoryService(BaseMemoryService):
             engine=engine,
             pool_size=config.pool_size,
             access_flush_delay=config.access_flush_delay,
+            read_url=config.read_url,
+            read_your_writes_s=config.read_your_writes_s,
         )
         self.pipeline = WritePipeline(self.store, config, self.metrics, _selector(config))
         self.curator = MemoryCurator(self.store, self.pipeline, self.metrics)

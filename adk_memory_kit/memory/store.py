@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
+from collections import OrderedDict
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -39,6 +41,8 @@ from adk_memory_kit.memory.schema import ensure_schema
 from adk_memory_kit.memory.search import SearchFilters, plan_search, search_on_engine
 
 logger = logging.getLogger(__name__)
+#: How many users' last write times a store keeps (the oldest are forgotten first).
+_RECENT_WRITERS = 100_000
 
 
 @db_doors
@@ -65,8 +69,14 @@ class MemoryStore:
         engine: AsyncEngine | None = None,
         pool_size: int = 5,
         access_flush_delay: float = 2.0,
+        read_url: str | None = None,
+        read_your_writes_s: float = 5.0,
     ) -> None:
         self.embedder = embedder
+        self._read_url = read_url
+        self._read_engine: AsyncEngine | None = None
+        self._read_your_writes_s = read_your_writes_s
+        self._last_write: OrderedDict[tuple[str, str], float] = OrderedDict()
         self.storage = storage
         self.search_options = search
         self._db_url = db_url
@@ -111,6 +121,34 @@ class MemoryStore:
                     self._ready = True
         return self.engine
 
+    # ------------------------------------------------------------------ read replica
+    def wrote(self, app: str, user: str) -> None:
+        """Note that this process just wrote or deleted the user's memories: their searches
+        stay on the primary for ``read_your_writes_s`` (with a read replica)."""
+        if self._read_url is None:
+            return
+        key = (app, user)
+        self._last_write[key] = time.monotonic()
+        self._last_write.move_to_end(key)
+        while len(self._last_write) > _RECENT_WRITERS:
+            self._last_write.popitem(last=False)
+
+    async def search_engine(self, app: str, user: str) -> AsyncEngine:
+        """Where the user's searches read: the read replica (``read_url``), unless this
+        process wrote or deleted for the user within ``read_your_writes_s``; else the
+        primary. The primary's schema is checked first either way."""
+        primary = await self.ready()
+        if self._read_url is None:
+            return primary
+        written = self._last_write.get((app, user))
+        if written is not None and time.monotonic() - written < self._read_your_writes_s:
+            return primary
+        if self._read_engine is None:
+            self._read_engine = await asyncio.to_thread(
+                make_engine, self._read_url, pool_size=self._pool_size
+            )
+        return self._read_engine
+
     async def close(self) -> None:
         """Write pending accesses; dispose of the engine (only if this store made it)."""
         await self.index_builder.close()
@@ -119,6 +157,9 @@ class MemoryStore:
                 await self.access.close()
             except Exception as exc:  # never keep a pool open for a failed flush
                 logger.warning("memory access flush at close failed: %s", type(exc).__name__)
+        if self._read_engine is not None:
+            await self._read_engine.dispose()
+            self._read_engine = None
         if self._engine is not None and self._owns_engine:
             await self._engine.dispose()
             self._engine = None
@@ -128,8 +169,9 @@ class MemoryStore:
     async def search_rows(
         self, *, app_name: str, user_id: str, query: str, limit: int, filters: SearchFilters
     ) -> list[Mapping[str, Any]]:
-        """The ranked rows of ``query`` (clean, non-empty text) for one user, best first."""
-        engine = await self.ready()
+        """The ranked rows of ``query`` (clean, non-empty text) for one user, best first
+        (read on the replica when there is one: :meth:`search_engine`)."""
+        engine = await self.search_engine(app_name, user_id)
         app, user = app_name, user_id
 
         async def embed_query() -> list[float]:
@@ -156,6 +198,7 @@ class MemoryStore:
         primary-key probe (the user's row count and whether the index exists); a failed probe
         leaves the write as it is. Searches never do this (issue 49: no search starts or
         waits for a build)."""
+        self.wrote(app, user)
         if not self.search_options.ann_auto_build or behind_transaction_pooler(conn.engine):
             return  # behind a transaction pooler: builds run from a direct URL (docs/scale.md)
         try:
@@ -191,16 +234,19 @@ class MemoryStore:
     # ------------------------------------------------------------------ deletes and counts
     async def delete_id(self, *, app_name: str, user_id: str, row_id: str) -> int:
         """Delete one row of the user; returns how many went (0 or 1)."""
+        self.wrote(app_name, user_id)
         async with (await self.ready()).begin() as conn:
             return await items_sql.delete_id(conn, app_name, user_id, row_id)
 
     async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> int:
         """Delete the rows of one session and its snapshot mark; returns the rows gone."""
+        self.wrote(app_name, user_id)
         async with (await self.ready()).begin() as conn:
             return await items_sql.delete_session(conn, app_name, user_id, session_id)
 
     async def delete_user(self, *, app_name: str, user_id: str) -> int:
         """Delete every row of the user under their exclusive write lock."""
+        self.wrote(app_name, user_id)
         async with (await self.ready()).begin() as conn:
             await items_sql.lock_user(conn, app_name, user_id, exclusive=True)
             return await items_sql.delete_user(conn, app_name, user_id)
