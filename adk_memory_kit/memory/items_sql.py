@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from pgvector import Vector
 from pgvector.sqlalchemy import VECTOR
 from sqlalchemy import bindparam, text
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -27,14 +28,27 @@ from adk_memory_kit.memory.hygiene import Hygiene
 from adk_memory_kit.memory.tables import SNAPSHOTS, TABLE
 from adk_memory_kit.sensitive import redact_for_store, redact_value
 
+# One statement per batch: the rows travel as one JSON array (json_to_recordset), so the
+# statement-level statistics triggers (memory/term_stats.py) run once per batch, not per row.
+# Every value keeps its type's text form (vectors as pgvector's text, times in ISO 8601 with
+# their offset); ``importance`` goes as float8 and is rounded to real on assignment, as a bound
+# float parameter is.
+_COLUMNS = (
+    "id, app_name, user_id, session_id, event_id, kind, author, role, text, search_text,"
+    " context_text, source_hash, embedding, event_time, subject, expires_at, importance,"
+    " valid_to, metadata, memory_type, tags, valid_from"
+)
 _INSERT = f"""
-INSERT INTO {TABLE} AS t (id, app_name, user_id, session_id, event_id, kind, author, role, text,
-    search_text, context_text, source_hash, embedding, event_time, subject, expires_at,
-    importance, valid_to, metadata, memory_type, tags, valid_from)
-VALUES (:id, :app, :user, :session_id, :event_id, :kind, :author, :role, :text,
-    :search_text, :context_text, :source_hash, :embedding, :event_time,
-    :subject, :expires_at, :importance, :valid_to, CAST(:metadata AS jsonb),
-    :memory_type, CAST(:tags AS text[]), :valid_from)
+INSERT INTO {TABLE} AS t ({_COLUMNS})
+SELECT x.id, x.app, x.user, x.session_id, x.event_id, x.kind, x.author, x.role, x.text,
+    x.search_text, x.context_text, x.source_hash, CAST(x.embedding AS vector), x.event_time,
+    x.subject, x.expires_at, x.importance, x.valid_to, CAST(x.metadata AS jsonb),
+    x.memory_type, x.tags, x.valid_from
+FROM json_to_recordset(CAST(:rows AS json)) AS x(id uuid, app text, "user" text,
+    session_id text, event_id text, kind text, author text, role text, text text,
+    search_text text, context_text text, source_hash text, embedding text,
+    event_time timestamptz, subject text, expires_at timestamptz, importance float8,
+    valid_to timestamptz, metadata text, memory_type text, tags text[], valid_from timestamptz)
 ON CONFLICT (app_name, user_id, session_id, event_id) DO UPDATE SET
     kind = EXCLUDED.kind, author = EXCLUDED.author, role = EXCLUDED.role, text = EXCLUDED.text,
     search_text = EXCLUDED.search_text, context_text = EXCLUDED.context_text,
@@ -50,7 +64,7 @@ UPSERT_EXPLICIT = text(
     importance = EXCLUDED.importance, valid_to = EXCLUDED.valid_to, metadata = EXCLUDED.metadata,
     memory_type = EXCLUDED.memory_type, tags = EXCLUDED.tags, valid_from = EXCLUDED.valid_from
 """
-).bindparams(bindparam("embedding", type_=VECTOR()))
+)
 
 # Session snapshots carry no hygiene values: re-ingesting a session keeps the expiry,
 # importance, subject, supersession and extra metadata keys an explicit add set on its rows.
@@ -64,7 +78,7 @@ UPSERT_SESSION = text(
     tags = CASE WHEN cardinality(t.tags) > 0 THEN t.tags ELSE EXCLUDED.tags END,
     valid_from = COALESCE(t.valid_from, EXCLUDED.valid_from)
 """
-).bindparams(bindparam("embedding", type_=VECTOR()))
+)
 
 # The one by-id read of a write: each requested id with the source hash the caller would
 # store. The stored embedding comes back only where it can be reused (same embedded-text
@@ -278,9 +292,46 @@ def memory_type_of(doc: MemoryDocument, hygiene: Hygiene) -> str:
 
 async def upsert(conn: AsyncConnection, rows: Sequence[dict[str, Any]], *, session: bool) -> None:
     """Upsert ``rows`` (from :func:`row`): as a session snapshot (keeps hygiene values set by
-    explicit adds) or as explicit items (replaces them)."""
-    if rows:
-        await conn.execute(UPSERT_SESSION if session else UPSERT_EXPLICIT, list(rows))
+    explicit adds) or as explicit items (replaces them).
+
+    One statement for the batch (its statistics triggers run once). Rows repeating a key
+    (session id, event id) of an earlier row go in a later statement, in order, so the result
+    is that of upserting the rows one by one."""
+    statement = UPSERT_SESSION if session else UPSERT_EXPLICIT
+    for part in _rounds(rows):
+        await conn.execute(statement, {"rows": _rows_json(part)})
+
+
+def _rounds(rows: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """``rows`` split so that no part holds a key twice: part k holds each key's k-th row,
+    in the given order (one part when no key repeats)."""
+    parts: list[list[dict[str, Any]]] = []
+    seen: dict[tuple[str, str], int] = {}
+    for r in rows:
+        key = (r["session_id"], r["event_id"])
+        k = seen.get(key, 0)
+        seen[key] = k + 1
+        if k == len(parts):
+            parts.append([])
+        parts[k].append(r)
+    return parts
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return value
+
+
+def _rows_json(rows: Sequence[dict[str, Any]]) -> str:
+    """The rows as the JSON array the upsert reads (vectors in pgvector's text form)."""
+    return json.dumps(
+        [
+            {k: Vector._to_db(v) if k == "embedding" else _json_value(v) for k, v in r.items()}
+            for r in rows
+        ],
+        allow_nan=False,
+    )
 
 
 async def lock_user(conn: AsyncConnection, app: str, user: str, *, exclusive: bool) -> None:
