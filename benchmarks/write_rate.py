@@ -3,7 +3,9 @@
 For each size in ``--rows`` (default 1000, 10000, 30000) one user is filled to that many rows
 with ``COPY`` (an import, as ``benchmarks/scale.py`` loads; the statistics triggers run), its
 partial HNSW index is built when the size calls for one (as the write side or
-``IndexUpkeepJob`` would have built it), and then ``--batches`` batches of ``--batch`` events
+``IndexUpkeepJob`` would have built it), the table is vacuumed and analysed (as autovacuum
+would after the import: without fresh statistics the planner takes a big user for a small one),
+and then ``--batches`` batches of ``--batch`` events
 (500) are written through ``add_events_to_memory``. The rate reported for a size is the median
 of those batches' rows/s: the rate of a batch written when the user has N rows. The same
 rows then go, in the same batches, into a bare table (text, a GIN-indexed tsvector and a
@@ -255,6 +257,8 @@ async def main() -> None:
                 await scale.load_user(engine, stand_in, user, scale.make_rows(turns, size, size))
             if size >= ANN_MIN_ROWS:
                 await build_user_index(engine, APP, user)
+            with operator_scope():  # what autovacuum does after a bulk load (fresh statistics)
+                await scale.vacuum(engine)
         texts = scale.make_rows(turns, args.batch * args.batches, seed=size + 1)
         batches = await write_batches(memory, user, texts, args.batch, clock)
         await memory.store.wait_for_index_builds()

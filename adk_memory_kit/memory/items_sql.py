@@ -11,7 +11,7 @@ read with ``pgvector.sqlalchemy``'s ``VECTOR`` type.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -26,7 +26,7 @@ from adk_memory_kit.memory.consolidation import Neighbour
 from adk_memory_kit.memory.documents import MemoryDocument, StoredKey
 from adk_memory_kit.memory.hygiene import Hygiene
 from adk_memory_kit.memory.tables import SNAPSHOTS, TABLE
-from adk_memory_kit.sensitive import redact_for_store, redact_value
+from adk_memory_kit.sensitive import redact_for_store
 
 # One statement per batch: the rows travel as one JSON array (json_to_recordset), so the
 # statement-level statistics triggers (memory/term_stats.py) run once per batch, not per row.
@@ -245,6 +245,43 @@ async def read_by_ids(
     return {r.id: StoredRow(**r._asdict()) for r in rows}
 
 
+Gate = Callable[[str | None], str | None]
+
+
+def batch_gate() -> Gate:
+    """The store's redaction gate (:func:`redact_for_store`) remembering its answers for one
+    batch: a text repeated in the batch (the author, a metadata key, a turn that is also its
+    own search text) is scanned once. The gate is a function of the text alone, so the
+    stored values are the same; keep one per batch (it holds the batch's texts)."""
+    seen: dict[str, str] = {}
+
+    def gate(value: str | None) -> str | None:
+        if not value:
+            return value
+        done = seen.get(value)
+        if done is None:
+            done = seen[value] = redact_for_store(value)
+        return done
+
+    return gate
+
+
+def redact_json(value: Any, gate: Gate) -> Any:
+    """:func:`adk_memory_kit.sensitive.redact_value` with ``gate`` for its strings: every
+    string in a JSON-like value (dict keys included) redacted, other scalars as they are."""
+    if isinstance(value, str):
+        return gate(value)
+    if isinstance(value, dict):
+        return {
+            (gate(k) if isinstance(k, str) else k): redact_json(v, gate) for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [redact_json(v, gate) for v in value]
+    if isinstance(value, tuple):
+        return tuple(redact_json(v, gate) for v in value)
+    return value
+
+
 def row(
     app: str,
     user: str,
@@ -252,9 +289,11 @@ def row(
     embedding: Any,
     hygiene: Hygiene,
     valid_to: datetime | None,
+    gate: Gate | None = None,
 ) -> dict[str, Any]:
-    """The bind parameters of one upserted row; every text column passes the redaction gate."""
-    gate = redact_for_store
+    """The bind parameters of one upserted row; every text column passes the redaction gate
+    (``gate``: one :func:`batch_gate` shared by the rows of a batch; default: a new one)."""
+    gate = gate or batch_gate()
     # The subject and tags are index keys: full-text matched at the context's low weight
     # (a query "diet" finds the facts filed under that subject), never part of the text.
     keys = " ".join(x for x in (hygiene.subject or "", *hygiene.tags) if x)
@@ -278,7 +317,7 @@ def row(
         "expires_at": hygiene.expires_at,
         "importance": hygiene.importance,
         "valid_to": valid_to,
-        "metadata": json.dumps(redact_value(doc.metadata), default=str, sort_keys=True),
+        "metadata": json.dumps(redact_json(doc.metadata, gate), default=str, sort_keys=True),
         "memory_type": memory_type_of(doc, hygiene),
         "tags": [gate(t) for t in hygiene.tags],
         "valid_from": hygiene.valid_from or doc.event_time,

@@ -113,8 +113,9 @@ class WritePipeline:
                 d for d in docs if d.id not in stored or stored[d.id].source_hash != d.source_hash
             ]
             vectors = await self._vectors(changed, stored)
+            gate = items_sql.batch_gate()
             rows = [
-                items_sql.row(app, user, doc, vectors[doc.id], Hygiene(), None)
+                items_sql.row(app, user, doc, vectors[doc.id], Hygiene(), None, gate)
                 for doc in sorted(changed, key=lambda d: d.id)
             ]
             async with conn.begin():
@@ -409,8 +410,9 @@ class WritePipeline:
             for subject in sorted({h.subject for _, h in items if h.subject}):
                 same = [(d, h.valid_from or d.event_time) for d, h in items if h.subject == subject]
                 valid_to |= await self._supersede(conn, app_name, user_id, subject, same)
+            gate = items_sql.batch_gate()
             rows = [
-                items_sql.row(app_name, user_id, d, vectors[d.id], h, valid_to.get(d.id))
+                items_sql.row(app_name, user_id, d, vectors[d.id], h, valid_to.get(d.id), gate)
                 for d, h in sorted(changed, key=lambda item: item[0].id)
             ]
             await items_sql.upsert(conn, rows, session=False)

@@ -249,3 +249,24 @@ async def test_an_existing_database_gets_the_new_statistics_trigger(db_url, embe
         async with admin.connect() as conn:
             await conn.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
         await admin.dispose()
+
+
+def test_the_batch_gate_redacts_like_the_store_gate():
+    """The per-batch gate and its JSON walk give what the store's own gate gives, repeats and
+    non-string keys included (a remembered answer never stands in for another text's)."""
+    from adk_memory_kit.memory.items_sql import batch_gate, redact_json
+    from adk_memory_kit.sensitive import redact_for_store, redact_value
+
+    card = "4111 1111 1111 1111"
+    value = {
+        "note": f"my card is {card}",
+        card: [card, ("password: hunter22", None), 4111111111111111],
+        4111111111111111: {"nested": f"again {card}", "n": 1.5, "ok": True},
+        "empty": "",
+    }
+    gate = batch_gate()
+    for _ in range(2):  # the second pass answers from memory
+        assert redact_json(value, gate) == redact_value(value)
+        assert gate(f"my card is {card}") == redact_for_store(f"my card is {card}")
+        assert gate(None) is None and gate("") == ""
+    assert redact_json(value, gate) != value  # something was redacted
