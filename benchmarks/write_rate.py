@@ -274,6 +274,8 @@ async def main() -> None:
     heavy = f"wr-{run}-{sizes[-1]}"
     if args.profile:
         await profile(memory, engine, heavy, scale.make_rows(turns, args.batch, seed=5), clock)
+    clock.by_sql.clear()
+    clock.record = args.profile
     sessions = await session_latency(
         memory,
         heavy,
@@ -282,6 +284,11 @@ async def main() -> None:
         args.turns,
         clock,
     )
+    clock.record = False
+    if args.profile:
+        print(f"\nstatements of one {args.turns}-turn session (client-side ms, mean):")
+        for sql, times in sorted(clock.by_sql.items(), key=lambda kv: -sum(kv[1])):
+            print(f"  {sum(times) * 1000 / len(sessions):8.2f} ms  {sql}")
     await memory.close()
     if admin is not None and not args.keep:
         await admin(f"DROP DATABASE write_rate_{run}")
