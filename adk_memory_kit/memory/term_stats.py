@@ -42,6 +42,7 @@ def _apply(rows: str, *, touched_only: bool = True) -> str:
     statement's rows'; without it (the first version) every lexeme of each user losing a row
     was read."""
     if touched_only:
+        # scale-lint: trigger body; joined on the statement's rows (app_name, user_id, lexeme)
         gone = f"""
         DELETE FROM {TERM_STATS} s
         USING (SELECT DISTINCT d.app_name, d.user_id, l.lexeme
@@ -50,6 +51,7 @@ def _apply(rows: str, *, touched_only: bool = True) -> str:
         WHERE s.app_name = u.app_name AND s.user_id = u.user_id AND s.lexeme = u.lexeme
             AND s.df <= 0;"""
     else:
+        # scale-lint: trigger body; joined on the statement's users (app_name, user_id)
         gone = f"""
         DELETE FROM {TERM_STATS} s
         USING (SELECT DISTINCT app_name, user_id FROM {rows} d WHERE sign < 0) u
