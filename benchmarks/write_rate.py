@@ -5,8 +5,8 @@ with ``COPY`` (an import, as ``benchmarks/scale.py`` loads; the statistics trigg
 partial HNSW index is built when the size calls for one (as the write side or
 ``IndexUpkeepJob`` would have built it), the table is vacuumed and analysed (as autovacuum
 would after the import: without fresh statistics the planner takes a big user for a small one),
-and then ``--batches`` batches of ``--batch`` events
-(500) are written through ``add_events_to_memory``. The rate reported for a size is the median
+and then ``--batches`` batches of ``--batch`` events (500) are written through
+``add_events_to_memory``. The rate reported for a size is the median
 of those batches' rows/s: the rate of a batch written when the user has N rows. The same
 rows then go, in the same batches, into a bare table (text, a GIN-indexed tsvector and a
 vector(384) column) on the same server: the floor of what the server can take.
@@ -21,13 +21,14 @@ Vectors come from the fast deterministic STAND-IN embedder of ``benchmarks/scale
 not a model's. Rows are LoCoMo-like turns (``scale.make_rows``).
 
     ADK_MEMORY_KIT_HOME=/tmp/kh-write python benchmarks/write_rate.py
-    python benchmarks/write_rate.py --rows 1000,10000,100000   # the full figure (~15 min)
+    python benchmarks/write_rate.py --rows 1000,10000,100000   # the full figure (~3-5 min)
 
 Without --db-url it uses the embedded server under ``ADK_MEMORY_KIT_HOME`` (or --home), in a
 database of its own made for the run and dropped at its end (``--keep`` keeps it), so runs
 before and after a change start from the same empty tables.
-``--profile`` also prints, for the largest user, every statement of one batch with its
-client-side time and ``EXPLAIN (ANALYZE, BUFFERS)`` of its upsert (rolled back).
+``--profile`` also prints, for the largest user, every statement of one batch and of the
+sessions with its client-side time, and ``EXPLAIN (ANALYZE, BUFFERS)`` of the writes of one
+more batch (run for real).
 """
 
 from __future__ import annotations
