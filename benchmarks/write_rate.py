@@ -13,8 +13,10 @@ vector(384) column) on the same server: the floor of what the server can take.
 
 Then ``--sessions`` sessions of ``--turns`` turns (20) are written with
 ``add_session_to_memory`` (``write_policy="full_transcript"``: every turn stored) for the
-largest user; it reports the p50 / p95 of each session's database time (the sum of its
-statements' round trips, measured client-side) and of its wall time.
+largest user, and each again after ``--grow`` (10) more turns (the new turns' rows, and the
+two turns before them whose following-turn context changed, are rewritten); it reports the
+p50 / p95 of each write's database time (the sum of its statements' round trips, measured
+client-side) and of its wall time.
 
 Vectors come from the fast deterministic STAND-IN embedder of ``benchmarks/scale.py``
 (feature hashing, not a semantic model), so the figures are the kit's and the database's cost,
@@ -137,24 +139,35 @@ async def bare_floor(engine, embedder, texts: list[str], batch: int) -> float:
     return statistics.median(rates)
 
 
-async def session_latency(memory, user: str, turns_corpus: list[str], n: int, turns: int, clock):
-    """(database ms, wall ms) of each of ``n`` add_session_to_memory calls of ``turns`` turns."""
+async def session_latency(
+    memory, user: str, corpus: list[str], n: int, turns: int, grow: int, clock: DbClock
+):
+    """(database ms, wall ms) of ``n`` add_session_to_memory calls of ``turns`` new turns, and
+    of the same sessions written again after ``grow`` more turns (the new turns' rows, and the
+    earlier turns whose following-turn context changed, rewritten; none when ``grow`` is 0).
+    Only the first writes' statements are recorded (``clock.record``)."""
     from google.adk.sessions.session import Session
 
-    out = []
+    first, grown = [], []
+    record = clock.record
     base = time.time()
+    size = turns + grow
     for s in range(n):
-        texts = turns_corpus[s * turns : (s + 1) * turns]
+        texts = corpus[s * size : (s + 1) * size]
         events = [
             e.model_copy(update={"author": "user" if i % 2 == 0 else "assistant"})
-            for i, e in enumerate(events_of(texts, s * turns, base))
+            for i, e in enumerate(events_of(texts, s * size, base))
         ]
-        session = Session(id=f"s-{uuid.uuid4().hex[:8]}", app_name=APP, user_id=user, events=events)
-        db0 = clock.total
-        t0 = time.perf_counter()
-        await memory.add_session_to_memory(session)
-        out.append(((clock.total - db0) * 1000, (time.perf_counter() - t0) * 1000))
-    return out
+        sid = f"s-{uuid.uuid4().hex[:8]}"
+        for out, upto in ((first, turns), (grown, size)) if grow else ((first, turns),):
+            session = Session(id=sid, app_name=APP, user_id=user, events=events[:upto])
+            clock.record = record and out is first
+            db0 = clock.total
+            t0 = time.perf_counter()
+            await memory.add_session_to_memory(session)
+            out.append(((clock.total - db0) * 1000, (time.perf_counter() - t0) * 1000))
+    clock.record = False
+    return first, grown
 
 
 async def profile(memory, engine, user: str, texts: list[str], clock: DbClock) -> None:
@@ -222,6 +235,7 @@ async def main() -> None:
     parser.add_argument("--batches", type=int, default=3, help="timed batches per size")
     parser.add_argument("--sessions", type=int, default=40, help="20-turn sessions timed")
     parser.add_argument("--turns", type=int, default=20)
+    parser.add_argument("--grow", type=int, default=10, help="turns added before a rewrite")
     parser.add_argument("--profile", action="store_true", help="per-statement times, EXPLAIN")
     parser.add_argument(
         "--locomo", default=str(Path(__file__).parents[1].parent / "shared/data/locomo_dev.json")
@@ -277,12 +291,13 @@ async def main() -> None:
         await profile(memory, engine, heavy, scale.make_rows(turns, args.batch, seed=5), clock)
     clock.by_sql.clear()
     clock.record = args.profile
-    sessions = await session_latency(
+    sessions, grown = await session_latency(
         memory,
         heavy,
-        scale.make_rows(turns, args.sessions * args.turns, 11),
+        scale.make_rows(turns, args.sessions * (args.turns + args.grow), 11),
         args.sessions,
         args.turns,
+        args.grow,
         clock,
     )
     clock.record = False
@@ -302,13 +317,22 @@ async def main() -> None:
     for size, rate, share in results:
         print(f"| {size:,} | {rate:,.0f} | {share:.0%} |")
     print(f"| bare table floor | {floor:,.0f} | |")
-    db = [d for d, _ in sessions]
-    wall = [w for _, w in sessions]
-    print(
-        f"\n{args.turns}-turn sessions at the {sizes[-1]:,}-row user ({len(sessions)} sessions):"
-        f" database p50 {scale._percentile(db, 50):.1f} ms, p95 {scale._percentile(db, 95):.1f} ms;"
-        f" wall p50 {scale._percentile(wall, 50):.1f} ms, p95 {scale._percentile(wall, 95):.1f} ms"
-    )
+    print()
+    for label, timed in (
+        (f"{args.turns}-turn sessions", sessions),
+        (f"the same sessions written again after {args.grow} more turns", grown),
+    ):
+        if not timed:
+            continue
+        db = [d for d, _ in timed]
+        wall = [w for _, w in timed]
+        print(
+            f"{label} at the {sizes[-1]:,}-row user ({len(timed)}):"
+            f" database p50 {scale._percentile(db, 50):.1f} ms,"
+            f" p95 {scale._percentile(db, 95):.1f} ms;"
+            f" wall p50 {scale._percentile(wall, 50):.1f} ms,"
+            f" p95 {scale._percentile(wall, 95):.1f} ms"
+        )
 
 
 if __name__ == "__main__":
