@@ -11,11 +11,12 @@ read with ``pgvector.sqlalchemy``'s ``VECTOR`` type.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from pgvector import Vector
 from pgvector.sqlalchemy import VECTOR
 from sqlalchemy import bindparam, text
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -25,16 +26,29 @@ from adk_memory_kit.memory.consolidation import Neighbour
 from adk_memory_kit.memory.documents import MemoryDocument, StoredKey
 from adk_memory_kit.memory.hygiene import Hygiene
 from adk_memory_kit.memory.tables import SNAPSHOTS, TABLE
-from adk_memory_kit.sensitive import redact_for_store, redact_value
+from adk_memory_kit.sensitive import redact_for_store
 
+# One statement per batch: the rows travel as one JSON array (json_to_recordset), so the
+# statement-level statistics triggers (memory/term_stats.py) run once per batch, not per row.
+# Every value keeps its type's text form (vectors as pgvector's text, times in ISO 8601 with
+# their offset); ``importance`` goes as float8 and is rounded to real on assignment, as a bound
+# float parameter is.
+_COLUMNS = (
+    "id, app_name, user_id, session_id, event_id, kind, author, role, text, search_text,"
+    " context_text, source_hash, embedding, event_time, subject, expires_at, importance,"
+    " valid_to, metadata, memory_type, tags, valid_from"
+)
 _INSERT = f"""
-INSERT INTO {TABLE} AS t (id, app_name, user_id, session_id, event_id, kind, author, role, text,
-    search_text, context_text, source_hash, embedding, event_time, subject, expires_at,
-    importance, valid_to, metadata, memory_type, tags, valid_from)
-VALUES (:id, :app, :user, :session_id, :event_id, :kind, :author, :role, :text,
-    :search_text, :context_text, :source_hash, :embedding, :event_time,
-    :subject, :expires_at, :importance, :valid_to, CAST(:metadata AS jsonb),
-    :memory_type, CAST(:tags AS text[]), :valid_from)
+INSERT INTO {TABLE} AS t ({_COLUMNS})
+SELECT x.id, x.app, x.user, x.session_id, x.event_id, x.kind, x.author, x.role, x.text,
+    x.search_text, x.context_text, x.source_hash, CAST(x.embedding AS vector), x.event_time,
+    x.subject, x.expires_at, x.importance, x.valid_to, CAST(x.metadata AS jsonb),
+    x.memory_type, x.tags, x.valid_from
+FROM json_to_recordset(CAST(:rows AS json)) AS x(id uuid, app text, "user" text,
+    session_id text, event_id text, kind text, author text, role text, text text,
+    search_text text, context_text text, source_hash text, embedding text,
+    event_time timestamptz, subject text, expires_at timestamptz, importance float8,
+    valid_to timestamptz, metadata text, memory_type text, tags text[], valid_from timestamptz)
 ON CONFLICT (app_name, user_id, session_id, event_id) DO UPDATE SET
     kind = EXCLUDED.kind, author = EXCLUDED.author, role = EXCLUDED.role, text = EXCLUDED.text,
     search_text = EXCLUDED.search_text, context_text = EXCLUDED.context_text,
@@ -50,7 +64,7 @@ UPSERT_EXPLICIT = text(
     importance = EXCLUDED.importance, valid_to = EXCLUDED.valid_to, metadata = EXCLUDED.metadata,
     memory_type = EXCLUDED.memory_type, tags = EXCLUDED.tags, valid_from = EXCLUDED.valid_from
 """
-).bindparams(bindparam("embedding", type_=VECTOR()))
+)
 
 # Session snapshots carry no hygiene values: re-ingesting a session keeps the expiry,
 # importance, subject, supersession and extra metadata keys an explicit add set on its rows.
@@ -64,7 +78,7 @@ UPSERT_SESSION = text(
     tags = CASE WHEN cardinality(t.tags) > 0 THEN t.tags ELSE EXCLUDED.tags END,
     valid_from = COALESCE(t.valid_from, EXCLUDED.valid_from)
 """
-).bindparams(bindparam("embedding", type_=VECTOR()))
+)
 
 # The one by-id read of a write: each requested id with the source hash the caller would
 # store. The stored embedding comes back only where it can be reused (same embedded-text
@@ -231,6 +245,43 @@ async def read_by_ids(
     return {r.id: StoredRow(**r._asdict()) for r in rows}
 
 
+Gate = Callable[[str | None], str | None]
+
+
+def batch_gate() -> Gate:
+    """The store's redaction gate (:func:`redact_for_store`) remembering its answers for one
+    batch: a text repeated in the batch (the author, a metadata key, a turn that is also its
+    own search text) is scanned once. The gate is a function of the text alone, so the
+    stored values are the same; keep one per batch (it holds the batch's texts)."""
+    seen: dict[str, str] = {}
+
+    def gate(value: str | None) -> str | None:
+        if not value:
+            return value
+        done = seen.get(value)
+        if done is None:
+            done = seen[value] = redact_for_store(value)
+        return done
+
+    return gate
+
+
+def redact_json(value: Any, gate: Gate) -> Any:
+    """:func:`adk_memory_kit.sensitive.redact_value` with ``gate`` for its strings: every
+    string in a JSON-like value (dict keys included) redacted, other scalars as they are."""
+    if isinstance(value, str):
+        return gate(value)
+    if isinstance(value, dict):
+        return {
+            (gate(k) if isinstance(k, str) else k): redact_json(v, gate) for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [redact_json(v, gate) for v in value]
+    if isinstance(value, tuple):
+        return tuple(redact_json(v, gate) for v in value)
+    return value
+
+
 def row(
     app: str,
     user: str,
@@ -238,9 +289,11 @@ def row(
     embedding: Any,
     hygiene: Hygiene,
     valid_to: datetime | None,
+    gate: Gate | None = None,
 ) -> dict[str, Any]:
-    """The bind parameters of one upserted row; every text column passes the redaction gate."""
-    gate = redact_for_store
+    """The bind parameters of one upserted row; every text column passes the redaction gate
+    (``gate``: one :func:`batch_gate` shared by the rows of a batch; default: a new one)."""
+    gate = gate or batch_gate()
     # The subject and tags are index keys: full-text matched at the context's low weight
     # (a query "diet" finds the facts filed under that subject), never part of the text.
     keys = " ".join(x for x in (hygiene.subject or "", *hygiene.tags) if x)
@@ -264,7 +317,7 @@ def row(
         "expires_at": hygiene.expires_at,
         "importance": hygiene.importance,
         "valid_to": valid_to,
-        "metadata": json.dumps(redact_value(doc.metadata), default=str, sort_keys=True),
+        "metadata": json.dumps(redact_json(doc.metadata, gate), default=str, sort_keys=True),
         "memory_type": memory_type_of(doc, hygiene),
         "tags": [gate(t) for t in hygiene.tags],
         "valid_from": hygiene.valid_from or doc.event_time,
@@ -278,9 +331,46 @@ def memory_type_of(doc: MemoryDocument, hygiene: Hygiene) -> str:
 
 async def upsert(conn: AsyncConnection, rows: Sequence[dict[str, Any]], *, session: bool) -> None:
     """Upsert ``rows`` (from :func:`row`): as a session snapshot (keeps hygiene values set by
-    explicit adds) or as explicit items (replaces them)."""
-    if rows:
-        await conn.execute(UPSERT_SESSION if session else UPSERT_EXPLICIT, list(rows))
+    explicit adds) or as explicit items (replaces them).
+
+    One statement for the batch (its statistics triggers run once). Rows repeating a key
+    (session id, event id) of an earlier row go in a later statement, in order, so the result
+    is that of upserting the rows one by one."""
+    statement = UPSERT_SESSION if session else UPSERT_EXPLICIT
+    for part in _rounds(rows):
+        await conn.execute(statement, {"rows": _rows_json(part)})
+
+
+def _rounds(rows: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """``rows`` split so that no part holds a key twice: part k holds each key's k-th row,
+    in the given order (one part when no key repeats)."""
+    parts: list[list[dict[str, Any]]] = []
+    seen: dict[tuple[str, str], int] = {}
+    for r in rows:
+        key = (r["session_id"], r["event_id"])
+        k = seen.get(key, 0)
+        seen[key] = k + 1
+        if k == len(parts):
+            parts.append([])
+        parts[k].append(r)
+    return parts
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return value
+
+
+def _rows_json(rows: Sequence[dict[str, Any]]) -> str:
+    """The rows as the JSON array the upsert reads (vectors in pgvector's text form)."""
+    return json.dumps(
+        [
+            {k: Vector._to_db(v) if k == "embedding" else _json_value(v) for k, v in r.items()}
+            for r in rows
+        ],
+        allow_nan=False,
+    )
 
 
 async def lock_user(conn: AsyncConnection, app: str, user: str, *, exclusive: bool) -> None:

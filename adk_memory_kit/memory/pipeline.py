@@ -113,8 +113,9 @@ class WritePipeline:
                 d for d in docs if d.id not in stored or stored[d.id].source_hash != d.source_hash
             ]
             vectors = await self._vectors(changed, stored)
+            gate = items_sql.batch_gate()
             rows = [
-                items_sql.row(app, user, doc, vectors[doc.id], Hygiene(), None)
+                items_sql.row(app, user, doc, vectors[doc.id], Hygiene(), None, gate)
                 for doc in sorted(changed, key=lambda d: d.id)
             ]
             async with conn.begin():
@@ -399,6 +400,13 @@ class WritePipeline:
             return
         missing = [d for d, _ in changed if vectors is None or d.id not in vectors]
         vectors = {**(vectors or {}), **(await self._vectors(missing, stored) if missing else {})}
+        # the rows (redaction: CPU work) before the transaction; only their supersession
+        # (valid_to) is decided under the locks
+        gate = items_sql.batch_gate()
+        rows = [
+            items_sql.row(app_name, user_id, d, vectors[d.id], h, None, gate)
+            for d, h in sorted(changed, key=lambda item: item[0].id)
+        ]
         async with conn.begin():
             await items_sql.lock_user(conn, app_name, user_id, exclusive=False)
             if before is not None:
@@ -409,10 +417,8 @@ class WritePipeline:
             for subject in sorted({h.subject for _, h in items if h.subject}):
                 same = [(d, h.valid_from or d.event_time) for d, h in items if h.subject == subject]
                 valid_to |= await self._supersede(conn, app_name, user_id, subject, same)
-            rows = [
-                items_sql.row(app_name, user_id, d, vectors[d.id], h, valid_to.get(d.id))
-                for d, h in sorted(changed, key=lambda item: item[0].id)
-            ]
+            for r in rows:
+                r["valid_to"] = valid_to.get(r["id"])
             await items_sql.upsert(conn, rows, session=False)
             if after is not None:
                 await after(conn)

@@ -34,8 +34,28 @@ _LOCK_USERS = """
     FROM (SELECT DISTINCT app_name, user_id FROM {rows} ORDER BY 1, 2) u"""
 
 
-def _apply(rows: str) -> str:
-    """The statements applying the row deltas in ``rows`` (app, user, tsv_en, len, sign)."""
+def _apply(rows: str, *, touched_only: bool = True) -> str:
+    """The statements applying the row deltas in ``rows`` (app, user, tsv_en, len, sign).
+
+    Lexemes whose ``df`` fell to zero are deleted: with ``touched_only`` (the current
+    function) only lexemes of rows that left are looked at, by primary key, so the cost is the
+    statement's rows'; without it (the first version) every lexeme of each user losing a row
+    was read."""
+    if touched_only:
+        # scale-lint: trigger body; joined on the statement's rows (app_name, user_id, lexeme)
+        gone = f"""
+        DELETE FROM {TERM_STATS} s
+        USING (SELECT DISTINCT d.app_name, d.user_id, l.lexeme
+               FROM {rows} d CROSS JOIN LATERAL unnest(tsvector_to_array(d.tsv_en)) AS l(lexeme)
+               WHERE d.sign < 0) u
+        WHERE s.app_name = u.app_name AND s.user_id = u.user_id AND s.lexeme = u.lexeme
+            AND s.df <= 0;"""
+    else:
+        # scale-lint: trigger body; joined on the statement's users (app_name, user_id)
+        gone = f"""
+        DELETE FROM {TERM_STATS} s
+        USING (SELECT DISTINCT app_name, user_id FROM {rows} d WHERE sign < 0) u
+        WHERE s.app_name = u.app_name AND s.user_id = u.user_id AND s.df <= 0;"""
     # scale-lint: trigger body; each statement touches only the users of the rows the
     # triggering statement wrote (joined on app_name, user_id), so it stays on their shard
     return f"""
@@ -48,10 +68,7 @@ def _apply(rows: str) -> str:
         SELECT d.app_name, d.user_id, l.lexeme, sum(d.sign)
         FROM {rows} d CROSS JOIN LATERAL unnest(tsvector_to_array(d.tsv_en)) AS l(lexeme)
         GROUP BY 1, 2, 3 HAVING sum(d.sign) <> 0 ORDER BY 1, 2, 3
-        ON CONFLICT (app_name, user_id, lexeme) DO UPDATE SET df = s.df + EXCLUDED.df;
-        DELETE FROM {TERM_STATS} s
-        USING (SELECT DISTINCT app_name, user_id FROM {rows} d WHERE sign < 0) u
-        WHERE s.app_name = u.app_name AND s.user_id = u.user_id AND s.df <= 0;
+        ON CONFLICT (app_name, user_id, lexeme) DO UPDATE SET df = s.df + EXCLUDED.df;{gone}
         DELETE FROM {USER_STATS} s
         USING (SELECT DISTINCT app_name, user_id FROM {rows} d WHERE sign < 0) u
         WHERE s.app_name = u.app_name AND s.user_id = u.user_id AND s.n <= 0;"""
@@ -69,23 +86,33 @@ _UPDATED = """(
             FROM old_rows o JOIN new_rows n USING (app_name, user_id, id)
             WHERE n.tsv_en IS DISTINCT FROM o.tsv_en OR n.search_len <> o.search_len)"""
 
-_FUNCTION = f"""
+
+def _function(*, touched_only: bool) -> str:
+    """The trigger function (one statement: CREATE OR REPLACE)."""
+    return f"""
 CREATE OR REPLACE FUNCTION adk_memory_term_stats_apply() RETURNS trigger
 LANGUAGE plpgsql AS $fn$
 BEGIN
     IF TG_OP = 'INSERT' THEN
         {_LOCK_USERS.format(rows="new_rows")};
-        {_apply(_INSERTED)}
+        {_apply(_INSERTED, touched_only=touched_only)}
     ELSIF TG_OP = 'DELETE' THEN
         {_LOCK_USERS.format(rows="old_rows")};
-        {_apply(_DELETED)}
+        {_apply(_DELETED, touched_only=touched_only)}
     ELSIF EXISTS {_UPDATED} THEN
         {_LOCK_USERS.format(rows=_UPDATED + " x")};
-        {_apply(_UPDATED)}
+        {_apply(_UPDATED, touched_only=touched_only)}
     END IF;
     RETURN NULL;
 END
 $fn$"""
+
+
+# The first version (step of steps()); FUNCTION replaces it (a later step of memory/schema.py).
+_FUNCTION_V1 = _function(touched_only=False)
+#: The trigger function as of issue 45: lexemes left with no row are found by primary key
+#: among the leaving rows' lexemes, not by reading all of the user's lexemes.
+FUNCTION = _function(touched_only=True)
 
 
 def _table(name: str, columns: str, key: str, partitions: int | None) -> str:
@@ -132,7 +159,7 @@ def steps(partitions: int | None) -> list[Step]:
         create_partitions_step(TERM_STATS, partitions),
         home_comment_step(USER_STATS, "memory_user_stats"),
         home_comment_step(TERM_STATS, "memory_term_stats"),
-        Step(_FUNCTION),
+        Step(_FUNCTION_V1),
         Step(
             f"CREATE TRIGGER adk_memory_term_stats_ins AFTER INSERT ON {TABLE}"
             " REFERENCING NEW TABLE AS new_rows"
