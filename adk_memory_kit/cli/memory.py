@@ -1,4 +1,4 @@
-"""``adk-memory-kit search``, ``purge-expired`` and ``purge-stale``."""
+"""``adk-memory-kit search``, ``import``, ``purge-expired`` and ``purge-stale``."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from datetime import timedelta
 
 from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.core.wording import counted
+from adk_memory_kit.memory.importer import DEFAULT_BATCH, FORMATS, ImportReport
 from adk_memory_kit.recall.framing import format_search_results
 
 
@@ -18,6 +19,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     search.add_argument("--limit", type=int, default=10)
     search.add_argument("query", help="what to look for")
     search.set_defaults(func=_search)
+
+    bulk = subparsers.add_parser(
+        "import",
+        help="bulk-import memories (JSON lines, ADK's SQLite memory, a Mem0 export) through "
+        "the redaction gate and the write policy; an interrupted import resumes",
+    )
+    bulk.add_argument("source", help="the file to import")
+    bulk.add_argument("--format", choices=FORMATS, default="jsonl")
+    bulk.add_argument("--app", default=None, help="app name (else each record's app_name)")
+    bulk.add_argument("--user", default=None, help="user id (else each record's user_id)")
+    bulk.add_argument("--batch", type=int, default=DEFAULT_BATCH, help="facts per write")
+    bulk.add_argument(
+        "--restart", action="store_true", help="start over instead of resuming (no duplicates)"
+    )
+    bulk.set_defaults(func=_import)
 
     purge = subparsers.add_parser("purge-expired", help="delete memories whose TTL has passed")
     purge.set_defaults(func=_purge)
@@ -84,6 +100,32 @@ async def _search(args: argparse.Namespace) -> int:
         )
     for line in format_search_results(result.memories, app=args.app, user=args.user):
         print(line)
+    return 0
+
+
+async def _import(args: argparse.Namespace) -> int:
+    def shown(report: ImportReport) -> None:
+        print(
+            f"read {report.read}: {report.written} written, {report.rejected} rejected"
+            + (f", {report.skipped} done before" if report.skipped else ""),
+            flush=True,
+        )
+
+    async with PgVectorMemoryService(args.db_url) as memory:
+        report = await memory.import_memories(
+            args.source,
+            format=args.format,
+            app_name=args.app,
+            user_id=args.user,
+            batch=args.batch,
+            resume=not args.restart,
+            progress=shown,
+        )
+    print(
+        f"import complete: {report.read} records, {report.written} written, "
+        f"{report.rejected} rejected, {report.sessions} sessions"
+        + (f" ({report.skipped} were done by an earlier run)" if report.skipped else "")
+    )
     return 0
 
 

@@ -14,6 +14,7 @@ import uuid
 import warnings
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
 from google.adk.events.event import Event
@@ -36,6 +37,7 @@ from adk_memory_kit.memory.config import MemoryConfig
 from adk_memory_kit.memory.consolidation import Consolidator
 from adk_memory_kit.memory.curator import MemoryCurator
 from adk_memory_kit.memory.entries import entry_from_row, search_filters, search_limit
+from adk_memory_kit.memory.importer import ImportReport, import_memories
 from adk_memory_kit.memory.pipeline import WritePipeline
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.reports import MemoryMetrics, SessionWrite, WriteReport
@@ -283,6 +285,11 @@ class BasePgVectorMemoryService(BaseMemoryService):
     async def flush_access(self) -> int:
         """Write the pending recall accesses now; returns how many rows were touched."""
         return await self.store.flush_access()
+
+    async def import_memories(self, source: str | Path, **options: Any) -> ImportReport:
+        """Bulk-import ``source`` (JSON lines, ADK's SQLite memory, a Mem0 export) through this
+        service's own write doors, resumably (:func:`~.importer.import_memories`)."""
+        return await import_memories(self, source, **options)
 
     @override
     async def delete_memory(  # type: ignore[override]  # a count ADK's callers may ignore
