@@ -211,6 +211,26 @@ async def profile(memory, engine, user: str, texts: list[str], clock: DbClock) -
         print(f"  ... and {len(plans) - 3} more such statements in the batch")
 
 
+async def import_rate(memory, turns, rows: int, run: str) -> float:
+    """Rows/s of ``import_memories`` bringing ``rows`` facts of a new user in from a file."""
+    import json
+    import tempfile
+
+    texts = scale.make_rows(turns, rows, seed=rows + 7)
+    with tempfile.TemporaryDirectory() as folder:
+        source = Path(folder) / "import.jsonl"
+        source.write_text(
+            "".join(json.dumps({"user_id": f"imp-{run}", "text": t}) + "\n" for t in texts),
+            encoding="utf-8",
+        )
+        start = time.perf_counter()
+        report = await memory.import_memories(
+            source, app_name=APP, batch=500, state_file=Path(folder) / "state.json"
+        )
+        elapsed = time.perf_counter() - start
+    return report.read / elapsed
+
+
 async def fresh_database(name: str):
     """A new database on the embedded server: (its URL, a runner of admin statements)."""
     import psycopg
@@ -239,6 +259,12 @@ async def main() -> None:
     parser.add_argument("--profile", action="store_true", help="per-statement times, EXPLAIN")
     parser.add_argument(
         "--locomo", default=str(Path(__file__).parents[1].parent / "shared/data/locomo_dev.json")
+    )
+    parser.add_argument(
+        "--import-rows",
+        type=int,
+        default=2000,
+        help="facts bulk-imported with import_memories from a JSON-lines file (0: skip)",
     )
     parser.add_argument("--db-url", default=None)
     parser.add_argument("--home", default=None, help="embedded server home (default: env)")
@@ -286,6 +312,7 @@ async def main() -> None:
             file=sys.stderr,
         )
     floor = await bare_floor(engine, stand_in, written, args.batch)
+    imported = await import_rate(memory, turns, args.import_rows, run) if args.import_rows else None
     heavy = f"wr-{run}-{sizes[-1]}"
     if args.profile:
         await profile(memory, engine, heavy, scale.make_rows(turns, args.batch, seed=5), clock)
@@ -317,6 +344,11 @@ async def main() -> None:
     for size, rate, share in results:
         print(f"| {size:,} | {rate:,.0f} | {share:.0%} |")
     print(f"| bare table floor | {floor:,.0f} | |")
+    if imported is not None:
+        print(
+            f"\nimport_memories of {args.import_rows:,} facts (JSON lines, a new user): "
+            f"{imported:,.0f} rows/s ({floor / imported:.1f}x below the bare-table floor)"
+        )
     print()
     for label, timed in (
         (f"{args.turns}-turn sessions", sessions),

