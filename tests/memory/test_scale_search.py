@@ -46,8 +46,8 @@ from adk_memory_kit.memory.search import (
     search_params,
     search_rows,
 )
-from adk_memory_kit.memory.term_stats import TERM_STATS, USER_STATS
 from tests.support.memory import session_with, text_event, texts, unique
+from tests.support.term_counts import recounted_stats, stored_stats
 
 pytestmark = pytest.mark.slow
 
@@ -92,79 +92,40 @@ async def _seed(memory, app, user, turns=TURNS):
     await memory.add_session_to_memory(session_with(app, user, turns))
 
 
-async def _recount(memory, app, user):
-    """Statistics recomputed from the memory table: (n, total_len, {lexeme: df})."""
-    async with operator_connect(memory.engine) as conn:
-        row = (
-            await conn.execute(
-                text(
-                    "SELECT count(*) AS n, coalesce(sum(search_len), 0) AS total"
-                    " FROM adk_memory_items WHERE app_name = :a AND user_id = :u"
-                ),
-                {"a": app, "u": user},
-            )
-        ).one()
-        dfs = await conn.execute(
-            text(
-                "SELECT l.lexeme, count(*) AS df FROM adk_memory_items t"
-                " CROSS JOIN LATERAL unnest(tsvector_to_array(t.tsv_en)) AS l(lexeme)"
-                " WHERE t.app_name = :a AND t.user_id = :u GROUP BY 1"
-            ),
-            {"a": app, "u": user},
-        )
-        return row.n, row.total, {r.lexeme: r.df for r in dfs}
-
-
-async def _stored(memory, app, user):
-    async with operator_connect(memory.engine) as conn:
-        row = (
-            await conn.execute(
-                text(f"SELECT n, total_len FROM {USER_STATS} WHERE app_name = :a AND user_id = :u"),
-                {"a": app, "u": user},
-            )
-        ).one_or_none()
-        dfs = await conn.execute(
-            text(f"SELECT lexeme, df FROM {TERM_STATS} WHERE app_name = :a AND user_id = :u"),
-            {"a": app, "u": user},
-        )
-        n, total = (row.n, row.total_len) if row else (0, 0)
-        return n, total, {r.lexeme: r.df for r in dfs}
-
-
 async def test_term_statistics_follow_every_write(services):
     light, _ = services
     app, user = unique("app"), unique("u")
     session = session_with(app, user, TURNS[:6])
     await light.add_session_to_memory(session)
-    assert await _stored(light, app, user) == await _recount(light, app, user)
+    assert await stored_stats(light, app, user) == await recounted_stats(light, app, user)
     # the session grows: earlier rows' context changes (UPDATE), new rows arrive (INSERT)
     session.events.extend(text_event(a, t) for a, t in TURNS[6:])
     await light.add_session_to_memory(session)
-    assert await _stored(light, app, user) == await _recount(light, app, user)
+    assert await stored_stats(light, app, user) == await recounted_stats(light, app, user)
     await light.add_events_to_memory(
         app_name=app, user_id=user, events=[text_event("user", "Parcel B-7 is fragile glass")]
     )
-    stored = await _stored(light, app, user)
-    assert stored == await _recount(light, app, user)
+    stored = await stored_stats(light, app, user)
+    assert stored == await recounted_stats(light, app, user)
     assert stored[0] == len(TURNS) + 1 and stored[2]["glass"] == 1
     await light.delete_session_memories(app_name=app, user_id=user, session_id=session.id)
-    assert await _stored(light, app, user) == await _recount(light, app, user)
+    assert await stored_stats(light, app, user) == await recounted_stats(light, app, user)
     await light.delete_user_memories(app_name=app, user_id=user)
-    assert await _stored(light, app, user) == (0, 0, {})
+    assert await stored_stats(light, app, user) == (0, 0, {})
 
 
 async def test_a_rolled_back_write_leaves_statistics_unchanged(services):
     light, _ = services
     app, user = unique("app"), unique("u")
     await _seed(light, app, user)
-    before = await _stored(light, app, user)
+    before = await stored_stats(light, app, user)
     async with operator_connect(light.engine) as conn:
         await conn.execute(
             text("DELETE FROM adk_memory_items WHERE app_name = :a AND user_id = :u"),
             {"a": app, "u": user},
         )
         await conn.rollback()
-    assert await _stored(light, app, user) == before
+    assert await stored_stats(light, app, user) == before
 
 
 async def test_heavy_path_ranks_like_the_exact_path(services):
@@ -472,7 +433,7 @@ async def test_the_plan_brings_the_lexemes_the_lexical_lists_would_probe(service
     app, user = unique("app"), unique("u")
     await _seed(light, app, user)
     options = heavy.store.search_options
-    _, _, recounted = await _recount(heavy, app, user)
+    _, _, recounted = await recounted_stats(heavy, app, user)
     for query in ["vegetarian dinner order", "Maria June Lisbon visits", "zebra quokka"]:
         terms = query_terms(query)
         params = search_params(app, user, terms, 5, options)

@@ -22,50 +22,10 @@ from adk_memory_kit import PgVectorMemoryService
 from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.memory import term_stats
 from adk_memory_kit.memory.schema import COMPONENT, _steps
-from adk_memory_kit.memory.term_stats import TERM_STATS, USER_STATS
 from tests.support.memory import session_with, text_event, unique
+from tests.support.term_counts import recounted_stats, stored_stats
 
 pytestmark = pytest.mark.slow
-
-
-async def _recount(memory, app, user):
-    """(n, total_len, {lexeme: df}) recomputed from the memory table."""
-    async with operator_connect(memory.engine) as conn:
-        row = (
-            await conn.execute(
-                text(
-                    "SELECT count(*) AS n, coalesce(sum(search_len), 0) AS total"
-                    " FROM adk_memory_items WHERE app_name = :a AND user_id = :u"
-                ),
-                {"a": app, "u": user},
-            )
-        ).one()
-        dfs = await conn.execute(
-            text(
-                "SELECT l.lexeme, count(*) AS df FROM adk_memory_items t"
-                " CROSS JOIN LATERAL unnest(tsvector_to_array(t.tsv_en)) AS l(lexeme)"
-                " WHERE t.app_name = :a AND t.user_id = :u GROUP BY 1"
-            ),
-            {"a": app, "u": user},
-        )
-        return row.n, row.total, {r.lexeme: r.df for r in dfs}
-
-
-async def _stored(memory, app, user):
-    """(n, total_len, {lexeme: df}) as the statistics tables hold them."""
-    async with operator_connect(memory.engine) as conn:
-        row = (
-            await conn.execute(
-                text(f"SELECT n, total_len FROM {USER_STATS} WHERE app_name = :a AND user_id = :u"),
-                {"a": app, "u": user},
-            )
-        ).one_or_none()
-        dfs = await conn.execute(
-            text(f"SELECT lexeme, df FROM {TERM_STATS} WHERE app_name = :a AND user_id = :u"),
-            {"a": app, "u": user},
-        )
-        n, total = (row.n, row.total_len) if row else (0, 0)
-        return n, total, {r.lexeme: r.df for r in dfs}
 
 
 async def _rows(memory, app, user, columns="text"):
@@ -105,8 +65,8 @@ async def test_a_batch_of_events_is_one_statement_and_keeps_the_statistics(memor
     finally:
         inserts.close()
     assert inserts.count == 1
-    stored = await _stored(memory, app, user)
-    assert stored == await _recount(memory, app, user)
+    stored = await stored_stats(memory, app, user)
+    assert stored == await recounted_stats(memory, app, user)
     assert stored[0] == 60 and stored[2]["lamp"] == 60
 
 
@@ -121,7 +81,7 @@ async def test_an_event_repeated_in_one_batch_is_stored_as_the_last_one(memory):
         "My locker moved to the basement hall",
         "The canteen opens at noon",
     ]
-    assert await _stored(memory, app, user) == await _recount(memory, app, user)
+    assert await stored_stats(memory, app, user) == await recounted_stats(memory, app, user)
 
 
 async def test_a_session_repeating_an_event_id_keeps_the_last_text(memory):
@@ -132,7 +92,7 @@ async def test_a_session_repeating_an_event_id_keeps_the_last_text(memory):
     await memory.add_session_to_memory(session)
     rows = await _rows(memory, app, user)
     assert [r["text"] for r in rows if r["event_id"] == "dup"] == ["I moved to Faro in July"]
-    assert await _stored(memory, app, user) == await _recount(memory, app, user)
+    assert await stored_stats(memory, app, user) == await recounted_stats(memory, app, user)
 
 
 async def test_every_value_of_an_explicit_add_round_trips(memory):
@@ -173,12 +133,12 @@ async def test_lexemes_left_without_rows_go_and_the_others_stay(memory):
     lion = text_event("user", "The giraffe watches the lion", event_id="b")
     for one in (zebra, lion):  # one call each: no row is the other's context
         await memory.add_events_to_memory(app_name=app, user_id=user, events=[one])
-    assert (await _stored(memory, app, user))[2]["zebra"] == 1
+    assert (await stored_stats(memory, app, user))[2]["zebra"] == 1
     # an update: event b's words change (old lexemes -1, new +1)
     lion2 = text_event("user", "The giraffe watches the otter", event_id="b")
     await memory.add_events_to_memory(app_name=app, user_id=user, events=[lion2])
-    stored = await _stored(memory, app, user)
-    assert stored == await _recount(memory, app, user)
+    stored = await stored_stats(memory, app, user)
+    assert stored == await recounted_stats(memory, app, user)
     assert "lion" not in stored[2] and stored[2]["otter"] == 1 and stored[2]["giraff"] == 2
     # a delete: the row holding "zebra" goes
     async with operator_connect(memory.engine) as conn:
@@ -190,8 +150,8 @@ async def test_lexemes_left_without_rows_go_and_the_others_stay(memory):
             {"a": app, "u": user},
         )
         await conn.commit()
-    stored = await _stored(memory, app, user)
-    assert stored == await _recount(memory, app, user)
+    stored = await stored_stats(memory, app, user)
+    assert stored == await recounted_stats(memory, app, user)
     assert "zebra" not in stored[2] and stored[2]["giraff"] == 1
     assert all(df > 0 for df in stored[2].values())
 
@@ -242,8 +202,8 @@ async def test_an_existing_database_gets_the_new_statistics_trigger(db_url, embe
                 {"a": app, "u": user},
             )
             await conn.commit()
-        stored = await _stored(second, app, user)
-        assert stored == await _recount(second, app, user) and stored[0] == 1
+        stored = await stored_stats(second, app, user)
+        assert stored == await recounted_stats(second, app, user) and stored[0] == 1
         await second.close()
     finally:
         async with admin.connect() as conn:
