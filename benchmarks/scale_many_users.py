@@ -306,6 +306,8 @@ def _p(values: list[float], pct: float) -> float:
 
 
 async def measure_point(memory, args, loaded: list[tuple[str, int]], point: int) -> dict:
+    from sqlalchemy import text
+
     rng = random.Random(args.seed * 1000 + point)
     light = [u for u, _ in loaded if u.startswith("light-")]
     heavy = [u for u, _ in loaded if u.startswith("heavy-")]
@@ -335,7 +337,17 @@ async def measure_point(memory, args, loaded: list[tuple[str, int]], point: int)
     heavy_rate, heavy_write_ms = await write_turns(
         memory, [heavy[k % len(heavy)] for k in range(max(1, w // 4))], f"p{point}h", 1
     )
+    async with memory.engine.connect() as conn:
+        size = (
+            await conn.execute(
+                text(
+                    "SELECT sum(pg_total_relation_size(c)) FROM unnest(ARRAY['adk_memory_items',"
+                    " 'adk_memory_user_stats', 'adk_memory_term_stats']) AS c"
+                )
+            )
+        ).scalar_one()
     return {
+        "table_mb": float(size) / 2**20,
         "users": len(loaded),
         "heavy_users": len(heavy),
         "rows": await _row_count(memory.engine),
@@ -353,40 +365,54 @@ async def measure_point(memory, args, loaded: list[tuple[str, int]], point: int)
     }
 
 
-def plot(points: list[dict], path: str, clients: int) -> None:
+def plot(runs: list[tuple[str, list[dict]]], path: str, clients: int) -> None:
+    """The curve: one series per run (``(label, points)``), x = rows in the table."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = [p["rows"] for p in points]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
-    left.plot(rows, [p["light_p95"] for p in points], "o-", label="light users (20-100 rows)")
-    left.plot(rows, [p["heavy_p95"] for p in points], "s-", label="heavy users (HNSW path)")
-    left.set_ylabel("search_memory p95 (ms)")
-    left.set_title("Search p95 (stand-in query embedding)")
-    right.plot(
-        rows, [p["searches_per_s"] for p in points], "o-", label=f"searches/s, {clients} clients"
-    )
-    right.plot(
-        rows,
-        [p["write_rows_per_s_n"] for p in points],
-        "s-",
-        label=f"write rows/s, {clients} writers",
-    )
-    right.plot(
-        rows, [p["write_rows_per_s_1"] for p in points], "^--", label="write rows/s, 1 writer"
-    )
-    right.set_ylabel("per second")
-    right.set_title("Throughput on one server")
-    for ax in (left, right):
-        ax.set_xscale("log")
-        ax.set_xlabel("rows in the table (users grow with them)")
-        ax.set_ylim(bottom=0)
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for n, (label, points) in enumerate(runs):
+        rows = [p["rows"] for p in points]
+        dash = "-" if n == 0 else ":"
+        left.plot(
+            rows,
+            [p["light_p95"] for p in points],
+            "o" + dash,
+            color="C0",
+            label=f"light users, {label}",
+        )
+        left.plot(
+            rows,
+            [p["heavy_p95"] for p in points],
+            "s" + dash,
+            color="C1",
+            label=f"heavy users, {label}",
+        )
+        right.plot(
+            rows,
+            [p["searches_per_s"] for p in points],
+            "o" + dash,
+            color="C0",
+            label=f"searches/s, {clients} clients, {label}",
+        )
+        right.plot(
+            rows,
+            [p["write_rows_per_s_n"] for p in points],
+            "s" + dash,
+            color="C1",
+            label=f"write rows/s, {clients} writers, {label}",
+        )
+        right.plot(
+            rows,
+            [p["write_rows_per_s_1"] for p in points],
+            "^" + dash,
+            color="C2",
+            label=f"write rows/s, 1 writer, {label}",
+        )
         for p in points:
-            ax.annotate(
+            left.annotate(
                 f"{p['users']:,} users",
                 (p["rows"], 0),
                 fontsize=7,
@@ -394,6 +420,20 @@ def plot(points: list[dict], path: str, clients: int) -> None:
                 textcoords="offset points",
                 xytext=(2, 4),
             )
+    left.set_ylabel("search_memory p95 (ms)")
+    left.set_title("Search p95 (stand-in query embedding)")
+    right.set_ylabel("per second")
+    right.set_title("Throughput on one server")
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    for ax in (left, right):
+        ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:,.0f}"))
+        ax.set_xlabel("rows in the table (users grow with them)")
+        ax.set_ylim(bottom=0)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
@@ -455,9 +495,9 @@ async def mixed_main(args) -> None:
         "| users (heavy) | rows | light p50 / p95 ms | heavy p50 / p95 ms | searches/s "
         f"({args.clients} clients) | write rows/s, 1 writer (call p95 ms) | write rows/s, "
         f"{args.clients} writers (call p95 ms) | heavy-user writes rows/s | load rows/s | "
-        "index builds s |"
+        "index builds s | MB (bytes/row) |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for p in points:
         print(
             f"| {p['users']:,} ({p['heavy_users']}) | {p['rows']:,} | "
@@ -466,13 +506,14 @@ async def mixed_main(args) -> None:
             f"{p['write_rows_per_s_1']:.0f} ({p['write_call_p95_1']:.0f}) | "
             f"{p['write_rows_per_s_n']:.0f} ({p['write_call_p95_n']:.0f}) | "
             f"{p['heavy_write_rows_per_s']:.0f} | {p['load_rows_per_s']:,.0f} | "
-            f"{p['index_s']:.0f} |"
+            f"{p['index_s']:.0f} | {p['table_mb']:,.0f} "
+            f"({p['table_mb'] * 2**20 / p['rows']:,.0f}) |"
         )
     if args.json_out:
         with open(args.json_out, "w") as fh:
             json.dump({"args": vars(args), "points": points}, fh, indent=1)
     if args.plot:
-        plot(points, args.plot, args.clients)
+        plot([(f"heavy {args.heavy_rows} rows", points)], args.plot, args.clients)
 
 
 async def main() -> None:
@@ -490,10 +531,23 @@ async def main() -> None:
     parser.add_argument("--seed", type=int, default=45)
     parser.add_argument("--plot", default=None, help="PNG of the curve (matplotlib)")
     parser.add_argument("--json", dest="json_out", default=None)
+    parser.add_argument(
+        "--plot-from", nargs="+", default=None, help="only plot these runs' --json files"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the mixed mode's database")
     parser.add_argument("--db-url", default=None)
     parser.add_argument("--home", default="/tmp/adk_memory_kit_scale")
     args = parser.parse_args()
+    if args.plot_from:
+        runs = []
+        for path in args.plot_from:
+            with open(path) as fh:
+                run = json.load(fh)
+            a = run["args"]
+            label = f"{a['users']:,} users, heavy {a['heavy_rows']} rows"
+            runs.append((label, run["points"]))
+        plot(runs, args.plot or "many_users_curve.png", runs and run["args"]["clients"])
+        return
     if not args.db_url:
         os.environ["ADK_MEMORY_KIT_HOME"] = args.home
         os.makedirs(args.home, exist_ok=True)
