@@ -16,12 +16,12 @@ for writes and queries, come from the fast deterministic STAND-IN embedder of
 database's and the kit's share; a real embedder adds its own time per query and per row.
 Each run uses a fresh database on the server (dropped at the end unless ``--keep``).
 
-    python benchmarks/scale_many_users.py                    # ~5-10 min on 2 cores
+    python benchmarks/scale_many_users.py                    # ~3 min on 2 cores
     python benchmarks/scale_many_users.py --users 10000 --heavy 10 \\
         --heavy-rows 20000-50000 --light-rows 20-100 --points 4   # full size (~1M rows)
     python benchmarks/scale_many_users.py --plot docs/img/many_users_curve.png --json out.json
 
-**Uniform light users** (``--rows`` given; the earlier benchmark, unchanged): ``--rows`` rows
+**Uniform light users** (``--rows`` given; the earlier benchmark, same options): ``--rows`` rows
 spread evenly over ``--users`` users, ``search_memory`` and its database part timed for
 random users, with the real MiniLM query embedding.
 
