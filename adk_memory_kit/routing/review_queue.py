@@ -89,6 +89,13 @@ CREATE TABLE IF NOT EXISTS {TABLE} (
         f"CREATE INDEX IF NOT EXISTS {TABLE}_approved"
         f" ON {TABLE} (app_name, applies_to, user_id, decided_at) WHERE status = 'approved'"
     ),
+    # keyed by its user, as a table sharded by user needs (ids stay unique: one sequence);
+    # an operator's lookup by id keeps an index of its own
+    Step(
+        f"ALTER TABLE {TABLE} DROP CONSTRAINT IF EXISTS {TABLE}_pkey,"
+        f" ADD CONSTRAINT {TABLE}_pkey PRIMARY KEY (app_name, user_id, id)"
+    ),
+    Step(f"CREATE INDEX IF NOT EXISTS {TABLE}_id ON {TABLE} (id)"),
 ]
 
 _COLUMNS = (

@@ -69,11 +69,7 @@ ADK_TABLES = {"sessions", "events", "app_states", "user_states", "adk_internal_m
 #: Known unique keys of per-user tables without ``user_id``/``app_name`` (``table.index``):
 #: real violations in the kit today, for the lead to fix; the test fails once one is fixed,
 #: so the entry goes with the fix.
-KNOWN_UNKEYED = {
-    # `id bigserial PRIMARY KEY` alone: Citus cannot enforce it on a table distributed by
-    # user_id. Fix: PRIMARY KEY (app_name, user_id, id) (ids stay unique: one sequence).
-    "adk_memory_kit_review_queue.adk_memory_kit_review_queue_pkey",
-}
+KNOWN_UNKEYED: set[str] = set()  # (the review queue's `id`-only key was fixed in its migration)
 
 #: Statements on per-user tables without a user filter that are operator-wide on purpose
 #: (multi-shard on Citus: maintenance, migrations, operator views, never a user's request).

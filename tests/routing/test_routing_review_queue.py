@@ -95,8 +95,16 @@ async def test_the_table_is_migrated_once_and_versioned(queue):
         comment = await conn.scalar(
             text("SELECT obj_description(CAST(:t AS regclass))"), {"t": TABLE}
         )
+        key = await conn.scalar(
+            text(
+                "SELECT pg_get_constraintdef(oid) FROM pg_constraint"
+                " WHERE conrelid = CAST(:t AS regclass) AND contype = 'p'"
+            ),
+            {"t": TABLE},
+        )
     # one statement per step; the comment marks the table as a kit home for forget/data_map
-    assert step == len(STEPS) == 8 and indexes == 4
+    assert step == len(STEPS) == 10 and indexes == 5
+    assert key == "PRIMARY KEY (app_name, user_id, id)"  # keyed by its user (sharding)
     assert comment == "adk_memory_kit home: review_queue"
 
 
