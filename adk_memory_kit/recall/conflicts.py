@@ -4,6 +4,8 @@
   a memory that disagrees with it is history.
 - Among memories, the newer one wins; a memory the store marked superseded always loses.
 - When they disagree the model is shown both dates, so it can weigh them itself.
+- A later memory the write path linked to an older one as its likely change (``may_update``,
+  not sure enough to supersede it) is shown as such on the older one.
 
 A memory is about a preference when the store keyed it by that subject, when it names the
 preference or one of its subject words ("seat", "diet", "home airport"), or when it states one
@@ -19,6 +21,7 @@ from datetime import datetime, timezone
 
 from google.adk.memory.memory_entry import MemoryEntry
 
+from adk_memory_kit.core.markers import MAY_UPDATE
 from adk_memory_kit.core.times import parse_time
 from adk_memory_kit.profile.presets import DEFAULT_KNOWN_VALUES, DEFAULT_SUBJECT_TERMS
 from adk_memory_kit.profile.state import ProfileValue, profile_from_state
@@ -46,6 +49,9 @@ class RecalledMemory:
     memory_id: str | None = None
     subject: str | None = None
     superseded_at: datetime | None = None
+    #: the memory (its id) this one was said to change, when the write path linked them
+    #: rather than supersede (``MAY_UPDATE``)
+    may_update: str | None = None
 
     @classmethod
     def from_entry(cls, entry: MemoryEntry) -> RecalledMemory:
@@ -60,6 +66,7 @@ class RecalledMemory:
             memory_id=entry.id,
             subject=str(subject).lower() if subject else None,
             superseded_at=parse_time(meta.get("superseded_at") or meta.get("valid_to")),
+            may_update=str(meta[MAY_UPDATE]) if meta.get(MAY_UPDATE) else None,
         )
 
 
@@ -69,7 +76,7 @@ class Conflict:
 
     subject: str
     loser: int
-    winner: str  # "profile" or "memory"
+    winner: str  # "profile", "memory", or "update" (a later memory linked to this one)
     winner_text: str
     winner_date: datetime | None
     loser_date: datetime | None
@@ -162,4 +169,22 @@ def find_conflicts(
                         winner_index=best,
                     )
                 )
+    # a later memory the write path linked to this one, not sure enough to supersede it: the
+    # model is told, with both dates, and weighs them (read-time resolution)
+    at = {m.memory_id: i for i, m in enumerate(memories) if m.memory_id}
+    for i, memory in enumerate(memories):
+        j = at.get(memory.may_update) if memory.may_update else None
+        if j is None or j == i or j in decided or any(c.loser == j for c in conflicts):
+            continue
+        conflicts.append(
+            Conflict(
+                subject="",
+                loser=j,
+                winner="update",
+                winner_text=memory.text,
+                winner_date=memory.when,
+                loser_date=memories[j].when,
+                winner_index=i,
+            )
+        )
     return sorted(conflicts, key=lambda c: c.loser)

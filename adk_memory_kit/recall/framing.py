@@ -106,6 +106,12 @@ def memory_header(index: int, memory: RecalledMemory, conflicts: Sequence[Confli
                 f"(set {format_date(c.winner_date)}, this memory {format_date(c.loser_date)}): "
                 "use the profile"
             )
+        elif c.winner == "update":
+            bits.append(
+                f"memory {(c.winner_index or 0) + 1}, said later, may update this one "
+                f"({format_date(c.winner_date)} vs this {format_date(c.loser_date)}): "
+                "prefer it if it is about the same thing"
+            )
         else:
             bits.append(
                 f"older than memory {(c.winner_index or 0) + 1} about {label(c.subject)} "

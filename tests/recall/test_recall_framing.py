@@ -246,3 +246,23 @@ def test_a_large_profile_gives_way_to_the_disagreeing_values_within_the_cap():
     capped = build_recall_block([said], profile, max_tokens=250)
     assert capped.included == 1 and estimate_tokens(capped.text) <= 250
     assert '- diet: "pescatarian"' in capped.text and "- name_0:" not in capped.text
+
+
+def test_a_linked_later_memory_is_shown_as_the_likely_change_of_the_older_one():
+    from adk_memory_kit.core.markers import MAY_UPDATE
+
+    older = memory_entry("I bank with Lloyds", "2026-03-01")
+    newer = memory_entry("Moved all my accounts over to Monzo", "2026-09-28")
+    newer.custom_metadata[MAY_UPDATE] = older.id
+    unrelated = memory_entry("My sister banks with Barclays", "2026-10-01")
+    memories = [RecalledMemory.from_entry(e) for e in (newer, older, unrelated)]
+    (conflict,) = find_conflicts(memories)
+    assert (conflict.loser, conflict.winner, conflict.winner_index) == (1, "update", 0)
+    block = frame_memories(memories, None, [conflict])
+    assert (
+        "memory 1, said later, may update this one (2026-09-28 vs this 2026-03-01): "
+        "prefer it if it is about the same thing" in block
+    )
+    # a link to a memory that was not recalled names nothing
+    alone = [RecalledMemory.from_entry(newer), RecalledMemory.from_entry(unrelated)]
+    assert find_conflicts(alone) == []
