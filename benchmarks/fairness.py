@@ -39,7 +39,6 @@ import subprocess
 import sys
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -64,38 +63,8 @@ async def _child_copy(url: str, rows: int, seed: int) -> None:
 
 
 async def _copy(engine, embedder, user: str, texts: list[str], offset: int = 0) -> None:
-    from adk_memory_kit.memory.tables import TABLE
-
-    cols = (
-        "id, app_name, user_id, session_id, event_id, kind, author, role, text, search_text,"
-        " context_text, source_hash, embedding, event_time"
-    )
-    start = datetime(2024, 1, 1, tzinfo=timezone.utc)
-    for lo in range(0, len(texts), 5_000):
-        async with engine.begin() as conn:
-            raw = (await conn.get_raw_connection()).driver_connection
-            async with raw.cursor() as cur:
-                async with cur.copy(f"COPY {TABLE} ({cols}) FROM STDIN") as copy:
-                    for i in range(lo, min(len(texts), lo + 5_000)):
-                        body = texts[i]
-                        await copy.write_row(
-                            (
-                                str(uuid.uuid4()),
-                                APP,
-                                user,
-                                f"s-{(offset + i) // 50}",
-                                f"e-{offset + i}",
-                                "event",
-                                body.split(":", 1)[0],
-                                "user",
-                                body,
-                                body,
-                                texts[i - 1] if i % 50 else "",
-                                "bench",
-                                scale._literal(embedder.vector(body)),
-                                start + timedelta(minutes=offset + i),
-                            )
-                        )
+    """``texts`` COPYed as ``user``'s rows after ``offset`` of theirs (``scale.copy_rows``)."""
+    await scale.copy_rows(engine, embedder, user, texts, offset=offset, batch=5_000)
 
 
 async def _child_api(url: str, rows: int, seed: int) -> None:

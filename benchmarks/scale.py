@@ -179,13 +179,32 @@ async def load_user(engine, embedder: HashingEmbedder, user: str, texts: list[st
                 text(f"DELETE FROM {TABLE} WHERE app_name = :a AND user_id = :u"),
                 {"a": APP, "u": user},
             )
+    t0 = time.perf_counter()
+    await copy_rows(engine, embedder, user, texts, progress=True)
+    return len(texts) / (time.perf_counter() - t0)
+
+
+async def copy_rows(
+    engine,
+    embedder: HashingEmbedder,
+    user: str,
+    texts: list[str],
+    *,
+    offset: int = 0,
+    batch: int = 20_000,
+    progress: bool = False,
+) -> None:
+    """COPY ``texts`` as ``user``'s rows (one transaction per ``batch``), appended after the
+    ``offset`` rows the user already has: sessions of 50 turns, each turn indexed with the one
+    before it, one minute apart from 2024-01-01 (the statistics triggers run)."""
+    from adk_memory_kit.memory.tables import TABLE
+
     cols = (
         "id, app_name, user_id, session_id, event_id, kind, author, role, text, search_text,"
         " context_text, source_hash, embedding, event_time"
     )
     start = datetime(2024, 1, 1, tzinfo=timezone.utc)
     t0 = time.perf_counter()
-    batch = 20_000
     for lo in range(0, len(texts), batch):
         async with engine.begin() as conn:
             raw = (await conn.get_raw_connection()).driver_connection
@@ -198,8 +217,8 @@ async def load_user(engine, embedder: HashingEmbedder, user: str, texts: list[st
                                 str(uuid.uuid4()),
                                 APP,
                                 user,
-                                f"s-{i // 50}",
-                                f"e-{i}",
+                                f"s-{(offset + i) // 50}",
+                                f"e-{offset + i}",
                                 "event",
                                 body.split(":", 1)[0],
                                 "user",
@@ -208,13 +227,13 @@ async def load_user(engine, embedder: HashingEmbedder, user: str, texts: list[st
                                 texts[i - 1] if i % 50 else "",
                                 "bench",
                                 _literal(embedder.vector(body)),
-                                start + timedelta(minutes=i),
+                                start + timedelta(minutes=offset + i),
                             )
                         )
-        done = min(len(texts), lo + batch)
-        rate = done / (time.perf_counter() - t0)
-        print(f"  {user}: {done:,}/{len(texts):,} rows ({rate:,.0f} rows/s)", file=sys.stderr)
-    return len(texts) / (time.perf_counter() - t0)
+        if progress:
+            done = min(len(texts), lo + batch)
+            rate = done / (time.perf_counter() - t0)
+            print(f"  {user}: {done:,}/{len(texts):,} rows ({rate:,.0f} rows/s)", file=sys.stderr)
 
 
 async def vacuum(engine) -> None:
