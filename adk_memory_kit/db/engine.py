@@ -79,6 +79,9 @@ POOLER_ENV = "ADK_MEMORY_KIT_POOLER"
 POOLER_PARAM = "adk_pooler"
 _POOLERS = ("none", "session", "transaction")
 _TRANSACTION_POOLED: weakref.WeakSet[Any] = weakref.WeakSet()
+#: psycopg's connection options behind a transaction pooler: a statement prepared on one
+#: server connection is unknown on the next one, so none is prepared
+_UNPREPARED = {"prepare_threshold": None}
 
 
 def behind_transaction_pooler(engine: AsyncEngine) -> bool:
@@ -110,7 +113,7 @@ def foreign_engine_options(db_url: str) -> tuple[str, dict[str, Any]]:
     ``DatabaseSessionService``) on the same database: the kit's pooler parameter removed, and
     server-side prepared statements off behind a transaction pooler."""
     url, mode = _pooler_of(db_url, None)
-    return url, ({"connect_args": {"prepare_threshold": None}} if mode == "transaction" else {})
+    return url, ({"connect_args": dict(_UNPREPARED)} if mode == "transaction" else {})
 
 
 def make_engine(
@@ -149,10 +152,10 @@ def make_engine(
         raise InvalidInputError("pooler must be a string")
     enabled = rls.rls_default() if rls_enabled is None else rls_enabled
     url, mode = _pooler_of(resolve_db_url(db_url), pooler)
-    connect_args = dict(kwargs.pop("connect_args", None) or {})
-    if mode == "transaction":
-        # a statement prepared on one server connection is unknown on the next one
-        connect_args.setdefault("prepare_threshold", None)
+    connect_args = {
+        **(_UNPREPARED if mode == "transaction" else {}),
+        **(kwargs.pop("connect_args", None) or {}),
+    }
     try:
         engine = create_async_engine(
             url,

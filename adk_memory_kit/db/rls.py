@@ -167,23 +167,29 @@ def install(engine: AsyncEngine, enabled: bool, *, per_transaction: bool = False
         event.listen(sync.pool, "connect", _operator_session)
 
 
-def _operator_transaction(conn: Connection) -> None:
-    """``begin`` hook behind a transaction pooler: operator mode for this transaction only."""
-    dbapi_connection = conn.connection.dbapi_connection
-    assert dbapi_connection is not None
+def _execute(dbapi_connection: Any, sql: str, params: tuple[str, ...] = ()) -> None:
+    """Run one statement on the driver's connection (inside SQLAlchemy's own hooks)."""
     cursor = dbapi_connection.cursor()
     try:
-        cursor.execute(_OPERATOR)
+        cursor.execute(sql, params)
     finally:
         cursor.close()
+
+
+def _in_transaction(conn: Connection, sql: str, params: tuple[str, ...] = ()) -> None:
+    """Run one statement first in the transaction ``conn`` begins."""
+    dbapi_connection = conn.connection.dbapi_connection
+    assert dbapi_connection is not None
+    _execute(dbapi_connection, sql, params)
+
+
+def _operator_transaction(conn: Connection) -> None:
+    """``begin`` hook behind a transaction pooler: operator mode for this transaction only."""
+    _in_transaction(conn, _OPERATOR)
 
 
 def _operator_session(dbapi_connection: Any, connection_record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    try:
-        cursor.execute(_OPERATOR_SESSION)
-    finally:
-        cursor.close()
+    _execute(dbapi_connection, _OPERATOR_SESSION)
     dbapi_connection.commit()
 
 
@@ -238,13 +244,7 @@ def _enter_scope(conn: Connection) -> None:
         sql, params = _NOBODY_AS_ROLE, (role,)
     else:
         sql, params = _NOBODY, ()  # no scope: the settings are empty, no row matches
-    dbapi_connection = conn.connection.dbapi_connection
-    assert dbapi_connection is not None
-    cursor = dbapi_connection.cursor()
-    try:
-        cursor.execute(sql, params)
-    finally:
-        cursor.close()
+    _in_transaction(conn, sql, params)
 
 
 @asynccontextmanager
