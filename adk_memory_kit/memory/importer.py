@@ -24,7 +24,7 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ from google.adk.memory.memory_entry import MemoryEntry
 from google.adk.sessions.session import Session
 from google.genai import types
 
+from adk_memory_kit.core.times import parse_time
 from adk_memory_kit.core.validation import check_scope
 from adk_memory_kit.db.embedded import kit_home
 from adk_memory_kit.errors import InvalidInputError
@@ -73,32 +74,32 @@ class _Turn:
 
 @dataclass
 class _State:
+    """An import's progress file: records done, and whether the import finished."""
+
     path: Path
     done: int = 0
     complete: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        body = {"done": self.done, "complete": self.complete, **self.extra}
+        body = {"done": self.done, "complete": self.complete}
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(body), encoding="utf-8")
         tmp.replace(self.path)
 
 
 def _when(value: Any, where: str) -> datetime:
-    """A record's time: ISO 8601 text or seconds since the epoch; none: now."""
+    """A record's time: ISO 8601 text or seconds since the epoch (:func:`parse_time`); none:
+    now."""
     if value is None or value == "":
         return datetime.now(timezone.utc)
     try:
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return datetime.fromtimestamp(float(value), timezone.utc)
-        when = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    except (ValueError, OverflowError, OSError):
-        raise InvalidInputError(
-            f"{where}: the time is neither ISO 8601 nor epoch seconds"
-        ) from None
-    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+        when = parse_time(value)
+    except (OverflowError, OSError, ValueError):  # epoch seconds out of range
+        when = None
+    if when is None:
+        raise InvalidInputError(f"{where}: the time is neither ISO 8601 nor epoch seconds")
+    return when
 
 
 def _text(value: Any, where: str) -> str:
@@ -284,8 +285,7 @@ async def import_memories(
         check_scope(app_name or "app", user_id or "user")
     state = _State(Path(state_file) if state_file else state_path(path, format, app_name, user_id))
     if resume and state.path.is_file():
-        saved = json.loads(state.path.read_text(encoding="utf-8"))
-        state.done, state.complete = int(saved.get("done", 0)), bool(saved.get("complete"))
+        state.done = int(json.loads(state.path.read_text(encoding="utf-8")).get("done", 0))
     report = ImportReport(skipped=state.done if resume else 0)
     records = _READERS[format](path, app_name, user_id)
     async for unit in _read_units(records, batch):

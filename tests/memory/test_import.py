@@ -145,6 +145,10 @@ async def test_bad_input_names_the_record_never_its_text(memory, tmp_path):
     with pytest.raises(InvalidInputError) as caught:
         await memory.import_memories(source, app_name="imp_bad", state_file=tmp_path / "st")
     assert "line 2" in str(caught.value) and "diary" not in str(caught.value)
+    when = tmp_path / "when.jsonl"
+    when.write_text('{"user_id": "fay", "text": "fine", "timestamp": "last tuesday"}\n')
+    with pytest.raises(InvalidInputError, match="line 1: the time is neither"):
+        await memory.import_memories(when, app_name="imp_bad", state_file=tmp_path / "st2")
     with pytest.raises(InvalidInputError, match="format must be one of"):
         await memory.import_memories(source, format="csv")
     with pytest.raises(InvalidInputError, match="not a readable file"):
