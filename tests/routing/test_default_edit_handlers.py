@@ -8,28 +8,11 @@ import asyncio
 from datetime import datetime, timezone
 
 import pytest
-from google.adk.agents.llm_agent import LlmAgent
-from google.adk.sessions.database_session_service import DatabaseSessionService
 
-from adk_memory_kit import PgVectorMemoryService
 from adk_memory_kit.core.markers import FORGET_STATE_KEY
-from adk_memory_kit.routing import MemoryApplier, MemoryRoutingPlugin
-from adk_memory_kit.testing import ScriptedLlm
-from tests.support.memory import unique
+from adk_memory_kit.routing import MemoryApplier
 from tests.support.routing import Harness
 from tests.support.routing import texts_of as texts
-
-
-@pytest.fixture
-async def harness(db_url, embedder):
-    sessions = DatabaseSessionService(db_url=db_url)
-    memory = PgVectorMemoryService(db_url, embedder=embedder)
-    agent = LlmAgent(name="helper", model=ScriptedLlm(responder=lambda _: "Noted."))
-    h = Harness(agent, sessions, memory=memory, plugins=[MemoryRoutingPlugin()], user=unique("u"))
-    await h.start()
-    yield h, memory
-    await memory.close()
-    await sessions.close()
 
 
 async def everything(memory, h: Harness, queries: list[str]) -> set[str]:

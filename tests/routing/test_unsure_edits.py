@@ -13,19 +13,11 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-import pytest
-from google.adk.agents.llm_agent import LlmAgent
-from google.adk.sessions.database_session_service import DatabaseSessionService
-
-from adk_memory_kit import PgVectorMemoryService
 from adk_memory_kit.core.markers import (
     FORGET_STATE_KEY,
     MAY_UPDATE,
     PENDING_FORGET_KEY,
 )
-from adk_memory_kit.routing import MemoryRoutingPlugin
-from adk_memory_kit.testing import ScriptedLlm
-from tests.support.memory import unique
 from tests.support.routing import Harness, store_facts
 from tests.support.routing import texts_of as texts
 
@@ -33,18 +25,6 @@ OLD = "My son's swimming lessons are with coach Daniel"
 NEIGHBOUR = "His football training is still with coach Mark"
 NEW = "we stopped coach Daniel, he swims with the club squad on Wednesdays now"
 QUESTION = "Who does my son swim with now?"
-
-
-@pytest.fixture
-async def harness(db_url, embedder):
-    sessions = DatabaseSessionService(db_url=db_url)
-    memory = PgVectorMemoryService(db_url, embedder=embedder)
-    agent = LlmAgent(name="helper", model=ScriptedLlm(responder=lambda _: "Noted."))
-    h = Harness(agent, sessions, memory=memory, plugins=[MemoryRoutingPlugin()], user=unique("u"))
-    await h.start()
-    yield h, memory
-    await memory.close()
-    await sessions.close()
 
 
 async def _current(memory, h: Harness, text: str):
