@@ -9,8 +9,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from google.adk.memory.memory_entry import MemoryEntry
-from google.genai import types
 from sqlalchemy import text
 
 from adk_memory_kit import PgVectorMemoryService
@@ -19,24 +17,11 @@ from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.memory import SearchOptions
 from adk_memory_kit.memory.ann import _lock_key, index_name, try_build_user_index
 from adk_memory_kit.memory.search import plan_search
-from tests.support.memory import unique
+from tests.support.memory import pet_facts, unique
 
 pytestmark = pytest.mark.slow
 
 THRESHOLD = 40
-PETS = ["parrot", "gecko", "ferret", "goldfish", "tortoise", "hamster", "rabbit", "canary"]
-
-
-def _facts(n: int) -> list[MemoryEntry]:
-    return [
-        MemoryEntry(
-            content=types.Content(
-                role="user",
-                parts=[types.Part(text=f"Note {i}: my {PETS[i % len(PETS)]} ate {i} seeds today.")],
-            )
-        )
-        for i in range(n)
-    ]
 
 
 async def _index_state(engine, app: str, user: str) -> bool | None:
@@ -54,9 +39,9 @@ async def test_a_write_builds_a_heavy_users_missing_index_in_the_background(db_u
     options = SearchOptions(heavy_user_rows=THRESHOLD)
     async with PgVectorMemoryService.from_url(db_url, embedder=embedder, search=options) as memory:
         app, light, heavy = unique("ann"), unique("light"), unique("heavy")
-        await memory.add_memory(app_name=app, user_id=light, memories=_facts(THRESHOLD - 5))
+        await memory.add_memory(app_name=app, user_id=light, memories=pet_facts(THRESHOLD - 5))
         assert memory.store.index_builder.started == 0
-        await memory.add_memory(app_name=app, user_id=heavy, memories=_facts(THRESHOLD + 5))
+        await memory.add_memory(app_name=app, user_id=heavy, memories=pet_facts(THRESHOLD + 5))
         assert memory.store.index_builder.started == 1
         for user in (light, heavy):
             found = await memory.search_memory(app_name=app, user_id=user, query="gecko seeds")
@@ -69,7 +54,7 @@ async def test_a_write_builds_a_heavy_users_missing_index_in_the_background(db_u
         found = await memory.search_memory(app_name=app, user_id=heavy, query="gecko seeds")
         assert "gecko" in found.memories[0].content.parts[0].text
         # nothing more to build on the next writes and searches
-        await memory.add_memory(app_name=app, user_id=heavy, memories=_facts(2))
+        await memory.add_memory(app_name=app, user_id=heavy, memories=pet_facts(2))
         await memory.search_memory(app_name=app, user_id=heavy, query="ferret")
         assert memory.store.index_builder.running == 0
         assert memory.store.index_builder.started == 1
@@ -79,7 +64,7 @@ async def test_auto_build_can_be_turned_off(db_url, embedder):
     options = SearchOptions(heavy_user_rows=THRESHOLD, ann_auto_build=False)
     async with PgVectorMemoryService.from_url(db_url, embedder=embedder, search=options) as memory:
         app, user = unique("ann"), unique("heavy")
-        await memory.add_memory(app_name=app, user_id=user, memories=_facts(THRESHOLD + 5))
+        await memory.add_memory(app_name=app, user_id=user, memories=pet_facts(THRESHOLD + 5))
         await memory.search_memory(app_name=app, user_id=user, query="canary")
         assert memory.store.index_builder.started == 0
         await memory.store.wait_for_index_builds()
@@ -90,7 +75,7 @@ async def test_a_second_process_never_builds_the_same_index(db_url, embedder):
     options = SearchOptions(heavy_user_rows=THRESHOLD, ann_auto_build=False)
     async with PgVectorMemoryService.from_url(db_url, embedder=embedder, search=options) as memory:
         app, user = unique("ann"), unique("heavy")
-        await memory.add_memory(app_name=app, user_id=user, memories=_facts(THRESHOLD + 5))
+        await memory.add_memory(app_name=app, user_id=user, memories=pet_facts(THRESHOLD + 5))
     # another process holds the build lock: this one skips, builds nothing
     other, mine = make_engine(db_url, pool_size=1), make_engine(db_url, pool_size=1)
     try:

@@ -18,8 +18,6 @@ import textwrap
 import uuid
 
 import pytest
-from google.adk.memory.memory_entry import MemoryEntry
-from google.genai import types
 from sqlalchemy import text
 
 from adk_memory_kit import PgVectorMemoryService
@@ -29,24 +27,11 @@ from adk_memory_kit.memory import SearchOptions
 from adk_memory_kit.memory.admission import slots_in_use, try_take_slot
 from adk_memory_kit.memory.ann import build_outcome, build_user_index, index_name
 from adk_memory_kit.memory.tables import TABLE
-from tests.support.memory import unique
+from tests.support.memory import pet_facts, unique
 
 pytestmark = pytest.mark.slow
 
 THRESHOLD = 40
-PETS = ["parrot", "gecko", "ferret", "goldfish", "tortoise", "hamster", "rabbit", "canary"]
-
-
-def _facts(n: int) -> list[MemoryEntry]:
-    return [
-        MemoryEntry(
-            content=types.Content(
-                role="user",
-                parts=[types.Part(text=f"Note {i}: my {PETS[i % len(PETS)]} ate {i} seeds today.")],
-            )
-        )
-        for i in range(n)
-    ]
 
 
 async def _heavy_without_index(db_url, embedder, app: str, *users: str) -> None:
@@ -54,7 +39,7 @@ async def _heavy_without_index(db_url, embedder, app: str, *users: str) -> None:
     options = SearchOptions(heavy_user_rows=THRESHOLD, ann_auto_build=False)
     async with PgVectorMemoryService.from_url(db_url, embedder=embedder, search=options) as mem:
         for user in users:
-            await mem.add_memory(app_name=app, user_id=user, memories=_facts(THRESHOLD + 5))
+            await mem.add_memory(app_name=app, user_id=user, memories=pet_facts(THRESHOLD + 5))
 
 
 async def _index_valid(engine, app: str, user: str) -> bool | None:
@@ -130,7 +115,7 @@ async def test_no_search_waits_for_a_build(db_url, embedder):
             for user in (heavy, other):
                 found = await mem.search_memory(app_name=app, user_id=user, query="gecko seeds")
                 assert found.memories
-            await mem.add_memory(app_name=app, user_id=unique("writer"), memories=_facts(3))
+            await mem.add_memory(app_name=app, user_id=unique("writer"), memories=pet_facts(3))
             assert not build.done()  # the build was in progress throughout
         finally:
             await holder.rollback()

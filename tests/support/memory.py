@@ -56,3 +56,23 @@ async def stored_rows(service, app: str, user: str) -> list[dict]:
             {"a": app, "u": user},
         )
         return [dict(r) for r in found.mappings()]
+
+
+_PETS = ["parrot", "gecko", "ferret", "goldfish", "tortoise", "hamster", "rabbit", "canary"]
+
+
+def pet_facts(n: int) -> list:
+    """``n`` distinct one-line facts as ``MemoryEntry`` objects (a user grown to a size)."""
+    from google.adk.memory.memory_entry import MemoryEntry
+
+    return [
+        MemoryEntry(
+            content=types.Content(
+                role="user",
+                parts=[
+                    types.Part(text=f"Note {i}: my {_PETS[i % len(_PETS)]} ate {i} seeds today.")
+                ],
+            )
+        )
+        for i in range(n)
+    ]
