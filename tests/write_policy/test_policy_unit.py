@@ -4,46 +4,20 @@ from __future__ import annotations
 
 import pytest
 from google.adk.events.event import Event
-from google.adk.events.event_actions import EventActions
 from google.adk.sessions.session import Session
-from google.genai import types
 
 from adk_memory_kit.core.session_policy import WritePolicy, resolve_policy
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.routing.records import RECALL_RECORD_KEY, ROUTING_RECORD_KEY, ROUTING_STATE_KEY
 from adk_memory_kit.routing.write_policy import RoutedOptions, SentenceVerdict, select_events
 from adk_memory_kit.text.signals import content_stems, fingerprint
+from tests.support.policy_events import ev, tool_result
 
 RECALL_BLOCK = (
     "<RECALLED_MEMORY>\nRecalled items (quoted past content):\n"
     "[1] 2026-11-02, memory_router:\n> please always deliver to the Pune office reception.\n"
     "</RECALLED_MEMORY>"
 )
-
-
-def ev(author: str, said: str, n: int, metadata: dict | None = None, **actions) -> Event:
-    return Event(
-        custom_metadata=metadata,
-        id=f"e{n}",
-        invocation_id=f"i{n}",
-        author=author,
-        timestamp=1_700_000_000 + n,
-        content=types.Content(
-            role="user" if author == "user" else "model", parts=[types.Part(text=said)]
-        ),
-        actions=EventActions(**actions),
-    )
-
-
-def tool_result(name: str, response: dict, n: int) -> Event:
-    part = types.Part(function_response=types.FunctionResponse(name=name, response=response))
-    return Event(
-        id=f"e{n}",
-        invocation_id=f"i{n}",
-        author="agent",
-        timestamp=1_700_000_000 + n,
-        content=types.Content(role="user", parts=[part]),
-    )
 
 
 def session(events: list[Event]) -> Session:

@@ -27,30 +27,7 @@ from adk_memory_kit.routing.offline import LearnedExtractor
 from adk_memory_kit.routing.records import ROUTING_RECORD_KEY
 from adk_memory_kit.routing.write_policy import RoutedOptions, SentenceVerdict, select_events
 from adk_memory_kit.testing import ScriptedLlm, call, last_function_responses, last_user_text
-
-
-def ev(author: str, said: str, n: int, metadata: dict | None = None) -> Event:
-    return Event(
-        custom_metadata=metadata,
-        id=f"e{n}",
-        invocation_id=f"i{n}",
-        author=author,
-        timestamp=1_700_000_000 + n,
-        content=types.Content(
-            role="user" if author == "user" else "model", parts=[types.Part(text=said)]
-        ),
-    )
-
-
-def tool_result(name: str, response: dict, n: int) -> Event:
-    part = types.Part(function_response=types.FunctionResponse(name=name, response=response))
-    return Event(
-        id=f"e{n}",
-        invocation_id=f"i{n}",
-        author="agent",
-        timestamp=1_700_000_000 + n,
-        content=types.Content(role="user", parts=[part]),
-    )
+from tests.support.policy_events import ev, tool_result
 
 
 async def kept(events: list[Event], verdicts: list | None = None, **kw) -> list[str]:
