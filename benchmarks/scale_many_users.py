@@ -376,41 +376,20 @@ def plot(runs: list[tuple[str, list[dict]]], path: str, clients: int) -> None:
     for n, (label, points) in enumerate(runs):
         rows = [p["rows"] for p in points]
         dash = "-" if n == 0 else ":"
-        left.plot(
-            rows,
-            [p["light_p95"] for p in points],
-            "o" + dash,
-            color="C0",
-            label=f"light users, {label}",
-        )
-        left.plot(
-            rows,
-            [p["heavy_p95"] for p in points],
-            "s" + dash,
-            color="C1",
-            label=f"heavy users, {label}",
-        )
-        right.plot(
-            rows,
-            [p["searches_per_s"] for p in points],
-            "o" + dash,
-            color="C0",
-            label=f"searches/s, {clients} clients, {label}",
-        )
-        right.plot(
-            rows,
-            [p["write_rows_per_s_n"] for p in points],
-            "s" + dash,
-            color="C1",
-            label=f"write rows/s, {clients} writers, {label}",
-        )
-        right.plot(
-            rows,
-            [p["write_rows_per_s_1"] for p in points],
-            "^" + dash,
-            color="C2",
-            label=f"write rows/s, 1 writer, {label}",
-        )
+        for axis, key, marker, color, name in (
+            (left, "light_p95", "o", "C0", "light users"),
+            (left, "heavy_p95", "s", "C1", "heavy users"),
+            (right, "searches_per_s", "o", "C0", f"searches/s, {clients} clients"),
+            (right, "write_rows_per_s_n", "s", "C1", f"write rows/s, {clients} writers"),
+            (right, "write_rows_per_s_1", "^", "C2", "write rows/s, 1 writer"),
+        ):
+            axis.plot(
+                rows,
+                [p[key] for p in points],
+                marker + dash,
+                color=color,
+                label=f"{name}, {label}",
+            )
         for p in points:
             left.annotate(
                 f"{p['users']:,} users",
