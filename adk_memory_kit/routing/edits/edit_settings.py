@@ -44,6 +44,9 @@ class EditSettings:
     # a weaker best match with a close runner-up is ambiguous (asked, not guessed)
     forget_confident_similarity: float = 0.45
     max_forget: int = 50
+    # a request the grammar cannot read: this many memories closest to the whole sentence are
+    # looked at (those at least ``ask_min_similarity`` close are shown to confirm)
+    unread_request_candidates: int = 8
     # a memory sharing no word with the subject matches it directly only this close
     unshared_min_similarity: float = 0.6
     # ... but with nothing else to delete or ask about, one this close (and about no one the

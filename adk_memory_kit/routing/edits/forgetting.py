@@ -150,7 +150,7 @@ class Forgetting:
             service,
             context.session,
             text,
-            self.settings.update_candidates,
+            self.settings.unread_request_candidates,
             include_superseded=False,
         )
         close = [m for m in found if dense_score(m) >= self.settings.ask_min_similarity]
