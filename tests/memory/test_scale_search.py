@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from adk_memory_kit import PgVectorMemoryService
 from adk_memory_kit.core.scope import user_scope
+from adk_memory_kit.db.engine import make_engine
 from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.errors import EmbedderError, InvalidInputError
 from adk_memory_kit.memory.ann import (
@@ -453,13 +454,13 @@ async def test_the_plan_brings_the_lexemes_the_lexical_lists_would_probe(service
     assert all("zebra" not in t for t in texts(found))
 
 
-async def test_a_heavy_search_takes_two_pooled_connections(services, embedder):
+async def test_a_heavy_search_takes_two_pooled_connections(db_url, services, embedder):
     """The plan and the lexical lists share one connection, the dense list the other."""
     _, heavy = services
     app, user = unique("app"), unique("u")
     await _seed(heavy, app, user)
     # the write side may have started the user's build in the background (memory/ann.py):
-    # let it finish, so that only the search's own connections are counted
+    # let it finish first
     await heavy.store.wait_for_index_builds()
     await build_user_index(heavy.engine, app, user)
     (qvec,) = await embedder.embed(["blue lamp order"])
@@ -471,12 +472,14 @@ async def test_a_heavy_search_takes_two_pooled_connections(services, embedder):
     async def embed_query():
         return qvec
 
-    pool = heavy.engine.sync_engine.pool
-    event.listen(pool, "checkout", counted)
+    # the search runs on an engine of its own, so only its checkouts are counted (none of the
+    # service's background work: builds, recall-access flushes)
+    engine = make_engine(db_url)
+    event.listen(engine.sync_engine.pool, "checkout", counted)
     try:
         with user_scope(app, user):
             rows = await search_on_engine(
-                heavy.engine,
+                engine,
                 app=app,
                 user=user,
                 embed_query=embed_query,
@@ -485,7 +488,8 @@ async def test_a_heavy_search_takes_two_pooled_connections(services, embedder):
                 options=heavy.store.search_options,
             )
     finally:
-        event.remove(pool, "checkout", counted)
+        event.remove(engine.sync_engine.pool, "checkout", counted)
+        await engine.dispose()
     assert "lamp" in rows[0]["text"]
     assert len(checkouts) == 2
 
