@@ -216,7 +216,7 @@ async def kind_fit(self: ConversationEdits, embedder, head: str, vectors: np.nda
 
 async def signals(edits: ConversationEdits, embedder, subject: str, texts: list[str]) -> dict:
     """``ConversationEdits.assess`` and the extra signals the scorer weighs."""
-    seen = await edits.assess(embedder, subject, texts)
+    seen = await edits.assessor.assess(embedder, subject, texts)
     whose = possessor(subject)
     head = _head(subject, whose) if whose else subject
     naming = sorted(
@@ -280,7 +280,7 @@ def evaluate(edits: ConversationEdits, case: dict, p: np.ndarray, threshold: flo
     memories = [entry(t) for t in case["texts"]]
     seen = case["seen"]
     scored = list(zip(memories, seen.scores, seen.own, strict=True))
-    chosen, ambiguous = edits.decide(case["subject"], scored)
+    chosen, ambiguous = edits.chooser.decide(case["subject"], scored)
     learned = [m for m, q in zip(memories, p, strict=True) if q >= threshold]
     if not chosen and learned:
         chosen, ambiguous = learned, 0

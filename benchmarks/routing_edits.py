@@ -156,7 +156,19 @@ async def run_plain(row, memory, router, applier, show: bool) -> dict:
     kept = await still_current(memory, app, user, unrelated)
     if show and len(kept) < len(unrelated):
         print(f"miss (plain fact superseded an unrelated memory): {row['new']!r}")
+    # the same fact as the router read it (not forced): linked to a memory on another subject?
+    user = f"u-{uuid.uuid4().hex[:8]}"
+    await store_facts(memory, app, user, unrelated, datetime.now(timezone.utc) - timedelta(days=30))
+    context = make_context(app=app, user=user, memory=memory)
+    linked = False
+    for r in routes:
+        for c in r.candidates:
+            outcome = await applier.apply_one(c, context)
+            linked = linked or (outcome is not None and outcome.detail.startswith("may update"))
+    if show and linked:
+        print(f"miss (plain fact linked to an unrelated memory): {row['new']!r}")
     return {
+        "linked": linked,
         "flagged": flagged,
         "unrelated_superseded": len(unrelated) - len(kept),
         "unrelated": len(unrelated),
@@ -560,12 +572,13 @@ async def main() -> None:
 
         print(
             "\n| unrelated memories wrongly superseded | by the updates | by plain facts "
-            "forced to count as updates | plain facts flagged as updates | plain facts stored |"
+            "forced to count as updates | plain facts flagged as updates | plain facts stored "
+            "| plain facts linked to an unrelated memory |"
         )
-        print("|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|")
         print(
             f"| {wrong(updates + plains)} | {wrong(updates)} | {wrong(plains)} | "
-            f"{rate(plains, 'flagged')} | {rate(plains, 'stored')} |"
+            f"{rate(plains, 'flagged')} | {rate(plains, 'stored')} | {rate(plains, 'linked')} |"
         )
     if not forgets:
         return

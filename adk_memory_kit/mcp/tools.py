@@ -247,7 +247,7 @@ class MemoryTools:
                 limit=FORGET_CANDIDATES,
                 record_access=False,
             )
-            chosen, unsure = self.edits.forget_matches(found.memories)
+            chosen, unsure = self.edits.chooser.forget_matches(found.memories)
             for entry in chosen:
                 if await self.memory.delete_memory(
                     app_name=who.app_name, user_id=who.user_id, memory_id=str(entry.id)

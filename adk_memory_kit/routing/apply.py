@@ -139,6 +139,10 @@ class MemoryApplier:
         confirmation_handler: settles a forget request's pending question with the user's
             answer (by default the conversation-edit handler's; the routing plugin calls it
             when the user replies); ``None``: such questions are never settled.
+        link_handler: stores a lasting fact not flagged ``replaces_earlier`` beside the current
+            memory it is close to, linked to it, so the newer one leads at read time (by
+            default the conversation-edit handler: changes said without a change word);
+            ``None`` (or when it links none): the fact is stored as usual.
         update_handler: writes a fact flagged ``replaces_earlier`` by superseding the earlier
             one (by default the conversation-edit handler); ``None`` (or when it finds none):
             the fact is stored as usual. A ``user:``
@@ -164,8 +168,9 @@ class MemoryApplier:
         forget_handler: ForgetHandler | None = DEFAULT,
         update_handler: UpdateHandler | None = DEFAULT,
         confirmation_handler: ConfirmationHandler | None = DEFAULT,
+        link_handler: UpdateHandler | None = DEFAULT,
     ) -> None:
-        if DEFAULT in (forget_handler, update_handler, confirmation_handler):
+        if DEFAULT in (forget_handler, update_handler, confirmation_handler, link_handler):
             defaults = conversation_edit_handlers()
             if forget_handler is DEFAULT:
                 forget_handler = defaults.get("forget_handler")
@@ -173,9 +178,12 @@ class MemoryApplier:
                 update_handler = defaults.get("update_handler")
             if confirmation_handler is DEFAULT:
                 confirmation_handler = defaults.get("confirmation_handler")
+            if link_handler is DEFAULT:  # no updates wanted: no links either
+                link_handler = defaults.get("link_handler") if update_handler else None
         self.forget_handler: ForgetHandler | None = forget_handler
         self.update_handler: UpdateHandler | None = update_handler
         self.confirmation_handler: ConfirmationHandler | None = confirmation_handler
+        self.link_handler: UpdateHandler | None = link_handler
         self.vocabulary = vocabulary
         self.health_keys = frozenset(health_keys)
         self._queue_by_default = review_queue is DEFAULT
@@ -420,10 +428,11 @@ class MemoryApplier:
         return ""
 
     async def _long_term(self, candidate: Candidate, context: Context) -> RoutingOutcome:
-        if candidate.replaces_earlier and self.update_handler is not None:
-            replaced = await self.update_handler(candidate, context)
-            if replaced is not None:
-                return replaced
+        handler = self.update_handler if candidate.replaces_earlier else self.link_handler
+        if handler is not None:
+            written = await handler(candidate, context)
+            if written is not None:
+                return written
         entry, meta = long_term_entry(
             candidate, author=self.author, source="routing", session_id=context.session.id
         )

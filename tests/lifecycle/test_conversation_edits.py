@@ -90,6 +90,9 @@ def test_the_subject_ends_with_its_clause(request_text, subject):
         # a detail of the user's is not a change of plan
         ("Forget the bit about the party, I was drunk.", True, False),
         ("Forget the name of my son's nursery, I overshared.", True, False),
+        # a request that ends its own sentence is not a change of plan
+        ("Forget the Oslo job idea please. It isn't happening anyway.", True, False),
+        ("Forget it. I'll ring them myself.", True, True),
     ],
 )
 def test_only_a_sentence_opening_with_a_deletion_verb_asks_to_forget(text, asks, idiom):
@@ -231,31 +234,40 @@ def test_the_possessor_of_someone_elses_detail_is_found(request_text, whose):
 
 def test_a_weak_best_match_with_a_close_runner_up_is_not_guessed_at():
     edits = ConversationEdits()
-    assert edits.choose([("a", 0.40), ("b", 0.37)]) == ([], 2)
-    assert edits.choose([("a", 0.70), ("b", 0.50)]) == (["a"], 0)
-    assert edits.choose([("a", 0.70), ("b", 0.66)]) == (["a", "b"], 0)  # copies go together
-    assert edits.choose([("a", 0.2)]) == ([], 0)
+    assert edits.chooser.choose([("a", 0.40), ("b", 0.37)]) == ([], 2)
+    assert edits.chooser.choose([("a", 0.70), ("b", 0.50)]) == (["a"], 0)
+    assert edits.chooser.choose([("a", 0.70), ("b", 0.66)]) == (["a", "b"], 0)  # copies go together
+    assert edits.chooser.choose([("a", 0.2)]) == ([], 0)
 
 
 def test_the_decision_takes_only_memories_that_match_on_their_own_or_asks():
     edits = ConversationEdits()
     mine, ours, other = (_entry(t) for t in ("I was born in 1980.", "Our cat is 3.", "Hi."))
     # one memory matches on its own: it goes, a weaker one that does not stays
-    assert edits.decide("my birth year", [(mine, 0.62, True), (ours, 0.5, False)]) == ([mine], 0)
+    assert edits.chooser.decide("my birth year", [(mine, 0.62, True), (ours, 0.5, False)]) == (
+        [mine],
+        0,
+    )
     # none matches on its own: the weak ones are asked about, nothing goes
-    assert edits.decide("my birth year", [(mine, 0.4, False), (ours, 0.35, False)]) == ([], 2)
+    assert edits.chooser.decide("my birth year", [(mine, 0.4, False), (ours, 0.35, False)]) == (
+        [],
+        2,
+    )
     # below the floor: neither deleted nor asked
-    assert edits.decide("my birth year", [(other, 0.1, False)]) == ([], 0)
+    assert edits.chooser.decide("my birth year", [(other, 0.1, False)]) == ([], 0)
     # two match on their own, one far closer: it goes, the other is asked about, never
     # kept without a word
     gym, work = (_entry(t) for t in ("My gym locker code is 4471.", "My work locker code is 8822."))
-    assert edits.decide("the locker code", [(gym, 0.7, True), (work, 0.55, True)]) == ([gym], 1)
+    assert edits.chooser.decide("the locker code", [(gym, 0.7, True), (work, 0.55, True)]) == (
+        [gym],
+        1,
+    )
 
 
 @pytest.mark.slow
 async def test_the_assessment_is_aligned_with_the_texts_and_spares_someone_elses_detail(embedder):
     texts = ["You can reach me on 07700 900123.", "My sister's number is 07700 900456."]
-    seen = await ConversationEdits().assess(embedder, "my phone number", texts)
+    seen = await ConversationEdits().assessor.assess(embedder, "my phone number", texts)
     assert len(seen.cosines) == len(seen.own) == len(seen.about_others) == 2
     assert seen.names_kind  # "phone number" is a kind of detail
     assert list(seen.own) == [True, False]
@@ -278,7 +290,7 @@ async def test_the_assessment_is_aligned_with_the_texts_and_spares_someone_elses
 async def test_a_memory_lacking_the_subjects_name_or_identifier_is_not_taken_on_its_own(
     embedder, subject, other, same
 ):
-    seen = await ConversationEdits().assess(embedder, subject, [other])
+    seen = await ConversationEdits().assessor.assess(embedder, subject, [other])
     assert bool(seen.own[0]) is bool(same)
 
 
@@ -365,7 +377,9 @@ async def test_a_memory_lacking_the_subjects_name_or_identifier_is_not_taken_on_
 async def test_what_a_memory_says_of_the_subject_decides_a_match(
     embedder, request_text, texts, own
 ):
-    assessed = await ConversationEdits().assess(embedder, forget_subject(request_text), texts)
+    assessed = await ConversationEdits().assessor.assess(
+        embedder, forget_subject(request_text), texts
+    )
     assert assessed.own.tolist() == own
 
 
@@ -373,7 +387,7 @@ async def test_what_a_memory_says_of_the_subject_decides_a_match(
 async def test_a_name_alone_does_not_make_a_memory_the_subject(embedder):
     edits = ConversationEdits()
     texts = ["Marta and I broke up last winter.", "Marta from the bakery is retiring."]
-    seen = await edits.assess(embedder, "my ex-girlfriend Marta", texts)
+    seen = await edits.assessor.assess(embedder, "my ex-girlfriend Marta", texts)
     assert await edits.assessor.name_led(embedder, "my ex-girlfriend Marta", texts) == [False, True]
     assert not seen.own[1]  # shares only the name
     assert seen.own[0]
@@ -680,12 +694,12 @@ def test_an_ambiguous_match_is_settled_only_by_the_people_the_request_names():
     ours = _entry("Our daughter takes the bus to Northgate High.")
     mine = _entry("I took the bus to school every day.")
     scored = [(mine, 0.40), (ours, 0.38)]
-    assert edits.choose(scored) == ([], 2)  # weak and close: ambiguous on scores alone
-    assert edits.same_people("where my daughter goes to school", scored) == [ours]
+    assert edits.chooser.choose(scored) == ([], 2)  # weak and close: ambiguous on scores alone
+    assert edits.chooser.same_people("where my daughter goes to school", scored) == [ours]
     # a subject naming no one, or matches all about those people, stay a question
-    assert edits.same_people("where I went to school", scored) == []
+    assert edits.chooser.same_people("where I went to school", scored) == []
     theirs = _entry("Our daughter loves the school bus.")
-    assert edits.same_people("my daughter's school", [(ours, 0.4), (theirs, 0.38)]) == []
+    assert edits.chooser.same_people("my daughter's school", [(ours, 0.4), (theirs, 0.38)]) == []
 
 
 @pytest.mark.slow

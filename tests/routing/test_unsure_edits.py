@@ -87,3 +87,51 @@ async def test_a_request_in_words_the_grammar_cannot_read_is_asked_never_guessed
     assert state[FORGET_STATE_KEY]["confirmed"] is True
     assert await _current(memory, h, debt) is None
     assert await _current(memory, h, flatmate) is not None
+
+
+CAR = "I drive a 2012 Ford Focus to work"
+SWIM = "I swim at the Marlow leisure centre on Tuesdays"
+WIFE = "My wife cycles to the hospital every day"
+# said with no change word: the router stores it as a plain lasting fact
+MOVED_SWIM = "Tuesday swims are at the Henley pool"
+
+
+async def test_a_change_said_without_a_change_word_still_leads_the_fact_it_replaces(harness):
+    h, memory = harness
+    weeks_ago = datetime.now(timezone.utc) - timedelta(days=45)
+    await store_facts(memory, h.app, h.user, [SWIM, WIFE], weeks_ago)
+    old = await _current(memory, h, SWIM)
+
+    await h.turn(MOVED_SWIM)
+
+    # nothing is hidden: the older fact and the wife's are both still current
+    assert await _current(memory, h, SWIM) is not None
+    assert await _current(memory, h, WIFE) is not None
+    found = await memory.search(
+        app_name=h.app, user_id=h.user, query="Where do I swim on Tuesdays?"
+    )
+    said = [m for m in found.memories if "Henley" in texts_of_one(m)]
+    assert said, texts(found)
+    assert (said[0].custom_metadata or {}).get(MAY_UPDATE) == str(old.id)
+    order = texts(found)
+    assert order.index(texts_of_one(said[0])) < order.index(SWIM)
+
+
+async def test_a_fact_about_someone_else_is_not_linked_to_the_users_own(harness):
+    h, memory = harness
+    weeks_ago = datetime.now(timezone.utc) - timedelta(days=45)
+    await store_facts(memory, h.app, h.user, [CAR], weeks_ago)
+
+    await h.turn("My daughter just passed her driving test in a Kia Picanto")
+
+    found = await memory.search(app_name=h.app, user_id=h.user, query="Kia Picanto driving test")
+    said = [m for m in found.memories if "Picanto" in texts_of_one(m)]
+    assert said, texts(found)
+    assert MAY_UPDATE not in (said[0].custom_metadata or {})
+
+
+def test_no_update_handler_means_no_links_either():
+    from adk_memory_kit.routing import MemoryApplier
+
+    assert MemoryApplier(update_handler=None).link_handler is None
+    assert MemoryApplier().link_handler is not None

@@ -54,7 +54,7 @@ from google.adk.models.base_llm import BaseLlm
 
 from adk_memory_kit.routing.edits import pending_forget
 from adk_memory_kit.routing.edits.edit_settings import EditSettings
-from adk_memory_kit.routing.edits.forget_assessment import Assessment, ForgetAssessor
+from adk_memory_kit.routing.edits.forget_assessment import ForgetAssessor
 from adk_memory_kit.routing.edits.forget_choice import ForgetChooser
 from adk_memory_kit.routing.edits.forget_judge import ForgetJudge
 from adk_memory_kit.routing.edits.forget_matcher import ForgetMatcher
@@ -91,11 +91,9 @@ class ConversationEdits(EditSettings):
         """:meth:`.superseding.Superseder.update`: supersede the memory about the same subject."""
         return await self.superseder.update(candidate, context)
 
-    async def about_the_same(
-        self, service: Any, candidate: Candidate, memories: Sequence[Any]
-    ) -> Any | None:
-        """:meth:`.superseding.Superseder.about_the_same`: the memory ``candidate`` replaces."""
-        return await self.superseder.about_the_same(service, candidate, memories)
+    async def link(self, candidate: Candidate, context: Context) -> RoutingOutcome | None:
+        """:meth:`.superseding.Superseder.link`: a plain fact linked to the memory it nears."""
+        return await self.superseder.link(candidate, context)
 
     async def forget(self, candidate: Candidate, context: Context) -> RoutingOutcome:
         """:meth:`.forgetting.Forgetting.forget`: delete what the request names."""
@@ -105,68 +103,12 @@ class ConversationEdits(EditSettings):
         """:func:`.pending_forget.settle`: act on the user's answer to a pending question."""
         return await pending_forget.settle(context, answer)
 
-    async def assess(
-        self,
-        embedder: Any,
-        subject: str,
-        texts: list[str],
-        named_kinds: list[tuple[str, bool]] | None = None,
-    ) -> Assessment:
-        """:meth:`.forget_assessment.ForgetAssessor.assess`: how each text relates to a subject."""
-        return await self.assessor.assess(embedder, subject, texts, named_kinds)
-
-    def decide(
-        self, subject: str, scored: Sequence[tuple[Any, float, bool]]
-    ) -> tuple[list[Any], int]:
-        """:meth:`.forget_choice.ForgetChooser.decide`: what a request deletes, and asks."""
-        return self.chooser.decide(subject, scored)
-
-    def choose(self, scored: Sequence[tuple[Any, float]]) -> tuple[list[Any], int]:
-        """:meth:`.forget_choice.ForgetChooser.choose`: the close matches, unless ambiguous."""
-        return self.chooser.choose(scored)
-
-    def same_people(self, subject: str, scored: Sequence[tuple[Any, float]]) -> list[Any]:
-        """:meth:`.forget_choice.ForgetChooser.same_people`: those about the people named."""
-        return self.chooser.same_people(subject, scored)
-
-    def narrowed(
-        self, subject: str, matching: Sequence[tuple[Any, float]]
-    ) -> tuple[list[tuple[Any, float]], int]:
-        """:meth:`.forget_choice.ForgetChooser.narrowed`: those holding every naming word."""
-        return self.chooser.narrowed(subject, matching)
-
-    @staticmethod
-    def most_words(subject: str, weak: Sequence[tuple[Any, float]]) -> list[Any]:
-        """:meth:`.forget_choice.ForgetChooser.most_words`: the weak match holding most words."""
-        return ForgetChooser.most_words(subject, weak)
-
-    def shortlist(
-        self, scored: Sequence[tuple[Any, float, bool]], closeness: Sequence[float], chosen: Any
-    ) -> list[Any]:
-        """:meth:`.forget_choice.ForgetChooser.shortlist`: what the judge is shown."""
-        return self.chooser.shortlist(scored, closeness, chosen)
-
-    async def judged(
-        self,
-        subject: str,
-        scored: Sequence[tuple[Any, float, bool]],
-        closeness: Sequence[float],
-        chosen: list[Any],
-        ambiguous: int,
-    ) -> tuple[list[Any], int]:
-        """:meth:`.forget_choice.ForgetChooser.judged`: the judge's choice, else the offline one."""
-        return await self.chooser.judged(subject, scored, closeness, chosen, ambiguous)
-
-    def forget_matches(self, memories: Sequence[Any]) -> tuple[list[Any], int]:
-        """:meth:`.forget_choice.ForgetChooser.forget_matches`: :meth:`choose` by search score."""
-        return self.chooser.forget_matches(memories)
-
 
 def conversation_edit_handlers(
     edits: ConversationEdits | None = None, *, model: BaseLlm | str | None = None
 ) -> dict[str, Any]:
-    """``{"update_handler": ..., "forget_handler": ..., "confirmation_handler": ...}`` for
-    :class:`MemoryApplier`.
+    """``{"update_handler": ..., "link_handler": ..., "forget_handler": ...,
+    "confirmation_handler": ...}`` for :class:`MemoryApplier`.
 
     ``model``: the agent's own model (an ADK ``BaseLlm`` or a model name), asked which of the
     closest memories a forget request names (:class:`~.forget_judge.ForgetJudge`); ``None``
@@ -176,6 +118,7 @@ def conversation_edit_handlers(
         edits = replace(edits, forget_judge=ForgetJudge(model))
     return {
         "update_handler": edits.update,
+        "link_handler": edits.link,
         "forget_handler": edits.forget,
         "confirmation_handler": edits.settle,
     }

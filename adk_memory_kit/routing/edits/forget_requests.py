@@ -337,11 +337,15 @@ def is_idiom(request: str) -> bool:
     if parts[0].strip(" ,.!").lower() in _IDIOM:
         return True
     # a change of plan: "Forget the hotel, book an Airbnb instead", "Forget about the museum,
-    # we're out of time" (the thing is not the user's, and what follows is the new plan)
-    # ... but a detail or someone's thing is what the assistant holds ("forget the name of
-    # Jamie's school, I overshared")
+    # we're out of time" (the thing is not the user's, and what follows in the same sentence
+    # is the new plan) ... but a detail or someone's thing is what the assistant holds
+    # ("forget the name of Jamie's school, I overshared"), and a request that ends its own
+    # sentence is a request ("Forget the Oslo plan please. It's off anyway")
+    ends = _NEXT_CLAUSE.search(rest.strip())
     return (
-        bool(_FORGET_THE.match(text))
+        ends is not None
+        and not any(mark in ends.group() for mark in ".?!")
+        and bool(_FORGET_THE.match(text))
         and not _FIRST_PERSON_WORD.search(parts[0])
         and not _A_DETAIL.search(_first_clause(text))
     )

@@ -45,31 +45,7 @@ class Superseder:
         if service is None or curator is None:
             return None
         session = context.session
-        # the store's relevance floor is for answers, not for what a new fact may replace: a
-        # job said in other words ("I'm an analyst at X" / "I started at Y") is often below
-        # it; ``update_min_similarity`` is the bar here
-        looked_at = await below_the_floor(
-            service,
-            session,
-            candidate.text,
-            self.settings.update_candidates,
-            include_superseded=False,
-        )
-        if not looked_at:  # another service, or the wider search failed: the plain search
-            found = await service.search(
-                app_name=session.app_name,
-                user_id=session.user_id,
-                query=candidate.text,
-                limit=self.settings.update_candidates,
-                record_access=False,
-            )
-            looked_at = list(found.memories)
-        current = [
-            m
-            for m in looked_at
-            if "superseded_at" not in (m.custom_metadata or {})
-            and dense_score(m) >= self.settings.update_min_similarity
-        ]
+        current = await self.current_near(service, context, candidate.text)
         best = await self.about_the_same(service, candidate, current)
         if best is not None and not self.clear_choice(candidate, best, current):
             # the subject check chose a memory well behind the closest one: superseding the
@@ -97,6 +73,48 @@ class Superseder:
         return RoutingOutcome(
             MemoryHome.LONG_TERM, "stored", candidate.key, f"supersedes {fixed.old_id}"
         )
+
+    async def link(self, candidate: Candidate, context: Context) -> RoutingOutcome | None:
+        """A lasting fact the router did not flag as a change, stored beside the user's
+        current memory closest to it when that one is at least ``plain_link_similarity``
+        close, or ``plain_link_other_people_similarity`` when the two name different people
+        (:meth:`store_beside`; nothing is superseded or hidden). ``None``: no memory
+        that close, or linking is off: the fact is stored as usual."""
+        bar = self.settings.plain_link_similarity
+        service = context_memory_service(context)
+        if bar is None or service is None or getattr(service, "curator", None) is None:
+            return None
+        current = await self.current_near(service, context, candidate.text)
+        whom = people(candidate.text)
+        other = self.settings.plain_link_other_people_similarity
+        current = [m for m in current if people(entry_text(m)) == whom or dense_score(m) >= other]
+        return await self.store_beside(service, candidate, context, current, bar=bar)
+
+    async def current_near(self, service: Any, context: Context, text: str) -> list[Any]:
+        """The user's current memories closest to ``text`` (at most ``update_candidates``, at
+        least ``update_min_similarity`` close)."""
+        session = context.session
+        # the store's relevance floor is for answers, not for what a new fact may replace: a
+        # job said in other words ("I'm an analyst at X" / "I started at Y") is often below
+        # it; ``update_min_similarity`` is the bar here
+        looked_at = await below_the_floor(
+            service, session, text, self.settings.update_candidates, include_superseded=False
+        )
+        if not looked_at:  # another service, or the wider search failed: the plain search
+            found = await service.search(
+                app_name=session.app_name,
+                user_id=session.user_id,
+                query=text,
+                limit=self.settings.update_candidates,
+                record_access=False,
+            )
+            looked_at = list(found.memories)
+        return [
+            m
+            for m in looked_at
+            if "superseded_at" not in (m.custom_metadata or {})
+            and dense_score(m) >= self.settings.update_min_similarity
+        ]
 
     async def replace_said_earlier(
         self, service: Any, curator: Any, candidate: Candidate, context: Context
@@ -171,10 +189,17 @@ class Superseder:
         return closest - dense_score(best) <= self.settings.supersede_margin
 
     async def store_beside(
-        self, service: Any, candidate: Candidate, context: Context, current: Sequence[Any]
+        self,
+        service: Any,
+        candidate: Candidate,
+        context: Context,
+        current: Sequence[Any],
+        *,
+        bar: float | None = None,
     ) -> RoutingOutcome | None:
         """An update no memory is close enough to supersede, stored beside the user's current
-        memory closest to it (at least ``update_link_similarity``) and linked to it
+        memory closest to it (at least ``bar``, by default ``update_link_similarity``) and
+        linked to it
         (``MAY_UPDATE``): nothing is hidden; the read path lets the update lead that memory,
         and the update is indexed with that memory's text, so the questions it answers find
         the update too. Choosing by harm: a wrong link only changes which of two memories is
@@ -182,7 +207,8 @@ class Superseder:
         or another kind of the same thing ("my ex-wife" / "my wife"): stored as usual."""
         if adds(candidate.text):
             return None
-        near = [m for m in current if dense_score(m) >= self.settings.update_link_similarity]
+        bar = self.settings.update_link_similarity if bar is None else bar
+        near = [m for m in current if dense_score(m) >= bar]
         if not near:
             return None
         nearest = max(near, key=dense_score)
