@@ -31,6 +31,7 @@ given, and the working-memory view to its instruction when that is a string with
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +39,8 @@ from google.adk.apps.app import App
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.runners import Runner
 from google.adk.sessions.database_session_service import DatabaseSessionService
+from google.adk.tools.load_memory_tool import LoadMemoryTool
+from google.adk.tools.preload_memory_tool import PreloadMemoryTool
 
 from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.core.db_errors import db_doors
@@ -46,7 +49,7 @@ from adk_memory_kit.episodic import EpisodicLog, EpisodicLogPlugin
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.lifecycle import MemoryCheckpointPlugin, end_session_tool
 from adk_memory_kit.pruning import ToolPayloadPruningPlugin
-from adk_memory_kit.recall import FramedLoadMemoryTool, RecallBudget
+from adk_memory_kit.recall import BudgetedPreloadMemoryTool, FramedLoadMemoryTool, RecallBudget
 from adk_memory_kit.routing import (
     MemoryApplier,
     MemoryRoutingPlugin,
@@ -58,6 +61,8 @@ from adk_memory_kit.routing.approved_instructions import ApprovedInstructionsPlu
 from adk_memory_kit.routing.edits.conversation_edits import conversation_edit_handlers
 from adk_memory_kit.sensitive import UserMessageRedactionPlugin
 from adk_memory_kit.working_memory import WorkingMemoryToolset, working_memory_instruction
+
+logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from google.adk.agents.llm_agent import LlmAgent
@@ -146,13 +151,29 @@ class MemoryKit:
 
     def equip(self, agent: LlmAgent) -> LlmAgent:
         """Add the kit's tools ``agent`` lacks (by name), and the working-memory view to its
-        instruction when that is a string without one; returns the same agent."""
+        instruction when that is a string without one; returns the same agent. ADK's own
+        recall tools (``load_memory``, ``preload_memory``), which hand the model memories as
+        bare text, are replaced in place by the kit's framed ones (quoted, dated, budgeted),
+        with a warning that names the swap."""
+        agent.tools[:] = [self._framed(t) for t in agent.tools]
         present = {_tool_name(t) for t in agent.tools}
         agent.tools.extend(t for t in self.tools() if _tool_name(t) not in present)
         view = working_memory_instruction()
         if isinstance(agent.instruction, str) and view not in agent.instruction:
             agent.instruction = f"{agent.instruction}\n\n{view}".strip()
         return agent
+
+    def _framed(self, tool: Any) -> Any:
+        """``tool``, or the kit's framed recall in place of ADK's raw one."""
+        if isinstance(tool, LoadMemoryTool) and not isinstance(tool, FramedLoadMemoryTool):
+            logger.warning("MemoryKit: ADK's load_memory replaced by the kit's framed recall")
+            return FramedLoadMemoryTool(self.recall)
+        if isinstance(tool, PreloadMemoryTool):
+            logger.warning(
+                "MemoryKit: ADK's preload_memory replaced by the kit's budgeted, framed preload"
+            )
+            return BudgetedPreloadMemoryTool(self.recall)
+        return tool
 
     def app(self, agent: LlmAgent, *, app_name: str) -> App:
         """An ADK ``App`` of ``agent`` (equipped) with the kit's plugins."""

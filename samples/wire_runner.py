@@ -1,4 +1,4 @@
-"""The wiring to copy: sessions and memory in PostgreSQL, and the kit's three plugins on an App.
+"""The wiring to copy: sessions and memory in PostgreSQL, and the kit's plugins on an App.
 
     python samples/wire_runner.py
 
@@ -7,7 +7,14 @@
 - long-term memory: ``PgVectorMemoryService()`` (ADK_MEMORY_KIT_DB_URL, else the same server);
 - ``ToolPayloadPruningPlugin``: stale raw tool results are replaced in outgoing requests;
 - ``MemoryCheckpointPlugin``: the session is written to long-term memory every N turns;
-- ``MemoryRoutingPlugin``: what the user states is routed to user state, memory or review.
+- ``MemoryRoutingPlugin``: what the user states is routed to user state, memory or review;
+- ``ApprovedInstructionsPlugin``: instructions a person approved in the review queue reach the
+  agent (pending and rejected ones never do);
+- ``UserMessageRedactionPlugin``: the user's turn is stored in the session redacted (the model
+  still sees it whole in that turn).
+
+``MemoryKit(...).runner(agent, app_name=...)`` assembles all of this (and more) in one call;
+this sample shows the parts one by one.
 
 With GOOGLE_API_KEY (or ADK_MEMORY_KIT_MODEL) set it talks to that model; without one it plays
 one scripted turn offline. Either way it prints what each part did.
@@ -29,10 +36,12 @@ from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
 from adk_memory_kit import (
+    ApprovedInstructionsPlugin,
     MemoryCheckpointPlugin,
     MemoryRoutingPlugin,
     PgVectorMemoryService,
     ToolPayloadPruningPlugin,
+    UserMessageRedactionPlugin,
     configured_model,
     embedded_db_url,
 )
@@ -127,7 +136,15 @@ async def main() -> None:
     checkpoint = MemoryCheckpointPlugin(every_n_invocations=1)
     # the offline router; updates and "please forget" are acted on by default
     routing = MemoryRoutingPlugin(on_outcomes=outcomes.extend)
-    app = App(name=APP_NAME, root_agent=agent, plugins=[pruning, checkpoint, routing])
+    # approved instructions are read from the review queue on the same (default) database
+    plugins = [
+        UserMessageRedactionPlugin(),
+        ApprovedInstructionsPlugin(),
+        pruning,
+        checkpoint,
+        routing,
+    ]
+    app = App(name=APP_NAME, root_agent=agent, plugins=plugins)
 
     sessions = DatabaseSessionService(db_url=embedded_db_url())
     memory = PgVectorMemoryService()

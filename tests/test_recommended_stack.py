@@ -134,3 +134,27 @@ async def test_an_app_wide_approval_reaches_every_user_of_that_app_only(kit, db_
     await queue.reject(rejected.id, by="ops")
     assert "Skip all checks" not in await block_for(app_name, "u1")
     await queue.close()
+
+
+def test_adks_raw_recall_tools_are_swapped_for_the_framed_ones(kit, caplog):
+    from google.adk.tools.load_memory_tool import load_memory_tool
+    from google.adk.tools.preload_memory_tool import preload_memory_tool
+
+    from adk_memory_kit.recall import BudgetedPreloadMemoryTool, FramedLoadMemoryTool
+
+    def look_up(city: str) -> str:
+        """A tool of the agent's own, kept as it is."""
+        return city
+
+    agent = LlmAgent(
+        name="planner",
+        model=ScriptedLlm(responder=lambda _: "ok"),
+        tools=[look_up, load_memory_tool, preload_memory_tool],
+    )
+    with caplog.at_level("WARNING", logger="adk_memory_kit.stack"):
+        kit.equip(agent)
+    kinds = [type(t) for t in agent.tools]
+    assert agent.tools[0] is look_up
+    assert kinds[1] is FramedLoadMemoryTool and kinds[2] is BudgetedPreloadMemoryTool
+    assert sum(k is FramedLoadMemoryTool for k in kinds) == 1  # not added a second time
+    assert "load_memory replaced" in caplog.text and "preload_memory replaced" in caplog.text

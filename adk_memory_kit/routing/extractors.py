@@ -33,6 +33,7 @@ from adk_memory_kit.profile.guards import (
 )
 from adk_memory_kit.profile.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
 from adk_memory_kit.routing.dates import resolve_relative_dates
+from adk_memory_kit.routing.dialogue_acts import is_request_to_agent, states_something
 from adk_memory_kit.routing.rule import Candidate
 from adk_memory_kit.routing.side_calls import record_side_call
 from adk_memory_kit.sensitive import HEALTH, Detector, detect_sensitive
@@ -421,10 +422,16 @@ class RuleBasedExtractor:
             self.session_markers and re.search(self.session_markers, sentence, re.IGNORECASE)
         )
         found: list[Candidate] = []
+        clause_starts: list[int] = []  # where a rule took one clause of the text
+        whole = False  # a rule took the whole text
         for rule, regex in self._compiled:
             match = regex.search(text)
             if not match:
                 continue
+            if rule.clause_only:
+                clause_starts.append(match.start())
+            else:
+                whole = True
             value = match_value(match)
             if value is not None:
                 value = value if rule.keep_case else value.lower()
@@ -441,6 +448,8 @@ class RuleBasedExtractor:
             if rule.kind == "behaviour":
                 return [candidate]  # a request to behave differently is nothing else
             found.append(candidate)
+        if clause_starts and not whole:
+            found += self._other_clauses(text, clause_starts, observed_at)
         subjects = {c.key for c in found if c.key and c.exact_value and c.needed_in_future_sessions}
         if len(subjects) == 1:
             (subject,) = subjects
@@ -451,6 +460,24 @@ class RuleBasedExtractor:
                 for c in found
             ]
         return found
+
+    @staticmethod
+    def _other_clauses(
+        text: str, taken: Sequence[int], observed_at: datetime | None
+    ) -> list[Candidate]:
+        """The clauses of ``text`` no rule took (a rule of one clause took ``taken``'s) that
+        state something, each a lasting fact of its own: "I live in London and my sister
+        lives in Lisbon" keeps the sister too. A request to the agent is none."""
+        out: list[Candidate] = []
+        for start, end in clause_spans(text):
+            if any(start <= t < end for t in taken):
+                continue
+            clause = matched_clause(text, start)
+            if states_something(clause) and not is_request_to_agent(clause):
+                out.append(
+                    Candidate(text=clause, observed_at=observed_at, **_KIND_FLAGS["episode"])
+                )
+        return out
 
 
 # ---------------------------------------------------------------- LLM

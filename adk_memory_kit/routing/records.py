@@ -34,6 +34,7 @@ agent sentence may restate).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -331,6 +332,25 @@ def session_recall_stems(events: Sequence[Event]) -> set[str]:
 RESULT_SET_MIN_ITEMS = 2
 
 
+#: The first word of a tool's name that says it only reads (a lookup's answer, one hit or
+#: many, is the tool's, not the user's); a tool that acts (``book_flight``) reports an outcome.
+READING_TOOL_VERBS = frozenset(
+    (
+        "search", "find", "get", "list", "lookup", "look", "query", "fetch", "check", "browse",
+        "recommend", "suggest", "compare", "quote", "price", "show", "read", "retrieve", "scan",
+        "explore", "discover", "rank", "filter", "match", "estimate",
+    )
+)  # fmt: skip
+
+
+def reads_only(tool_name: str | None) -> bool:
+    """Whether a tool's name opens with a verb of looking up (``search_flights``,
+    ``getWeather``, ``lookup-price``)."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", tool_name or "")
+    first = re.split(r"[\s_\-.]+", spaced.strip().lower(), maxsplit=1)[0]
+    return first in READING_TOOL_VERBS
+
+
 def _has_result_set(value: Any) -> bool:
     """Whether a tool payload holds a list of at least :data:`RESULT_SET_MIN_ITEMS` items."""
     if isinstance(value, Mapping):
@@ -359,16 +379,17 @@ def _payload_words(value: Any) -> Iterable[str]:
 
 def session_result_set_stems(events: Sequence[Event]) -> set[str]:
     """Hashed content stems (keys and values) of every tool result in the session that holds
-    a result set: a list of options or hits (recall tools are :func:`session_recall_stems`').
-    A single outcome (one booking, one status) is no result set: an agent sentence reporting
-    it keeps its own substance."""
+    a result set: a list of options or hits, or the answer of a tool that only looks things up
+    (:func:`reads_only`: one flight a search found is still the search's). Recall tools are
+    :func:`session_recall_stems`'. A single outcome of a tool that acts (one booking, one
+    status) is no result set: an agent sentence reporting it keeps its own substance."""
     found: set[str] = set()
     for event in events:
         for part in (event.content.parts or []) if event.content else []:
             response = part.function_response
             if response is None or response.name in RECALL_TOOL_NAMES:
                 continue
-            if _has_result_set(response.response):
+            if _has_result_set(response.response) or reads_only(response.name):
                 for word in _payload_words(response.response):
                     found.update(fingerprint(content_stems(word.replace("_", " "))))
     return found

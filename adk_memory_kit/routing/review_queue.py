@@ -191,7 +191,8 @@ class ReviewQueue:
         session_id: str | None = None,
         source: str = "router",
     ) -> ReviewItem:
-        """Queue ``text`` for review; an identical pending item is returned, not duplicated."""
+        """Queue ``text`` for review; an identical pending item, or an approved one that
+        already instructs this user's agent, is returned, not duplicated."""
         check_scope(app_name, user_id)
         if not isinstance(text, str) or not text.strip():
             raise InvalidInputError("a review item needs non-empty text")
@@ -207,6 +208,17 @@ class ReviewQueue:
         }
         async with engine.begin() as conn:
             await guard_write(conn, app_name, user_id)  # the forget fence
+            # an instruction already approved for this user (or the whole app) applies: said
+            # again, it is that item, not a second one to approve (or to forget to revoke)
+            approved = await _first(
+                conn,
+                f"SELECT {_COLUMNS} FROM {TABLE} WHERE app_name = :app AND text_hash = :hash"
+                " AND status = 'approved' AND (user_id = :user OR applies_to = 'app')"
+                " ORDER BY decided_at DESC, id DESC LIMIT 1",
+                params,
+            )
+            if approved is not None:
+                return ReviewItem.from_row(approved)
             row = await _first(
                 conn,
                 f"INSERT INTO {TABLE} (app_name, user_id, session_id, text, text_hash, source)"
@@ -271,9 +283,9 @@ class ReviewQueue:
         app_name: str | None = None,
         applies_to: str = "user",
     ) -> ReviewItem:
-        """Approve a pending item: from the next model call on, the agent of its user
-        (``applies_to="app"``: of every user of its app) is given it as a standing
-        instruction by :class:`ApprovedInstructionsPlugin`, until it is revoked."""
+        """Approve a pending item (or a revoked one, again): from the next model call on, the
+        agent of its user (``applies_to="app"``: of every user of its app) is given it as a
+        standing instruction by :class:`ApprovedInstructionsPlugin`, until it is revoked."""
         if applies_to not in APPLIES_TO:
             raise InvalidInputError(
                 f"applies_to must be one of {', '.join(APPLIES_TO)}, got {short(applies_to)}"
@@ -318,21 +330,36 @@ class ReviewQueue:
             "app": app_name,
             "applies": applies_to,
         }
-        if status == "revoked":  # only an approved item; its approval stays on record
-            change = (
-                "status = 'revoked', revoked_at = now(), revoked_by = :by,"
-                " note = coalesce(:note, note) WHERE id = :id AND status = 'approved'"
+        if status == "revoked":
+            # an approved item, and any approved copy of its text that reaches the same
+            # agents (the same user, or the whole app): revoked, the instruction is gone;
+            # the approval (who, when) stays on record
+            statement = (
+                f"WITH it AS (SELECT app_name AS a, user_id AS u, text_hash AS h,"
+                f" applies_to AS s FROM {TABLE} WHERE id = :id AND status = 'approved'{scope})"
+                f" UPDATE {TABLE} SET status = 'revoked', revoked_at = now(), revoked_by = :by,"
+                " note = CASE WHEN id = :id THEN coalesce(:note, note) ELSE note END"
+                " FROM it WHERE status = 'approved' AND app_name = it.a AND text_hash = it.h"
+                " AND applies_to = it.s AND (it.s = 'app' OR user_id = it.u)"
+                f" RETURNING {_COLUMNS}"
+            )
+        elif status == "approved":  # a pending item, or a revoked one approved again
+            statement = (
+                f"UPDATE {TABLE} SET status = 'approved', decided_at = now(), decided_by = :by,"
+                " note = :note, applies_to = :applies, revoked_at = NULL, revoked_by = NULL"
+                f" WHERE id = :id AND status IN ('pending', 'revoked'){scope}"
+                f" RETURNING {_COLUMNS}"
             )
         else:
-            change = (
-                "status = :status, decided_at = now(), decided_by = :by, note = :note,"
-                " applies_to = :applies WHERE id = :id AND status = 'pending'"
+            statement = (
+                f"UPDATE {TABLE} SET status = :status, decided_at = now(), decided_by = :by,"
+                f" note = :note, applies_to = :applies WHERE id = :id AND status = 'pending'"
+                f"{scope} RETURNING {_COLUMNS}"
             )
         engine = await self._ensure_ready()
         async with engine.begin() as conn:
-            row = await _first(
-                conn, f"UPDATE {TABLE} SET {change}{scope} RETURNING {_COLUMNS}", params
-            )
+            rows = (await conn.execute(sql(statement), params)).mappings().all()
+            row = next((r for r in rows if r["id"] == item_id), None)
             if row is not None:
                 return ReviewItem.from_row(row)
             existing = await _first(
@@ -377,7 +404,14 @@ class ReviewQueue:
                     {"app": app_name, "user": user_id, "lim": limit},
                 )
                 items = [ReviewItem.from_row(r) for r in rows.mappings()]
-        return items[::-1]
+        # one instruction once, however often it was approved (the newest approval shown)
+        seen: set[str] = set()
+        unique = []
+        for item in items:
+            if item.text not in seen:
+                seen.add(item.text)
+                unique.append(item)
+        return unique[::-1]
 
     @translates_db_errors("ReviewQueue.count_for_user")
     async def count_for_user(self, app_name: str, user_id: str) -> int:

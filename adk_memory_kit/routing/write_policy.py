@@ -447,9 +447,20 @@ def _agent_reason(
         return "restates a routed-away sentence"
     if reported and overlap(stems, reported) >= options.echo_threshold:
         return "restates a memory tool result"
-    if listed and overlap(stems, listed) >= options.echo_threshold:
+    if listed and (
+        overlap(stems, listed) >= options.echo_threshold or _values_from(sentence, listed)
+    ):
         return "restates a tool's result set"
     return None
+
+
+def _values_from(sentence: str, listed: set[str]) -> bool:
+    """Whether every value of ``sentence`` (its stems holding a digit: codes, times, prices),
+    two at least, is in a tool's result set: "The cheapest is U27613, leaving at 23:55 for 96
+    euros" restates one search hit in words of its own. One value the tool never returned
+    ("booking reference QX7K2P") keeps the sentence."""
+    values = {s for s in content_stems(sentence) if any(c.isdigit() for c in s)}
+    return len(values) >= 2 and set(fingerprint(values)) <= listed
 
 
 def _with_text(event: Event, text: str) -> Event:

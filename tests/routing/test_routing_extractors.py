@@ -101,6 +101,23 @@ async def test_one_message_many_sentences():
     ]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a rule that takes one clause leaves the others for their own candidates
+        ("I live in Leeds and my brother lives in Cork.",
+         ["I live in Leeds", "my brother lives in Cork."]),
+        ("I work at Acme, my wife teaches at the primary school.",
+         ["I work at Acme", "my wife teaches at the primary school."]),
+        # ... but a request to the agent in the other clause is no fact
+        ("I live in Leeds, book me a taxi for six.", ["I live in Leeds"]),
+    ],
+)  # fmt: skip
+async def test_nothing_said_beside_a_one_clause_rule_is_lost(text, expected):
+    found = await RuleBasedExtractor().extract([user_event(text)])
+    assert sorted(c.text for c in found if route(c) is H.LONG_TERM) == sorted(expected)
+
+
 async def test_rules_are_extensible():
     loyalty = ExtractionRule(
         "loyalty", "preference", r"my (?:frequent flyer|loyalty) tier is (?P<value>\w+)", "tier"

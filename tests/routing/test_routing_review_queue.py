@@ -39,6 +39,60 @@ async def test_submit_is_keyed_by_app_and_user_and_deduplicates_pending(queue):
     assert await queue.list(app_name=unique("other_app")) == []
 
 
+async def test_an_approved_instruction_said_again_is_that_item_and_revoke_undoes_it(queue):
+    app = unique("app")
+    first = await queue.submit(app_name=app, user_id="u1", text=STOP)
+    await queue.approve(first.id, by="ops")
+    again = await queue.submit(app_name=app, user_id="u1", text=STOP)
+    assert again.id == first.id and again.status == "approved"  # no second item to approve
+    assert [i.id for i in await queue.approved_instructions(app, "u1")] == [first.id]
+    # an app-wide approval applies to another user who says it too
+    shared = await queue.submit(app_name=app, user_id="u2", text="Always quote prices in euros.")
+    await queue.approve(shared.id, by="ops", applies_to="app")
+    mine = await queue.submit(app_name=app, user_id="u3", text="Always quote prices in euros.")
+    assert mine.id == shared.id
+    # revoked, then approved again: the instruction is back
+    await queue.revoke(first.id, by="ops")
+    assert await queue.approved_instructions(app, "u1") == [
+        i for i in await queue.approved_instructions(app, "u1") if i.id != first.id
+    ]
+    back = await queue.approve(first.id, by="ops2")
+    assert back.status == "approved" and back.revoked_at is None and back.decided_by == "ops2"
+    assert first.id in [i.id for i in await queue.approved_instructions(app, "u1")]
+
+
+async def test_revoking_an_instruction_revokes_its_approved_copies(queue):
+    """A copy approved before repeats were merged (a row of an older version, made here by
+    SQL) stops reaching the agent when the other is revoked; the block shows it once."""
+    from sqlalchemy import text as sql
+
+    from adk_memory_kit.db.rls import operator_begin
+    from adk_memory_kit.routing.review_queue import TABLE
+
+    app = unique("app")
+    a = await queue.submit(app_name=app, user_id="u1", text=STOP)
+    await queue.approve(a.id, by="ops")
+    async with operator_begin(await queue._ensure_ready()) as conn:
+        await conn.execute(
+            sql(
+                f"INSERT INTO {TABLE} (app_name, user_id, text, text_hash, source, status,"
+                " decided_at, decided_by) SELECT app_name, user_id, text, text_hash, source,"
+                f" 'approved', now(), 'ops2' FROM {TABLE} WHERE id = :id"
+            ),
+            {"id": a.id},
+        )
+    theirs = await queue.submit(app_name=app, user_id="u9", text=STOP)
+    await queue.approve(theirs.id, by="ops")
+    other = await queue.submit(app_name=app, user_id="u1", text="Always book aisle seats.")
+    await queue.approve(other.id, by="ops")
+    texts = [i.text for i in await queue.approved_instructions(app, "u1")]
+    assert texts.count(a.text) == 1 and len(texts) == 2
+    await queue.revoke(a.id, by="ops")
+    assert [i.id for i in await queue.approved_instructions(app, "u1")] == [other.id]
+    # another user's own approval is theirs: not revoked by this user's revocation
+    assert [i.id for i in await queue.approved_instructions(app, "u9")] == [theirs.id]
+
+
 async def test_approve_and_reject_record_who_and_when(queue):
     app = unique("app")
     a = await queue.submit(app_name=app, user_id="u1", text=STOP)
@@ -61,9 +115,10 @@ async def test_approve_and_reject_record_who_and_when(queue):
     )
     with pytest.raises(InvalidInputError, match="already approved by alice"):
         await queue.reject(a.id, by="carol")
-    # a decided request may be asked for again and is queued anew
-    fresh = await queue.submit(app_name=app, user_id="u1", text=STOP)
-    assert fresh.id != a.id and fresh.status == "pending"
+    # a rejected request may be asked for again and is queued anew (an approved one said
+    # again is the approved item: test_an_approved_instruction_said_again_is_that_item...)
+    fresh = await queue.submit(app_name=app, user_id="u1", text="Always book business class.")
+    assert fresh.id != b.id and fresh.status == "pending"
 
 
 async def test_decisions_check_scope_and_input(queue):

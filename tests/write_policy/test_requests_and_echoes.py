@@ -24,7 +24,7 @@ from adk_memory_kit.routing import ReviewQueue
 from adk_memory_kit.routing.dialogue_acts import is_request_to_agent
 from adk_memory_kit.routing.learned import Decision
 from adk_memory_kit.routing.offline import LearnedExtractor
-from adk_memory_kit.routing.records import ROUTING_RECORD_KEY
+from adk_memory_kit.routing.records import ROUTING_RECORD_KEY, reads_only
 from adk_memory_kit.routing.write_policy import RoutedOptions, SentenceVerdict, select_events
 from adk_memory_kit.testing import ScriptedLlm, call, last_function_responses, last_user_text
 from tests.support.policy_events import ev, tool_result
@@ -120,6 +120,37 @@ async def test_an_agent_restating_a_tools_result_set_is_not_stored_but_an_outcom
     ]
     assert "restates a tool's result set" in {v.reason for v in verdicts}
     assert LISTING in await kept(events, keep_tool_echoes=True)
+
+
+CHEAPEST = {"flight": "U27613", "departs": "23:55", "fare_eur": 96}
+ONE_OPTION = "The cheapest is U27613, a red-eye leaving at 23:55 for 96 euros."
+
+
+async def test_an_agent_restating_the_one_hit_of_a_lookup_is_not_stored():
+    events = [
+        tool_result("search_flights", CHEAPEST, 1),
+        ev("agent", ONE_OPTION, 2),
+        tool_result("book_flight", {"status": "booked", "flight": "BA500", "ref": "QX7K2P"}, 3),
+        ev("agent", BOOKED, 4),
+    ]
+    verdicts: list[SentenceVerdict] = []
+    assert await kept(events, verdicts) == [BOOKED]
+    assert "restates a tool's result set" in {v.reason for v in verdicts}
+
+
+@pytest.mark.parametrize(
+    ("name", "reads"),
+    [
+        ("search_flights", True),
+        ("getWeather", True),
+        ("lookup-price", True),
+        ("book_flight", False),
+        ("send_email", False),
+        ("", False),
+    ],
+)
+def test_a_tool_reads_only_when_its_name_opens_with_a_lookup_verb(name, reads):
+    assert reads_only(name) is reads
 
 
 @pytest.mark.parametrize(
