@@ -168,6 +168,7 @@ LABELS: tuple[tuple[str, str], ...] = (
     ("summarize my findings", "command"),
     # issue 46
     ("i live in london", "fact"),
+    ("my sister lives in lisbon", "fact"),  # the clause beside "I live in London"
     ("flights please", "command"),
     ("flights again", "command"),
     ("cheaper ones", "command"),

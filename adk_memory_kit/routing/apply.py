@@ -268,12 +268,13 @@ class MemoryApplier:
                 return await self._long_term(candidate, context)
             return self._state(candidate, context, home)
         except Exception as exc:  # keep the turn alive; say what failed, not what was said
-            logger.warning(
-                "memory router could not write to %s: %s", home.value, type(exc).__name__
-            )
-            # a kit error's message never holds user text; another's might (a driver error
-            # quoting its parameters), so only its type is said
+            # a kit error's message never holds user text (it names the missing part, such
+            # as the memory service); another's might (a driver error quoting its
+            # parameters), so only its type is said
             said = f"{type(exc).__name__}: {exc}" if isinstance(exc, MemoryKitError) else ""
+            logger.warning(
+                "memory router could not write to %s: %s", home.value, said or type(exc).__name__
+            )
             return RoutingOutcome(home, "failed", candidate.key, said or type(exc).__name__)
 
     def _clear_retired(self, candidate: Candidate, context: Context) -> bool:

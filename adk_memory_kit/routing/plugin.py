@@ -32,7 +32,11 @@ from adk_memory_kit.routing.edits.forget_notes import answer_note, combined_reco
 from adk_memory_kit.routing.edits.forget_requests import asks_to_forget, may_ask_to_forget
 from adk_memory_kit.routing.extractors import Extractor, event_text, turn_events
 from adk_memory_kit.routing.outcomes import RECORDING_EARLIER, RoutingOutcome
-from adk_memory_kit.routing.records import record_shown_memories
+from adk_memory_kit.routing.records import (
+    asks_for_a_lookup,
+    lookup_query_stems,
+    record_shown_memories,
+)
 from adk_memory_kit.routing.rule import MemoryHome
 from adk_memory_kit.routing.side_calls import ROUTING_CONTEXT
 from adk_memory_kit.text.sentences import split_sentences
@@ -82,6 +86,18 @@ async def route_turn(
         return []
     finally:
         ROUTING_CONTEXT.reset(token)
+    # a lasting "fact" the agent then looked up was a request for that work (the router
+    # reads a sentence alone; the turn shows what the agent did with it)
+    looked_up = lookup_query_stems(events).get(context.invocation_id or "", set())
+    candidates = [
+        c
+        for c in candidates
+        if not (
+            c.needed_in_future_sessions
+            and not c.exact_value
+            and asks_for_a_lookup(c.text, looked_up)
+        )
+    ]
     fresh = [c for c in candidates if not (c.forget_request and c.text in early_requests)]
     recording = RECORDING_EARLIER.set(True)  # this turn's record carries outcomes' `earlier`
     try:

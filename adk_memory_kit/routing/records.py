@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from adk_memory_kit.core.ids import normalize_fact_text
 from adk_memory_kit.core.markers import RECALL_TAG
+from adk_memory_kit.routing.dialogue_acts import states_something
 from adk_memory_kit.routing.extractors import event_text
 from adk_memory_kit.routing.rule import Candidate, MemoryHome
 from adk_memory_kit.text.sentences import legacy_sentence_index, split_sentences
@@ -332,23 +333,63 @@ def session_recall_stems(events: Sequence[Event]) -> set[str]:
 RESULT_SET_MIN_ITEMS = 2
 
 
-#: The first word of a tool's name that says it only reads (a lookup's answer, one hit or
-#: many, is the tool's, not the user's); a tool that acts (``book_flight``) reports an outcome.
-READING_TOOL_VERBS = frozenset(
+#: Words of a tool's name that say it looks things up (a lookup's answer, one hit or many,
+#: is the tool's, not the user's) ...
+READING_TOOL_WORDS = frozenset(
     (
         "search", "find", "get", "list", "lookup", "look", "query", "fetch", "check", "browse",
         "recommend", "suggest", "compare", "quote", "price", "show", "read", "retrieve", "scan",
-        "explore", "discover", "rank", "filter", "match", "estimate",
+        "explore", "discover", "rank", "filter", "match", "estimate", "web", "weather",
+    )
+)  # fmt: skip
+#: ... and words that say it acts: a tool that acts (``book_flight``, ``search_and_book``)
+#: reports an outcome.
+ACTING_TOOL_WORDS = frozenset(
+    (
+        "book", "send", "create", "save", "delete", "update", "cancel", "pay", "order", "buy",
+        "post", "write", "set", "add", "remove", "submit", "schedule", "reserve", "transfer",
+        "hold", "confirm", "rebook", "store", "put", "edit", "move", "approve", "forget",
     )
 )  # fmt: skip
 
 
 def reads_only(tool_name: str | None) -> bool:
-    """Whether a tool's name opens with a verb of looking up (``search_flights``,
-    ``getWeather``, ``lookup-price``)."""
+    """Whether a tool's name says it only looks things up: a word of
+    :data:`READING_TOOL_WORDS` and none of :data:`ACTING_TOOL_WORDS` (``search_flights``,
+    ``getWeather``, ``web_search``; not ``book_flight``)."""
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", tool_name or "")
-    first = re.split(r"[\s_\-.]+", spaced.strip().lower(), maxsplit=1)[0]
-    return first in READING_TOOL_VERBS
+    words = set(re.split(r"[\s_\-.]+", spaced.strip().lower()))
+    return bool(words & READING_TOOL_WORDS) and not words & ACTING_TOOL_WORDS
+
+
+#: A sentence stating nothing, this much of it looked up by the agent, asked for the lookup.
+LOOKUP_OVERLAP = 0.6
+
+
+def lookup_query_stems(events: Sequence[Event]) -> dict[str, set[str]]:
+    """Per invocation, the content stems of what the agent looked up (the string arguments
+    of its calls to tools that only read, :func:`reads_only`): a user sentence made of them
+    ("Heat pump adoption in Germany.", then ``web_search(query="heat pump adoption
+    Germany")``) asked for that work; it states no fact."""
+    found: dict[str, set[str]] = {}
+    for event in events:
+        for part in (event.content.parts or []) if event.content else []:
+            call = part.function_call
+            if call is None or not reads_only(call.name):
+                continue
+            stems = found.setdefault(event.invocation_id or "", set())
+            for value in _strings(call.args or {}):
+                stems.update(content_stems(value))
+    return found
+
+
+def asks_for_a_lookup(sentence: str, looked_up: set[str]) -> bool:
+    """Whether ``sentence`` states nothing and at least :data:`LOOKUP_OVERLAP` of its content
+    stems are in ``looked_up`` (:func:`lookup_query_stems` of its invocation)."""
+    stems = content_stems(sentence)
+    return bool(looked_up and stems) and (
+        not states_something(sentence) and overlap(stems, looked_up) >= LOOKUP_OVERLAP
+    )
 
 
 def _has_result_set(value: Any) -> bool:

@@ -69,6 +69,8 @@ from adk_memory_kit.routing.offline import LearnedExtractor, shared_learned_extr
 from adk_memory_kit.routing.provenance import memory_report_stems
 from adk_memory_kit.routing.records import (
     RoutingDecisions,
+    asks_for_a_lookup,
+    lookup_query_stems,
     session_recall_stems,
     session_result_set_stems,
 )
@@ -239,6 +241,7 @@ async def select_events(
     recalled = session_recall_stems(events)
     listed = set() if options.keep_tool_echoes else session_result_set_stems(events)
     reported = memory_report_stems(events)
+    looked_up = {} if options.keep_requests else lookup_query_stems(events)
     plan: list[tuple[Event, list[tuple[int, str, str | None]]]] = []
     excluded_user: set[str] = set()
     asked = False  # the last text before this event was the agent's own question
@@ -257,6 +260,10 @@ async def select_events(
             if reason is None and is_user and not options.keep_requests:
                 says_nothing = not answering and (event.id, index) in nothing
                 reason = _request_reason(sentence, says_nothing)
+                if reason is None and asks_for_a_lookup(
+                    sentence, looked_up.get(event.invocation_id or "", set())
+                ):
+                    reason = "a request the agent looked up"
             homes = decisions.homes(event.id, index) | fallback.get((event.id, index), set())
             if is_user and (homes & NEVER_STORED or reason == "sensitive"):
                 excluded_user.update(fingerprint(content_stems(sentence)))

@@ -269,16 +269,20 @@ async def test_applier_without_a_queue_warns_naming_the_missing_part(memory, cap
     assert "red-eye" not in record.getMessage()  # never the user's text
 
 
-async def test_one_failure_does_not_stop_the_others():
+async def test_one_failure_does_not_stop_the_others(caplog):
     ctx = make_context(app=unique("app"))  # no memory service configured
-    outcomes = await MemoryApplier().apply(
-        [fact("The hotel was noisy."), pref("I'm vegan.", "diet", "vegan")], ctx
-    )
+    with caplog.at_level(logging.WARNING, logger="adk_memory_kit.routing.apply"):
+        outcomes = await MemoryApplier().apply(
+            [fact("The hotel was noisy."), pref("I'm vegan.", "diet", "vegan")], ctx
+        )
     assert [(o.home, o.status) for o in outcomes] == [
         (H.LONG_TERM, "failed"),
         (H.USER_STATE, "stored"),
     ]
     assert "memory service is not available" in outcomes[0].detail
+    # the log names the missing part too (a kit error's message holds no user text)
+    logged = " ".join(r.getMessage() for r in caplog.records)
+    assert "memory service is not available" in logged and "noisy" not in logged
 
 
 class _Quoting(BaseMemoryService):

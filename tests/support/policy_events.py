@@ -32,3 +32,15 @@ def tool_result(name: str, response: dict, n: int) -> Event:
         timestamp=1_700_000_000 + n,
         content=types.Content(role="user", parts=[part]),
     )
+
+
+def tool_call(name: str, args: dict, n: int, invocation: str) -> Event:
+    """Turn ``n``: the agent's call of a tool, in the invocation ``invocation``."""
+    part = types.Part(function_call=types.FunctionCall(name=name, args=args))
+    return Event(
+        id=f"e{n}",
+        invocation_id=invocation,
+        author="agent",
+        timestamp=1_700_000_000 + n,
+        content=types.Content(role="model", parts=[part]),
+    )

@@ -27,7 +27,7 @@ from adk_memory_kit.routing.offline import LearnedExtractor
 from adk_memory_kit.routing.records import ROUTING_RECORD_KEY, reads_only
 from adk_memory_kit.routing.write_policy import RoutedOptions, SentenceVerdict, select_events
 from adk_memory_kit.testing import ScriptedLlm, call, last_function_responses, last_user_text
-from tests.support.policy_events import ev, tool_result
+from tests.support.policy_events import ev, tool_call, tool_result
 
 
 async def kept(events: list[Event], verdicts: list | None = None, **kw) -> list[str]:
@@ -138,13 +138,34 @@ async def test_an_agent_restating_the_one_hit_of_a_lookup_is_not_stored():
     assert "restates a tool's result set" in {v.reason for v in verdicts}
 
 
+async def test_a_topic_the_agent_then_looked_up_is_a_request_not_a_fact():
+    topic = "Heat pump adoption in Germany."
+    events = [
+        ev("user", topic, 1),
+        tool_call("web_search", {"query": "heat pump adoption Germany"}, 2, invocation="i1"),
+        ev("user", "My sister installs heat pumps in Germany.", 3),  # states something
+        tool_call("web_search", {"query": "heat pump installers Germany"}, 4, invocation="i3"),
+    ]
+    verdicts: list[SentenceVerdict] = []
+    assert await kept(events, verdicts) == ["My sister installs heat pumps in Germany."]
+    assert "a request the agent looked up" in {v.reason for v in verdicts}
+    # a tool that acts is no lookup: the same words sent to it are not a request
+    acted = [
+        ev("user", topic, 1),
+        tool_call("save_note", {"text": "heat pump adoption Germany"}, 2, invocation="i1"),
+    ]
+    assert await kept(acted) == [topic]
+
+
 @pytest.mark.parametrize(
     ("name", "reads"),
     [
         ("search_flights", True),
         ("getWeather", True),
         ("lookup-price", True),
+        ("web_search", True),
         ("book_flight", False),
+        ("search_and_book", False),
         ("send_email", False),
         ("", False),
     ],
