@@ -20,11 +20,22 @@ from typing import TYPE_CHECKING, Any, Self
 from google.adk.events.event import Event
 from google.adk.memory.base_memory_service import BaseMemoryService, SearchMemoryResponse
 from google.adk.memory.memory_entry import MemoryEntry
+from google.genai import types
 from sqlalchemy.ext.asyncio import AsyncEngine
 from typing_extensions import override
 
 from adk_memory_kit.core.db_errors import db_doors
-from adk_memory_kit.core.scope import user_scope
+from adk_memory_kit.core.memory_scopes import (
+    APP,
+    GROUP_PREFIX,
+    USER,
+    agent_scope,
+    group_scope,
+    is_shared,
+    owner_of,
+    parse_scope,
+)
+from adk_memory_kit.core.scope import operator_scope, user_scope
 from adk_memory_kit.core.session_policy import (
     SessionSelector,
     TranscriptSelector,
@@ -226,11 +237,19 @@ class BasePgVectorMemoryService(BaseMemoryService):
         limit: int | None = None,
         record_access: bool = True,
         include_superseded: bool = False,
+        agent_name: str | None = None,
     ) -> SearchMemoryResponse:
         """Ranked hybrid search of this app+user's memories (empty query: none), the filters
-        (docs/memory-service.md) inside every ranked list; records an access on each result
-        unless ``record_access`` is false (an operator's look is not a use)."""
+        (docs/memory-service.md) inside every ranked list; records an access on each of the
+        user's own results unless ``record_access`` is false (an operator's look is not a use).
+
+        Scopes (docs/scopes.md): the user's own rows, the app's shared rows and each granted
+        group's, and with ``agent_name`` that agent's private rows, ranked together; each
+        entry's ``custom_metadata["scope"]`` says whose it is. No other user's rows and no
+        other agent's private rows are ever read."""
         check_scope(app_name, user_id)
+        if agent_name is not None:
+            agent_scope(agent_name)  # checked before any query
         if not isinstance(query, str):
             raise InvalidInputError(f"query must be a string, got {type(query).__name__}")
         cap = search_limit(limit, self.store.search_options.limit)
@@ -239,13 +258,96 @@ class BasePgVectorMemoryService(BaseMemoryService):
         query = clean_text(query.replace("\x00", " "))
         if not query.strip():
             return SearchMemoryResponse()
+        reads = await self.store.entitled_reads(app_name, user_id, agent_name)
         rows = await self.store.search_rows(
-            app_name=app_name, user_id=user_id, query=query, limit=cap, filters=filters
+            app_name=app_name, user_id=user_id, query=query, limit=cap, filters=filters, reads=reads
         )
-        if rows and record_access:
-            self.store.access.record(app_name, user_id, [str(r["id"]) for r in rows])
-            self.metrics.accesses_recorded += len(rows)
+        own = [str(r["id"]) for r in rows if not is_shared(r.get("scope") or USER)]
+        if own and record_access:
+            self.store.access.record(app_name, user_id, own)
+            self.metrics.accesses_recorded += len(own)
         return SearchMemoryResponse(memories=[entry_from_row(r) for r in rows])
+
+    async def add_shared_memory(
+        self,
+        *,
+        app_name: str,
+        memories: Sequence[MemoryEntry | str],
+        scope: str = APP,
+        custom_metadata: Mapping[str, object] | None = None,
+    ) -> WriteReport:
+        """An operator's write of knowledge shared by every user of ``app_name`` (``scope``
+        ``app``) or by a group's users (``group:<name>``); an operator path only (the CLI's
+        ``memory share``), never called from a conversation. Entries are stored as
+        :meth:`add_memory` stores them (the redaction gate included), under the scope's
+        reserved owner id; strings are taken as one fact each."""
+        scope = parse_scope(scope)
+        if not is_shared(scope):
+            raise InvalidInputError("scope must be 'app' or 'group:<name>' for shared memory")
+        entries = _entries(memories)
+        with operator_scope():  # shared rows belong to no user
+            return await self.pipeline.write_entries(
+                app_name=app_name,
+                user_id=owner_of(scope),
+                memories=entries,
+                custom_metadata=custom_metadata,
+                scope=scope,
+            )
+
+    async def delete_shared_memory(self, *, app_name: str, scope: str, memory_id: str) -> int:
+        """An operator's delete of one shared memory (an id a search returned with that
+        ``scope``); returns the rows deleted (0: none)."""
+        scope = parse_scope(scope)
+        if not is_shared(scope):
+            raise InvalidInputError("scope must be 'app' or 'group:<name>' for shared memory")
+        check_identifier("app_name", app_name)
+        row_id = _memory_uuid(memory_id)
+        with operator_scope():
+            return await self.store.delete_id(
+                app_name=app_name, user_id=owner_of(scope), row_id=row_id
+            )
+
+    async def add_agent_memory(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        agent_name: str,
+        memories: Sequence[MemoryEntry | str],
+        custom_metadata: Mapping[str, object] | None = None,
+    ) -> WriteReport:
+        """Store memories private to one agent of one user (scope ``agent:<name>``): only a
+        search naming that ``agent_name`` reads them; the user's forget and export include
+        them. Keyed apart from the user's own rows (the same text can be both)."""
+        check_scope(app_name, user_id)
+        scope = agent_scope(agent_name)
+        base = dict(custom_metadata or {})
+        base.setdefault("session_id", scope)  # the agent's own keys
+        return await self.pipeline.write_entries(
+            app_name=app_name,
+            user_id=user_id,
+            memories=_entries(memories),
+            custom_metadata=base,
+            scope=scope,
+        )
+
+    async def grant_group(self, *, app_name: str, user_id: str, group: str) -> bool:
+        """An operator grants ``group``'s shared memory to a user of the app (their searches
+        read it from then on); ``True`` if the grant is new."""
+        check_scope(app_name, user_id)
+        name = group_scope(group)[len(GROUP_PREFIX) :]
+        return await self.store.set_grant(app_name, user_id, name, granted=True)
+
+    async def revoke_group(self, *, app_name: str, user_id: str, group: str) -> bool:
+        """An operator revokes a group grant; ``True`` if there was one."""
+        check_scope(app_name, user_id)
+        name = group_scope(group)[len(GROUP_PREFIX) :]
+        return await self.store.set_grant(app_name, user_id, name, granted=False)
+
+    async def groups_of(self, *, app_name: str, user_id: str) -> list[str]:
+        """The groups granted to a user of the app."""
+        check_scope(app_name, user_id)
+        return await self.store.groups_of(app_name, user_id)
 
     async def search_below_floor(
         self,
@@ -297,13 +399,8 @@ class BasePgVectorMemoryService(BaseMemoryService):
     ) -> int:
         """Delete one memory by its ``MemoryEntry.id``; returns the rows deleted (0: none)."""
         check_scope(app_name, user_id)
-        try:
-            parsed = uuid.UUID(str(memory_id))
-        except ValueError as exc:
-            raise InvalidInputError(
-                "memory_id is not an id returned by search_memory (a UUID)"
-            ) from exc
-        return await self.store.delete_id(app_name=app_name, user_id=user_id, row_id=str(parsed))
+        row_id = _memory_uuid(memory_id)
+        return await self.store.delete_id(app_name=app_name, user_id=user_id, row_id=row_id)
 
     async def delete_session_memories(self, *, app_name: str, user_id: str, session_id: str) -> int:
         """Delete the memories ingested from one session and its snapshot mark (it may be
@@ -354,6 +451,27 @@ class BasePgVectorMemoryService(BaseMemoryService):
         """Deprecated: ``service.curator.purge_stale`` (same arguments)."""
         _moved_to_curator("purge_stale")
         return await self.curator.purge_stale(**kwargs)
+
+
+def _memory_uuid(memory_id: object) -> str:
+    try:
+        return str(uuid.UUID(str(memory_id)))
+    except ValueError as exc:
+        raise InvalidInputError(
+            "memory_id is not an id returned by search_memory (a UUID)"
+        ) from exc
+
+
+def _entries(memories: Sequence[MemoryEntry | str]) -> list[MemoryEntry]:
+    """``memories`` as entries: a string is one fact (its text, no other part)."""
+    if isinstance(memories, (str, MemoryEntry)):
+        memories = [memories]
+    entries = []
+    for m in memories:
+        if isinstance(m, str):
+            m = MemoryEntry(content=types.Content(role="user", parts=[types.Part(text=m)]))
+        entries.append(m)
+    return entries
 
 
 def _moved_to_curator(name: str) -> None:
