@@ -31,19 +31,19 @@ SHARED_PREFIX = "~shared:"
 #: The owner id of an app's shared rows.
 APP_OWNER = SHARED_PREFIX + APP
 
-_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+_NAME = re.compile(r"^[a-z0-9_][a-z0-9_.-]{0,63}$")
 
 
 def check_scope_name(label: str, name: object) -> str:
     """``name`` (an agent or group name) if it is 1-64 characters of ``a-z 0-9 _ . -``
-    starting with a letter or digit (case folded); else :class:`InvalidInputError`."""
+    not starting with ``.`` or ``-`` (case folded); else :class:`InvalidInputError`."""
     if not isinstance(name, str):
         raise InvalidInputError(f"{label} must be a string, got {type(name).__name__}")
     folded = name.strip().lower()
     if not _NAME.match(folded):
         raise InvalidInputError(
-            f"{label} must be 1-64 characters of a-z, 0-9, '_', '.' or '-', starting with a "
-            "letter or digit"
+            f"{label} must be 1-64 characters of a-z, 0-9, '_', '.' or '-', not starting with "
+            "'.' or '-'"
         )
     return folded
 
