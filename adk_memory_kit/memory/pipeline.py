@@ -25,7 +25,13 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from adk_memory_kit.core.db_errors import db_doors
 from adk_memory_kit.core.ids import legacy_text_fact_key, memory_row_id
-from adk_memory_kit.core.memory_scopes import USER, is_shared, owner_of, parse_scope
+from adk_memory_kit.core.memory_scopes import (
+    AGENT_PREFIX,
+    USER,
+    is_shared,
+    owner_of,
+    parse_scope,
+)
 from adk_memory_kit.core.session_policy import SessionSelector
 from adk_memory_kit.core.validation import (
     MAX_SCOPE_CHARS,
@@ -271,6 +277,9 @@ class WritePipeline:
             merged = {**base, **check_mapping("MemoryEntry.custom_metadata", entry.custom_metadata)}
             hygienes.append(pop_hygiene(merged))
             prepared.append(entry.model_copy(update={"custom_metadata": merged}))
+        if scope.startswith(AGENT_PREFIX) and any(h.subject for h in hygienes):
+            # a subject supersedes by (user, subject), across the user's own rows
+            raise InvalidInputError("an agent's private memories take no subject")
         report = WriteReport()
         if not prepared:
             return report
@@ -293,6 +302,8 @@ class WritePipeline:
             )
             indexed = [(passed[j], d, h) for j, d, h in items]
             consolidator = consolidator or self.config.consolidator
+            if scope.startswith(AGENT_PREFIX):
+                consolidator = None  # its neighbours would be the user's and other agents' rows
             if consolidator is None:
                 await self._write(
                     conn, app_name, user_id, [(d, h) for _, d, h in indexed], stored, scope=scope

@@ -218,3 +218,15 @@ def test_the_shared_prefix_is_refused_as_a_user_id():
     with pytest.raises(InvalidInputError, match="user_id must not start with"):
         check_scope("app", "~shared:app")
     check_scope("app", f"shared-{uuid.uuid4().hex}")
+
+
+async def test_an_agent_note_with_a_subject_is_refused(memory):
+    entry = _entry("billing prefers PDF")
+    with pytest.raises(InvalidInputError, match="no subject"):
+        await memory.add_agent_memory(
+            app_name=unique("scopes_subject"),
+            user_id="fay",
+            agent_name="billing",
+            memories=[entry],
+            custom_metadata={"subject": "invoices"},
+        )
