@@ -26,8 +26,12 @@ from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.genai import types
 
-from adk_memory_kit import FramedLoadMemoryTool, MemoryToolset, PgVectorMemoryService
-from adk_memory_kit.core.model_access import configured_model
+from adk_memory_kit import (
+    FramedLoadMemoryTool,
+    MemoryToolset,
+    PgVectorMemoryService,
+    configured_model,
+)
 from adk_memory_kit.testing import ScriptedLlm, call
 
 APP, USER = "scoped_office", "asha"

@@ -5,6 +5,8 @@ user's or an agent's private rows; no MCP tool can change a shared row."""
 from __future__ import annotations
 
 import pytest
+from google.adk.memory.memory_entry import MemoryEntry
+from google.genai import types
 
 from tests.mcp.support import http_session, payload
 
@@ -14,20 +16,19 @@ pytestmark = pytest.mark.slow  # Postgres and a server
 async def test_mcp_search_reads_the_entitled_scopes_and_cannot_touch_shared_rows(
     http_url, tokens, service, app_name
 ):
-    await service.add_shared_memory(app_name=app_name, memories=["The parking gate code is 4412"])
+    await service.add_shared_memory(app_name=app_name, memories=["The parking gate opens at 7am"])
     await service.add_agent_memory(
         app_name=app_name,
         user_id="alice",
         agent_name="billing",
         memories=["alice's parking is billed monthly"],
     )
-    await service.add_memory(
-        app_name=app_name, user_id="bob", memories=["bob parks at gate B on Mondays"]
-    )
+    said = types.Content(role="user", parts=[types.Part(text="bob parks at gate B on Mondays")])
+    await service.add_memory(app_name=app_name, user_id="bob", memories=[MemoryEntry(content=said)])
     async with http_session(http_url, tokens["alice"]) as alice:
-        found = payload(await alice.call_tool("search_memory", {"query": "parking gate code"}))
+        found = payload(await alice.call_tool("search_memory", {"query": "parking gate opens"}))
         block = found["memories"]
-        assert "> The parking gate code is 4412" in block and "| shared by the app" in block
+        assert "> The parking gate opens at 7am" in block and "| shared by the app" in block
         assert "billed monthly" not in block and "bob parks" not in block
         (shared_id,) = [
             i for i, line in zip(found["ids"], _headers(block), strict=False) if "shared" in line
@@ -36,13 +37,16 @@ async def test_mcp_search_reads_the_entitled_scopes_and_cannot_touch_shared_rows
         assert gone["status"] == "not_found"
         fixed = payload(
             await alice.call_tool(
-                "correct", {"memory_id": shared_id, "statement": "The parking gate code is 0000"}
+                "correct", {"memory_id": shared_id, "statement": "The parking gate opens at noon"}
             )
         )
         assert fixed["status"] == "not_found"
-    found = await service.search_memory(app_name=app_name, user_id="bob", query="gate code")
-    texts = [m.content.parts[0].text for m in found.memories]
-    assert "The parking gate code is 4412" in texts and not [t for t in texts if "0000" in t]
+    for user in ("alice", "bob"):  # the shared row is intact, and no correction was stored
+        found = await service.search_memory(
+            app_name=app_name, user_id=user, query="parking gate opens"
+        )
+        texts = [m.content.parts[0].text for m in found.memories]
+        assert "The parking gate opens at 7am" in texts and not [t for t in texts if "noon" in t]
 
 
 def _headers(block: str) -> list[str]:
