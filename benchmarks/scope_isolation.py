@@ -21,6 +21,7 @@ a real MCP client over streamable HTTP, one bearer token per user, the ``search_
     python benchmarks/scope_isolation.py            # 528 direct searches
     python benchmarks/scope_isolation.py --mcp      # and 144 over MCP HTTP
     python benchmarks/scope_isolation.py --rls      # the same with row-level security on
+    python benchmarks/scope_isolation.py --overhead 200   # what scopes add to a plain search
 """
 
 from __future__ import annotations
@@ -264,6 +265,52 @@ def _json_of(result) -> dict:
     return {}
 
 
+async def overhead(memory: PgVectorMemoryService, rounds: int) -> str:
+    """What scopes add to a plain search: one user of an app with no shared rows, searched
+    by ``service.search`` (the entitled-owners probe, then the user's search) and by the
+    store's one-owner search, alternating, same queries; p50 / p95 in ms."""
+    from adk_memory_kit.memory.entries import search_filters
+
+    app, user = f"iso_overhead_{uuid.uuid4().hex[:6]}", "solo"
+    texts = [t for i in range(40) for t in _texts(f"solo{i}", i)]
+    for start in range(0, len(texts), 40):
+        await memory.add_memory(
+            app_name=app, user_id=user, memories=_entries(texts[start : start + 40])
+        )
+    filters = search_filters(None, None, None, False)
+    times: dict[str, list[float]] = {"scoped": [], "one owner": []}
+    try:
+        for i in range(rounds + len(QUERIES)):
+            query = QUERIES[i % len(QUERIES)]
+            order = ["scoped", "one owner"] if i % 2 == 0 else ["one owner", "scoped"]
+            for name in order:
+                t0 = time.perf_counter()
+                if name == "scoped":
+                    await memory.search(
+                        app_name=app, user_id=user, query=query, limit=10, record_access=False
+                    )
+                else:
+                    await memory.store.search_rows(
+                        app_name=app, user_id=user, query=query, limit=10, filters=filters
+                    )
+                if i >= len(QUERIES):  # the first round of queries warms up
+                    times[name].append((time.perf_counter() - t0) * 1000)
+    finally:
+        await memory.delete_user_memories(app_name=app, user_id=user)
+
+    def pct(values: list[float], q: float) -> float:
+        ordered = sorted(values)
+        return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+    return (
+        "; ".join(
+            f"{name}: p50 {pct(v, 0.5):.2f} ms, p95 {pct(v, 0.95):.2f} ms"
+            for name, v in times.items()
+        )
+        + f" ({len(texts)} rows, {rounds} searches each, no shared rows in the app)"
+    )
+
+
 async def cleanup(memory: PgVectorMemoryService, world: World) -> None:
     for app in world.apps:
         for user in world.users:
@@ -287,6 +334,7 @@ async def main(args: argparse.Namespace) -> int:
     try:
         direct = await probe_direct(memory, world)
         mcp = await probe_mcp(db_url, world, args.mcp_queries) if args.mcp else None
+        cost = await overhead(memory, args.overhead) if args.overhead else None
     finally:
         await cleanup(memory, world)
         await memory.close()
@@ -303,6 +351,8 @@ async def main(args: argparse.Namespace) -> int:
         print(mcp.line("MCP search_memory over HTTP"))
         total += mcp.violations
     print(f"cross-scope or cross-user reads: {total} (goal: 0)")
+    if cost is not None:
+        print(f"default search with scopes vs the one-owner search: {cost}")
     return 0 if total == 0 else 1
 
 
@@ -315,5 +365,11 @@ if __name__ == "__main__":
     parser.add_argument("--mcp", action="store_true", help="also probe through the MCP server")
     parser.add_argument("--mcp-queries", type=int, default=len(QUERIES))
     parser.add_argument("--rls", action="store_true", help="row-level security on")
+    parser.add_argument(
+        "--overhead",
+        type=int,
+        default=0,
+        help="also time N default searches against the one-owner search (no shared rows)",
+    )
     parser.add_argument("--db-url", default=None)
     sys.exit(asyncio.run(main(parser.parse_args())))
