@@ -10,7 +10,6 @@ of a session it stores comes from a :class:`~adk_memory_kit.core.session_policy.
 
 from __future__ import annotations
 
-import uuid
 import warnings
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -20,22 +19,12 @@ from typing import TYPE_CHECKING, Any, Self
 from google.adk.events.event import Event
 from google.adk.memory.base_memory_service import BaseMemoryService, SearchMemoryResponse
 from google.adk.memory.memory_entry import MemoryEntry
-from google.genai import types
 from sqlalchemy.ext.asyncio import AsyncEngine
 from typing_extensions import override
 
 from adk_memory_kit.core.db_errors import db_doors
-from adk_memory_kit.core.memory_scopes import (
-    APP,
-    GROUP_PREFIX,
-    USER,
-    agent_scope,
-    group_scope,
-    is_shared,
-    owner_of,
-    parse_scope,
-)
-from adk_memory_kit.core.scope import operator_scope, user_scope
+from adk_memory_kit.core.memory_scopes import USER, agent_scope, is_shared
+from adk_memory_kit.core.scope import user_scope
 from adk_memory_kit.core.session_policy import (
     SessionSelector,
     TranscriptSelector,
@@ -53,6 +42,7 @@ from adk_memory_kit.memory.pipeline import WritePipeline
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.reports import MemoryMetrics, SessionWrite, WriteReport
 from adk_memory_kit.memory.search import search_on_engine
+from adk_memory_kit.memory.shared import ScopedMemory, memory_uuid
 from adk_memory_kit.memory.store import MemoryStore
 
 if TYPE_CHECKING:
@@ -73,7 +63,7 @@ def _selector(config: MemoryConfig) -> SessionSelector:
 
 
 @db_doors
-class BasePgVectorMemoryService(BaseMemoryService):
+class BasePgVectorMemoryService(ScopedMemory, BaseMemoryService):
     """Long-term memory on PostgreSQL + pgvector with ranked hybrid search, knowing no language.
 
     ``db_url``: ``postgresql+psycopg://...`` (``None``: ``ADK_MEMORY_KIT_DB_URL``, else the
@@ -268,87 +258,6 @@ class BasePgVectorMemoryService(BaseMemoryService):
             self.metrics.accesses_recorded += len(own)
         return SearchMemoryResponse(memories=[entry_from_row(r) for r in rows])
 
-    async def add_shared_memory(
-        self,
-        *,
-        app_name: str,
-        memories: Sequence[MemoryEntry | str],
-        scope: str = APP,
-        custom_metadata: Mapping[str, object] | None = None,
-    ) -> WriteReport:
-        """An operator's write of knowledge shared by every user of ``app_name`` (``scope``
-        ``app``) or by a group's users (``group:<name>``); an operator path only (the CLI's
-        ``memory share``), never called from a conversation. Entries are stored as
-        :meth:`add_memory` stores them (the redaction gate included), under the scope's
-        reserved owner id; strings are taken as one fact each."""
-        scope = parse_scope(scope)
-        if not is_shared(scope):
-            raise InvalidInputError("scope must be 'app' or 'group:<name>' for shared memory")
-        entries = _entries(memories)
-        with operator_scope():  # shared rows belong to no user
-            return await self.pipeline.write_entries(
-                app_name=app_name,
-                user_id=owner_of(scope),
-                memories=entries,
-                custom_metadata=custom_metadata,
-                scope=scope,
-            )
-
-    async def delete_shared_memory(self, *, app_name: str, scope: str, memory_id: str) -> int:
-        """An operator's delete of one shared memory (an id a search returned with that
-        ``scope``); returns the rows deleted (0: none)."""
-        scope = parse_scope(scope)
-        if not is_shared(scope):
-            raise InvalidInputError("scope must be 'app' or 'group:<name>' for shared memory")
-        check_identifier("app_name", app_name)
-        row_id = _memory_uuid(memory_id)
-        with operator_scope():
-            return await self.store.delete_id(
-                app_name=app_name, user_id=owner_of(scope), row_id=row_id
-            )
-
-    async def add_agent_memory(
-        self,
-        *,
-        app_name: str,
-        user_id: str,
-        agent_name: str,
-        memories: Sequence[MemoryEntry | str],
-        custom_metadata: Mapping[str, object] | None = None,
-    ) -> WriteReport:
-        """Store memories private to one agent of one user (scope ``agent:<name>``): only a
-        search naming that ``agent_name`` reads them; the user's forget and export include
-        them. Keyed apart from the user's own rows (the same text can be both)."""
-        check_scope(app_name, user_id)
-        scope = agent_scope(agent_name)
-        base = dict(custom_metadata or {})
-        base.setdefault("session_id", scope)  # the agent's own keys
-        return await self.pipeline.write_entries(
-            app_name=app_name,
-            user_id=user_id,
-            memories=_entries(memories),
-            custom_metadata=base,
-            scope=scope,
-        )
-
-    async def grant_group(self, *, app_name: str, user_id: str, group: str) -> bool:
-        """An operator grants ``group``'s shared memory to a user of the app (their searches
-        read it from then on); ``True`` if the grant is new."""
-        check_scope(app_name, user_id)
-        name = group_scope(group)[len(GROUP_PREFIX) :]
-        return await self.store.set_grant(app_name, user_id, name, granted=True)
-
-    async def revoke_group(self, *, app_name: str, user_id: str, group: str) -> bool:
-        """An operator revokes a group grant; ``True`` if there was one."""
-        check_scope(app_name, user_id)
-        name = group_scope(group)[len(GROUP_PREFIX) :]
-        return await self.store.set_grant(app_name, user_id, name, granted=False)
-
-    async def groups_of(self, *, app_name: str, user_id: str) -> list[str]:
-        """The groups granted to a user of the app."""
-        check_scope(app_name, user_id)
-        return await self.store.groups_of(app_name, user_id)
-
     async def search_below_floor(
         self,
         *,
@@ -399,7 +308,7 @@ class BasePgVectorMemoryService(BaseMemoryService):
     ) -> int:
         """Delete one memory by its ``MemoryEntry.id``; returns the rows deleted (0: none)."""
         check_scope(app_name, user_id)
-        row_id = _memory_uuid(memory_id)
+        row_id = memory_uuid(memory_id)
         return await self.store.delete_id(app_name=app_name, user_id=user_id, row_id=row_id)
 
     async def delete_session_memories(self, *, app_name: str, user_id: str, session_id: str) -> int:
@@ -451,27 +360,6 @@ class BasePgVectorMemoryService(BaseMemoryService):
         """Deprecated: ``service.curator.purge_stale`` (same arguments)."""
         _moved_to_curator("purge_stale")
         return await self.curator.purge_stale(**kwargs)
-
-
-def _memory_uuid(memory_id: object) -> str:
-    try:
-        return str(uuid.UUID(str(memory_id)))
-    except ValueError as exc:
-        raise InvalidInputError(
-            "memory_id is not an id returned by search_memory (a UUID)"
-        ) from exc
-
-
-def _entries(memories: Sequence[MemoryEntry | str]) -> list[MemoryEntry]:
-    """``memories`` as entries: a string is one fact (its text, no other part)."""
-    if isinstance(memories, (str, MemoryEntry)):
-        memories = [memories]
-    entries = []
-    for m in memories:
-        if isinstance(m, str):
-            m = MemoryEntry(content=types.Content(role="user", parts=[types.Part(text=m)]))
-        entries.append(m)
-    return entries
 
 
 def _moved_to_curator(name: str) -> None:
