@@ -230,3 +230,41 @@ async def test_an_agent_note_with_a_subject_is_refused(memory):
             memories=[entry],
             custom_metadata={"subject": "invoices"},
         )
+
+
+async def test_the_heavy_path_reads_the_same_scopes_as_the_light_one(db_url, embedder, memory):
+    """Every user down the bounded (heavy) path, an index built: the scope filter holds in
+    the dense and the lexical lists, and the result equals the light path's."""
+    from adk_memory_kit.assembly import PgVectorMemoryService
+    from adk_memory_kit.memory.ann import build_user_index
+    from adk_memory_kit.memory.config import SearchOptions
+
+    heavy = PgVectorMemoryService.from_url(
+        db_url,
+        embedder=embedder,
+        search=SearchOptions(heavy_user_rows=1, lexical_budget=1_000),
+        write_policy="full_transcript",
+    )
+    try:
+        app = unique("scopes_heavy")
+        said = [f"gus keeps receipt {n} for the Pune taxi" for n in range(6)]
+        await heavy.add_memory(app_name=app, user_id="gus", memories=[_entry(s) for s in said])
+        for agent in ("billing", "travel"):
+            await heavy.add_agent_memory(
+                app_name=app,
+                user_id="gus",
+                agent_name=agent,
+                memories=[f"{agent}: gus keeps receipt {n} for the Pune taxi" for n in range(3)],
+            )
+        await heavy.add_shared_memory(app_name=app, memories=["Pune taxi receipts go to finance"])
+        await heavy.store.wait_for_index_builds()
+        await build_user_index(heavy.engine, app, "gus")
+        for service in (heavy, memory):
+            found = _scoped(await _search(service, app, "gus", agent="billing", query="Pune taxi"))
+            assert set(found.values()) == {"user", "agent:billing", "app"}
+            assert not [t for t in found if t.startswith("travel")]
+        heavy_found = await _search(heavy, app, "gus", agent="billing", query="receipt taxi")
+        light_found = await _search(memory, app, "gus", agent="billing", query="receipt taxi")
+        assert set(texts(heavy_found)) == set(texts(light_found))
+    finally:
+        await heavy.close()
