@@ -25,6 +25,7 @@ from adk_memory_kit.errors import MemoryKitError
 COMMAND_MODULES = [
     "adk_memory_kit.cli.db",
     "adk_memory_kit.cli.memory",
+    "adk_memory_kit.cli.scopes",
     "adk_memory_kit.cli.lifecycle",
     "adk_memory_kit.cli.review",
     "adk_memory_kit.cli.demo",

@@ -17,6 +17,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     search.add_argument("--app", required=True, help="app name")
     search.add_argument("--user", required=True, help="user id")
     search.add_argument("--limit", type=int, default=10)
+    search.add_argument(
+        "--agent", default=None, help="read this agent's private memories too (docs/scopes.md)"
+    )
     search.add_argument("query", help="what to look for")
     search.set_defaults(func=_search)
 
@@ -97,6 +100,7 @@ async def _search(args: argparse.Namespace) -> int:
             query=args.query,
             limit=args.limit,
             record_access=False,
+            agent_name=args.agent,
         )
     for line in format_search_results(result.memories, app=args.app, user=args.user):
         print(line)

@@ -11,6 +11,10 @@ from __future__ import annotations
 #: :class:`~adk_memory_kit.tools.MemoryToolset`'s tools (the model's agentic memory).
 MEMORY_TOOL_NAMES: tuple[str, ...] = ("remember", "recall", "forget_memory", "correct_memory")
 
+#: The MemoryToolset's opt-in tool for notes private to the calling agent (issue 47,
+#: ``MemoryToolsetConfig(agent_notes=True)``).
+AGENT_NOTE_TOOL_NAME = "remember_for_agent"
+
 #: The profile tools of :func:`adk_memory_kit.profile.make_profile_tools`.
 PROFILE_TOOL_NAMES: tuple[str, ...] = ("save_preference", "get_profile")
 

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
+from adk_memory_kit.core.memory_scopes import SHARED_PREFIX
 from adk_memory_kit.errors import InvalidInputError
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -155,6 +156,11 @@ def check_scope(app_name: Any, user_id: Any) -> None:
     """Refuse a missing or malformed app name or user id before any query runs."""
     for label, value in (("app_name", app_name), ("user_id", user_id)):
         check_identifier(label, value, max_chars=MAX_SCOPE_CHARS)
+    if user_id.startswith(SHARED_PREFIX):
+        raise InvalidInputError(
+            f"user_id must not start with {SHARED_PREFIX!r}: that prefix names shared memory "
+            "(docs/scopes.md)"
+        )
 
 
 def clean_text(value: str) -> str:

@@ -43,6 +43,7 @@ from sqlalchemy import event, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from adk_memory_kit.core.memory_scopes import APP_OWNER, GROUP_PREFIX, SHARED_PREFIX
 from adk_memory_kit.core.scope import OPERATOR, active_scope, operator_scope, user_scope
 from adk_memory_kit.db.catalog import discover
 from adk_memory_kit.errors import InvalidInputError
@@ -75,7 +76,18 @@ KIT_TABLES: tuple[str, ...] = (
     "adk_memory_kit_forget_fence",
     "adk_memory_kit_forget_log",
     "adk_memory_kit_ingest_watermarks",
+    "adk_memory_scope_grants",
 )
+#: The second policy (issue 47, docs/scopes.md): a scoped transaction may also READ the
+#: shared rows of its app (owner ``~shared:app``) and of the groups granted to its user,
+#: in the tables a search reads. It is ``FOR SELECT`` only, so no user writes a shared row.
+SHARED_POLICY = "adk_memory_kit_shared_rows"
+SHARED_READ_TABLES: tuple[str, ...] = (
+    "adk_memory_items",
+    "adk_memory_user_stats",
+    "adk_memory_term_stats",
+)
+_GRANTS = "adk_memory_scope_grants"
 #: Kit tables without per-user rows that scoped transactions may read.
 SHARED_TABLES: tuple[str, ...] = ("adk_memory_kit_schema",)
 
@@ -91,6 +103,21 @@ _USING = (
     f"app_name = current_setting('{APP_SETTING}', true) AND "
     f"user_id = current_setting('{USER_SETTING}', true))"
 )
+
+
+def _shared_using(table: str) -> str:
+    """The shared-read policy's condition on ``table`` (its rows' owner is a shared owner
+    id the transaction's user is entitled to)."""
+    group_owner = SHARED_PREFIX + GROUP_PREFIX
+    return (
+        f"app_name = current_setting('{APP_SETTING}', true) AND ("
+        f"user_id = '{APP_OWNER}' OR (user_id LIKE '{group_owner}%' AND EXISTS ("
+        f"SELECT 1 FROM {_GRANTS} g WHERE g.app_name = current_setting('{APP_SETTING}', true)"
+        f" AND g.user_id = current_setting('{USER_SETTING}', true)"
+        f" AND g.grp = substr({table}.user_id, {len(group_owner) + 1}))))"
+    )
+
+
 # a scoped transaction sets all three of its settings, operator mode off too: a value left at
 # session level on the server connection (a pooler hands connections from client to client)
 # never widens what it sees
@@ -287,6 +314,29 @@ async def _protect(conn: AsyncConnection, row: Any, role: str | None) -> None:
             await conn.execute(text(f"GRANT USAGE, SELECT ON SEQUENCE {sequence} TO {role}"))
 
 
+async def _protect_shared_reads(conn: AsyncConnection) -> None:
+    """Put :data:`SHARED_POLICY` on each existing table of :data:`SHARED_READ_TABLES` (once
+    the grants table it reads exists)."""
+    if not await conn.scalar(text("SELECT to_regclass(:t) IS NOT NULL"), {"t": _GRANTS}):
+        return
+    missing = await conn.scalars(
+        text(
+            "SELECT t.name FROM unnest(CAST(:names AS text[])) AS t(name)"
+            " JOIN pg_class c ON c.oid = to_regclass(t.name)"
+            " WHERE NOT EXISTS (SELECT 1 FROM pg_policy p WHERE p.polrelid = c.oid"
+            " AND p.polname = :policy)"
+        ),
+        {"names": list(SHARED_READ_TABLES), "policy": SHARED_POLICY},
+    )
+    for table in missing.all():
+        await conn.execute(
+            text(
+                f"CREATE POLICY {SHARED_POLICY} ON {table} FOR SELECT"
+                f" USING ({_shared_using(table)})"
+            )
+        )
+
+
 async def protect_homes(engine: AsyncEngine) -> None:
     """:func:`protect_tables` in an operator transaction of its own: for tables marked as
     kit homes after the kit's migrations ran (``forget_user`` calls it before deleting)."""
@@ -327,6 +377,7 @@ async def protect_tables(conn: AsyncConnection) -> None:
                 row.name,
                 type(exc).__name__,
             )
+    await _protect_shared_reads(conn)
     if role:
         for table in SHARED_TABLES:
             if await conn.scalar(text("SELECT to_regclass(:t) IS NOT NULL"), {"t": table}):
@@ -341,6 +392,8 @@ __all__ = [
     "POLICY",
     "RLS_ENV",
     "SCOPED_ROLE",
+    "SHARED_POLICY",
+    "SHARED_READ_TABLES",
     "USER_SETTING",
     "elevate",
     "install",

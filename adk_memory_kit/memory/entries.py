@@ -85,6 +85,7 @@ def entry_from_row(row: Mapping[str, Any]) -> MemoryEntry:
         if row.get(key) is not None:
             metadata[key] = row[key].astimezone(timezone.utc).isoformat()
     metadata["access_count"] = int(row.get("access_count") or 0)
+    metadata["scope"] = row.get("scope") or "user"  # issue 47: whose memory it is
     metadata["pinned"] = bool(row.get("pinned"))
     if row["valid_to"] is not None:
         metadata["superseded_at"] = row["valid_to"].astimezone(timezone.utc).isoformat()

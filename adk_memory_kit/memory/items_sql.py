@@ -36,19 +36,20 @@ from adk_memory_kit.sensitive import redact_for_store
 _COLUMNS = (
     "id, app_name, user_id, session_id, event_id, kind, author, role, text, search_text,"
     " context_text, source_hash, embedding, event_time, subject, expires_at, importance,"
-    " valid_to, metadata, memory_type, tags, valid_from"
+    " valid_to, metadata, memory_type, tags, valid_from, scope"
 )
 _INSERT = f"""
 INSERT INTO {TABLE} AS t ({_COLUMNS})
 SELECT x.id, x.app, x.user, x.session_id, x.event_id, x.kind, x.author, x.role, x.text,
     x.search_text, x.context_text, x.source_hash, CAST(x.embedding AS vector), x.event_time,
     x.subject, x.expires_at, x.importance, x.valid_to, CAST(x.metadata AS jsonb),
-    x.memory_type, x.tags, x.valid_from
+    x.memory_type, x.tags, x.valid_from, coalesce(x.scope, 'user')
 FROM json_to_recordset(CAST(:rows AS json)) AS x(id uuid, app text, "user" text,
     session_id text, event_id text, kind text, author text, role text, text text,
     search_text text, context_text text, source_hash text, embedding text,
     event_time timestamptz, subject text, expires_at timestamptz, importance float8,
-    valid_to timestamptz, metadata text, memory_type text, tags text[], valid_from timestamptz)
+    valid_to timestamptz, metadata text, memory_type text, tags text[], valid_from timestamptz,
+    scope text)
 ON CONFLICT (app_name, user_id, session_id, event_id) DO UPDATE SET
     kind = EXCLUDED.kind, author = EXCLUDED.author, role = EXCLUDED.role, text = EXCLUDED.text,
     search_text = EXCLUDED.search_text, context_text = EXCLUDED.context_text,
@@ -290,9 +291,12 @@ def row(
     hygiene: Hygiene,
     valid_to: datetime | None,
     gate: Gate | None = None,
+    scope: str = "user",
 ) -> dict[str, Any]:
     """The bind parameters of one upserted row; every text column passes the redaction gate
-    (``gate``: one :func:`batch_gate` shared by the rows of a batch; default: a new one)."""
+    (``gate``: one :func:`batch_gate` shared by the rows of a batch; default: a new one).
+    ``scope``: the row's memory scope (core/memory_scopes.py; a database constraint ties it
+    to ``user``)."""
     gate = gate or batch_gate()
     # The subject and tags are index keys: full-text matched at the context's low weight
     # (a query "diet" finds the facts filed under that subject), never part of the text.
@@ -321,6 +325,7 @@ def row(
         "memory_type": memory_type_of(doc, hygiene),
         "tags": [gate(t) for t in hygiene.tags],
         "valid_from": hygiene.valid_from or doc.event_time,
+        "scope": scope,
     }
 
 

@@ -25,8 +25,20 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from adk_memory_kit.core.db_errors import db_doors
 from adk_memory_kit.core.ids import legacy_text_fact_key, memory_row_id
+from adk_memory_kit.core.memory_scopes import (
+    AGENT_PREFIX,
+    USER,
+    is_shared,
+    owner_of,
+    parse_scope,
+)
 from adk_memory_kit.core.session_policy import SessionSelector
-from adk_memory_kit.core.validation import check_identifier, check_mapping, check_scope
+from adk_memory_kit.core.validation import (
+    MAX_SCOPE_CHARS,
+    check_identifier,
+    check_mapping,
+    check_scope,
+)
 from adk_memory_kit.embedders.base import checked_embed
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.memory import items_sql
@@ -223,8 +235,15 @@ class WritePipeline:
         memories: Sequence[MemoryEntry],
         custom_metadata: Mapping[str, object] | None = None,
         consolidator: Consolidator | None = None,
+        scope: str = USER,
     ) -> WriteReport:
         """Store explicit memories (dated facts). Re-adding the same id or text updates it.
+
+        ``scope`` (issue 47, docs/scopes.md): ``user`` (the default), ``agent:<name>`` (rows
+        private to one agent of ``user_id``), or a shared scope (``app``, ``group:<name>``),
+        whose rows are stored under its reserved owner id, which ``user_id`` must then be
+        (:func:`~adk_memory_kit.core.memory_scopes.owner_of`). Shared writes are an operator's
+        (the service's ``add_shared_memory``, the CLI); no conversation path passes a scope.
 
         ``MemoryEntry.id`` is either the id of a row ``search_memory`` returned (that row is
         updated in place) or the caller's own stable key (scoped by
@@ -242,7 +261,13 @@ class WritePipeline:
         with the user's nearby facts first (ADD, UPDATE, NOOP, CONFLICT). Returns a
         :class:`WriteReport` with every entry's outcome, also counted in :attr:`metrics`.
         """
-        check_scope(app_name, user_id)
+        scope = parse_scope(scope)
+        if is_shared(scope):
+            check_identifier("app_name", app_name, max_chars=MAX_SCOPE_CHARS)
+            if user_id != owner_of(scope):
+                raise InvalidInputError("a shared scope's rows are written under its owner id")
+        else:
+            check_scope(app_name, user_id)
         base = check_mapping("custom_metadata", custom_metadata)
         prepared: list[MemoryEntry] = []
         hygienes: list[Hygiene] = []
@@ -252,6 +277,9 @@ class WritePipeline:
             merged = {**base, **check_mapping("MemoryEntry.custom_metadata", entry.custom_metadata)}
             hygienes.append(pop_hygiene(merged))
             prepared.append(entry.model_copy(update={"custom_metadata": merged}))
+        if scope.startswith(AGENT_PREFIX) and any(h.subject for h in hygienes):
+            # a subject supersedes by (user, subject), across the user's own rows
+            raise InvalidInputError("an agent's private memories take no subject")
         report = WriteReport()
         if not prepared:
             return report
@@ -274,8 +302,12 @@ class WritePipeline:
             )
             indexed = [(passed[j], d, h) for j, d, h in items]
             consolidator = consolidator or self.config.consolidator
+            if scope.startswith(AGENT_PREFIX):
+                consolidator = None  # its neighbours would be the user's and other agents' rows
             if consolidator is None:
-                await self._write(conn, app_name, user_id, [(d, h) for _, d, h in indexed], stored)
+                await self._write(
+                    conn, app_name, user_id, [(d, h) for _, d, h in indexed], stored, scope=scope
+                )
                 report.outcomes += [EntryOutcome(i, "WRITTEN", d.id) for i, d, _ in indexed]
             else:
                 kept, vectors, after = await consolidate(
@@ -290,7 +322,7 @@ class WritePipeline:
                     metrics=self.metrics,
                 )
                 await self._write(
-                    conn, app_name, user_id, kept, stored, vectors=vectors, after=after
+                    conn, app_name, user_id, kept, stored, vectors=vectors, after=after, scope=scope
                 )
         self.metrics.written += sum(o.outcome != "REJECTED" for o in report.outcomes)
         report.outcomes.sort(key=lambda o: o.index)
@@ -386,6 +418,7 @@ class WritePipeline:
         vectors: Mapping[str, Any] | None = None,
         before: Callable[[AsyncConnection], Awaitable[None]] | None = None,
         after: Callable[[AsyncConnection], Awaitable[None]] | None = None,
+        scope: str = USER,
     ) -> None:
         """Upsert explicitly added items (their text, metadata and hygiene values as given) in
         one transaction on ``conn``; ``stored`` is what the caller read for their ids.
@@ -404,7 +437,7 @@ class WritePipeline:
         # (valid_to) is decided under the locks
         gate = items_sql.batch_gate()
         rows = [
-            items_sql.row(app_name, user_id, d, vectors[d.id], h, None, gate)
+            items_sql.row(app_name, user_id, d, vectors[d.id], h, None, gate, scope)
             for d, h in sorted(changed, key=lambda item: item[0].id)
         ]
         async with conn.begin():

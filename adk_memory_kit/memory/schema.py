@@ -11,6 +11,14 @@ from __future__ import annotations
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from adk_memory_kit.core.memory_scopes import (
+    AGENT_PREFIX,
+    APP,
+    APP_OWNER,
+    GROUP_PREFIX,
+    SHARED_PREFIX,
+    USER,
+)
 from adk_memory_kit.db.catalog import home_comment_step
 from adk_memory_kit.db.migrations import (
     Step,
@@ -23,7 +31,7 @@ from adk_memory_kit.errors import (
     EmbeddingDimensionError,
     SchemaMismatchError,
 )
-from adk_memory_kit.memory import term_stats
+from adk_memory_kit.memory import grants, term_stats
 from adk_memory_kit.memory.tables import SNAPSHOTS, TABLE, create_partitions_step
 
 COMPONENT = "memory"
@@ -108,7 +116,38 @@ def _steps(dim: int, partitions: int | None = None) -> list[Step]:
         Step(_STORAGE_SETTINGS),
         # issue 45: the statistics trigger deletes emptied lexemes by key (memory/term_stats.py)
         Step(term_stats.FUNCTION),
+        # issue 47: memory scopes (docs/scopes.md); every existing row is the user's own
+        *_scope_steps(),
+        *grants.steps(),
     ]
+
+
+# A row's scope and its owner go together: the user's own and agent-private rows under a
+# user's id, shared rows (app, group) under their reserved owner id (core/memory_scopes.py).
+_SCOPE_OWNER = f"""CHECK (CASE
+    WHEN scope = '{APP}' THEN user_id = '{APP_OWNER}'
+    WHEN scope LIKE '{GROUP_PREFIX}%' THEN user_id = '{SHARED_PREFIX}' || scope
+    ELSE (scope = '{USER}' OR scope LIKE '{AGENT_PREFIX}%')
+        AND user_id NOT LIKE '{SHARED_PREFIX}%' END)"""
+
+
+def _scope_steps() -> list[Step]:
+    """Issue 47: the ``scope`` column (a constant default: no table rewrite, every existing
+    row becomes ``user``) and the constraint tying a scope to its owner (not re-checked on
+    the existing rows of a plain table, which are all ``user``; a partitioned table cannot
+    skip the check, so it scans once)."""
+    name = f"{TABLE}_scope_owner"
+    constraint = f"ALTER TABLE {TABLE} ADD CONSTRAINT {name} {_SCOPE_OWNER}"
+    missing = f"NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = '{name}')"
+    return [
+        Step(f"ALTER TABLE {TABLE} ADD COLUMN IF NOT EXISTS scope text NOT NULL DEFAULT '{USER}'"),
+        Step(constraint + " NOT VALID", only_if=f"{_relkind_is('r')} AND {missing}"),
+        Step(constraint, only_if=f"{_relkind_is('p')} AND {missing}"),
+    ]
+
+
+def _relkind_is(kind: str) -> str:
+    return f"(SELECT relkind::text FROM pg_class WHERE oid = to_regclass('{TABLE}')) = '{kind}'"
 
 
 # Storage settings of the memory table and its full-text indexes (on each partition when

@@ -50,16 +50,21 @@ class SearchFilters:
     ``types``: only these memory types (``None``: every type except ``procedure``, which is
     never recalled unless asked for by type); ``tags``: items holding any of them;
     ``as_of``: items whose validity window ``[valid_from, valid_to)`` holds that time;
-    ``include_superseded``: superseded items too (an operator's view of the history).
+    ``include_superseded``: superseded items too (an operator's view of the history);
+    ``scopes``: the memory scopes read under the searched owner (issue 47: ``user`` alone by
+    default; memory/scoped_search.py adds the calling agent's private scope, and reads each
+    shared owner with its own scope).
     """
 
     types: tuple[str, ...] | None = None
     tags: tuple[str, ...] | None = None
     as_of: datetime | None = None
     include_superseded: bool = False
+    scopes: tuple[str, ...] = ("user",)
 
     def params(self) -> dict[str, Any]:
         return {
+            "scopes": list(self.scopes),
             "types": list(self.types) if self.types is not None else None,
             "tags": list(self.tags) if self.tags is not None else None,
             "as_of": self.as_of,

@@ -61,7 +61,10 @@ _FILTERS = f"""(CASE WHEN CAST(:types AS text[]) IS NULL
     AND ({_AS_OF} IS NULL OR (coalesce(t.valid_from, t.event_time) <= {_AS_OF}
         AND (t.valid_to IS NULL OR t.valid_to > {_AS_OF})
         AND (t.subject IS NULL OR NOT EXISTS ({_NEWER_VALID}))))"""
-_SCOPE = f"t.app_name = :app AND t.user_id = :user AND {_LIVE} AND {_FILTERS}"
+# issue 47: the memory scopes read under this owner (``user``, the calling agent's
+# ``agent:<name>``; a shared owner's one scope), memory/scoped_search.py
+_SCOPES = "t.scope = ANY(CAST(:scopes AS text[]))"
+_SCOPE = f"t.app_name = :app AND t.user_id = :user AND {_SCOPES} AND {_LIVE} AND {_FILTERS}"
 # current first: not superseded (at ``as_of`` when given)
 _CURRENT = f"coalesce(t.valid_to IS NULL OR t.valid_to > {_AS_OF}, false)"
 _AUTHOR_BONUS = "CASE WHEN lower(t.author) = ANY(CAST(:terms AS text[])) THEN :wa ELSE 0 END"
@@ -117,7 +120,7 @@ _ITEM_COLUMNS = """t.id, t.session_id, t.event_id, t.kind, t.author, t.role, t.t
        t.ingested_at, t.subject, t.valid_to, t.expires_at, t.importance, t.metadata,
        t.memory_type, t.tags, t.valid_from, t.recorded_at, t.last_accessed_at,
        t.access_count, t.last_confirmed_at, t.pinned, t.superseded_reason, t.superseded_by,
-       t.search_text, t.context_text"""
+       t.search_text, t.context_text, t.scope"""
 
 
 # Light users: exact lists over all of the user's rows (recall 1.0). Document frequencies are

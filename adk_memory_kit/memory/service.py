@@ -10,7 +10,6 @@ of a session it stores comes from a :class:`~adk_memory_kit.core.session_policy.
 
 from __future__ import annotations
 
-import uuid
 import warnings
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -24,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from typing_extensions import override
 
 from adk_memory_kit.core.db_errors import db_doors
+from adk_memory_kit.core.memory_scopes import USER, agent_scope, is_shared
 from adk_memory_kit.core.scope import user_scope
 from adk_memory_kit.core.session_policy import (
     SessionSelector,
@@ -42,6 +42,7 @@ from adk_memory_kit.memory.pipeline import WritePipeline
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.reports import MemoryMetrics, SessionWrite, WriteReport
 from adk_memory_kit.memory.search import search_on_engine
+from adk_memory_kit.memory.shared import ScopedMemory, memory_uuid
 from adk_memory_kit.memory.store import MemoryStore
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def _selector(config: MemoryConfig) -> SessionSelector:
 
 
 @db_doors
-class BasePgVectorMemoryService(BaseMemoryService):
+class BasePgVectorMemoryService(ScopedMemory, BaseMemoryService):
     """Long-term memory on PostgreSQL + pgvector with ranked hybrid search, knowing no language.
 
     ``db_url``: ``postgresql+psycopg://...`` (``None``: ``ADK_MEMORY_KIT_DB_URL``, else the
@@ -226,11 +227,19 @@ class BasePgVectorMemoryService(BaseMemoryService):
         limit: int | None = None,
         record_access: bool = True,
         include_superseded: bool = False,
+        agent_name: str | None = None,
     ) -> SearchMemoryResponse:
         """Ranked hybrid search of this app+user's memories (empty query: none), the filters
-        (docs/memory-service.md) inside every ranked list; records an access on each result
-        unless ``record_access`` is false (an operator's look is not a use)."""
+        (docs/memory-service.md) inside every ranked list; records an access on each of the
+        user's own results unless ``record_access`` is false (an operator's look is not a use).
+
+        Scopes (docs/scopes.md): the user's own rows, the app's shared rows and each granted
+        group's, and with ``agent_name`` that agent's private rows, ranked together; each
+        entry's ``custom_metadata["scope"]`` says whose it is. No other user's rows and no
+        other agent's private rows are ever read."""
         check_scope(app_name, user_id)
+        if agent_name is not None:
+            agent_scope(agent_name)  # checked before any query
         if not isinstance(query, str):
             raise InvalidInputError(f"query must be a string, got {type(query).__name__}")
         cap = search_limit(limit, self.store.search_options.limit)
@@ -239,12 +248,14 @@ class BasePgVectorMemoryService(BaseMemoryService):
         query = clean_text(query.replace("\x00", " "))
         if not query.strip():
             return SearchMemoryResponse()
+        reads = await self.store.entitled_reads(app_name, user_id, agent_name)
         rows = await self.store.search_rows(
-            app_name=app_name, user_id=user_id, query=query, limit=cap, filters=filters
+            app_name=app_name, user_id=user_id, query=query, limit=cap, filters=filters, reads=reads
         )
-        if rows and record_access:
-            self.store.access.record(app_name, user_id, [str(r["id"]) for r in rows])
-            self.metrics.accesses_recorded += len(rows)
+        own = [str(r["id"]) for r in rows if not is_shared(r.get("scope") or USER)]
+        if own and record_access:
+            self.store.access.record(app_name, user_id, own)
+            self.metrics.accesses_recorded += len(own)
         return SearchMemoryResponse(memories=[entry_from_row(r) for r in rows])
 
     async def search_below_floor(
@@ -297,13 +308,8 @@ class BasePgVectorMemoryService(BaseMemoryService):
     ) -> int:
         """Delete one memory by its ``MemoryEntry.id``; returns the rows deleted (0: none)."""
         check_scope(app_name, user_id)
-        try:
-            parsed = uuid.UUID(str(memory_id))
-        except ValueError as exc:
-            raise InvalidInputError(
-                "memory_id is not an id returned by search_memory (a UUID)"
-            ) from exc
-        return await self.store.delete_id(app_name=app_name, user_id=user_id, row_id=str(parsed))
+        row_id = memory_uuid(memory_id)
+        return await self.store.delete_id(app_name=app_name, user_id=user_id, row_id=row_id)
 
     async def delete_session_memories(self, *, app_name: str, user_id: str, session_id: str) -> int:
         """Delete the memories ingested from one session and its snapshot mark (it may be

@@ -15,7 +15,7 @@ import logging
 import os
 import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -24,13 +24,14 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from adk_memory_kit.core.db_errors import db_doors
+from adk_memory_kit.core.memory_scopes import ScopeRead, own_read, shared_read
 from adk_memory_kit.core.scope import operator_scope, user_scope
 from adk_memory_kit.db.embedded import DB_URL_ENV, kit_home
 from adk_memory_kit.db.engine import behind_transaction_pooler, is_default_uri, make_engine
 from adk_memory_kit.db.fence import fences_of
 from adk_memory_kit.embedders.base import Embedder, checked_embed
 from adk_memory_kit.errors import DatabaseUnavailableError
-from adk_memory_kit.memory import items_sql
+from adk_memory_kit.memory import grants, items_sql
 from adk_memory_kit.memory.access import AccessRecorder
 from adk_memory_kit.memory.admission import held_slot
 from adk_memory_kit.memory.ann import SLOT_RETRY_S, IndexBuilder
@@ -38,7 +39,8 @@ from adk_memory_kit.memory.config import SearchOptions, StorageOptions
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.rerank import asked_about, asks_about_now, asks_in_the_present
 from adk_memory_kit.memory.schema import ensure_schema
-from adk_memory_kit.memory.search import SearchFilters, plan_search, search_on_engine
+from adk_memory_kit.memory.scoped_search import scoped_search
+from adk_memory_kit.memory.search import SearchFilters, plan_search
 
 logger = logging.getLogger(__name__)
 #: How many users' last write times a store keeps (the oldest are forgotten first).
@@ -167,21 +169,29 @@ class MemoryStore:
 
     # ------------------------------------------------------------------ search and access
     async def search_rows(
-        self, *, app_name: str, user_id: str, query: str, limit: int, filters: SearchFilters
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        query: str,
+        limit: int,
+        filters: SearchFilters,
+        reads: Sequence[ScopeRead] | None = None,
     ) -> list[Mapping[str, Any]]:
         """The ranked rows of ``query`` (clean, non-empty text) for one user, best first
-        (read on the replica when there is one: :meth:`search_engine`)."""
+        (read on the replica when there is one: :meth:`search_engine`). ``reads``: the
+        entitled scopes, owner by owner (issue 47, memory/scoped_search.py; ``None``: the
+        user's own rows only), merged into one ranking."""
         engine = await self.search_engine(app_name, user_id)
-        app, user = app_name, user_id
 
         async def embed_query() -> list[float]:
             (qvec,) = await checked_embed(self.embedder, [query], queries=True)
             return qvec
 
-        return await search_on_engine(
+        return await scoped_search(
             engine,
-            app=app,
-            user=user,
+            app=app_name,
+            reads=reads or [ScopeRead(user_id, filters.scopes)],
             embed_query=embed_query,
             terms=query_terms(query),
             limit=limit,
@@ -191,6 +201,31 @@ class MemoryStore:
             plain_present=asks_in_the_present(query),
             asked=asked_about(query),
         )
+
+    async def entitled_reads(
+        self, app_name: str, user_id: str, agent_name: str | None = None
+    ) -> list[ScopeRead]:
+        """What the user (and the calling agent) may read, owner by owner: their own rows,
+        then the app's and each granted group's shared rows where there are any (one probe,
+        in the user's row-level-security scope)."""
+        engine = await self.search_engine(app_name, user_id)
+        with user_scope(app_name, user_id):
+            async with engine.connect() as conn:
+                owners = await grants.shared_owners(conn, app_name, user_id)
+        return [own_read(user_id, agent_name), *(shared_read(o) for o in owners)]
+
+    async def groups_of(self, app_name: str, user_id: str) -> list[str]:
+        """The groups the user was granted in the app (memory/grants.py)."""
+        async with (await self.ready()).connect() as conn:
+            return await grants.groups_of(conn, app_name, user_id)
+
+    async def set_grant(self, app_name: str, user_id: str, group: str, *, granted: bool) -> bool:
+        """Grant (or revoke) ``group`` to the user, as an operator; ``True`` if it changed."""
+        engine = await self.ready()
+        with operator_scope():  # an operator's act, never a user's
+            async with engine.begin() as conn:
+                change = grants.grant if granted else grants.revoke
+                return await change(conn, app_name, user_id, group)
 
     async def note_write(self, conn: AsyncConnection, app: str, user: str) -> None:
         """After a write of the user committed on ``conn``: start the background build of

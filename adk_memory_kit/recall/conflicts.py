@@ -52,6 +52,9 @@ class RecalledMemory:
     #: the memory (its id) this one was said to change, when the write path linked them
     #: rather than supersede (``MAY_UPDATE``)
     may_update: str | None = None
+    #: whose memory it is (issue 47): ``user`` (None: the user's own), ``agent:<name>``,
+    #: ``app`` or ``group:<name>``
+    scope: str | None = None
 
     @classmethod
     def from_entry(cls, entry: MemoryEntry) -> RecalledMemory:
@@ -67,6 +70,7 @@ class RecalledMemory:
             subject=str(subject).lower() if subject else None,
             superseded_at=parse_time(meta.get("superseded_at") or meta.get("valid_to")),
             may_update=str(meta[MAY_UPDATE]) if meta.get(MAY_UPDATE) else None,
+            scope=str(meta["scope"]) if meta.get("scope") else None,
         )
 
 

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from adk_memory_kit.core.markers import RECALL_TAG
+from adk_memory_kit.core.memory_scopes import describe as describe_scope
 from adk_memory_kit.core.wording import counted
 from adk_memory_kit.profile.state import ProfileValue
 from adk_memory_kit.recall.conflicts import Conflict, RecalledMemory
@@ -92,6 +93,9 @@ def memory_header(index: int, memory: RecalledMemory, conflicts: Sequence[Confli
     The author and subjects are :func:`label` s, so none can add a field or end the header.
     """
     bits = [f"memory {index + 1}", format_date(memory.when)]
+    shared = describe_scope(memory.scope or "user")
+    if shared:
+        bits.append(shared)  # issue 47: whose memory it is, when not the user's own
     if memory.author:
         bits.append(f"from {label(memory.author)}")
     if memory.superseded_at:
@@ -162,6 +166,8 @@ def format_search_results(memories: list, *, app: str, user: str) -> list[str]:
         meta = entry.custom_metadata
         when = (entry.timestamp or "")[:16].replace("T", " ")
         flag = "  (superseded)" if "superseded_at" in meta else ""
+        if whose := describe_scope(str(meta.get("scope") or "user")):
+            flag += f"  ({whose})"
         lines.append(
             f"{rank:>3}  {meta.get('score', 0.0):6.3f}  {when:16}  {meta.get('kind', ''):5}  "
             f"{entry.author or '-'}: {text[:160]}{flag}"

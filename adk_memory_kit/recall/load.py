@@ -33,6 +33,7 @@ from adk_memory_kit.recall.preload import (
     RecallBudget,
     recall_budget,
 )
+from adk_memory_kit.recall.scoped import search_as_agent
 
 if TYPE_CHECKING:
     from google.adk.models.llm_request import LlmRequest
@@ -89,7 +90,7 @@ class FramedLoadMemoryTool(FunctionTool):
         query = " ".join(str(query or "").split())[: self.max_query_chars]
         if not query:
             return RecallBlock("", 0, 0, 0)
-        response = await tool_context.search_memory(query)
+        response = await search_as_agent(tool_context, query)  # the agent's private rows too
         return self.budget.frame(response.memories, tool_context.state)
 
     async def load(self, query: str, tool_context: ToolContext) -> dict[str, Any]:

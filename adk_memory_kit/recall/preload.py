@@ -32,6 +32,7 @@ from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.profile.state import ProfileValue, profile_from_state
 from adk_memory_kit.recall.conflicts import RecalledMemory, find_conflicts
 from adk_memory_kit.recall.framing import profile_lines, render_memory, wrap
+from adk_memory_kit.recall.scoped import search_as_agent
 
 if TYPE_CHECKING:
     from google.adk.models.llm_request import LlmRequest
@@ -257,7 +258,7 @@ class BudgetedPreloadMemoryTool(BaseTool):
         memories = self._cache.get(key)
         if memories is None:
             try:
-                memories = list((await tool_context.search_memory(query)).memories)
+                memories = list((await search_as_agent(tool_context, query)).memories)
             except Exception as exc:  # recall must never break the turn
                 logger.warning(
                     "memory preload failed (query length %d): %s", len(query), describe(exc)

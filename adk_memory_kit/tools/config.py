@@ -21,6 +21,13 @@ class MemoryToolsetConfig(KitConfig):
         5, strict=True, le=1000, description="At most this many memories per recall (1-1000)."
     )
 
+    agent_notes: bool = Field(
+        False,
+        strict=True,
+        description="Add the remember_for_agent tool: notes private to the calling agent "
+        "(scope agent:<name>, docs/scopes.md).",
+    )
+
     @field_validator("recall_limit", mode="before")
     @classmethod
     def _positive_whole(cls, value: Any) -> int:

@@ -52,6 +52,7 @@ PER_USER = {
     "adk_memory_kit_ingest_watermarks": "the idle job's watermark per session",
     "adk_memory_kit_forget_fence": "the forget fence (one row per user being forgotten)",
     "adk_memory_kit_review_queue": "review items",
+    "adk_memory_scope_grants": "group grants per user (issue 47)",
 }
 #: Not distributed: ``reference`` (a full copy on every node) or ``local`` (kept on the
 #: coordinator, added to the metadata with citus_add_local_table_to_metadata).

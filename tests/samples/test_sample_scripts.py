@@ -50,6 +50,7 @@ def test_samples_run_as_the_readme_shows_on_each_others_data():
         "samples/working_memory_agent.py",
         "samples/run_idle_job.py",
         "samples/forget_user.py",
+        "samples/scoped_memory_agent.py",
     ]
     with tempfile.TemporaryDirectory(prefix="amk_s_") as home:  # short: the socket is in it
         out = run(commands[0], home)
@@ -88,3 +89,11 @@ def test_samples_run_as_the_readme_shows_on_each_others_data():
 
         again = run(commands[2], home)  # nothing left for the idle job either
         assert "considered 0, ingested 0, failed 0" in again
+
+        out = run(commands[4], home)  # memory scopes: its own app
+        concierge = out.split("concierge agent recalls:")[1].split("billing agent recalls:")[0]
+        billing = out.split("billing agent recalls:")[1]
+        assert "shared by the app" in concierge and "closed on Fridays" in concierge
+        assert "PDF" not in concierge  # the billing agent's note is private to it
+        assert "| private to this agent]" in billing and "PDF, sent to the finance" in billing
+        assert "ADK search_memory (no agent) reads scopes: app" in out
