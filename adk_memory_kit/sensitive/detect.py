@@ -22,6 +22,7 @@ from adk_memory_kit.sensitive.base import (
 )
 from adk_memory_kit.sensitive.card_companions import card_companions
 from adk_memory_kit.sensitive.cards import SplitCardDetector
+from adk_memory_kit.sensitive.digit_ids import DigitIdDetector
 from adk_memory_kit.sensitive.failclosed import CUE_VALUE, CueValueDetector
 from adk_memory_kit.sensitive.health import HealthDetector
 from adk_memory_kit.sensitive.health_meaning import MeaningHealthDetector
@@ -34,6 +35,7 @@ from adk_memory_kit.sensitive.numbers import (
     iban_valid,
     luhn_valid,
 )
+from adk_memory_kit.sensitive.password_shape import PasswordShapeDetector
 from adk_memory_kit.sensitive.passwords import LoginPhraseDetector, PasswordDetector
 from adk_memory_kit.sensitive.public import public_spans
 from adk_memory_kit.sensitive.recovery import RecoveryDetector
@@ -67,6 +69,8 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
     SplitCardDetector(),
     ShapeDetector(),
     RecoveryDetector(),
+    PasswordShapeDetector(),  # password-shaped tokens, no cue (any language)
+    DigitIdDetector(),  # long digit runs not public by shape or label (any language)
     CueValueDetector(),  # the fail-closed layer (weak cues only at sensitivity="strict")
     RedactedMarkerDetector(),  # text the gate masked already (a stored, redacted turn)
 )

@@ -1,0 +1,84 @@
+"""Password-shaped tokens, in any language, with no cue word.
+
+A token people make into a password mixes kinds of characters: ``Brno_Most_1998``,
+``Mot&Nel2020``, ``Orchid@Meeting62``. Guarantees: a whitespace-free token of 6 to 64
+characters (trailing punctuation aside) is a credential when it holds a letter and a digit
+and either a symbol from ``!#$%&*+?@^~|_`` (an underscore counts only beside both letter
+cases) or both letter cases with a lower case letter right after an upper case one and at
+least two digits. Public shapes are never findings: e-mail addresses and ``user@host``
+handles in lower case, URLs, ``@handles``, ``#hashtags``, paths and file names,
+``key=value`` and code (a token in backticks, or with brackets, quotes or ``=``), versions,
+and codes with no lower case letter (``PS-8825-BLK``, ``WW90T554DAW``). Linear: one pass.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from adk_memory_kit.sensitive.base import CREDENTIAL, Finding
+
+_TOKEN = re.compile(r"(?<![^\s(\[{\"'«“‘])[^\s]{6,80}(?!\S)")
+_STRIP_END = ".,;:!?)]}>\"'»”’*"
+_STRIP_START = "([{<\"'«“‘*"
+_SYMBOLS = frozenset("!#$%&*+?@^~|")
+_FORBIDDEN = frozenset("=(){}[]<>/\\\"`'’‘“”«»:,;")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_LOWER_HANDLE = re.compile(r"[a-z0-9._+-]+@[a-z0-9._-]+")
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+[a-z]?\d*", re.IGNORECASE)
+_FILE = re.compile(r".+\.[A-Za-z][A-Za-z0-9]{1,4}")
+_CAMEL = re.compile(r"[A-Z][a-z]")
+_WORDISH = re.compile(r"[a-z]")
+
+
+def password_shaped(token: str) -> bool:
+    """Whether ``token`` (stripped of surrounding punctuation) has a password's shape and
+    none of the public shapes of the module docstring."""
+    if not 6 <= len(token) <= 64 or token[0] in "@#$" or "://" in token:
+        return False
+    if any(c in _FORBIDDEN for c in token):
+        return False
+    if not any(c.isdigit() for c in token) or not any(c.isalpha() for c in token):
+        return False
+    if _WORDISH.search(token) is None:
+        return False  # no lower case: a product, model or reference code
+    if "@" in token and (_EMAIL.fullmatch(token) or _LOWER_HANDLE.fullmatch(token)):
+        return False
+    if _VERSION.fullmatch(token) or _FILE.fullmatch(token):
+        return False
+    upper = any(c.isupper() for c in token)
+    symbols = {c for c in token if c in _SYMBOLS}
+    if symbols:
+        return True
+    if "_" in token:
+        return upper and any(c.islower() for c in token)
+    if "-" in token or "." in token:
+        return False
+    digits = sum(c.isdigit() for c in token)
+    return upper and digits >= 2 and _CAMEL.search(token) is not None and len(token) >= 8
+
+
+def _in_code(ticks: list[int], start: int) -> bool:
+    """The token stands in backticks (inline code): an odd number of them before it."""
+    return bisect.bisect_left(ticks, start) % 2 == 1
+
+
+@dataclass(frozen=True)
+class PasswordShapeDetector:
+    """Tokens shaped like passwords (see the module docstring); the token is the span."""
+
+    name: str = "password_shape"
+
+    def find(self, text: str) -> list[Finding]:
+        found: list[Finding] = []
+        ticks = [i for i, c in enumerate(text) if c == "`"] if "`" in text else []
+        for m in _TOKEN.finditer(text):
+            a, b = m.span()
+            while a < b and text[a] in _STRIP_START:
+                a += 1
+            while b > a and text[b - 1] in _STRIP_END:
+                b -= 1
+            if password_shaped(text[a:b]) and not (ticks and _in_code(ticks, a)):
+                found.append(Finding(CREDENTIAL, self.name, a, b))
+        return found

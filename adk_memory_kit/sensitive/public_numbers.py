@@ -1,0 +1,100 @@
+"""Numbers that are public by their shape or their label: phone numbers, dates, times,
+amounts, and numbers labelled as an order, a parcel, an invoice, a ticket, a product code.
+
+Guarantees: :func:`phone_spans` lists digit runs shaped like a phone number (a leading
+``+`` or ``(``, a trunk ``0`` then groups of two to four digits, or the North American
+``3-3-4`` layout) and runs of 7+ digits after a phone word (``phone``, ``call``, ``tel``,
+``Handy``, ``電話`` ...); :func:`public_label_before` says whether a clause gives a public
+label (in about twenty languages) within ``LABEL_WINDOW`` characters before a number.
+Linear: bounded windows.
+"""
+
+from __future__ import annotations
+
+import re
+
+LABEL_WINDOW = 40
+#: Word starts that label a number as public: orders, parcels, invoices and receipts,
+#: tickets and bookings, references, product and device codes, companies, lotteries.
+_LABELS = (
+    r"order|ordre|ordine|orden|pedido|commande|bestell|auftrag|tilaus|zamówien|rendelés|"
+    r"sipariş|заказ|objedn|narudžb|comanda|"
+    r"track|rastreio|rastreamento|seguimiento|guía|guia|suivi|sendung|spedizion|takip|resi|"
+    r"pakke|paczk|przesył|colis|parcel|package|paket|pakket|shipment|consignment|waybill|"
+    r"awb|envío|envio|kargo|"
+    r"invoice|factur|faktur|rechnung|fattura|fatura|számla|lasku|receipt|recibo|reçu|"
+    r"quittung|ricevuta|kvitt|"
+    r"ticket|billet|biglietto|boleto|bilet|booking|reserv|buchung|prenota|confirmation|"
+    r"bestätigung|pnr|flight|vuelo|flug|room|zimmer|chambre|habitación|"
+    r"referen|réf|claim|expediente|dossier|aktenzeichen|protocol|transaction|"
+    r"session|isbn|issn|imei|gtin|barcode|serial|model|artikel|article|"
+    r"articolo|artículo|product|produit|prodotto|producto|produkt|frame|batch|"
+    r"nlis|company|firma|empresa|société|business|merchant|"
+    r"supplier|vendor|impressum|lieferant|proveedor|fournisseur|fornecedor|fornitore|"
+    r"beszállító|dodavatel|loyalty|frequent|member|lotto|lotter|loter|population|"
+    r"coordinates|total|amount|price|balance"
+)
+#: Labels in scripts written without spaces (anywhere in the window).
+_LABELS_CJK = r"注文|주문|订单|訂單|快递|單號|单号|追跡|予約|請求|发票|พัสดุ|הזמנה|הזמנ|الطلب|τιμολόγ|εταιρ"
+#: Short labels that must be whole words ("ref", not "refuge").
+_WORDS = r"ref|resi|case|file|part|lot|tag|vin|vat|abn|acn|uen|pnr|awb|ean|upc|txn|sku"
+_LABEL = re.compile(
+    rf"(?<![^\W\d_])(?:{_LABELS}|(?:{_WORDS})(?![^\W\d_]))|{_LABELS_CJK}", re.IGNORECASE
+)
+_CLAUSE_END = re.compile(r"[.!?;](?:\s|$)|\n")
+_PHONE_WORD = re.compile(
+    r"(?<![^\W\d_])(?:phone|call|tel|mobile|cell|fax|hotline|landline|whatsapp|handy|"
+    r"teléfono|telefone|téléphone|telefono|telefon|ring|sms|text me|línea|linea|ligne)"
+    r"|電話|电话|전화|телефон",
+    re.IGNORECASE,
+)
+_RUN = re.compile(r"\d(?<![\w.,/-]\d)(?:[ \u00a0./-]?\d)*")
+_NANP = re.compile(r"(?:1[ .-])?\d{3}[ .-]\d{3}[ .-]\d{4}")
+
+
+def _groups(run: str) -> list[str]:
+    return re.split(r"[ \u00a0./-]", run)
+
+
+def phone_shaped(text: str, start: int, end: int) -> bool:
+    """Whether the digit run ``text[start:end]`` is shaped like a phone number."""
+    run = text[start:end]
+    before = text[max(0, start - 2) : start]
+    if before.endswith(("+", "+ ", "(")):
+        return True
+    if _NANP.fullmatch(run):
+        return True
+    groups = _groups(run)
+    if len(groups) >= 2 and run[0] == "0" and run[1] != "0":
+        return all(2 <= len(g) <= 4 for g in groups[1:]) or len(groups) == 2
+    if text[max(0, start - 6) : start].rstrip().endswith(")"):
+        return True  # "(555) 196-1239": the area code before
+    return False
+
+
+def phone_spans(text: str) -> list[tuple[int, int]]:
+    """Digit runs shaped like phone numbers, or of 7+ digits after a phone word in their
+    clause (40 characters)."""
+    spans: list[tuple[int, int]] = []
+    for m in _RUN.finditer(text):
+        digits = sum(c.isdigit() for c in m.group(0))
+        if digits < 7 or digits > 15:
+            continue
+        a, b = m.span()
+        if phone_shaped(text, a, b) or _PHONE_WORD.search(_clause_before(text, a)):
+            spans.append((a, b))
+    return spans
+
+
+def _clause_before(text: str, start: int) -> str:
+    window = text[max(0, start - LABEL_WINDOW) : start]
+    cut = None
+    for cut in _CLAUSE_END.finditer(window):
+        pass
+    return window if cut is None else window[cut.end() :]
+
+
+def public_label_before(text: str, start: int) -> bool:
+    """Whether the clause before ``start`` (``LABEL_WINDOW`` characters) labels the number
+    there as public."""
+    return _LABEL.search(_clause_before(text, start)) is not None
