@@ -10,8 +10,9 @@ its letters are mostly consonants (a word has vowels). Guarantees:
   slashes, bars, semicolons, line breaks, bullets or list numbers) are findings, each code
   its own span;
 - one token of three or more hyphen-joined groups of four to eight characters (the first
-  may be two), most holding letters, random as a whole (``R7KQ-2MXP-9WTD-4HLC``), is a
-  finding; a UUID is not.
+  may be two), most holding letters, at most a third of its letters vowels
+  (``R7KQ-2MXP-9WTD-4HLC``), is a finding unless labelled public (a serial number); a UUID
+  is not; nor is one base32 key of 16+ characters (``LGIWGUUTIZYVW6CO...``).
 - Not codes: digits only with fewer than 6 digits per code, short git hashes in a message
   about commits. Linear: one pass.
 """
@@ -20,10 +21,13 @@ from __future__ import annotations
 
 import re
 
+from adk_memory_kit.sensitive.public_numbers import public_label_before
+
 #: One code: groups of letters and digits joined by a hyphen, or four-digit groups joined by
 #: single spaces; never part of a word, an address, a path or a decimal.
 _CODE = re.compile(
-    r"(?<![\w@./:#$€£-])(?:\d{4}(?: \d{4})+(?![\w-])|[A-Za-z0-9]{2,12}(?:-[A-Za-z0-9]{2,12}){0,7})"
+    r"(?<![\w@./:#$€£-])(?:\d{4}(?: \d{4})+(?![\w-])|[A-Za-z0-9]{2,12}(?:-[A-Za-z0-9]{2,12}){0,7}"
+    r"|[A-Z2-7]{16,64})"
     r"(?![\w@/#-]|[.:,]\w)"
 )
 #: What may stand between two codes of a list.
@@ -32,6 +36,9 @@ _VOWELS = frozenset("aeiouyAEIOUY")
 _UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
 _HEX = re.compile(r"[0-9a-f]{7,40}")
 _GIT = re.compile(r"(?<![a-z])(?:commit|commits|sha|hash|hashes|merge|revert|cherry|rebase|git)")
+#: A base32 secret in one piece (an authenticator or bank-app key): 16+ capitals and digits
+#: 2-7, at least two digits and eight letters.
+_BASE32_KEY = re.compile(r"(?=(?:[A-Z]*[2-7]){2})(?=(?:[2-7]*[A-Z]){8})[A-Z2-7]{16,64}")
 LIST_LEAST = 3
 
 
@@ -69,7 +76,8 @@ def _single_key(code: str) -> bool:
         return False
     if sum(any(c.isalpha() for c in g) for g in groups) * 2 <= len(groups):
         return False
-    return _random(code)
+    letters = [c for c in code if c.isalpha()]
+    return sum(c in _VOWELS for c in letters) * 3 <= len(letters)
 
 
 def code_list_spans(text: str) -> list[tuple[int, int]]:
@@ -92,8 +100,9 @@ def code_list_spans(text: str) -> list[tuple[int, int]]:
 
     for m in _CODE.finditer(text):
         code = m.group(0)
-        if "-" in code and _single_key(code):
-            found.append(m.span())
+        if ("-" in code and _single_key(code)) or _BASE32_KEY.fullmatch(code):
+            if not public_label_before(text, m.start()):
+                found.append(m.span())
         this = _shape(code)
         joined = bool(run) and _SEPARATOR.fullmatch(text, run[-1].end(), m.start()) is not None
         if this is not None and joined and this == shape:

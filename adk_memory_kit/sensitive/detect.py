@@ -49,7 +49,9 @@ from adk_memory_kit.sensitive.settings import (
     set_sensitivity,
 )
 from adk_memory_kit.sensitive.shapes import ShapeDetector
+from adk_memory_kit.sensitive.short_codes import ShortCodeDetector
 from adk_memory_kit.sensitive.special import SpecialCategoryDetector
+from adk_memory_kit.sensitive.spelled import Respelled, spelled_digits
 from adk_memory_kit.sensitive.vendor import PrivateKeyDetector, VendorTokenDetector
 
 NUMBER_DETECTOR = NumberDetector()
@@ -71,6 +73,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
     RecoveryDetector(),
     PasswordShapeDetector(),  # password-shaped tokens, no cue (any language)
     DigitIdDetector(),  # long digit runs not public by shape or label (any language)
+    ShortCodeDetector(),  # short codes in a message naming a lock, a PIN or a secret
     CueValueDetector(),  # the fail-closed layer (weak cues only at sensitivity="strict")
     RedactedMarkerDetector(),  # text the gate masked already (a stored, redacted turn)
 )
@@ -84,19 +87,45 @@ DEFAULT_DETECTORS: tuple[Detector, ...] = (
 )
 
 
+_TOPIC_DETECTORS = (MeaningHealthDetector, HealthDetector, SpecialCategoryDetector)
+
+
 def detect_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> list[Finding]:
     """Every sensitive span in ``text`` (sorted by position); empty when the text is clean."""
     if not text:
         return []
-    findings: set[Finding] = set()
-    scan = TextScan(text)  # read once: its lower case and keyword heads, for all detectors
-    for detector in DEFAULT_DETECTORS if detectors is None else detectors:
-        find_in = getattr(detector, "find_in", None)
-        findings.update(detector.find(text) if find_in is None else find_in(scan))
+    chosen = DEFAULT_DETECTORS if detectors is None else detectors
+    findings = _run(text, chosen)
+    respelled = spelled_digits(text)
+    if respelled is not None:  # numbers spelled as words, read again as digits
+        findings |= _respelled_findings(respelled, chosen)
     if findings:
         findings = _drop_redundant(_drop_public(text, findings))
         findings |= card_companions(text, findings)  # a card's security code, its PIN
     return sorted(findings, key=lambda f: (f.start, f.end, f.kind, f.detector))
+
+
+def _run(text: str, detectors: Sequence[Detector]) -> set[Finding]:
+    findings: set[Finding] = set()
+    scan = TextScan(text)  # read once: its lower case and keyword heads, for all detectors
+    for detector in detectors:
+        find_in = getattr(detector, "find_in", None)
+        findings.update(detector.find(text) if find_in is None else find_in(scan))
+    return findings
+
+
+def _respelled_findings(respelled: Respelled, detectors: Sequence[Detector]) -> set[Finding]:
+    """Findings in the text with its spelled numbers written as digits that touch such a
+    number, mapped back onto the words (health and the special categories are topics,
+    not numbers: not read again)."""
+    secret = [d for d in detectors if not isinstance(d, _TOPIC_DETECTORS)]
+    found = _drop_public(respelled.text, _run(respelled.text, secret))
+    out = set()
+    for f in found:
+        if respelled.touches_run(f.start, f.end):
+            start, end = respelled.original(f.start, f.end)
+            out.add(Finding(f.kind, f.detector, start, end))
+    return out
 
 
 def _drop_redundant(findings: set[Finding]) -> set[Finding]:

@@ -3,26 +3,39 @@ unsure": redacting an order number costs little, storing an id number costs a lo
 
 Guarantees: a run of ``LEAST_DIGITS`` to ``MOST_DIGITS`` digits, single separators allowed
 (space, ``-``, ``/``, ``.``: ``3-3380-05514-54-1``, ``855811/9504``, ``365 402 620``), not
-glued to a letter, is a finding unless it is public by shape or label: a phone number
+glued to a letter, is a finding (so is one to three capitals, 7 to 12 digits and a check
+character: ``P051298374K``) unless it is public by shape or label: a phone number
 (:mod:`.public_numbers`), a date or a number starting with a year or a ``yyyymmdd`` date, a
 time, an IP address, an amount (a currency sign or a unit next to it, or thousands
-groups), a lottery draw (groups of one or two digits), one digit repeated or counted up,
+groups), a lottery draw (rising groups of one or two digits), one digit repeated or counted up,
 or a number labelled public in its clause (an order, a parcel, an invoice, a ticket, a
-product code ...). Linear: one pass, bounded windows.
+product code ...) or after a phone word. After an IBAN's head (``DE46 ``) a run of 10+
+digits is a bank account with the head, whatever its checksum. Linear: one pass, bounded
+windows.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
-from adk_memory_kit.sensitive.base import GOVERNMENT_ID, Finding
-from adk_memory_kit.sensitive.public_numbers import phone_shaped, public_label_before
+from adk_memory_kit.sensitive.base import BANK_ACCOUNT, GOVERNMENT_ID, Finding
+from adk_memory_kit.sensitive.public_numbers import (
+    phone_shaped,
+    phone_word_before,
+    public_label_before,
+)
 
 LEAST_DIGITS = 9
-MOST_DIGITS = 18
-_RUN = re.compile(r"\d(?<![\w.,/:-]\d)(?:[ \u00a0./-]?\d)*")
-_GLUED_AFTER = re.compile(r"[^\W\d_]|[.,:]\d|-\w")
+MOST_DIGITS = 20
+#: Digits with single separators (two spaces allowed: a pasted PDF); not inside a word, a
+#: decimal or a thousands group (a comma before counts only after a non-digit: a CSV cell).
+_RUN = re.compile(r"\d(?<![\w./:-]\d)(?<!\d,\d)(?:(?:[ \u00a0]{1,2}|[./-])?\d)*")
+#: An IBAN's country and check digits just before the run (a checksum that fails is still
+#: a bank account by harm).
+_IBAN_HEAD = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2} $")
+_GLUED_AFTER = re.compile(r"[^\W\d_]|[.:]\d|,\d{3}(?!\d)|-\w")
 _CURRENCY = "$€£¥₹₩¢₦₱₪₺₽฿"
 _UNIT_AFTER = re.compile(
     r"[ \t]?(?:%|円|元|원|kr\b|zł|lei|ft\b|eur|usd|gbp|dollars?|euros?|km|kg|mb|gb|mm|cm|"
@@ -33,10 +46,16 @@ _DATE = re.compile(
     r"(?:\d{1,2}[./-]\d{1,2}[./-](?:\d{4}|\d{2})|\d{4}[./-]\d{1,2}[./-]\d{1,2})(?!\d)"
 )
 _IP = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
-_THOUSANDS = re.compile(r"\d{1,3}(?:([., ])\d{3})(?:\1\d{3})+")
+_THOUSANDS = re.compile(r"\d{1,3}(?:([.,])\d{3})(?:\1\d{3})+")
 _YEAR_FIRST = re.compile(r"(?:19|20)\d\d[./-]")
 _YMD = re.compile(r"(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
-_SEPARATORS = re.compile(r"[ \u00a0./-]")
+#: An id with letters around its digits: ``GHA-941707467-0``, ``P051298374K``, ``MI5183274X``.
+_LETTERED = re.compile(r"(?<![\w-])[A-Z]{1,3}-?\d{7,12}(?:-?[A-Z0-9])?(?![\w-]|[.,]\w)")
+#: Letters that start a ticket, order or invoice reference (``INC0089341``), not an id.
+_REFERENCE_PREFIXES = frozenset(
+    "INC REQ CHG PRB RITM TKT REF ORD INV PO SO SR CR RC TX TRX TXN ID NO BK".split()
+)
+_SEPARATORS = re.compile(r"[ \u00a0./-]+")
 
 
 def public_shape(text: str, start: int, end: int) -> bool:
@@ -54,7 +73,9 @@ def public_shape(text: str, start: int, end: int) -> bool:
         return True
     groups = _SEPARATORS.split(run)
     if len(groups) >= 4 and all(len(g) <= 2 for g in groups):
-        return True  # a lottery draw, coordinates, a spelled-out list
+        values = [int(g) for g in groups]
+        if all(a < b for a, b in itertools.pairwise(values)):
+            return True  # a lottery draw
     if len(set(digits)) == 1 or digits in "01234567890123456789" or digits in "9876543210":
         return True
     return phone_shaped(text, start, end)
@@ -71,9 +92,19 @@ class DigitIdDetector:
         for m in _RUN.finditer(text):
             a, b = m.span()
             n = sum(c.isdigit() for c in m.group(0))
+            iban = _IBAN_HEAD.search(text, max(0, a - 5), a)
+            if iban is not None and n >= 10:
+                found.append(Finding(BANK_ACCOUNT, self.name, iban.start(), b))
+                continue
             if not LEAST_DIGITS <= n <= MOST_DIGITS:
                 continue
             if public_shape(text, a, b) or public_label_before(text, a):
                 continue
+            if n <= 15 and phone_word_before(text, a):
+                continue
             found.append(Finding(GOVERNMENT_ID, self.name, a, b))
+        for m in _LETTERED.finditer(text):
+            prefix = m.group(0).split("-")[0].rstrip("0123456789")
+            if prefix not in _REFERENCE_PREFIXES and not public_label_before(text, m.start()):
+                found.append(Finding(GOVERNMENT_ID, self.name, *m.span()))
         return found

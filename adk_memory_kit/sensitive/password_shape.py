@@ -26,7 +26,7 @@ _SYMBOLS = frozenset("!#$%&*+?@^~|")
 _FORBIDDEN = frozenset("=(){}[]<>/\\\"`'’‘“”«»:,;")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _LOWER_HANDLE = re.compile(r"[a-z0-9._+-]+@[a-z0-9._-]+")
-_VERSION = re.compile(r"v?\d+(?:\.\d+)+[a-z]?\d*", re.IGNORECASE)
+_VERSION = re.compile(r"v?\d+\.\d+", re.IGNORECASE)
 _FILE = re.compile(r".+\.[A-Za-z][A-Za-z0-9]{1,4}")
 _CAMEL = re.compile(r"[A-Z][a-z]")
 _WORDISH = re.compile(r"[a-z]")
@@ -45,7 +45,7 @@ def password_shaped(token: str) -> bool:
         return False  # no lower case: a product, model or reference code
     if "@" in token and (_EMAIL.fullmatch(token) or _LOWER_HANDLE.fullmatch(token)):
         return False
-    if _VERSION.fullmatch(token) or _FILE.fullmatch(token):
+    if _VERSION.match(token) or _FILE.fullmatch(token):
         return False
     upper = any(c.isupper() for c in token)
     symbols = {c for c in token if c in _SYMBOLS}

@@ -21,7 +21,7 @@ _LABELS = (
     r"sipariş|заказ|objedn|narudžb|comanda|"
     r"track|rastreio|rastreamento|seguimiento|guía|guia|suivi|sendung|spedizion|takip|resi|"
     r"pakke|paczk|przesył|colis|parcel|package|paket|pakket|shipment|consignment|waybill|"
-    r"awb|envío|envio|kargo|"
+    r"awb|envío|envio|kargo|usps|ups|dhl|fedex|dpd|gls|postnl|correos|colissimo|"
     r"invoice|factur|faktur|rechnung|fattura|fatura|számla|lasku|receipt|recibo|reçu|"
     r"quittung|ricevuta|kvitt|"
     r"ticket|billet|biglietto|boleto|bilet|booking|reserv|buchung|prenota|confirmation|"
@@ -32,16 +32,25 @@ _LABELS = (
     r"nlis|company|firma|empresa|société|business|merchant|"
     r"supplier|vendor|impressum|lieferant|proveedor|fournisseur|fornecedor|fornitore|"
     r"beszállító|dodavatel|loyalty|frequent|member|lotto|lotter|loter|population|"
-    r"coordinates|total|amount|price|balance"
+    r"coordinates|total|amount|price|balance|customer n|customer id|kunden|asiakas|"
+    r"client n|numéro client|número de cliente|numero cliente|meeting|zoom|webex|epoch|"
+    r"timestamp|unix|barras|contrat|contract|vertrag|purchase"
 )
 #: Labels in scripts written without spaces (anywhere in the window).
 _LABELS_CJK = r"注文|주문|订单|訂單|快递|單號|单号|追跡|予約|請求|发票|พัสดุ|הזמנה|הזמנ|الطلب|τιμολόγ|εταιρ"
 #: Short labels that must be whole words ("ref", not "refuge").
-_WORDS = r"ref|resi|case|file|part|lot|tag|vin|vat|abn|acn|uen|pnr|awb|ean|upc|txn|sku"
+_WORDS = (
+    r"ref|resi|case|file|part|lot|tag|vin|vat|abn|acn|uen|pnr|awb|ean|upc|txn|sku|sn|po|"
+    r"port|ext|extension|page|step|row|chapter|section|version|build|release|issue|platform|"
+    r"bus|route|item|table|figure|episode|season|level|floor|suite|apt|unit|ending|ends|"
+    r"register|registered|registration"
+)
 _LABEL = re.compile(
     rf"(?<![^\W\d_])(?:{_LABELS}|(?:{_WORDS})(?![^\W\d_]))|{_LABELS_CJK}", re.IGNORECASE
 )
-_CLAUSE_END = re.compile(r"[.!?;](?:\s|$)|\n")
+#: A clause ends at a full stop (not an abbreviation: "ref no. 1234"), a question or
+#: exclamation mark, a semicolon or a line break.
+_CLAUSE_END = re.compile(r"(?i:(?<!\bno)(?<!\bnr)(?<!\bref)(?<!\btel))[.!?;](?:\s|$)|\n")
 _PHONE_WORD = re.compile(
     r"(?<![^\W\d_])(?:phone|call|tel|mobile|cell|fax|hotline|landline|whatsapp|handy|"
     r"teléfono|telefone|téléphone|telefono|telefon|ring|sms|text me|línea|linea|ligne)"
@@ -72,16 +81,24 @@ def phone_shaped(text: str, start: int, end: int) -> bool:
     return False
 
 
+PHONE_WINDOW = 24
+
+
+def phone_word_before(text: str, start: int) -> bool:
+    """Whether the clause before ``start`` (``PHONE_WINDOW`` characters) names a phone."""
+    return _PHONE_WORD.search(_clause_before(text, start)[-PHONE_WINDOW:]) is not None
+
+
 def phone_spans(text: str) -> list[tuple[int, int]]:
     """Digit runs shaped like phone numbers, or of 7+ digits after a phone word in their
-    clause (40 characters)."""
+    clause (``PHONE_WINDOW`` characters)."""
     spans: list[tuple[int, int]] = []
     for m in _RUN.finditer(text):
         digits = sum(c.isdigit() for c in m.group(0))
         if digits < 7 or digits > 15:
             continue
         a, b = m.span()
-        if phone_shaped(text, a, b) or _PHONE_WORD.search(_clause_before(text, a)):
+        if phone_shaped(text, a, b) or phone_word_before(text, a):
             spans.append((a, b))
     return spans
 

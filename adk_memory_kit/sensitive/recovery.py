@@ -4,8 +4,8 @@ keys and authenticator setup keys (base32 in groups); lists of codes are :mod:`.
 Guarantees: a run of ``SEED_WORDS`` or more words, at most ``SEED_OUTSIDE`` of them off the
 list and all others from one BIP-39 word list (every list the ``mnemonic`` package ships but
 the Chinese ones; accents folded, so ``abaco`` matches ``ábaco``), mostly distinct, is a
-finding when it is numbered, near a seed cue (before or after), written as bare lower-case
-words with single spaces, or ``SEED_WORDS_ALONE`` long; so is a BitLocker key (eight
+finding when it is numbered, near a seed cue (before or after) or ``SEED_WORDS_ALONE``
+long; so is a BitLocker key (eight
 groups of six digits) and base32 groups of 16+ characters mixing letters and digits.
 Linear: one pass per shape.
 """
@@ -23,7 +23,7 @@ from adk_memory_kit.sensitive.base import RECOVERY, Finding
 from adk_memory_kit.sensitive.code_lists import code_list_spans
 
 #: Fewest words of a phrase (a phrase has 12 to 24); at most ``SEED_OUTSIDE`` of them may be
-#: off the list (a mistyped or misremembered word); without a cue, numbering or the bare
+#: off the list (a mistyped or misremembered word); without a cue or numbering
 #: shape, ``SEED_WORDS_ALONE`` (a list of 12 groceries can be all on the English list).
 SEED_WORDS = 12
 SEED_OUTSIDE = 2
@@ -31,7 +31,9 @@ SEED_WORDS_ALONE = 18
 _SEED_CUE = re.compile(
     r"seed|phrase|mnemonic|wallet|recovery|backup|words|metamask|ledger|trezor|phantom|"
     r"exodus|coinbase|crypto|bitcoin|btc|eth|semilla|frase|phrase|palavras|parole|wörter|"
-    r"wiederherstellung|récupération|recuperación|recuperação|recupero|シード|単語|復元",
+    r"wiederherstellung|récupération|recuperación|recuperação|recupero|シード|単語|復元|"
+    r"krypto|cripto|portfel|billetera|carteira|portafoglio|portefeuille|geldbörse|binance|"
+    r"trust|keystore|12 words|24 words",
     re.IGNORECASE,
 )
 _LISTS = (
@@ -44,8 +46,6 @@ _WORD = re.compile(r"(?<![^\W_])[^\W\d_]+(?![^\W_])")
 _GAP = re.compile(r"[\s,;|/-]*(?:\d{1,2}[.):]?[\s,;|/-]*)?")
 _BITLOCKER = re.compile(r"(?<!\d)\d{6}(?:-\d{6}){7}(?!\d)")
 _BASE32 = re.compile(r"(?<![A-Za-z0-9])[A-Za-z2-7]{4}(?:[ -][A-Za-z2-7]{4}){3,7}(?![A-Za-z0-9])")
-#: A bare phrase: lower-case words joined by single spaces.
-_BARE = re.compile(r"[^\W\d_A-Z]+(?: [^\W\d_A-Z]+)*")
 
 
 def fold(word: str) -> str:
@@ -141,13 +141,12 @@ def _seed_runs(text: str) -> list[tuple[int, int]]:
 
 def _seed_like(text: str, start: int, end: int) -> bool:
     """A run counts when its words are mostly distinct (a phrase is drawn at random) and it is
-    long, numbered, bare (lower-case words, single spaces) or near a seed cue (200 characters
-    before, 120 after)."""
+    long, numbered or near a seed cue (200 characters before, 120 after)."""
     found = [fold(w) for w in _WORD.findall(text, start, end)]
     words = len(found)
     if words < SEED_WORDS or len(set(found)) < 0.75 * words:
         return False
-    if words >= SEED_WORDS_ALONE or _BARE.fullmatch(text, start, end) is not None:
+    if words >= SEED_WORDS_ALONE:
         return True
     numbered = sum(c.isdigit() for c in text[start:end]) >= words // 2
     if numbered or _SEED_CUE.search(text, max(0, start - 200), start) is not None:
