@@ -38,6 +38,8 @@ from adk_memory_kit.sensitive.numbers import (
 from adk_memory_kit.sensitive.password_shape import PasswordShapeDetector
 from adk_memory_kit.sensitive.passwords import LoginPhraseDetector, PasswordDetector
 from adk_memory_kit.sensitive.public import public_spans
+from adk_memory_kit.sensitive.public_numbers import phone_spans, says_public
+from adk_memory_kit.sensitive.secrecy import asks_secrecy
 from adk_memory_kit.sensitive.recovery import RecoveryDetector
 from adk_memory_kit.sensitive.redacted import RedactedMarkerDetector
 from adk_memory_kit.sensitive.scan import TextScan
@@ -146,11 +148,24 @@ def _drop_redundant(findings: set[Finding]) -> set[Finding]:
 
 
 def _drop_public(text: str, findings: set[Finding]) -> set[Finding]:
-    """``findings`` less those wholly inside a public artifact (:mod:`.public`)."""
+    """``findings`` less those wholly inside a public artifact (:mod:`.public`), and the
+    fail-closed layer's that are phone numbers or in a message that says it is public
+    (:mod:`.public_numbers`), unless the message asks to keep them secret."""
     spans = public_spans(text)
-    if not spans:
-        return findings
-    return {f for f in findings if not any(a <= f.start and f.end <= b for a, b in spans)}
+    if spans:
+        findings = {
+            f for f in findings if not any(a <= f.start and f.end <= b for a, b in spans)
+        }
+    if any(f.detector == CUE_VALUE for f in findings) and not asks_secrecy(text):
+        phones = phone_spans(text)
+        if phones or says_public(text):
+            findings = {
+                f
+                for f in findings
+                if f.detector != CUE_VALUE
+                or not (says_public(text) or any(a <= f.start and f.end <= b for a, b in phones))
+            }
+    return findings
 
 
 def is_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> bool:

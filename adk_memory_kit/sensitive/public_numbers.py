@@ -2,8 +2,8 @@
 amounts, and numbers labelled as an order, a parcel, an invoice, a ticket, a product code.
 
 Guarantees: :func:`phone_spans` lists digit runs shaped like a phone number (a leading
-``+`` or ``(``, a trunk ``0`` then groups of two to four digits, or the North American
-``3-3-4`` layout) and runs of 7+ digits after a phone word (``phone``, ``call``, ``tel``,
+``+`` or ``(``, a trunk ``0`` then groups of two to four digits or one subscriber
+group of five to eight, or the North American ``3-3-4`` layout) and runs of 7+ digits after a phone word (``phone``, ``call``, ``tel``,
 ``Handy``, ``電話`` ...); :func:`public_label_before` says whether a clause gives a public
 label (in about twenty languages) within ``LABEL_WINDOW`` characters before a number.
 Linear: bounded windows.
@@ -26,27 +26,31 @@ _LABELS = (
     r"quittung|ricevuta|kvitt|"
     r"ticket|billet|biglietto|boleto|bilet|booking|reserv|buchung|prenota|confirmation|"
     r"bestätigung|pnr|flight|vuelo|flug|room|zimmer|chambre|habitación|"
-    r"referen|réf|claim|expediente|dossier|aktenzeichen|protocol|transaction|"
+    r"referen|réf|expediente|dossier|aktenzeichen|protocol|transaction|"
     r"session|isbn|issn|imei|gtin|barcode|serial|model|artikel|article|"
     r"articolo|artículo|product|produit|prodotto|producto|produkt|frame|batch|"
-    r"nlis|company|firma|empresa|société|business|merchant|"
+    r"nlis|ear tag|company|firma|empresa|société|merchant|"
     r"supplier|vendor|impressum|lieferant|proveedor|fournisseur|fornecedor|fornitore|"
     r"beszállító|dodavatel|loyalty|frequent|member|lotto|lotter|loter|population|"
     r"coordinates|total|amount|price|balance|customer n|customer id|kunden|asiakas|"
     r"client n|numéro client|número de cliente|numero cliente|meeting|zoom|webex|epoch|"
-    r"timestamp|unix|barras|contrat|contract|vertrag|purchase"
+    r"timestamp|unix|barras|contrat|contract|vertrag|purchase|serie|série|postal|postcode|"
+    r"raccomandata|salle|classroom"
 )
 #: Labels in scripts written without spaces (anywhere in the window).
-_LABELS_CJK = r"注文|주문|订单|訂單|快递|單號|单号|追跡|予約|請求|发票|พัสดุ|הזמנה|הזמנ|الطلب|τιμολόγ|εταιρ"
-#: Short labels that must be whole words ("ref", not "refuge").
-_WORDS = (
-    r"ref|resi|case|file|part|lot|tag|vin|vat|abn|acn|uen|pnr|awb|ean|upc|txn|sku|sn|po|"
-    r"port|ext|extension|page|step|row|chapter|section|version|build|release|issue|platform|"
-    r"bus|route|item|table|figure|episode|season|level|floor|suite|apt|unit|ending|ends|"
-    r"register|registered|registration"
-)
+_LABELS_CJK = r"郵便|邮编|우편|注文|주문|订单|訂單|快递|單號|单号|追跡|予約|請求|发票|พัสดุ|הזמנה|הזמנ|الطلب|τιμολόγ|εταιρ"
+#: Short labels that must be whole words ("ref", not "refuge") anywhere in the clause.
+_WORDS = r"ref|resi|vin|vat|abn|acn|uen|pnr|awb|ean|upc|txn|sku|zip|plz|cep"
 _LABEL = re.compile(
     rf"(?<![^\W\d_])(?:{_LABELS}|(?:{_WORDS})(?![^\W\d_]))|{_LABELS_CJK}", re.IGNORECASE
+)
+#: Labels that count only right before the number ("port 5432", "unit 4", "ending 4821").
+_ADJACENT = re.compile(
+    r"(?<![^\W\d_])(?:case|file|part|lot|tag|sn|po|port|ext|extension|page|step|row|chapter|"
+    r"section|version|build|release|issue|platform|bus|route|item|table|figure|episode|"
+    r"season|level|floor|suite|apt|unit|ending|ends in|ends with|register|registration|sala|"
+    r"aula|raum)(?:'s)?\.?[ \t]*(?:(?:no|nr|number|num)\.?[ \t]*)?(?:is[ \t]+)?[#:]?[ \t]*#?$",
+    re.IGNORECASE,
 )
 #: A clause ends at a full stop (not an abbreviation: "ref no. 1234"), a question or
 #: exclamation mark, a semicolon or a line break.
@@ -75,13 +79,30 @@ def phone_shaped(text: str, start: int, end: int) -> bool:
         return True
     groups = _groups(run)
     if len(groups) >= 2 and run[0] == "0" and run[1] != "0":
-        return all(2 <= len(g) <= 4 for g in groups[1:]) or len(groups) == 2
+        if len(groups) == 2:  # "030 9276974", "0171-4829337": an area code, a subscriber
+            return 3 <= len(groups[0]) <= 5 and 5 <= len(groups[1]) <= 8
+        return len(groups[0]) <= 5 and all(2 <= len(g) <= 4 for g in groups[1:])
     if text[max(0, start - 6) : start].rstrip().endswith(")"):
         return True  # "(555) 196-1239": the area code before
     return False
 
 
 PHONE_WINDOW = 24
+
+
+#: A message that says its number is public ("das ist öffentlich", "not a secret").
+_SAYS_PUBLIC = re.compile(
+    r"(?<![^\W\d_])(?:not (?:a )?secret|no secret|(?:is|'s|it's) public|publicly|"
+    r"bukan rahasia|nicht geheim|ist öffentlich|ist eh öffentlich|pas secret|est public|"
+    r"es público|é público|è pubblico|não é secreto|ikke hemmelig|er offentlig|"
+    r"on julkinen|julkinen tieto|ei ole salainen|jest jawny)(?![^\W\d_])",
+    re.IGNORECASE,
+)
+
+
+def says_public(text: str) -> bool:
+    """Whether the message says that what it gives is public or not secret."""
+    return _SAYS_PUBLIC.search(text) is not None
 
 
 def phone_word_before(text: str, start: int) -> bool:
@@ -111,7 +132,9 @@ def _clause_before(text: str, start: int) -> str:
     return window if cut is None else window[cut.end() :]
 
 
-def public_label_before(text: str, start: int) -> bool:
-    """Whether the clause before ``start`` (``LABEL_WINDOW`` characters) labels the number
-    there as public."""
-    return _LABEL.search(_clause_before(text, start)) is not None
+def public_label_before(text: str, start: int, window: int = LABEL_WINDOW) -> bool:
+    """Whether the clause before ``start`` (``window`` characters) labels the number there
+    as public, or a number label stands right before it."""
+    if _ADJACENT.search(text, max(0, start - 32), start) is not None:
+        return True
+    return _LABEL.search(_clause_before(text, start)[-window:]) is not None

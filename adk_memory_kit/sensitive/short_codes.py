@@ -20,11 +20,16 @@ import re
 from dataclasses import dataclass
 
 from adk_memory_kit.sensitive.base import CREDENTIAL, Finding, prefix_tree
-from adk_memory_kit.sensitive.public_numbers import phone_shaped, public_label_before
+from adk_memory_kit.sensitive.public_numbers import (
+    phone_shaped,
+    public_label_before,
+    says_public,
+)
+from adk_memory_kit.sensitive.secrecy import asks_secrecy
 
 LEAST = 4
 MOST = 8
-#: Things a code opens, and secrecy, in about thirty languages (lower case; whole words, or
+#: Things a code opens, in about thirty languages (lower case; whole words, or
 #: word starts where marked ``*``: "hälytyskoodi", "wifin", "Schließfachcode").
 _TRIGGER_WORDS = """
 alarm*|alarma|alarme|allarme|hälytys*|larm*|safe|tresor*|coffre|caja fuerte|cassaforte|
@@ -33,13 +38,9 @@ door|doorcode|puerta|porte|portão|portail|cancello|tür*|haustür*|deur*|dør*|
 locker|casillero|casier|spind|schließfach*|armadietto|cacifo|keypad|key box|keybox|
 key safe|lockbox|caixa de chaves|boîte à clés|förråd*|digicode*|combination|combo|vault|
 wifi*|wi-fi*|wlan*|router|pos|atm|bancomat|cajero|pin|mpin|otp|sms|one-time|verification|
-passcode|login|logging|log in|sign in|locked out|locked me out|
-secret|secreto|segreto|geheim|hemmelig|salainen|sekret|gizli|rahasia|don't tell|dont tell|
-do not tell|don't share|dont share|do not share|tell no one|no one|nobody|nadie|personne|
-niemand|nessuno|ninguém|nikomu|kahit kanino|wag mo sabihin|jangan kasih tahu|никому|
-μην|κανέναν|neb
+passcode|login|logging|log in|sign in|locked out|locked me out
 """
-_TRIGGER_CJK = "誰にも|秘密|暗証|아무에게도|비밀|不要告诉|别告诉|密码|סוד|אל תגיד|لا تخبر"
+_TRIGGER_CJK = "暗証|密码|비밀번호"
 _WHOLE = [w.strip() for w in _TRIGGER_WORDS.split("|") if w.strip() and "*" not in w]
 _STEMS = [w.strip().rstrip("*") for w in _TRIGGER_WORDS.split("|") if "*" in w]
 _TRIGGER = re.compile(
@@ -50,13 +51,6 @@ _TRIGGER = re.compile(
 _CODE = re.compile(
     r"(?<![\w.,/:+#$€£-])(?<!\d[ -])(?:\d(?:[ -]\d){3,7}|\d{3} \d{3}|\d{4,8})"
     r"(?![\w/#%€$£]|[.,:-]\d|[ -]\d)"
-)
-#: A message that says its number is public ("not a secret") asks nothing to be kept.
-_SAYS_PUBLIC = re.compile(
-    r"(?<![^\W\d_])(?:not (?:a )?secret|no secret|public|publicly|bukan rahasia|"
-    r"nicht geheim|öffentlich|pas secret|public|no es secreto|público|pubblico|não é secreto|"
-    r"ikke hemmelig|julkinen|offentlig|jawny)(?![^\W\d_])",
-    re.IGNORECASE,
 )
 _YEAR = re.compile(r"19\d\d|20[0-4]\d")
 _UNIT_AFTER = re.compile(
@@ -90,7 +84,7 @@ class ShortCodeDetector:
     name: str = "short_code"
 
     def find(self, text: str) -> list[Finding]:
-        if _TRIGGER.search(text) is None or _SAYS_PUBLIC.search(text) is not None:
+        if says_public(text) or (_TRIGGER.search(text) is None and not asks_secrecy(text)):
             return []
         found: list[Finding] = []
         for m in _CODE.finditer(text):

@@ -1,0 +1,39 @@
+"""Whether a message asks to keep what it gives secret ("don't tell anyone", "wag mo
+sabihin", "μην το πεις", "ne le donne pas", "nicht weitergeben"), in about thirty
+languages.
+
+Guarantee: :func:`asks_secrecy` is true when one of the phrases stands as whole words (or
+anywhere, in scripts written without spaces). Linear: one pass.
+"""
+
+from __future__ import annotations
+
+import re
+
+from adk_memory_kit.sensitive.base import prefix_tree
+
+_PHRASES = """
+secret|secreto|secreta|segreto|geheim|geheime|geheimes|hemmelig|hemmeligt|salainen|sekret|
+gizli|rahasia|privé|privado|privada|privato|privata|confidential|confidencial|
+don't tell|dont tell|do not tell|don't share|dont share|do not share|don't give|dont give|
+do not give|tell no one|no one|nobody|not for distribution|keep it private|
+nadie|personne|niemand|niemandem|nessuno|ninguém|nikomu|nikomus|niemanden|
+ne le dis|ne le donne|ne la donne|ne les donne|nicht weitergeben|non lo dire|non dirlo|
+no se lo des|no lo compartas|não partilhes|não contes|niet doorgeven|niet delen|
+ikke del|ikke giv|älä näytä|älä kerro|nie mów|nie podawaj|nikomu nie|
+kahit kanino|wag mo sabihin|huwag|jangan kasih tahu|jangan disebar|
+никому|не говори|μην|κανέναν|neb|sakın|kimseye
+"""
+_SCRIPTS = "誰にも|秘密|教えないで|아무에게도|비밀|不要告诉|别告诉|保密|סוד|אל תגיד|לא לספר|لا تخبر|سر"
+_ASKS = re.compile(
+    r"(?<![^\W\d_])(?:"
+    + prefix_tree(w.strip() for w in _PHRASES.split("|") if w.strip())
+    + r")(?![^\W\d_])|"
+    + _SCRIPTS,
+    re.IGNORECASE,
+)
+
+
+def asks_secrecy(text: str) -> bool:
+    """Whether ``text`` asks to keep something secret (see the module docstring)."""
+    return _ASKS.search(text) is not None
