@@ -7,8 +7,9 @@ its letters are mostly consonants (a word has vowels). Guarantees:
 
 - three or more random codes of one shape (the length and class of each group, and the
   letter case) one after another, with only separators between them (spaces, commas,
-  slashes, bars, semicolons, line breaks, bullets or list numbers) are findings, each code
-  its own span;
+  slashes, bars, semicolons, line breaks, bullets or list numbers), at least half of them
+  holding a digit or a hyphen and not all starting with the same three letters (an
+  enumeration: ``item10 item11``), are findings, each code its own span;
 - one token of three or more hyphen-joined groups of four to eight characters (the first
   may be two), most holding letters, at most a third of its letters vowels
   (``R7KQ-2MXP-9WTD-4HLC``), is a finding unless labelled public (a serial number); a UUID
@@ -91,6 +92,13 @@ def code_list_spans(text: str) -> list[tuple[int, int]]:
         nonlocal git
         if len(run) < LIST_LEAST:
             return
+        # letters alone may be a word ("strength"): most codes must hold a digit or a hyphen
+        marked = sum(any(c.isdigit() or c == "-" for c in m.group(0)) for m in run)
+        if marked * 2 < len(run):
+            return
+        head = run[0].group(0)[:3].lower()
+        if head.isalpha() and all(m.group(0)[:3].lower() == head for m in run):
+            return  # an enumeration ("item10, item11, item12"), not random codes
         if all(_HEX.fullmatch(m.group(0)) for m in run):
             if git is None:
                 git = _GIT.search(text.lower()) is not None

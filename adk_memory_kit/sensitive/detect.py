@@ -130,20 +130,40 @@ def _respelled_findings(respelled: Respelled, detectors: Sequence[Detector]) -> 
     return out
 
 
+#: Layers without a format of their own, weakest last: a finding of one is dropped where a
+#: stronger detector already covers it (one secret, one finding, the surer kind).
+_CUE_FREE = frozenset({"digit_id", "password_shape", "short_code"})
+
+
+def _tier(f: Finding) -> int:
+    return 2 if f.detector in _CUE_FREE else 1 if f.detector == CUE_VALUE else 0
+
+
 def _drop_redundant(findings: set[Finding]) -> set[Finding]:
     """``findings`` less the fail-closed layer's where a higher-confidence detector already
-    covers an overlapping span (one secret, one finding)."""
-    layered = [f for f in findings if f.detector == CUE_VALUE]
-    if not layered or len(layered) == len(findings):
+    covers an overlapping span, and less the cue-free layers' where a stronger finding
+    covers theirs (one secret, one finding)."""
+    layered = [f for f in findings if _tier(f)]
+    if not layered or len(layered) == len(findings) and all(_tier(f) == 2 for f in layered):
         return findings
-    others = sorted((f.start, f.end) for f in findings if f.detector != CUE_VALUE)
-    starts = [a for a, _ in others]
-    reach = list(itertools.accumulate((b for _, b in others), max))
     keep = set(findings)
-    for f in layered:
-        i = bisect.bisect_left(starts, f.end)  # spans starting before f ends
-        if i and reach[i - 1] > f.start:
-            keep.discard(f)
+    sure = sorted((f.start, f.end) for f in findings if _tier(f) == 0)
+    if sure:
+        starts = [a for a, _ in sure]
+        reach = list(itertools.accumulate((b for _, b in sure), max))
+        for f in layered:
+            i = bisect.bisect_left(starts, f.end)  # spans starting before f ends
+            if _tier(f) == 1 and i and reach[i - 1] > f.start:
+                keep.discard(f)
+    stronger = sorted((f.start, f.end) for f in keep if _tier(f) < 2)
+    if stronger:
+        starts = [a for a, _ in stronger]
+        reach = list(itertools.accumulate((b for _, b in stronger), max))
+        for f in layered:
+            if _tier(f) == 2:
+                i = bisect.bisect_right(starts, f.start)  # spans starting at or before f
+                if i and reach[i - 1] >= f.end:
+                    keep.discard(f)
     return keep
 
 

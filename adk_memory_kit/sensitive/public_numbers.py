@@ -2,7 +2,7 @@
 amounts, and numbers labelled as an order, a parcel, an invoice, a ticket, a product code.
 
 Guarantees: :func:`phone_spans` lists digit runs shaped like a phone number (a leading
-``+`` or ``(``, a trunk ``0`` then groups of two to four digits or one subscriber
+``+`` or ``(``, 10+ digits from a trunk ``0`` in groups of two to four digits or one subscriber
 group of five to eight, or the North American ``3-3-4`` layout) and runs of 7+ digits after a phone word (``phone``, ``call``, ``tel``,
 ``Handy``, ``電話`` ...); :func:`public_label_before` says whether a clause gives a public
 label (in about twenty languages) within ``LABEL_WINDOW`` characters before a number.
@@ -78,7 +78,8 @@ def phone_shaped(text: str, start: int, end: int) -> bool:
     if _NANP.fullmatch(run):
         return True
     groups = _groups(run)
-    if len(groups) >= 2 and run[0] == "0" and run[1] != "0":
+    digits = sum(map(len, groups))
+    if len(groups) >= 2 and run[0] == "0" and run[1] != "0" and digits >= 10:
         if len(groups) == 2:  # "030 9276974", "0171-4829337": an area code, a subscriber
             return 3 <= len(groups[0]) <= 5 and 5 <= len(groups[1]) <= 8
         return len(groups[0]) <= 5 and all(2 <= len(g) <= 4 for g in groups[1:])
