@@ -14,6 +14,7 @@ from adk_memory_kit.sensitive.base import (
     HEALTH,
     IBAN,
     PAYMENT_CARD,
+    PRIVATE_CONTACT,
     RECOVERY,
     Detector,
     Finding,
@@ -40,6 +41,7 @@ from adk_memory_kit.sensitive.passwords import LoginPhraseDetector, PasswordDete
 from adk_memory_kit.sensitive.public import public_spans
 from adk_memory_kit.sensitive.public_numbers import phone_spans, says_public
 from adk_memory_kit.sensitive.secrecy import asks_secrecy
+from adk_memory_kit.sensitive.private_contact import PrivateContactDetector
 from adk_memory_kit.sensitive.recovery import RecoveryDetector
 from adk_memory_kit.sensitive.redacted import RedactedMarkerDetector
 from adk_memory_kit.sensitive.scan import TextScan
@@ -76,6 +78,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
     PasswordShapeDetector(),  # password-shaped tokens, no cue (any language)
     DigitIdDetector(),  # long digit runs not public by shape or label (any language)
     ShortCodeDetector(),  # short codes in a message naming a lock, a PIN or a secret
+    PrivateContactDetector(),  # phones and e-mails the message asks to keep private
     CueValueDetector(),  # the fail-closed layer (weak cues only at sensitivity="strict")
     RedactedMarkerDetector(),  # text the gate masked already (a stored, redacted turn)
 )
@@ -132,7 +135,7 @@ def _respelled_findings(respelled: Respelled, detectors: Sequence[Detector]) -> 
 
 #: Layers without a format of their own, weakest last: a finding of one is dropped where a
 #: stronger detector already covers it (one secret, one finding, the surer kind).
-_CUE_FREE = frozenset({"digit_id", "password_shape", "short_code"})
+_CUE_FREE = frozenset({"digit_id", "password_shape", "short_code", "private_contact"})
 
 
 def _tier(f: Finding) -> int:
@@ -240,6 +243,7 @@ __all__ = [
     "MeaningHealthDetector",
     "NUMBER_DETECTOR",
     "PAYMENT_CARD",
+    "PRIVATE_CONTACT",
     "RECOVERY",
     "RegexDetector",
     "SECRET_DETECTORS",

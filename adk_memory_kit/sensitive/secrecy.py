@@ -16,7 +16,11 @@ _PHRASES = """
 secret|secreto|secreta|segreto|geheim|geheime|geheimes|hemmelig|hemmeligt|salainen|sekret|
 gizli|rahasia|privé|privado|privada|privato|privata|confidential|confidencial|
 don't tell|dont tell|do not tell|don't share|dont share|do not share|don't give|dont give|
-do not give|tell no one|no one|nobody|not for distribution|keep it private|
+do not give|tell no one|no one|nobody|anybody|not for distribution|keep it private|
+keep private|never share|never put|don't put|dont put|don't be giving|not for the|
+must not appear|ex-directory|unlisted|keinesfalls|an dritte|
+sag es niemandem|inte spridas|får inte|nie dla|geheim houden|ne pas le donner|
+ne pas la donner|ne le donne pas|ninguém sabe|jangan|alleen voor|
 nadie|personne|niemand|niemandem|nessuno|ninguém|nikomu|nikomus|niemanden|
 ne le dis|ne le donne|ne la donne|ne les donne|nicht weitergeben|non lo dire|non dirlo|
 no se lo des|no lo compartas|não partilhes|não contes|niet doorgeven|niet delen|

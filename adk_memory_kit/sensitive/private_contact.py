@@ -1,0 +1,45 @@
+"""Phone numbers and e-mail addresses that the message asks to keep private.
+
+An ordinary phone number or address is a lasting fact worth remembering, so no other layer
+flags one. Guarantee: in a message that asks for secrecy (:mod:`.secrecy`: "don't give it
+to anyone", "nicht weitergeben", "unlisted", "ex-directory") or calls a number private or
+secret, every phone number (:func:`~.public_numbers.phone_spans`, or 7+ digits after a
+number word) and every e-mail address is a ``private_contact`` finding. Linear.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from adk_memory_kit.sensitive.base import PRIVATE_CONTACT, Finding
+from adk_memory_kit.sensitive.public_numbers import phone_spans
+from adk_memory_kit.sensitive.secrecy import asks_secrecy
+
+_PRIVATE = re.compile(
+    r"(?<![^\W\d_])(?:private|privat|privé|privée|privado|privada|privato|privata|secret|"
+    r"secreto|secreta|geheim|geheime|hemmelig|hemmeligt|pribadi|unlisted|ex-directory)"
+    r"(?![^\W\d_])",
+    re.IGNORECASE,
+)
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+#: A number word, then digits in groups: "handphone 9147 2856", "numéro : 06 ...".
+_NUMBER_AFTER_WORD = re.compile(
+    r"(?i:phone|number|nummer|numéro|número|numero|mobile|cell|line|handy|cellulaire|"
+    r"celular|cellulare|번호|番号)[^\d\n]{0,12}?(\+?\d(?:[ .-]?\d){6,14})"
+)
+
+
+@dataclass(frozen=True)
+class PrivateContactDetector:
+    """Phone numbers and e-mail addresses in a message that asks to keep them private."""
+
+    name: str = "private_contact"
+
+    def find(self, text: str) -> list[Finding]:
+        if _PRIVATE.search(text) is None and not asks_secrecy(text):
+            return []
+        spans = set(phone_spans(text))
+        spans.update(m.span(1) for m in _NUMBER_AFTER_WORD.finditer(text))
+        spans.update(m.span() for m in _EMAIL.finditer(text))
+        return [Finding(PRIVATE_CONTACT, self.name, a, b) for a, b in sorted(spans)]
