@@ -180,15 +180,21 @@ def _drop_public(text: str, findings: set[Finding]) -> set[Finding]:
             f for f in findings if not any(a <= f.start and f.end <= b for a, b in spans)
         }
     if any(f.detector == CUE_VALUE for f in findings) and not asks_secrecy(text):
+        if says_public(text):
+            return {f for f in findings if f.detector != CUE_VALUE}
         phones = phone_spans(text)
-        if phones or says_public(text):
+        if phones:
+            starts = [a for a, _ in phones]
             findings = {
-                f
-                for f in findings
-                if f.detector != CUE_VALUE
-                or not (says_public(text) or any(a <= f.start and f.end <= b for a, b in phones))
+                f for f in findings if f.detector != CUE_VALUE or not _inside(phones, starts, f)
             }
     return findings
+
+
+def _inside(spans: list[tuple[int, int]], starts: list[int], f: Finding) -> bool:
+    """Whether ``f`` lies inside one of ``spans`` (sorted, not overlapping)."""
+    i = bisect.bisect_right(starts, f.start) - 1
+    return i >= 0 and spans[i][1] >= f.end
 
 
 def is_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> bool:

@@ -31,7 +31,9 @@ LEAST_DIGITS = 9
 MOST_DIGITS = 20
 #: Digits with single separators (two spaces allowed: a pasted PDF); not inside a word, a
 #: decimal or a thousands group (a comma before counts only after a non-digit: a CSV cell).
-_RUN = re.compile(r"\d(?<![\w./:-]\d)(?<!\d,\d)(?:(?:[ \u00a0]{1,2}|[./-])?\d)*")
+_RUN = re.compile(
+    rf"\d(?<![\w./:-]\d)(?<!\d,\d)(?:(?:[ \u00a0]{{1,2}}|[./-])?\d){{{LEAST_DIGITS - 1},}}"
+)
 #: An IBAN's country and check digits just before the run (a checksum that fails is still
 #: a bank account by harm).
 _IBAN_HEAD = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2} $")

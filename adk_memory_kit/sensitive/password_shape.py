@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from adk_memory_kit.sensitive.base import CREDENTIAL, Finding
 
-_TOKEN = re.compile(r"(?<![^\s(\[{\"'«“‘])[^\s]{6,80}(?!\S)")
+_TOKEN = re.compile(r"\S{6,}")
 _STRIP_END = ".,;:!?)]}>\"'»”’*"
 _STRIP_START = "([{<\"'«“‘*"
 _SYMBOLS = frozenset("!#$%&*+?@^~|")
@@ -75,6 +75,8 @@ class PasswordShapeDetector:
         ticks = [i for i, c in enumerate(text) if c == "`"] if "`" in text else []
         for m in _TOKEN.finditer(text):
             a, b = m.span()
+            if b - a > 80:
+                continue
             while a < b and text[a] in _STRIP_START:
                 a += 1
             while b > a and text[b - 1] in _STRIP_END:

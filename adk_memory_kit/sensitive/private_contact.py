@@ -15,12 +15,11 @@ from dataclasses import dataclass
 from adk_memory_kit.sensitive.base import PRIVATE_CONTACT, Finding
 from adk_memory_kit.sensitive.public_numbers import phone_spans
 from adk_memory_kit.sensitive.secrecy import asks_secrecy
+from adk_memory_kit.sensitive.vocab import Vocabulary
 
-_PRIVATE = re.compile(
-    r"(?<![^\W\d_])(?:private|privat|privé|privée|privado|privada|privato|privata|secret|"
-    r"secreto|secreta|geheim|geheime|hemmelig|hemmeligt|pribadi|unlisted|ex-directory)"
-    r"(?![^\W\d_])",
-    re.IGNORECASE,
+_PRIVATE = Vocabulary(
+    "private|privat|privé|privée|privado|privada|privato|privata|secret|secreto|secreta|"
+    "geheim|geheime|hemmelig|hemmeligt|pribadi|unlisted|ex-directory"
 )
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 #: A number word, then digits in groups: "handphone 9147 2856", "numéro : 06 ...".
@@ -37,7 +36,7 @@ class PrivateContactDetector:
     name: str = "private_contact"
 
     def find(self, text: str) -> list[Finding]:
-        if _PRIVATE.search(text) is None and not asks_secrecy(text):
+        if not _PRIVATE.found_in(text) and not asks_secrecy(text):
             return []
         spans = set(phone_spans(text))
         spans.update(m.span(1) for m in _NUMBER_AFTER_WORD.finditer(text))

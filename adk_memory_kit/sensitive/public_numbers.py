@@ -12,6 +12,10 @@ Linear: bounded windows.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+
+from adk_memory_kit.sensitive.base import prefix_tree
+from adk_memory_kit.sensitive.vocab import Vocabulary
 
 LABEL_WINDOW = 40
 #: Word starts that label a number as public: orders, parcels, invoices and receipts,
@@ -19,9 +23,9 @@ LABEL_WINDOW = 40
 _LABELS = (
     r"order|ordre|ordine|orden|pedido|commande|bestell|auftrag|tilaus|zamówien|rendelés|"
     r"sipariş|заказ|objedn|narudžb|comanda|"
-    r"track|rastreio|rastreamento|seguimiento|guía|guia|suivi|sendung|spedizion|takip|resi|"
+    r"track|rastreio|rastreamento|seguimiento|guía|guia|suivi|sendung|spedizion|takip|"
     r"pakke|paczk|przesył|colis|parcel|package|paket|pakket|shipment|consignment|waybill|"
-    r"awb|envío|envio|kargo|usps|ups|dhl|fedex|dpd|gls|postnl|correos|colissimo|"
+    r"envío|envio|kargo|usps|fedex|postnl|correos|colissimo|"
     r"invoice|factur|faktur|rechnung|fattura|fatura|számla|lasku|receipt|recibo|reçu|"
     r"quittung|ricevuta|kvitt|"
     r"ticket|billet|biglietto|boleto|bilet|booking|reserv|buchung|prenota|confirmation|"
@@ -40,9 +44,11 @@ _LABELS = (
 #: Labels in scripts written without spaces (anywhere in the window).
 _LABELS_CJK = r"郵便|邮编|우편|注文|주문|订单|訂單|快递|單號|单号|追跡|予約|請求|发票|พัสดุ|הזמנה|הזמנ|الطلب|τιμολόγ|εταιρ"
 #: Short labels that must be whole words ("ref", not "refuge") anywhere in the clause.
-_WORDS = r"ref|resi|vin|vat|abn|acn|uen|pnr|awb|ean|upc|txn|sku|zip|plz|cep"
+_WORDS = r"ref|resi|vin|vat|abn|acn|uen|pnr|awb|ean|upc|txn|sku|zip|plz|cep|ups|dhl|dpd|gls"
 _LABEL = re.compile(
-    rf"(?<![^\W\d_])(?:{_LABELS}|(?:{_WORDS})(?![^\W\d_]))|{_LABELS_CJK}", re.IGNORECASE
+    rf"(?<![^\W\d_])(?:{prefix_tree(_LABELS.split('|'))}|(?:{prefix_tree(_WORDS.split('|'))})"
+    rf"(?![^\W\d_]))|{prefix_tree(_LABELS_CJK.split('|'))}",
+    re.IGNORECASE,
 )
 #: Labels that count only right before the number ("port 5432", "unit 4", "ending 4821").
 _ADJACENT = re.compile(
@@ -92,23 +98,28 @@ PHONE_WINDOW = 24
 
 
 #: A message that says its number is public ("das ist öffentlich", "not a secret").
-_SAYS_PUBLIC = re.compile(
-    r"(?<![^\W\d_])(?:not (?:a )?secret|no secret|(?:is|'s|it's) public|publicly|"
-    r"bukan rahasia|nicht geheim|ist öffentlich|ist eh öffentlich|pas secret|est public|"
-    r"es público|é público|è pubblico|não é secreto|ikke hemmelig|er offentlig|"
-    r"on julkinen|julkinen tieto|ei ole salainen|jest jawny)(?![^\W\d_])",
-    re.IGNORECASE,
+_SAYS_PUBLIC = Vocabulary(
+    "not secret|not a secret|no secret|is public|it's public|that's public|publicly|"
+    "bukan rahasia|nicht geheim|ist öffentlich|ist eh öffentlich|pas secret|est public|"
+    "es público|é público|è pubblico|não é secreto|ikke hemmelig|er offentlig|"
+    "on julkinen|julkinen tieto|ei ole salainen|jest jawny"
 )
 
 
+@lru_cache(maxsize=8)
 def says_public(text: str) -> bool:
     """Whether the message says that what it gives is public or not secret."""
-    return _SAYS_PUBLIC.search(text) is not None
+    return _SAYS_PUBLIC.found_in(text)
 
 
 def phone_word_before(text: str, start: int) -> bool:
     """Whether the clause before ``start`` (``PHONE_WINDOW`` characters) names a phone."""
-    return _PHONE_WORD.search(_clause_before(text, start)[-PHONE_WINDOW:]) is not None
+    return _phone_word_in(text[max(0, start - LABEL_WINDOW) : start])
+
+
+@lru_cache(maxsize=4096)
+def _phone_word_in(before: str) -> bool:
+    return _PHONE_WORD.search(_clause_before(before, len(before))[-PHONE_WINDOW:]) is not None
 
 
 def phone_spans(text: str) -> list[tuple[int, int]]:
@@ -136,6 +147,13 @@ def _clause_before(text: str, start: int) -> str:
 def public_label_before(text: str, start: int, window: int = LABEL_WINDOW) -> bool:
     """Whether the clause before ``start`` (``window`` characters) labels the number there
     as public, or a number label stands right before it."""
-    if _ADJACENT.search(text, max(0, start - 32), start) is not None:
+    return _label_in(text[max(0, start - LABEL_WINDOW) : start], window)
+
+
+@lru_cache(maxsize=4096)
+def _label_in(before: str, window: int) -> bool:
+    """:func:`public_label_before` on the text before the number (a flood that repeats one
+    context is read once)."""
+    if _ADJACENT.search(before, max(0, len(before) - 32)) is not None:
         return True
-    return _LABEL.search(_clause_before(text, start)[-window:]) is not None
+    return _LABEL.search(_clause_before(before, len(before))[-window:]) is not None

@@ -72,17 +72,28 @@ def _union() -> frozenset[str]:
 
 
 def _seed_spans(text: str) -> list[tuple[int, int]]:
-    """Seed phrases (read closely only where some ``SEED_WORDS`` words in a row hold
-    ``SEED_WORDS - SEED_OUTSIDE`` list words: one counting pass finds those)."""
+    """Seed phrases, read closely only where some ``SEED_WORDS`` words in a row hold
+    ``SEED_WORDS - SEED_OUTSIDE`` list words, mostly distinct (one counting pass)."""
     union = _union()
-    flags = [fold(w) in union for w in _WORD.findall(text)]
-    if sum(flags) < SEED_WORDS - SEED_OUTSIDE:
-        return []
-    sums = [0, *itertools.accumulate(flags)]
+    words = [w if w.isascii() else fold(w) for w in _WORD.findall(text.lower())]
+    flags = "".join("1" if w in union else "0" for w in words)
     need = SEED_WORDS - SEED_OUTSIDE
-    if not any(sums[i + SEED_WORDS] - sums[i] >= need for i in range(len(flags) - SEED_WORDS + 1)):
+    # 10 ones among 12 places leave at most two zeros: some run of ones is 4 long
+    if flags.count("1") < need or "1111" not in flags:
         return []
-    return _seed_runs(text)
+    ones = [0, *itertools.accumulate(c == "1" for c in flags)]
+    seen: dict[str, int] = {}  # the words of the current window and their counts
+    for i, w in enumerate(words):
+        seen[w] = seen.get(w, 0) + 1
+        if i >= SEED_WORDS:
+            old = words[i - SEED_WORDS]
+            seen[old] -= 1
+            if not seen[old]:
+                del seen[old]
+        if i + 1 >= SEED_WORDS and ones[i + 1] - ones[i + 1 - SEED_WORDS] >= need:
+            if len(seen) >= 0.75 * SEED_WORDS:
+                return _seed_runs(text)
+    return []
 
 
 class _Run:

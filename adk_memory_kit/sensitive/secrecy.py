@@ -8,9 +8,9 @@ anywhere, in scripts written without spaces). Linear: one pass.
 
 from __future__ import annotations
 
-import re
+from functools import lru_cache
 
-from adk_memory_kit.sensitive.base import prefix_tree
+from adk_memory_kit.sensitive.vocab import Vocabulary
 
 _PHRASES = """
 secret|secreto|secreta|segreto|geheim|geheime|geheimes|hemmelig|hemmeligt|salainen|sekret|
@@ -28,16 +28,12 @@ ikke del|ikke giv|älä näytä|älä kerro|nie mów|nie podawaj|nikomu nie|
 kahit kanino|wag mo sabihin|huwag|jangan kasih tahu|jangan disebar|
 никому|не говори|μην|κανέναν|neb|sakın|kimseye
 """
-_SCRIPTS = "誰にも|秘密|教えないで|아무에게도|비밀|不要告诉|别告诉|保密|סוד|אל תגיד|לא לספר|لا تخبر|سر"
-_ASKS = re.compile(
-    r"(?<![^\W\d_])(?:"
-    + prefix_tree(w.strip() for w in _PHRASES.split("|") if w.strip())
-    + r")(?![^\W\d_])|"
-    + _SCRIPTS,
-    re.IGNORECASE,
+_ASKS = Vocabulary(
+    _PHRASES + "|誰にも|秘密|教えないで|아무에게도|비밀|不要告诉|别告诉|保密|סוד|אל תגיד|לא לספר|لا تخبر|سر"
 )
 
 
+@lru_cache(maxsize=8)
 def asks_secrecy(text: str) -> bool:
     """Whether ``text`` asks to keep something secret (see the module docstring)."""
-    return _ASKS.search(text) is not None
+    return _ASKS.found_in(text)

@@ -19,13 +19,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from adk_memory_kit.sensitive.base import CREDENTIAL, Finding, prefix_tree
+from adk_memory_kit.sensitive.base import CREDENTIAL, Finding
 from adk_memory_kit.sensitive.public_numbers import (
     phone_shaped,
     public_label_before,
     says_public,
 )
 from adk_memory_kit.sensitive.secrecy import asks_secrecy
+from adk_memory_kit.sensitive.vocab import Vocabulary
 
 LEAST = 4
 MOST = 8
@@ -40,14 +41,7 @@ key safe|lockbox|caixa de chaves|boîte à clés|förråd*|digicode*|combination
 wifi*|wi-fi*|wlan*|router|pos|atm|bancomat|cajero|pin|mpin|otp|sms|one-time|verification|
 passcode|login|logging|log in|sign in|locked out|locked me out
 """
-_TRIGGER_CJK = "暗証|密码|비밀번호"
-_WHOLE = [w.strip() for w in _TRIGGER_WORDS.split("|") if w.strip() and "*" not in w]
-_STEMS = [w.strip().rstrip("*") for w in _TRIGGER_WORDS.split("|") if "*" in w]
-_TRIGGER = re.compile(
-    rf"(?<![^\W\d_])(?:(?:{prefix_tree(_WHOLE)})(?![^\W\d_])|{prefix_tree(_STEMS)})|"
-    + _TRIGGER_CJK,
-    re.IGNORECASE,
-)
+_TRIGGER = Vocabulary(_TRIGGER_WORDS + "|暗証|密码|비밀번호")
 _CODE = re.compile(
     r"(?<![\w.,/:+#$€£-])(?<!\d[ -])(?:\d(?:[ -]\d){3,7}|\d{3} \d{3}|\d{4,8})"
     r"(?![\w/#%€$£]|[.,:-]\d|[ -]\d)"
@@ -84,13 +78,21 @@ class ShortCodeDetector:
     name: str = "short_code"
 
     def find(self, text: str) -> list[Finding]:
-        if says_public(text) or (_TRIGGER.search(text) is None and not asks_secrecy(text)):
+        if says_public(text) or (not _TRIGGER.found_in(text) and not asks_secrecy(text)):
             return []
         found: list[Finding] = []
+        memo: dict[str, bool] = {}  # a flood repeats one context: read it once
         for m in _CODE.finditer(text):
             digits = sum(c.isdigit() for c in m.group(0))
             if not LEAST <= digits <= MOST:
                 continue
-            if not _public(text, *m.span()):
-                found.append(Finding(CREDENTIAL, self.name, *m.span()))
+            a, b = m.span()
+            key = text[max(0, a - 48) : b + 12]
+            public = memo.get(key)
+            if public is None:
+                public = _public(text, a, b)
+                if len(memo) < 4096:
+                    memo[key] = public
+            if not public:
+                found.append(Finding(CREDENTIAL, self.name, a, b))
         return found

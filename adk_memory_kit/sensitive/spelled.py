@@ -20,6 +20,8 @@ import bisect
 import re
 from typing import NamedTuple
 
+from adk_memory_kit.sensitive.vocab import words_of
+
 RUN_LEAST = 3
 RUN_MOST = 40
 
@@ -56,10 +58,6 @@ _WORD = re.compile(r"[^\W\d_]+")
 _JOIN = re.compile(r"[ \t]*-?[ \t]*")
 _BREAK = re.compile(r"[ \t]*,[ \t]*")
 _NUMBER_WORDS = frozenset(_DIGITS) | frozenset(_TEENS) | frozenset(_TENS) | _ZERO_BESIDE
-_HINT = re.compile(
-    r"(?<![^\W\d_])(?:" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")(?![^\W\d_])",
-    re.IGNORECASE,
-)
 
 
 class Respelled(NamedTuple):
@@ -111,8 +109,8 @@ def _value(words: list[re.Match[str]], i: int) -> tuple[str, int] | None:
 def spelled_digits(text: str) -> Respelled | None:
     """``text`` with each run of spelled digits written as digits (see the module
     docstring), or ``None`` when it has none."""
-    if _HINT.search(text) is None:
-        return None
+    if len(_NUMBER_WORDS & words_of(text)[1]) < 2:
+        return None  # a run of one word repeated ("seven seven seven") is not read
     words = list(_WORD.finditer(text))
     runs: list[tuple[int, int, str]] = []  # original start, end, digits
     i = 0
