@@ -27,7 +27,11 @@ from adk_memory_kit.sensitive.public_numbers import public_label_before
 #: One code: groups of letters and digits joined by a hyphen, or four-digit groups joined by
 #: single spaces; never part of a word, an address, a path or a decimal.
 _CODE = re.compile(
-    r"(?<![\w@./:#$€£-])(?:\d{4}(?: \d{4})+(?![\w-])|[A-Za-z0-9]{2,12}(?:-[A-Za-z0-9]{2,12}){0,7}"
+    r"(?<![\w@./:#$€£-])(?:\d{4}(?: \d{4})+(?![\w-])"
+    # letters and digits, a digit or a hyphen in it
+    r"|(?=[A-Za-z0-9-]*[\d-])[A-Za-z0-9]{2,12}(?:-[A-Za-z0-9]{2,12}){0,7}"
+    # letters alone: 6 to 12 with at most one vowel (a word has more)
+    r"|(?=[A-Za-z]{6,12}(?![A-Za-z0-9]))(?i:[b-df-hj-np-tv-xz]*[aeiouy]?[b-df-hj-np-tv-xz]*)"
     r"|[A-Z2-7]{16,64})"
     r"(?![\w@/#-]|[.:,]\w)"
 )
