@@ -38,13 +38,13 @@ from adk_memory_kit.sensitive.numbers import (
 )
 from adk_memory_kit.sensitive.password_shape import PasswordShapeDetector
 from adk_memory_kit.sensitive.passwords import LoginPhraseDetector, PasswordDetector
+from adk_memory_kit.sensitive.private_contact import PrivateContactDetector
 from adk_memory_kit.sensitive.public import public_spans
 from adk_memory_kit.sensitive.public_numbers import phone_spans, says_public
-from adk_memory_kit.sensitive.secrecy import asks_secrecy
-from adk_memory_kit.sensitive.private_contact import PrivateContactDetector
 from adk_memory_kit.sensitive.recovery import RecoveryDetector
 from adk_memory_kit.sensitive.redacted import RedactedMarkerDetector
 from adk_memory_kit.sensitive.scan import TextScan
+from adk_memory_kit.sensitive.secrecy import asks_secrecy
 from adk_memory_kit.sensitive.settings import (
     GateSettings,
     Sensitivity,
@@ -176,9 +176,7 @@ def _drop_public(text: str, findings: set[Finding]) -> set[Finding]:
     (:mod:`.public_numbers`), unless the message asks to keep them secret."""
     spans = public_spans(text)
     if spans:
-        findings = {
-            f for f in findings if not any(a <= f.start and f.end <= b for a, b in spans)
-        }
+        findings = {f for f in findings if not any(a <= f.start and f.end <= b for a, b in spans)}
     if any(f.detector == CUE_VALUE for f in findings) and not asks_secrecy(text):
         if says_public(text):
             return {f for f in findings if f.detector != CUE_VALUE}

@@ -2,11 +2,13 @@
 amounts, and numbers labelled as an order, a parcel, an invoice, a ticket, a product code.
 
 Guarantees: :func:`phone_spans` lists digit runs shaped like a phone number (a leading
-``+`` or ``(``, 10+ digits from a trunk ``0`` in groups of two to four digits or one subscriber
-group of five to eight, or the North American ``3-3-4`` layout) and runs of 7+ digits after a phone word (``phone``, ``call``, ``tel``,
-``Handy``, ``電話`` ...); :func:`public_label_before` says whether a clause gives a public
-label (in about twenty languages) within ``LABEL_WINDOW`` characters before a number.
-Linear: bounded windows.
+``+`` or ``(``, 10+ digits from a trunk ``0`` in groups of two to four digits or one
+subscriber group of five to eight, or the North American ``3-3-4`` layout) and runs of 7+
+digits after a phone word (``phone``, ``call``, ``tel``, ``Handy``, ``電話`` ...);
+:func:`public_label_before` says whether a clause gives a public label (in about twenty
+languages) within ``LABEL_WINDOW`` characters before a number, or a number label (``port``,
+``unit``, ``ending``) stands right before it; :func:`says_public` whether a message says
+its number is public. Linear: bounded windows, cached per window.
 """
 
 from __future__ import annotations
@@ -42,7 +44,10 @@ _LABELS = (
     r"raccomandata|salle|classroom"
 )
 #: Labels in scripts written without spaces (anywhere in the window).
-_LABELS_CJK = r"郵便|邮编|우편|注文|주문|订单|訂單|快递|單號|单号|追跡|予約|請求|发票|พัสดุ|הזמנה|הזמנ|الطلب|τιμολόγ|εταιρ"
+_LABELS_CJK = (
+    r"郵便|邮编|우편|注文|주문|订单|訂單|快递|單號|单号|追跡|予約|請求|发票|พัสดุ|"
+    r"הזמנה|הזמנ|الطلب|τιμολόγ|εταιρ"
+)
 #: Short labels that must be whole words ("ref", not "refuge") anywhere in the clause.
 _WORDS = r"ref|resi|vin|vat|abn|acn|uen|pnr|awb|ean|upc|txn|sku|zip|plz|cep|ups|dhl|dpd|gls"
 _LABEL = re.compile(
@@ -138,10 +143,10 @@ def phone_spans(text: str) -> list[tuple[int, int]]:
 
 def _clause_before(text: str, start: int) -> str:
     window = text[max(0, start - LABEL_WINDOW) : start]
-    cut = None
-    for cut in _CLAUSE_END.finditer(window):
-        pass
-    return window if cut is None else window[cut.end() :]
+    cut = 0
+    for end in _CLAUSE_END.finditer(window):
+        cut = end.end()
+    return window[cut:]
 
 
 def public_label_before(text: str, start: int, window: int = LABEL_WINDOW) -> bool:

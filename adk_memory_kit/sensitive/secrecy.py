@@ -28,9 +28,11 @@ ikke del|ikke giv|älä näytä|älä kerro|nie mów|nie podawaj|nikomu nie|
 kahit kanino|wag mo sabihin|huwag|jangan kasih tahu|jangan disebar|
 никому|не говори|μην|κανέναν|neb|sakın|kimseye
 """
-_ASKS = Vocabulary(
-    _PHRASES + "|誰にも|秘密|教えないで|아무에게도|비밀|不要告诉|别告诉|保密|סוד|אל תגיד|לא לספר|لا تخبر|سر"
+_SCRIPTS = (
+    "誰にも|秘密|教えないで|아무에게도|비밀|不要告诉|别告诉|保密|"
+    "סוד|אל תגיד|לא לספר|لا تخبر|سر"
 )
+_ASKS = Vocabulary(_PHRASES + "|" + _SCRIPTS)
 
 
 @lru_cache(maxsize=8)
