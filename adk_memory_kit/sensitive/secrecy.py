@@ -29,8 +29,7 @@ kahit kanino|wag mo sabihin|huwag|jangan kasih tahu|jangan disebar|
 никому|не говори|μην|κανέναν|neb|sakın|kimseye
 """
 _SCRIPTS = (
-    "誰にも|秘密|教えないで|아무에게도|비밀|不要告诉|别告诉|保密|"
-    "סוד|אל תגיד|לא לספר|لا تخبر|سر"
+    "誰にも|秘密|教えないで|아무에게도|비밀|不要告诉|别告诉|保密|סוד|אל תגיד|לא לספר|لا تخبر|سر"
 )
 _ASKS = Vocabulary(_PHRASES + "|" + _SCRIPTS)
 
