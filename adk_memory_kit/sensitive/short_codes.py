@@ -35,7 +35,7 @@ MOST = 8
 _TRIGGER_WORDS = """
 alarm*|alarma|alarme|allarme|hälytys*|larm*|safe|tresor*|coffre|caja fuerte|cassaforte|
 kluis*|kassaskåp|lock|padlock|cadenas|candado|lucchetto|schloss|zámek|kłódka|cijferslot|
-door|doorcode|puerta|porte|portão|portail|cancello|tür*|haustür*|deur*|dør*|dörr*|garage*|
+door|doorcode|gate|puerta|porte|portão|portail|cancello|tür*|haustür*|deur*|dør*|dörr*|garage*|
 locker|casillero|casier|spind|schließfach*|armadietto|cacifo|keypad|key box|keybox|
 key safe|lockbox|caixa de chaves|boîte à clés|förråd*|digicode*|combination|combo|vault|
 wifi*|wi-fi*|wlan*|router|pos|atm|bancomat|cajero|pin|mpin|otp|sms|one-time|verification|
@@ -44,7 +44,7 @@ passcode|login|logging|log in|sign in|locked out|locked me out
 _TRIGGER = Vocabulary(_TRIGGER_WORDS + "|暗証|密码|비밀번호")
 _CODE = re.compile(
     r"(?<![\w.,/:+#$€£-])(?<!\d[ -])(?:\d(?:[ -]\d){3,7}|\d{3} \d{3}|\d{4,8})"
-    r"(?![\w/#%€$£]|[.,:-]\d|[ -]\d)"
+    r"(?![\w/%€$£]|[.,:-]\d|[ -]\d)"
 )
 _YEAR = re.compile(r"19\d\d|20[0-4]\d")
 _UNIT_AFTER = re.compile(
