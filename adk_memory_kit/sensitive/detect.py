@@ -134,8 +134,9 @@ def _respelled_findings(respelled: Respelled, detectors: Sequence[Detector]) -> 
 
 
 #: Layers without a format of their own, weakest last: a finding of one is dropped where a
-#: stronger detector already covers it (one secret, one finding, the surer kind).
-_CUE_FREE = frozenset({"digit_id", "password_shape", "short_code", "private_contact"})
+#: stronger detector already covers it (one secret, one finding, the surer kind). A private
+#: contact is sure of its kind (the message says so): it ranks with the format detectors.
+_CUE_FREE = frozenset({"digit_id", "password_shape", "short_code"})
 
 
 def _tier(f: Finding) -> int:

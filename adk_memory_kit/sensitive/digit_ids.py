@@ -69,7 +69,7 @@ def public_shape(text: str, start: int, end: int) -> bool:
         return True
     if _UNIT_AFTER.match(text, end) or text[end : end + 1] == ":":
         return True
-    if _DATE.match(run) or _IP.fullmatch(run) or _THOUSANDS.fullmatch(run):
+    if _DATE.fullmatch(run) or _IP.fullmatch(run) or _THOUSANDS.fullmatch(run):
         return True
     if _YEAR_FIRST.match(run) or _YMD.match(digits):
         return True
