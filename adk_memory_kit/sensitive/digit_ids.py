@@ -3,8 +3,8 @@ unsure": redacting an order number costs little, storing an id number costs a lo
 
 Guarantees: a run of ``LEAST_DIGITS`` to ``MOST_DIGITS`` digits, single separators allowed
 (space, ``-``, ``/``, ``.``: ``3-3380-05514-54-1``, ``855811/9504``, ``365 402 620``), not
-glued to a letter, is a finding (so is one to three capitals, 7 to 12 digits and a check
-character: ``P051298374K``) unless it is public by shape or label: a phone number
+glued to a letter, is a finding (so is one to three capitals, then 7+ digits, hyphens
+allowed, and a check character: ``P051298374K``, ``K4172-38906-51204``) unless it is public by shape or label: a phone number
 (:mod:`.public_numbers`), a date or a number starting with a year or a ``yyyymmdd`` date, a
 time, an IP address, an amount (a currency sign or a unit next to it, or thousands
 groups), a lottery draw (rising groups of one or two digits), one digit repeated or counted up,
@@ -52,7 +52,9 @@ _THOUSANDS = re.compile(r"\d{1,3}(?:([.,])\d{3})(?:\1\d{3})+")
 _YEAR_FIRST = re.compile(r"(?:19|20)\d\d[./-]")
 _YMD = re.compile(r"(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
 #: An id with letters around its digits: ``GHA-941707467-0``, ``P051298374K``, ``MI5183274X``.
-_LETTERED = re.compile(r"(?<![\w-])[A-Z]{1,3}-?\d{7,12}(?:-?[A-Z0-9])?(?![\w-]|[.,]\w)")
+_LETTERED = re.compile(
+    r"(?<![\w-])[A-Z]{1,3}-?(\d{4,12}(?:-\d{3,12}){0,3})(?:-?[A-Z0-9])?(?![\w-]|[.,]\w)"
+)
 #: Letters that start a ticket, order or invoice reference (``INC0089341``), not an id.
 _REFERENCE_PREFIXES = frozenset(
     "INC REQ CHG PRB RITM TKT REF ORD INV PO SO SR CR RC TX TRX TXN ID NO BK".split()
@@ -106,6 +108,9 @@ class DigitIdDetector:
                 continue
             found.append(Finding(GOVERNMENT_ID, self.name, a, b))
         for m in _LETTERED.finditer(text):
+            digits = m.group(1)
+            if sum(c.isdigit() for c in digits) < 7 or _YEAR_FIRST.match(digits):
+                continue
             prefix = m.group(0).split("-")[0].rstrip("0123456789")
             if prefix not in _REFERENCE_PREFIXES and not public_label_before(text, m.start()):
                 found.append(Finding(GOVERNMENT_ID, self.name, *m.span()))
