@@ -1,17 +1,17 @@
-"""Long digit runs are identifiers by default, in any language ("choose by harm when
-unsure": redacting an order number costs little, storing an id number costs a lot).
+"""Long digit runs are identifiers by default, in any language ("choose by harm when unsure":
+redacting an order number costs little, storing an id number costs a lot).
 
 Guarantees: a run of ``LEAST_DIGITS`` to ``MOST_DIGITS`` digits, single separators allowed
 (space, ``-``, ``/``, ``.``: ``3-3380-05514-54-1``, ``855811/9504``, ``365 402 620``), not
 glued to a letter, is a finding (so is one to three capitals, then 7+ digits, hyphens
-allowed, and a check character: ``P051298374K``, ``K4172-38906-51204``) unless it is public by shape or label: a phone number
-(:mod:`.public_numbers`), a date or a number starting with a year or a ``yyyymmdd`` date, a
-time, an IP address, an amount (a currency sign or a unit next to it, or thousands
-groups), a lottery draw (rising groups of one or two digits), one digit repeated or counted up,
-or a number labelled public in its clause (an order, a parcel, an invoice, a ticket, a
-product code ...) or after a phone word. After an IBAN's head (``DE46 ``) a run of 10+
-digits is a bank account with the head, whatever its checksum. Linear: one pass, bounded
-windows.
+allowed, and a check character: ``P051298374K``, ``K4172-38906-51204``) unless it is public
+by shape or label: a phone number (:mod:`.public_numbers`), a date or a number starting with
+a year or a ``yyyymmdd`` date, a time, an IP address, an amount (a currency sign or a unit
+next to it, or thousands groups), a lottery draw (rising groups of one or two digits), one
+digit repeated or counted up, or a number labelled public in its clause (an order, a parcel,
+an invoice, a ticket, a product code ...) or after a phone word. After an IBAN's head
+(``DE46 ``) a run of 10+ digits is a bank account with the head, whatever its checksum.
+Linear: one pass, bounded windows.
 """
 
 from __future__ import annotations

@@ -5,10 +5,12 @@ A token people make into a password mixes kinds of characters: ``Brno_Most_1998`
 characters (trailing punctuation aside) is a credential when it holds a letter and a digit
 and either a symbol from ``!#$%&*+?@^~|_`` (an underscore counts only beside both letter
 cases) or both letter cases with a lower case letter right after an upper case one and at
-least two digits. Public shapes are never findings: e-mail addresses and ``user@host``
-handles in lower case, URLs, ``@handles``, ``#hashtags``, paths and file names,
-``key=value`` and code (a token in backticks, or with brackets, quotes or ``=``), versions,
-and codes with no lower case letter (``PS-8825-BLK``, ``WW90T554DAW``). Linear: one pass.
+least two digits (with one capital only, ``Mango123``, a strong credential cue must stand in
+the message: ``Windows11`` is a product). Public shapes are never findings: e-mail addresses
+and ``user@host`` handles in lower case, URLs, ``@handles``, ``#hashtags``, paths and file
+names, ``key=value`` and code (a token in backticks, or with brackets, quotes or ``=``),
+versions, and codes with no lower case letter (``PS-8825-BLK``, ``WW90T554DAW``). Linear:
+one pass.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import re
 from dataclasses import dataclass
 
 from adk_memory_kit.sensitive.base import CREDENTIAL, Finding
+from adk_memory_kit.sensitive.cues import CUE_PATTERN, cue_at
 
 #: A whitespace-free token of 6+ characters holding a digit (found at C speed).
 _TOKEN = re.compile(r"(?<!\S)(?=[^\s\d]*\d)\S{6,}")
@@ -60,6 +63,24 @@ def password_shaped(token: str) -> bool:
     return upper and digits >= 2 and _CAMEL.search(token) is not None and len(token) >= 8
 
 
+def title_and_digits(token: str) -> bool:
+    """A password shape by its letter case alone with one capital (``Mango123``,
+    ``Windows11``): a product name as often as a password, so it needs a credential cue."""
+    return not any(c in _SYMBOLS or c == "_" for c in token) and sum(map(str.isupper, token)) == 1
+
+
+def _credential_cue(text: str) -> bool:
+    """Whether ``text`` holds a strong credential cue in any of the cue languages."""
+    lower = text.lower()
+    if len(lower) != len(text):
+        lower = text
+    for m in CUE_PATTERN.finditer(lower):
+        cue = cue_at(lower, m.start(), m.end())
+        if cue is not None and cue.strong and cue.kind == CREDENTIAL:
+            return True
+    return False
+
+
 def _in_code(ticks: list[int], start: int) -> bool:
     """The token stands in backticks (inline code): an odd number of them before it."""
     return bisect.bisect_left(ticks, start) % 2 == 1
@@ -74,6 +95,7 @@ class PasswordShapeDetector:
     def find(self, text: str) -> list[Finding]:
         found: list[Finding] = []
         ticks = [i for i, c in enumerate(text) if c == "`"] if "`" in text else []
+        cue: bool | None = None  # read once, when a token needs it
         for m in _TOKEN.finditer(text):
             a, b = m.span()
             if b - a > 80:
@@ -82,6 +104,13 @@ class PasswordShapeDetector:
                 a += 1
             while b > a and text[b - 1] in _STRIP_END:
                 b -= 1
-            if password_shaped(text[a:b]) and not (ticks and _in_code(ticks, a)):
-                found.append(Finding(CREDENTIAL, self.name, a, b))
+            token = text[a:b]
+            if not password_shaped(token) or (ticks and _in_code(ticks, a)):
+                continue
+            if title_and_digits(token):
+                if cue is None:
+                    cue = _credential_cue(text)
+                if not cue:
+                    continue
+            found.append(Finding(CREDENTIAL, self.name, a, b))
         return found

@@ -73,6 +73,12 @@ def test_public_shapes_are_not_password_shaped(token: str) -> None:
     assert not password_shaped(token)
 
 
+def test_one_capital_and_digits_needs_a_credential_cue() -> None:
+    _kept("upgraded the office to Windows11 and Office365 this week")
+    _gone("Haslo do poczty: Pierogi2023", "Pierogi2023")  # a cue in Polish
+    _gone("netflix password? it's Lantern77", "Lantern77")
+
+
 def test_code_in_backticks_is_not_a_password() -> None:
     text = "run `Cfg_Load2(path)` then `retry_Max3!` in the shell"
     assert PasswordShapeDetector().find(text) == []
