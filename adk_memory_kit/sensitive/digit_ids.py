@@ -11,7 +11,7 @@ next to it, or thousands groups), a lottery draw (rising groups of one or two di
 digit repeated or counted up, or a number labelled public in its clause (an order, a parcel,
 an invoice, a ticket, a product code ...) or after a phone word. After an IBAN's head
 (``DE46 ``) a run of 10+ digits is a bank account with the head, whatever its checksum.
-Linear: one pass, bounded windows.
+A message that says its number is public gives none. Linear: one pass, bounded windows.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from adk_memory_kit.sensitive.public_numbers import (
     phone_shaped,
     phone_word_before,
     public_label_before,
+    says_public,
 )
 
 LEAST_DIGITS = 9
@@ -92,6 +93,8 @@ class DigitIdDetector:
     name: str = "digit_id"
 
     def find(self, text: str) -> list[Finding]:
+        if says_public(text):
+            return []
         found: list[Finding] = []
         for m in _RUN.finditer(text):
             a, b = m.span()

@@ -35,7 +35,7 @@ _LABELS = (
     r"referen|réf|expediente|dossier|aktenzeichen|protocol|transaction|"
     r"session|isbn|issn|imei|gtin|barcode|serial|model|artikel|article|"
     r"articolo|artículo|product|produit|prodotto|producto|produkt|frame|batch|"
-    r"nlis|ear tag|company|firma|empresa|société|merchant|"
+    r"nlis|ear tag|compan|firma|empresa|société|merchant|"
     r"supplier|vendor|impressum|lieferant|proveedor|fournisseur|fornecedor|fornitore|"
     r"beszállító|dodavatel|loyalty|frequent|member|lotto|lotter|loter|population|"
     r"coordinates|total|amount|price|balance|customer n|customer id|kunden|asiakas|"
