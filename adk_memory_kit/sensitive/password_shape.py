@@ -34,6 +34,9 @@ _VERSION = re.compile(r"v?\d+\.\d+", re.IGNORECASE)
 _FILE = re.compile(r".+\.[A-Za-z][A-Za-z0-9]{1,4}")
 _CAMEL = re.compile(r"[A-Z][a-z]")
 _WORDISH = re.compile(r"[a-z]")
+_DIGIT = re.compile(r"\d")
+_ALPHA = re.compile(r"[^\W\d_]")
+_UPPER = re.compile(r"[A-Z]")
 
 
 def password_shaped(token: str) -> bool:
@@ -41,9 +44,9 @@ def password_shaped(token: str) -> bool:
     none of the public shapes of the module docstring."""
     if not 6 <= len(token) <= 64 or token[0] in "@#$" or "://" in token:
         return False
-    if any(c in _FORBIDDEN for c in token):
+    if not _FORBIDDEN.isdisjoint(token):
         return False
-    if not any(c.isdigit() for c in token) or not any(c.isalpha() for c in token):
+    if _DIGIT.search(token) is None or _ALPHA.search(token) is None:
         return False
     if _WORDISH.search(token) is None:
         return False  # no lower case: a product, model or reference code
@@ -51,15 +54,14 @@ def password_shaped(token: str) -> bool:
         return False
     if _VERSION.match(token) or _FILE.fullmatch(token):
         return False
-    upper = any(c.isupper() for c in token)
-    symbols = {c for c in token if c in _SYMBOLS}
-    if symbols:
+    upper = _UPPER.search(token) is not None
+    if not _SYMBOLS.isdisjoint(token):
         return True
     if "_" in token:
-        return upper and any(c.islower() for c in token)
+        return upper  # a lower case letter is there already
     if "-" in token or "." in token:
         return False
-    digits = sum(c.isdigit() for c in token)
+    digits = len(_DIGIT.findall(token))
     return upper and digits >= 2 and _CAMEL.search(token) is not None and len(token) >= 8
 
 

@@ -22,10 +22,12 @@ _PRIVATE = Vocabulary(
     "geheim|geheime|hemmelig|hemmeligt|pribadi|unlisted|ex-directory"
 )
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-#: A number word, then digits in groups: "handphone 9147 2856", "numéro : 06 ...".
-_NUMBER_AFTER_WORD = re.compile(
-    r"(?i:phone|number|nummer|numéro|número|numero|mobile|cell|line|handy|cellulaire|"
-    r"celular|cellulare|번호|番号)[^\d\n]{0,12}?(\+?\d(?:[ .-]?\d){6,14})"
+#: Digits in groups after a number word: "handphone 9147 2856", "numéro : 06 ...".
+_DIGITS = re.compile(r"(?<![\w+])\+?\d(?:[ .-]?\d){6,14}(?!\d)")
+_NUMBER_WORD = re.compile(
+    r"(?:phone|number|nummer|numéro|número|numero|mobile|cell|line|handy|cellulaire|"
+    r"celular|cellulare|번호|番号)[^\d\n]{0,12}$",
+    re.IGNORECASE,
 )
 
 
@@ -39,6 +41,10 @@ class PrivateContactDetector:
         if not _PRIVATE.found_in(text) and not asks_secrecy(text):
             return []
         spans = set(phone_spans(text))
-        spans.update(m.span(1) for m in _NUMBER_AFTER_WORD.finditer(text))
+        spans.update(
+            m.span()
+            for m in _DIGITS.finditer(text)
+            if _NUMBER_WORD.search(text[max(0, m.start() - 32) : m.start()])
+        )
         spans.update(m.span() for m in _EMAIL.finditer(text))
         return [Finding(PRIVATE_CONTACT, self.name, a, b) for a, b in sorted(spans)]
