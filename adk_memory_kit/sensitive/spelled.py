@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import NamedTuple
 
 from adk_memory_kit.sensitive.vocab import words_of
 
@@ -60,24 +59,28 @@ _BREAK = re.compile(r"[ \t]*,[ \t]*")
 _NUMBER_WORDS = frozenset(_DIGITS) | frozenset(_TEENS) | frozenset(_TENS) | _ZERO_BESIDE
 
 
-class Respelled(NamedTuple):
+class Respelled:
     """A text with its spelled runs written as digits, and the replaced spans."""
 
-    text: str
-    #: (start in the rewritten text, end there, start in the original, end there)
-    spans: list[tuple[int, int, int, int]]
+    __slots__ = ("text", "spans", "_starts")
+
+    def __init__(self, text: str, spans: list[tuple[int, int, int, int]]) -> None:
+        self.text = text
+        #: (start in the rewritten text, end there, start in the original, end there)
+        self.spans = spans
+        self._starts = [s[0] for s in spans]
 
     def original(self, start: int, end: int) -> tuple[int, int]:
         """The span of the original text that ``[start, end)`` of the rewritten text reads."""
-        starts = [s[0] for s in self.spans]
-        return self._map(starts, start, True), self._map(starts, end, False)
+        return self._map(start, True), self._map(end, False)
 
     def touches_run(self, start: int, end: int) -> bool:
         """Whether ``[start, end)`` of the rewritten text overlaps a rewritten run."""
-        return any(a < end and start < b for a, b, _, _ in self.spans)
+        i = bisect.bisect_left(self._starts, end) - 1  # the last run starting before end
+        return i >= 0 and self.spans[i][1] > start
 
-    def _map(self, starts: list[int], pos: int, is_start: bool) -> int:
-        i = bisect.bisect_right(starts, pos if is_start else pos - 1) - 1
+    def _map(self, pos: int, is_start: bool) -> int:
+        i = bisect.bisect_right(self._starts, pos if is_start else pos - 1) - 1
         if i < 0:
             return pos
         a, b, oa, ob = self.spans[i]
