@@ -96,6 +96,7 @@ class DigitIdDetector:
         if says_public(text):
             return []
         found: list[Finding] = []
+        memo: dict[tuple[int, str], bool] = {}  # a flood repeats one context: read it once
         for m in _RUN.finditer(text):
             a, b = m.span()
             n = sum(c.isdigit() for c in m.group(0))
@@ -105,11 +106,18 @@ class DigitIdDetector:
                 continue
             if not LEAST_DIGITS <= n <= MOST_DIGITS:
                 continue
-            if public_shape(text, a, b) or public_label_before(text, a):
-                continue
-            if n <= 15 and phone_word_before(text, a):
-                continue
-            found.append(Finding(GOVERNMENT_ID, self.name, a, b))
+            key = (min(a, 48), text[max(0, a - 48) : b + 12])
+            public = memo.get(key)
+            if public is None:
+                public = (
+                    public_shape(text, a, b)
+                    or public_label_before(text, a)
+                    or (n <= 15 and phone_word_before(text, a))
+                )
+                if len(memo) < 4096:
+                    memo[key] = public
+            if not public:
+                found.append(Finding(GOVERNMENT_ID, self.name, a, b))
         for m in _LETTERED.finditer(text):
             digits = m.group(1)
             if sum(c.isdigit() for c in digits) < 7 or _YEAR_FIRST.match(digits):

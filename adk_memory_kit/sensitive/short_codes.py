@@ -81,13 +81,13 @@ class ShortCodeDetector:
         if says_public(text) or (not _TRIGGER.found_in(text) and not asks_secrecy(text)):
             return []
         found: list[Finding] = []
-        memo: dict[str, bool] = {}  # a flood repeats one context: read it once
+        memo: dict[tuple[int, str], bool] = {}  # a flood repeats one context: read it once
         for m in _CODE.finditer(text):
             digits = sum(c.isdigit() for c in m.group(0))
             if not LEAST <= digits <= MOST:
                 continue
             a, b = m.span()
-            key = text[max(0, a - 48) : b + 12]
+            key = (min(a, 48), text[max(0, a - 48) : b + 12])
             public = memo.get(key)
             if public is None:
                 public = _public(text, a, b)
