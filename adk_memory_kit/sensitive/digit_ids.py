@@ -7,11 +7,12 @@ glued to a letter, is a finding (so is one to three capitals, then 7+ digits, hy
 allowed, and a check character: ``P051298374K``, ``K4172-38906-51204``) unless it is public
 by shape or label: a phone number (:mod:`.public_numbers`), a date or a number starting with
 a year or a ``yyyymmdd`` date, a time, an IP address, an amount (a currency sign or a unit
-next to it, or thousands groups), a lottery draw (rising groups of one or two digits), one
-digit repeated or counted up, or a number labelled public in its clause (an order, a parcel,
-an invoice, a ticket, a product code ...) or after a phone word. After an IBAN's head
-(``DE46 ``) a run of 10+ digits is a bank account with the head, whatever its checksum.
-A message that says its number is public gives none. Linear: one pass, bounded windows.
+next to it, or thousands groups, a round number), a lottery draw (rising groups of one or
+two digits), one digit repeated or counted up, or a number labelled public in its clause (an
+order, a parcel, an invoice, a ticket, a product code ...) or after a phone word. After an
+IBAN's head (``DE46 ``) a run of 10+ digits is a bank account with the head, whatever its
+checksum. A message that says its number is public gives none. Linear: one pass, bounded
+windows.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ _LETTERED = re.compile(
 )
 #: Letters that start a ticket, order or invoice reference (``INC0089341``), not an id.
 _REFERENCE_PREFIXES = frozenset(
-    "INC REQ CHG PRB RITM TKT REF ORD INV PO SO SR CR RC TX TRX TXN ID NO BK".split()
+    "INC REQ CHG PRB RITM TKT REF ORD INV PO SO SR CR RC TX TRX TXN ID NO BK KB".split()
 )
 _SEPARATORS = re.compile(r"[ \u00a0./-]+")
 
@@ -83,6 +84,9 @@ def public_shape(text: str, start: int, end: int) -> bool:
             return True  # a lottery draw
     if len(set(digits)) == 1 or digits in "01234567890123456789" or digits in "9876543210":
         return True
+    stripped = digits.rstrip("0")
+    if len(digits) - len(stripped) >= 4 and len(stripped) <= 3:
+        return True  # a round number ("100 000 000"): a count or an amount
     return phone_shaped(text, start, end)
 
 

@@ -4,13 +4,14 @@ A token people make into a password mixes kinds of characters: ``Brno_Most_1998`
 ``Mot&Nel2020``, ``Orchid@Meeting62``. Guarantees: a whitespace-free token of 6 to 64
 characters (trailing punctuation aside) is a credential when it holds a letter and a digit
 and either a symbol from ``!#$%&*+?@^~|_`` (an underscore counts only beside both letter
-cases) or both letter cases with a lower case letter right after an upper case one and at
-least two digits (with one capital only, ``Mango123``, a strong credential cue must stand in
-the message: ``Windows11`` is a product). Public shapes are never findings: e-mail addresses
-and ``user@host`` handles in lower case, URLs, ``@handles``, ``#hashtags``, paths and file
-names, ``key=value`` and code (a token in backticks, or with brackets, quotes or ``=``),
-versions, and codes with no lower case letter (``PS-8825-BLK``, ``WW90T554DAW``). Linear:
-one pass.
+cases) or, starting with a capital, both letter cases with a lower case letter right after
+an upper case one and at least two digits (with one capital only, ``Mango123``, a strong
+credential cue must stand in the message: ``Windows11`` is a product). Public shapes are
+never findings: e-mail addresses and ``user@host`` handles in lower case, URLs,
+``@handles``, ``#hashtags``, paths and file names, a token right after a name label
+(``called``, ``SSID``, ``username``: a name), ``key=value`` and code (a token in backticks,
+or with brackets, quotes or ``=``), versions, and codes with no lower case letter
+(``PS-8825-BLK``, ``WW90T554DAW``). Linear: one pass.
 """
 
 from __future__ import annotations
@@ -35,6 +36,14 @@ _FILE = re.compile(r".+\.[A-Za-z][A-Za-z0-9]{1,4}")
 _CAMEL = re.compile(r"[A-Z][a-z]")
 _WORDISH = re.compile(r"[a-z]")
 _DIGIT = re.compile(r"\d")
+#: A name label right before the token: what follows is a name, not a secret.
+_NAME_LABEL = re.compile(
+    r"(?<![^\W\d_])(?:ssid|called|named|name|username|user name|handle|nickname|nick|"
+    r"nombre|llamada|llamado|nom|heißt|navn|nimi|nome|chiamata)"
+    r"(?:[ \t]+(?:is|es|est|ist|er|on|è|é))?"
+    r"[ \t]*[:=]?[ \t]*[\"'«“]?$",
+    re.IGNORECASE,
+)
 _ALPHA = re.compile(r"[^\W\d_]")
 _UPPER = re.compile(r"[A-Z]")
 
@@ -62,7 +71,9 @@ def password_shaped(token: str) -> bool:
     if "-" in token or "." in token:
         return False
     digits = len(_DIGIT.findall(token))
-    return upper and digits >= 2 and _CAMEL.search(token) is not None and len(token) >= 8
+    return (
+        token[0].isupper() and digits >= 2 and _CAMEL.search(token) is not None and len(token) >= 8
+    )
 
 
 def title_and_digits(token: str) -> bool:
@@ -109,6 +120,8 @@ class PasswordShapeDetector:
             token = text[a:b]
             if not password_shaped(token) or (ticks and _in_code(ticks, a)):
                 continue
+            if _NAME_LABEL.search(text, max(0, a - 24), a) is not None:
+                continue  # a network, user or product name ("the wifi is called Home_5G")
             if title_and_digits(token):
                 if cue is None:
                     cue = _credential_cue(text)

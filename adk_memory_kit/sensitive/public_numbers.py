@@ -40,7 +40,8 @@ _LABELS = (
     r"beszállító|dodavatel|loyalty|frequent|member|lotto|lotter|loter|population|"
     r"coordinates|total|amount|price|balance|customer n|customer id|kunden|asiakas|"
     r"client n|numéro client|número de cliente|numero cliente|meeting|zoom|webex|epoch|"
-    r"timestamp|unix|barras|contrat|contract|vertrag|purchase|serie|série|postal|postcode|"
+    r"timestamp|unix|created_at|updated_at|created at|updated at|modified|barras|contrat|"
+    r"contract|vertrag|purchase|serie|série|postal|postcode|"
     r"raccomandata|salle|classroom"
 )
 #: Labels in scripts written without spaces (anywhere in the window).
@@ -68,8 +69,10 @@ _ADJACENT = re.compile(
 _CLAUSE_END = re.compile(r"(?i:(?<!\bno)(?<!\bnr)(?<!\bref)(?<!\btel))[.!?;](?:\s|$)|\n")
 _PHONE_WORD = re.compile(
     r"(?<![^\W\d_])(?:phone|call|tel|mobile|cell|fax|hotline|landline|whatsapp|handy|"
-    r"teléfono|telefone|téléphone|telefono|telefon|ring|sms|text me|línea|linea|ligne)"
-    r"|電話|电话|전화|телефон",
+    r"teléfono|telefone|téléphone|telefono|telefon|ring|sms|text me|línea|linea|ligne|"
+    r"móvil|movil|celular|cellulare|cellulaire|portable|mobil|mobiel|gsm|komórk|"
+    r"matkapuhelin|puhelin|cep|τηλέφων|κινητό|телефон|мобильн|טלפון|هاتف|फोन|เบอร์)"
+    r"|電話|电话|手机|手機|携帯|전화|휴대폰|핸드폰",
     re.IGNORECASE,
 )
 _RUN = re.compile(r"\d(?<![\w.,/-]\d)(?:[ \u00a0./-]?\d)*")

@@ -49,7 +49,9 @@ _CODE = re.compile(
 _YEAR = re.compile(r"19\d\d|20[0-4]\d")
 _UNIT_AFTER = re.compile(
     r"[ \t]?(?:%|€|\$|£|円|元|kr\b|eur|usd|dollars?|euros?|km|kg|g\b|mg|ml|m\b|cm|mm|h\b|"
-    r"hrs?|hours?|min|mins|minutes?|sec|seconds?|days?|steps|calories|kcal|people|times)",
+    r"hrs?|hours?|min|mins|minutes?|sec|seconds?|days?|steps|calories|kcal|people|times|"
+    r"unread|new|emails?|messages?|notifications?|photos?|files?|followers?|likes?|views?|"
+    r"items?|users?)\b",
     re.IGNORECASE,
 )
 _TIME_BEFORE = re.compile(r"(?:at|um|à|a las|alle|às|kl\.?)[ \t]*$", re.IGNORECASE)

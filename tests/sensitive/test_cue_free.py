@@ -73,6 +73,18 @@ def test_public_shapes_are_not_password_shaped(token: str) -> None:
     assert not password_shaped(token)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the guest network is called Lobby_5G_2025, ask for the password at the desk",
+        "on sale this week: Galaxy22Ultra and iPad11Air",
+        "def check(pw): return bcrypt.checkpw(pw, stored)",
+    ],
+)
+def test_names_products_and_code_are_not_passwords(text: str) -> None:
+    _kept(text)
+
+
 def test_one_capital_and_digits_needs_a_credential_cue() -> None:
     _kept("upgraded the office to Windows11 and Office365 this week")
     _gone("Haslo do poczty: Pierogi2023", "Pierogi2023")  # a cue in Polish
@@ -119,6 +131,10 @@ def test_long_digit_runs_are_ids_by_default(text: str, secret: str) -> None:
         "lottery draw: 3 9 17 24 31 40",  # lottery
         "the epoch 1731024000 is a Friday",  # timestamp
         "ran 1111111111 iterations",  # one digit repeated
+        "for n in range(250000000): acc += n",  # a round number in code
+        "Mi nuevo móvil es 622 418 935, apúntalo",  # a mobile number, Spanish
+        "我的新手机号是 139 2210 4471",  # a mobile number, Chinese
+        "patch KB5021233 fixed the printer",  # a knowledge-base article
     ],
 )
 def test_public_numbers_are_not_ids(text: str) -> None:
@@ -256,6 +272,7 @@ def test_short_codes_in_a_lock_or_secret_message(text: str, secret: str) -> None
         "the lock cost $1299",  # price
         "my locker number is 3310, it's not a secret",  # says public
         "call the alarm company on 0800 555 0199",  # phone
+        "my lock screen shows 3312 unread emails",  # a count
     ],
 )
 def test_short_code_false_positives(text: str) -> None:
