@@ -5,9 +5,9 @@ A token people make into a password mixes kinds of characters: ``Brno_Most_1998`
 characters (trailing punctuation aside) is a credential when it holds a letter and a digit
 and either a symbol from ``!#$%&*+?@^~|_`` (an underscore counts only beside both letter
 cases) or, starting with a capital, both letter cases with a lower case letter right after
-an upper case one and at least two digits (with one capital only, ``Mango123``, a strong
-credential cue must stand in the message: ``Windows11`` is a product). Public shapes are
-never findings: e-mail addresses and ``user@host`` handles in lower case, URLs,
+an upper case one and at least two digits at its end (with one capital only, ``Mango123``, a
+strong credential cue must stand in the message: ``Windows11`` is a product). Public shapes
+are never findings: e-mail addresses and ``user@host`` handles in lower case, URLs,
 ``@handles``, ``#hashtags``, paths and file names, a token right after a name label
 (``called``, ``SSID``, ``username``: a name), ``key=value`` and code (a token in backticks,
 or with brackets, quotes or ``=``), versions, and codes with no lower case letter
@@ -71,9 +71,9 @@ def password_shaped(token: str) -> bool:
     if "-" in token or "." in token:
         return False
     digits = len(_DIGIT.findall(token))
-    return (
-        token[0].isupper() and digits >= 2 and _CAMEL.search(token) is not None and len(token) >= 8
-    )
+    if not (token[0].isupper() and token[-1].isdigit()) or len(token) < 8:
+        return False
+    return digits >= 2 and _CAMEL.search(token) is not None
 
 
 def title_and_digits(token: str) -> bool:
