@@ -35,7 +35,9 @@ _LABELS = (
     r"referen|réf|expediente|dossier|aktenzeichen|protocol|transaction|"
     r"session|isbn|issn|imei|gtin|barcode|serial|model|artikel|article|"
     r"articolo|artículo|product|produit|prodotto|producto|produkt|frame|batch|"
-    r"nlis|ear tag|compan|firma|empresa|société|merchant|"
+    r"nlis|ear tag|compan|firm|empresa|société|entreprise|unternehmen|azienda|bedrijf|"
+    r"företag|yritys|şirket|siret|siren|kvk|merchant|chamado|pesanan|đơn hàng|don hang|"
+    r"посылк|трек|отправлени|παραγγελ|αποστολ|"
     r"supplier|vendor|impressum|lieferant|proveedor|fournisseur|fornecedor|fornitore|"
     r"beszállító|dodavatel|loyalty|frequent|member|lotto|lotter|loter|population|"
     r"coordinates|total|amount|price|balance|customer n|customer id|kunden|asiakas|"
@@ -47,7 +49,7 @@ _LABELS = (
 #: Labels in scripts written without spaces (anywhere in the window).
 _LABELS_CJK = (
     r"郵便|邮编|우편|注文|주문|订单|訂單|快递|單號|单号|追跡|予約|請求|发票|พัสดุ|"
-    r"הזמנה|הזמנ|الطلب|τιμολόγ|εταιρ"
+    r"הזמנה|הזמנ|משלוח|الطلب|الشحن|τιμολόγ|εταιρ|送り状|伝票|송장|운송장|คำสั่งซื้อ|ऑर्डर"
 )
 #: Short labels that must be whole words ("ref", not "refuge") anywhere in the clause.
 _WORDS = r"ref|resi|vin|vat|abn|acn|uen|pnr|awb|ean|upc|txn|sku|zip|plz|cep|ups|dhl|dpd|gls"
