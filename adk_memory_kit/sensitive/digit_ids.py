@@ -51,6 +51,12 @@ _DATE = re.compile(
 )
 _IP = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _THOUSANDS = re.compile(r"\d{1,3}(?:([.,])\d{3})(?:\1\d{3})+")
+_AMOUNT_NEAR = re.compile(
+    r"[$€£¥₹₩¢₦₱₪₺₽฿]|(?<![^\W\d_])(?:usd|eur|gbp|inr|brl|cop|ars|mxn|jpy|cny|rs|rp|kr|zł|"
+    r"dollars?|euros?|pesos?|reais|rupees?|yen|yuan|won|lira|rand|naira|shillings?|"
+    r"population|visitors|people|inhabitants|habitantes|einwohner)(?![^\W\d_])|[.,]\d\d(?!\d)",
+    re.IGNORECASE,
+)
 _YEAR_FIRST = re.compile(r"(?:19|20)\d\d[./-]")
 _YMD = re.compile(r"(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
 #: An id with letters around its digits: ``GHA-941707467-0``, ``P051298374K``, ``MI5183274X``.
@@ -73,8 +79,12 @@ def public_shape(text: str, start: int, end: int) -> bool:
         return True
     if _UNIT_AFTER.match(text, end) or text[end : end + 1] == ":":
         return True
-    if _DATE.fullmatch(run) or _IP.fullmatch(run) or _THOUSANDS.fullmatch(run):
+    if _DATE.fullmatch(run):
         return True
+    if _IP.fullmatch(run) and all(int(g) <= 255 for g in run.split(".")):
+        return True
+    if _THOUSANDS.fullmatch(run) and _AMOUNT_NEAR.search(text, max(0, start - 16), end + 16):
+        return True  # "12.500.000 Euro", "USD 1,250,000"; thousands alone may be an id
     if _YEAR_FIRST.match(run) or _YMD.match(digits):
         return True
     groups = _SEPARATORS.split(run)

@@ -36,6 +36,8 @@ _FILE = re.compile(r".+\.[A-Za-z][A-Za-z0-9]{1,4}")
 _CAMEL = re.compile(r"[A-Z][a-z]")
 _WORDISH = re.compile(r"[a-z]")
 _DIGIT = re.compile(r"\d")
+#: Words joined by dots, the last one digits: a password, not a domain or a file.
+_DOTTED = re.compile(r"[^\W_]+(?:\.[^\W_]+)*\.\d+")
 #: A name label right before the token: what follows is a name, not a secret.
 _NAME_LABEL = re.compile(
     r"(?<![^\W\d_])(?:ssid|called|named|name|username|user name|handle|nickname|nick|"
@@ -68,6 +70,8 @@ def password_shaped(token: str) -> bool:
         return True
     if "_" in token:
         return upper  # a lower case letter is there already
+    if "." in token and "-" not in token and _DOTTED.fullmatch(token):
+        return upper and len(_DIGIT.findall(token)) >= 2  # "Gato.Negro.1999"
     if "-" in token or "." in token:
         return False
     digits = len(_DIGIT.findall(token))

@@ -46,6 +46,7 @@ def _kept(text: str) -> None:
         ("Lozinka za mail je Jadran#Split77, nemoj je dijeliti", "Jadran#Split77"),
         ("the shared drive opens with MossyRock2024 since Monday", "MossyRock2024"),
         ("Fjellvann!92 er koden til hytta sin ruter", "Fjellvann!92"),
+        ("banco: Lince.Azul.1987 y no lo cambies", "Lince.Azul.1987"),
     ],
 )
 def test_password_shaped_tokens_are_credentials_in_any_language(text: str, secret: str) -> None:
@@ -108,6 +109,7 @@ def test_code_in_backticks_is_not_a_password() -> None:
         ("Kimlik 538 201 947 66, forma yaz lütfen", "538 201 947 66"),
         ("ID-ka: SOM-55120348-7 geli foomka", "SOM-55120348-7"),
         ("IBAN HR12 1001 0051 8630 0016 0 for the rent", "HR12 1001 0051 8630 0016 0"),
+        ("Mi cédula es 1.027.884.310, para el formulario", "1.027.884.310"),  # not an IP
     ],
 )
 def test_long_digit_runs_are_ids_by_default(text: str, secret: str) -> None:
@@ -135,6 +137,9 @@ def test_long_digit_runs_are_ids_by_default(text: str, secret: str) -> None:
         "Mi nuevo móvil es 622 418 935, apúntalo",  # a mobile number, Spanish
         "我的新手机号是 139 2210 4471",  # a mobile number, Chinese
         "patch KB5021233 fixed the printer",  # a knowledge-base article
+        "Der Umsatz lag bei 14.750.000 Euro",  # an amount in thousands groups
+        "Nomor pesanan 558201946 belum sampai",  # an order, Indonesian
+        "Αριθμός παραγγελίας 661230948 δεν ήρθε",  # an order, Greek
     ],
 )
 def test_public_numbers_are_not_ids(text: str) -> None:
