@@ -26,7 +26,8 @@ ne le dis|ne le donne|ne la donne|ne les donne|nicht weitergeben|non lo dire|non
 no se lo des|no lo compartas|não partilhes|não contes|niet doorgeven|niet delen|
 ikke del|ikke giv|älä näytä|älä kerro|nie mów|nie podawaj|nikomu nie|
 kahit kanino|wag mo sabihin|huwag|jangan kasih tahu|jangan disebar|
-никому|не говори|μην|κανέναν|neb|sakın|kimseye
+никому|не говори|μην|κανέναν|neb|sakın|kimseye|between us|entre nous|entre nosotros|
+unter uns|tra di noi|entre nós|keep this to yourself|keep it to yourself|just between
 """
 _SCRIPTS = (
     "誰にも|秘密|教えないで|아무에게도|비밀|不要告诉|别告诉|保密|סוד|אל תגיד|לא לספר|لا تخبر|سر"

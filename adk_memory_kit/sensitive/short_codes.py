@@ -39,7 +39,10 @@ door|doorcode|gate|puerta|porte|portão|portail|cancello|tür*|haustür*|deur*|d
 locker|casillero|casier|spind|schließfach*|armadietto|cacifo|keypad|key box|keybox|
 key safe|lockbox|caixa de chaves|boîte à clés|förråd*|digicode*|combination|combo|vault|
 wifi*|wi-fi*|wlan*|router|pos|atm|bancomat|cajero|pin|mpin|otp|sms|one-time|verification|
-passcode|login|logging|log in|sign in|locked out|locked me out
+passcode|login|logging|log in|sign in|locked out|locked me out|
+mailbox|postbox|buzón|briefkasten|brievenbus|postkasse|intercom|interphone|citofono|portero|
+unlock|desbloque*|déverrouill*|entsperr*|sblocc*|voicemail|sim card|sim pin|puk|shed|
+storage unit
 """
 _TRIGGER = Vocabulary(_TRIGGER_WORDS + "|暗証|密码|비밀번호")
 _CODE = re.compile(
