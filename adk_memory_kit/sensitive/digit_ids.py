@@ -61,7 +61,8 @@ _YEAR_FIRST = re.compile(r"(?:19|20)\d\d[./-]")
 _YMD = re.compile(r"(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
 #: An id with letters around its digits: ``GHA-941707467-0``, ``P051298374K``, ``MI5183274X``.
 _LETTERED = re.compile(
-    r"(?<![\w-])[A-Z]{1,3}-?(\d{4,12}(?:-\d{3,12}){0,3})(?:-?[A-Z0-9])?(?![\w-]|[.,]\w)"
+    r"[A-Z](?<![\w-][A-Z])[A-Z]{0,2}-?(\d{4,12}(?:-\d{3,12}){0,3})(?:-?[A-Z0-9])?"
+    r"(?![\w-]|[.,]\w)"
 )
 #: Letters that start a ticket, order or invoice reference (``INC0089341``), not an id.
 _REFERENCE_PREFIXES = frozenset(

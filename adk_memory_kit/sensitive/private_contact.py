@@ -23,7 +23,7 @@ _PRIVATE = Vocabulary(
 )
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 #: Digits in groups after a number word: "handphone 9147 2856", "numéro : 06 ...".
-_DIGITS = re.compile(r"(?<![\w+])\+?\d(?:[ .-]?\d){6,14}(?!\d)")
+_DIGITS = re.compile(r"\d(?<![\w+]\d)(?:[ .-]?\d){6,14}(?!\d)")
 _NUMBER_WORD = re.compile(
     r"(?:phone|number|nummer|numéro|número|numero|mobile|cell|line|handy|cellulaire|"
     r"celular|cellulare|번호|番号)[^\d\n]{0,12}$",
@@ -46,5 +46,6 @@ class PrivateContactDetector:
             for m in _DIGITS.finditer(text)
             if _NUMBER_WORD.search(text[max(0, m.start() - 32) : m.start()])
         )
-        spans.update(m.span() for m in _EMAIL.finditer(text))
+        if "@" in text:
+            spans.update(m.span() for m in _EMAIL.finditer(text))
         return [Finding(PRIVATE_CONTACT, self.name, a, b) for a, b in sorted(spans)]
