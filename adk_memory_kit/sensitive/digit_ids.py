@@ -7,12 +7,12 @@ glued to a letter, is a finding (so is one to three capitals, then 7+ digits, hy
 allowed, and a check character: ``P051298374K``, ``K4172-38906-51204``) unless it is public
 by shape or label: a phone number (:mod:`.public_numbers`), a date or a number starting with
 a year or a ``yyyymmdd`` date, a time, an IP address, an amount (a currency sign or a unit
-next to it, or thousands groups, a round number), a lottery draw (rising groups of one or
-two digits), one digit repeated or counted up, or a number labelled public in its clause (an
-order, a parcel, an invoice, a ticket, a product code ...) or after a phone word. After an
-IBAN's head (``DE46 ``) a run of 10+ digits is a bank account with the head, whatever its
-checksum. A message that says its number is public gives none. Linear: one pass, bounded
-windows.
+next to it, or thousands groups beside a currency or a count word, a round number), a
+lottery draw (rising groups of one or two digits), a dummy (one digit three quarters of it)
+or counting digits, or a number labelled public in its clause (an order, a parcel, an
+invoice, a ticket, a product code ...) or after a phone word. After an IBAN's head (``DE46
+``) a run of 10+ digits is a bank account with the head, whatever its checksum. A message
+that says its number is public gives none. Linear: one pass, bounded windows.
 """
 
 from __future__ import annotations
@@ -93,8 +93,10 @@ def public_shape(text: str, start: int, end: int) -> bool:
         values = [int(g) for g in groups]
         if all(a < b for a, b in itertools.pairwise(values)):
             return True  # a lottery draw
-    if len(set(digits)) == 1 or digits in "01234567890123456789" or digits in "9876543210":
+    if digits in "01234567890123456789" or digits in "9876543210":
         return True
+    if max(map(digits.count, set(digits))) * 4 >= len(digits) * 3:
+        return True  # a dummy ("4111 1111 1111 1112", "000-000000-0"): one digit dominates
     stripped = digits.rstrip("0")
     if len(digits) - len(stripped) >= 4 and len(stripped) <= 3:
         return True  # a round number ("100 000 000"): a count or an amount
