@@ -1,13 +1,12 @@
-"""Recovery material that has a shape of its own: BIP-39 seed phrases, BitLocker recovery
-keys and authenticator setup keys (base32 in groups); lists of codes are :mod:`.code_lists`.
+"""Recovery material that has a shape of its own: BIP-39 seed phrases, BitLocker recovery keys
+and authenticator setup keys (base32 in groups); lists of codes are :mod:`.code_lists`.
 
 Guarantees: a run of ``SEED_WORDS`` or more words, at most ``SEED_OUTSIDE`` of them off the
 list and all others from one BIP-39 word list (every list the ``mnemonic`` package ships but
 the Chinese ones; accents folded, so ``abaco`` matches ``ábaco``), mostly distinct, is a
-finding when it is numbered, near a seed cue (before or after) or ``SEED_WORDS_ALONE``
-long; so is a BitLocker key (eight
-groups of six digits) and base32 groups of 16+ characters mixing letters and digits.
-Linear: one pass per shape.
+finding when it is numbered, near a seed cue (before or after) or ``SEED_WORDS_ALONE`` long;
+so is a BitLocker key (eight groups of six digits) and base32 groups of 16+ characters
+mixing letters and digits. Linear: one pass per shape.
 """
 
 from __future__ import annotations
@@ -23,8 +22,8 @@ from adk_memory_kit.sensitive.base import RECOVERY, Finding
 from adk_memory_kit.sensitive.code_lists import code_list_spans
 
 #: Fewest words of a phrase (a phrase has 12 to 24); at most ``SEED_OUTSIDE`` of them may be
-#: off the list (a mistyped or misremembered word); without a cue or numbering
-#: shape, ``SEED_WORDS_ALONE`` (a list of 12 groceries can be all on the English list).
+#: off the list (a mistyped or misremembered word); without a cue or numbering,
+#: ``SEED_WORDS_ALONE`` (a list of 12 groceries can be all on the English list).
 SEED_WORDS = 12
 SEED_OUTSIDE = 2
 SEED_WORDS_ALONE = 18
