@@ -111,6 +111,7 @@ def detect_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> 
 
 
 def _run(text: str, detectors: Sequence[Detector]) -> set[Finding]:
+    """Every finding of ``detectors`` in ``text``, the text read once for all of them."""
     findings: set[Finding] = set()
     scan = TextScan(text)  # read once: its lower case and keyword heads, for all detectors
     for detector in detectors:
@@ -190,7 +191,7 @@ def _drop_public(text: str, findings: set[Finding]) -> set[Finding]:
     return findings
 
 
-def _inside(spans: list[tuple[int, int]], starts: list[int], f: Finding) -> bool:
+def _inside(spans: Sequence[tuple[int, int]], starts: list[int], f: Finding) -> bool:
     """Whether ``f`` lies inside one of ``spans`` (sorted, not overlapping)."""
     i = bisect.bisect_right(starts, f.start) - 1
     return i >= 0 and spans[i][1] >= f.end

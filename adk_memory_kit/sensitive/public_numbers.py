@@ -132,9 +132,10 @@ def _phone_word_in(before: str) -> bool:
     return _PHONE_WORD.search(_clause_before(before, len(before))[-PHONE_WINDOW:]) is not None
 
 
-def phone_spans(text: str) -> list[tuple[int, int]]:
+@lru_cache(maxsize=4)
+def phone_spans(text: str) -> tuple[tuple[int, int], ...]:
     """Digit runs shaped like phone numbers, or of 7+ digits after a phone word in their
-    clause (``PHONE_WINDOW`` characters)."""
+    clause (``PHONE_WINDOW`` characters), left to right (kept for the text's other readers)."""
     spans: list[tuple[int, int]] = []
     for m in _RUN.finditer(text):
         digits = sum(c.isdigit() for c in m.group(0))
@@ -143,7 +144,7 @@ def phone_spans(text: str) -> list[tuple[int, int]]:
         a, b = m.span()
         if phone_shaped(text, a, b) or phone_word_before(text, a):
             spans.append((a, b))
-    return spans
+    return tuple(spans)
 
 
 def _clause_before(text: str, start: int) -> str:
