@@ -1,10 +1,11 @@
-"""Phone numbers and e-mail addresses that the message asks to keep private.
+"""Phone numbers, e-mail and street addresses that the message asks to keep private.
 
 An ordinary phone number or address is a lasting fact worth remembering, so no other layer
 flags one. Guarantee: in a message that asks for secrecy (:mod:`.secrecy`: "don't give it
 to anyone", "nicht weitergeben", "unlisted", "ex-directory") or calls a number private or
 secret, every phone number (:func:`~.public_numbers.phone_spans`, or 7+ digits after a
-number word) and every e-mail address is a ``private_contact`` finding. Linear.
+number word), every e-mail address and every street-address shape (a house number beside
+capitalised words) is a ``private_contact`` finding. Linear.
 """
 
 from __future__ import annotations
@@ -21,6 +22,15 @@ _PRIVATE = Vocabulary(
     "private|privat|privé|privée|privado|privada|privato|privata|secret|secreto|secreta|"
     "geheim|geheime|hemmelig|hemmeligt|pribadi|unlisted|ex-directory"
 )
+_CAP = r"[A-ZÀ-ÖØ-ÞĀ-Ž][\w'’.-]*"
+_JOIN = r"(?:[ \t]+(?:de|des|del|la|le|di|da|do|dos|van|von|der|du|the)[ \t]+|[ \t]+)"
+_HOUSE = r"\d{1,5}[A-Za-z]?(?:/\d{1,4})?"
+#: A street address: a house number then capitalised words ("14 Rue des Lilas", "22 Mercer
+#: Row"), or capitalised words then a house number ("Calle Hidalgo 44", "Lindenweg 9").
+_ADDRESS = re.compile(
+    rf"(?<![\w/.-]){_HOUSE},?[ \t]+{_CAP}(?:{_JOIN}{_CAP}){{0,3}}"
+    rf"|{_CAP}(?:{_JOIN}{_CAP}){{0,2}}[ \t]+{_HOUSE}(?![\w/.:-])"
+)
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 #: Digits in groups after a number word: "handphone 9147 2856", "numéro : 06 ...".
 _DIGITS = re.compile(r"\d(?<![\w+]\d)(?:[ .-]?\d){6,14}(?!\d)")
@@ -33,7 +43,8 @@ _NUMBER_WORD = re.compile(
 
 @dataclass(frozen=True)
 class PrivateContactDetector:
-    """Phone numbers and e-mail addresses in a message that asks to keep them private."""
+    """Phone numbers, e-mail and street addresses in a message that asks to keep them
+    private."""
 
     name: str = "private_contact"
 
@@ -48,4 +59,5 @@ class PrivateContactDetector:
         )
         if "@" in text:
             spans.update(m.span() for m in _EMAIL.finditer(text))
+        spans.update(m.span() for m in _ADDRESS.finditer(text))
         return [Finding(PRIVATE_CONTACT, self.name, a, b) for a, b in sorted(spans)]

@@ -290,6 +290,7 @@ def test_short_code_false_positives(text: str) -> None:
 def test_phone_numbers_are_kept() -> None:
     _kept("my new mobile number is +49 151 2345 6789, please update my profile")
     _kept("the clinic is on 020 7946 0321")
+    _kept("we moved to 31 Willow Crescent last spring")  # an address said openly
 
 
 @pytest.mark.parametrize(
@@ -298,6 +299,8 @@ def test_phone_numbers_are_kept() -> None:
         ("mi número privado es 0612 998 771, no se lo des a nadie", "0612 998 771"),
         ("private cell 415-555-0147, not for the team sheet", "415-555-0147"),
         ("hemmelig e-post: ola.nordmann77@proton.example, ikke del den", "ola.nordmann77@"),
+        ("mi dirección es Avenida Libertad 218, no se la des a nadie", "Avenida Libertad 218"),
+        ("we moved to 31 Willow Crescent, keep it private please", "31 Willow Crescent"),
     ],
 )
 def test_private_contacts_are_redacted(text: str, secret: str) -> None:
