@@ -6,12 +6,14 @@ characters (trailing punctuation aside) is a credential when it holds a letter a
 and either a symbol from ``!#$%&*+?@^~|_`` (an underscore counts only beside both letter
 cases) or, starting with a capital, both letter cases with a lower case letter right after
 an upper case one and at least two digits at its end (with one capital only, ``Mango123``, a
-strong credential cue must stand in the message: ``Windows11`` is a product). Public shapes
-are never findings: e-mail addresses and ``user@host`` handles in lower case, URLs,
-``@handles``, ``#hashtags``, paths and file names, a token right after a name label
-(``called``, ``SSID``, ``username``: a name), ``key=value`` and code (a token in backticks,
-or with brackets, quotes or ``=``), versions, and codes with no lower case letter
-(``PS-8825-BLK``, ``WW90T554DAW``). Linear: one pass.
+strong credential cue must stand in the message: ``Windows11`` is a product). Two
+capitalised words joined by a symbol with no digit (``Sisu&Porri``) count too, with a strong
+credential cue in the message (``Barnes&Noble`` is a shop). Public shapes are never
+findings: e-mail addresses and ``user@host`` handles in lower case, URLs, ``@handles``,
+``#hashtags``, paths and file names, a token right after a name label (``called``, ``SSID``,
+``username``: a name), ``key=value`` and code (a token in backticks, or with brackets,
+quotes or ``=``), versions, and codes with no lower case letter (``PS-8825-BLK``,
+``WW90T554DAW``). Linear: one pass.
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ from dataclasses import dataclass
 from adk_memory_kit.sensitive.base import CREDENTIAL, Finding
 from adk_memory_kit.sensitive.cues import CUE_PATTERN, cue_at
 
-#: A whitespace-free token of 6+ characters holding a digit (found at C speed).
-_TOKEN = re.compile(r"(?<!\S)(?=[^\s\d]*\d)\S{6,}")
+#: A whitespace-free token of 6+ characters holding a digit or a symbol (found at C speed).
+_TOKEN = re.compile(r"(?<!\S)(?=[^\s\d!#$%&*+?^~|]*[\d!#$%&*+?^~|])\S{6,}")
 _STRIP_END = ".,;:!?)]}>\"'»”’*"
 _STRIP_START = "([{<\"'«“‘*"
 _SYMBOLS = frozenset("!#$%&*+?@^~|")
@@ -36,6 +38,8 @@ _FILE = re.compile(r".+\.[A-Za-z][A-Za-z0-9]{1,4}")
 _CAMEL = re.compile(r"[A-Z][a-z]")
 _WORDISH = re.compile(r"[a-z]")
 _DIGIT = re.compile(r"\d")
+#: No digit: two capitalised words joined by one symbol other than ``@`` (8+ characters).
+_NO_DIGIT = re.compile(r"(?=.{8,}$)[A-Z][a-z]+[!#$%&*+?^~|][A-Z]?[a-z]+[!?]?")
 #: Words joined by dots, the last one digits: a password, not a domain or a file.
 _DOTTED = re.compile(r"[^\W_]+(?:\.[^\W_]+)*\.\d+")
 #: A name label right before the token: what follows is a name, not a secret.
@@ -57,8 +61,10 @@ def password_shaped(token: str) -> bool:
         return False
     if not _FORBIDDEN.isdisjoint(token):
         return False
-    if _DIGIT.search(token) is None or _ALPHA.search(token) is None:
+    if _ALPHA.search(token) is None:
         return False
+    if _DIGIT.search(token) is None:
+        return _NO_DIGIT.fullmatch(token) is not None  # "Sisu&Porri": needs a cue
     if _WORDISH.search(token) is None:
         return False  # no lower case: a product, model or reference code
     if "@" in token and (_EMAIL.fullmatch(token) or _LOWER_HANDLE.fullmatch(token)):
@@ -81,8 +87,11 @@ def password_shaped(token: str) -> bool:
 
 
 def title_and_digits(token: str) -> bool:
-    """A password shape by its letter case alone with one capital (``Mango123``,
-    ``Windows11``): a product name as often as a password, so it needs a credential cue."""
+    """A password shape that is a name as often as a password, so it needs a credential cue:
+    one capital and digits (``Mango123``, ``Windows11``), or words joined by a symbol with no
+    digit (``Sisu&Porri``, ``Barnes&Noble``)."""
+    if _DIGIT.search(token) is None:
+        return True
     return not any(c in _SYMBOLS or c == "_" for c in token) and sum(map(str.isupper, token)) == 1
 
 

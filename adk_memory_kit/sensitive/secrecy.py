@@ -30,7 +30,8 @@ kahit kanino|wag mo sabihin|huwag|jangan kasih tahu|jangan disebar|
 unter uns|tra di noi|entre nós|keep this to yourself|keep it to yourself|just between
 """
 _SCRIPTS = (
-    "誰にも|秘密|教えないで|아무에게도|비밀|不要告诉|别告诉|保密|סוד|אל תגיד|לא לספר|لا تخبر|سر"
+    "誰にも|秘密|教えないで|아무에게도|비밀|알려주지|말하지 마|말하지마|不要告诉|别告诉|保密|"
+    "סוד|אל תגיד|לא לספר|لا تخبر|سر"
 )
 _ASKS = Vocabulary(_PHRASES + "|" + _SCRIPTS)
 

@@ -88,6 +88,8 @@ def test_names_products_and_code_are_not_passwords(text: str) -> None:
 
 def test_one_capital_and_digits_needs_a_credential_cue() -> None:
     _kept("upgraded the office to Windows11 and Office365 this week")
+    _kept("we met at Barnes&Noble on Friday")  # words and a symbol, no cue
+    _gone("la clave del wifi es Tigre&Luna, no la cambies", "Tigre&Luna")
     _gone("Haslo do poczty: Pierogi2023", "Pierogi2023")  # a cue in Polish
     _gone("netflix password? it's Lantern77", "Lantern77")
 
@@ -311,6 +313,7 @@ def test_private_contacts_are_redacted(text: str, secret: str) -> None:
 def test_secrecy_and_vocabulary() -> None:
     assert asks_secrecy("please don't tell anyone")
     assert asks_secrecy("μην το πεις")
+    assert asks_secrecy("이건 절대 알려주지마")
     assert not asks_secrecy("a secretary came")
     vocab = Vocabulary("lock|alarm*|key box|暗証")
     assert vocab.found_in("Hälytys? no: the ALARMCODE is set")
