@@ -22,14 +22,14 @@ _PRIVATE = Vocabulary(
     "private|privat|privé|privée|privado|privada|privato|privata|secret|secreto|secreta|"
     "geheim|geheime|hemmelig|hemmeligt|pribadi|unlisted|ex-directory"
 )
-_CAP = r"[A-ZÀ-ÖØ-ÞĀ-Ž][\w'’.-]*"
+_CAP = r"[A-ZÀ-ÖØ-ÞĀ-Ž][^\W\d_]*\.?"
 _JOIN = r"(?:[ \t]+(?:de|des|del|la|le|di|da|do|dos|van|von|der|du|the)[ \t]+|[ \t]+)"
 _HOUSE = r"\d{1,5}[A-Za-z]?(?:/\d{1,4})?"
 #: A street address: a house number then capitalised words ("14 Rue des Lilas", "22 Mercer
 #: Row"), or capitalised words then a house number ("Calle Hidalgo 44", "Lindenweg 9").
 _ADDRESS = re.compile(
-    rf"(?<![\w/.-]){_HOUSE},?[ \t]+{_CAP}(?:{_JOIN}{_CAP}){{0,3}}"
-    rf"|{_CAP}(?:{_JOIN}{_CAP}){{0,2}}[ \t]+{_HOUSE}(?![\w/.:-])"
+    rf"\d(?<![\w/.-]\d)\d{{0,4}}[A-Za-z]?(?:/\d{{1,4}})?,?[ \t]+{_CAP}(?:{_JOIN}{_CAP}){{0,3}}"
+    rf"|(?<![\w'’.-]){_CAP}(?:{_JOIN}{_CAP}){{0,2}}[ \t]+{_HOUSE}(?![\w/.:-])"
 )
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 #: Digits in groups after a number word: "handphone 9147 2856", "numéro : 06 ...".
