@@ -16,6 +16,9 @@ HEALTH = "health"
 BANK_ACCOUNT = "bank_account"
 #: One-time and recovery material: 2FA codes, recovery codes, seed phrases, setup keys.
 RECOVERY = "recovery"
+#: A phone number or e-mail address the message asks to keep private (an ordinary one is a
+#: lasting fact, not a secret).
+PRIVATE_CONTACT = "private_contact"
 
 
 @dataclass(frozen=True)

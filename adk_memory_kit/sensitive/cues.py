@@ -46,32 +46,30 @@ _TABLE: tuple[tuple[str, bool, str], ...] = (
         """
         password|passwords|passwd|passcode|passphrase|pwd|pw|pin|pin code|pin number|pins|
         sudo|psk|pre-shared key|wpa key|lockbox|padlock|keypad|cvv|cvv2|cvc|cid|csc|
-        door code|alarm code|gate code|locker code|lock code|safe code|garage code|
-        key box|keybox|key safe|haustür|haustürcode|türschloss|torcode|schließfach|
         keypad code|lockbox code|combination|combo|access code|entry code|security code|
         login|log-in|logins|credentials|creds|username and password|user and pass|
         secret|secrets|api key|apikey|token|tokens|access key|secret key|private key|
         wifi password|wifi key|wi-fi password|
-        contraseña|contrasena|clave|código de acceso|código de la puerta|código de alarma|
+        contraseña|contrasena|clave|código de acceso|
         pin de|usuario y contraseña|credenciales|
-        mot de passe|mdp|code d'accès|code de la porte|code d'alarme|code secret|digicode|
+        mot de passe|mdp|code d'accès|code secret|digicode|
         identifiants|code pin|
-        passwort|kennwort|zugangscode|zugangsdaten|türcode|alarmcode|geheimzahl|
+        passwort|kennwort|zugangscode|zugangsdaten|geheimzahl|
         schlüssel|anmeldedaten|
-        senha|código de acesso|código do portão|credenciais|chave de acesso|
-        codice di accesso|codice del portone|codice allarme|credenziali|chiave|
+        senha|código de acesso|credenciais|chave de acesso|
+        codice di accesso|credenziali|chiave|
         パスワード|暗証番号|暗証|パスコード|ログイン|認証情報|合言葉|秘密鍵|
-        wachtwoord|pincode|toegangscode|inloggegevens|deurcode|kluiscode|
-        lösenord|lösen|pinkod|portkod|larmkod|inloggningsuppgifter|
-        adgangskode|kodeord|passord|pinkode|dørkode|alarmkode|
-        salasana|tunnussana|pin-koodi|ovikoodi|hälytyskoodi|
-        hasło|haslo|kod pin|kod do drzwi|kod dostępu|dane logowania|
+        wachtwoord|pincode|toegangscode|inloggegevens|
+        lösenord|lösen|pinkod|inloggningsuppgifter|
+        adgangskode|kodeord|passord|pinkode|
+        salasana|tunnussana|pin-koodi|
+        hasło|haslo|kod pin|kod dostępu|dane logowania|
         şifre|sifre|şifresi|sifresi|şifrem|parola|parolası|parolasi|giriş bilgileri|
         kata sandi|sandi|kata laluan|kode akses|kode pin|
         mật khẩu|mat khau|mã pin|
         비밀번호|비번|암호|패스워드|핀번호|
         密码|密碼|口令|
-        пароль|пин-код|пин код|код доступа|код от двери|
+        пароль|пин-код|пин код|код доступа|
         كلمة السر|كلمة المرور|الرقم السري|
         """,
     ),

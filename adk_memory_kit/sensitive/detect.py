@@ -14,6 +14,7 @@ from adk_memory_kit.sensitive.base import (
     HEALTH,
     IBAN,
     PAYMENT_CARD,
+    PRIVATE_CONTACT,
     RECOVERY,
     Detector,
     Finding,
@@ -22,6 +23,7 @@ from adk_memory_kit.sensitive.base import (
 )
 from adk_memory_kit.sensitive.card_companions import card_companions
 from adk_memory_kit.sensitive.cards import SplitCardDetector
+from adk_memory_kit.sensitive.digit_ids import DigitIdDetector
 from adk_memory_kit.sensitive.failclosed import CUE_VALUE, CueValueDetector
 from adk_memory_kit.sensitive.health import HealthDetector
 from adk_memory_kit.sensitive.health_meaning import MeaningHealthDetector
@@ -34,11 +36,15 @@ from adk_memory_kit.sensitive.numbers import (
     iban_valid,
     luhn_valid,
 )
+from adk_memory_kit.sensitive.password_shape import PasswordShapeDetector
 from adk_memory_kit.sensitive.passwords import LoginPhraseDetector, PasswordDetector
+from adk_memory_kit.sensitive.private_contact import PrivateContactDetector
 from adk_memory_kit.sensitive.public import public_spans
+from adk_memory_kit.sensitive.public_numbers import phone_spans, says_public
 from adk_memory_kit.sensitive.recovery import RecoveryDetector
 from adk_memory_kit.sensitive.redacted import RedactedMarkerDetector
 from adk_memory_kit.sensitive.scan import TextScan
+from adk_memory_kit.sensitive.secrecy import asks_secrecy
 from adk_memory_kit.sensitive.settings import (
     GateSettings,
     Sensitivity,
@@ -47,7 +53,9 @@ from adk_memory_kit.sensitive.settings import (
     set_sensitivity,
 )
 from adk_memory_kit.sensitive.shapes import ShapeDetector
+from adk_memory_kit.sensitive.short_codes import ShortCodeDetector
 from adk_memory_kit.sensitive.special import SpecialCategoryDetector
+from adk_memory_kit.sensitive.spelled import Respelled, spelled_digits
 from adk_memory_kit.sensitive.vendor import PrivateKeyDetector, VendorTokenDetector
 
 NUMBER_DETECTOR = NumberDetector()
@@ -67,6 +75,10 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
     SplitCardDetector(),
     ShapeDetector(),
     RecoveryDetector(),
+    PasswordShapeDetector(),  # password-shaped tokens, no cue (any language)
+    DigitIdDetector(),  # long digit runs not public by shape or label (any language)
+    ShortCodeDetector(),  # short codes in a message naming a lock, a PIN or a secret
+    PrivateContactDetector(),  # phones and e-mails the message asks to keep private
     CueValueDetector(),  # the fail-closed layer (weak cues only at sensitivity="strict")
     RedactedMarkerDetector(),  # text the gate masked already (a stored, redacted turn)
 )
@@ -80,44 +92,109 @@ DEFAULT_DETECTORS: tuple[Detector, ...] = (
 )
 
 
+_TOPIC_DETECTORS = (MeaningHealthDetector, HealthDetector, SpecialCategoryDetector)
+
+
 def detect_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> list[Finding]:
     """Every sensitive span in ``text`` (sorted by position); empty when the text is clean."""
     if not text:
         return []
-    findings: set[Finding] = set()
-    scan = TextScan(text)  # read once: its lower case and keyword heads, for all detectors
-    for detector in DEFAULT_DETECTORS if detectors is None else detectors:
-        find_in = getattr(detector, "find_in", None)
-        findings.update(detector.find(text) if find_in is None else find_in(scan))
+    chosen = DEFAULT_DETECTORS if detectors is None else detectors
+    findings = _run(text, chosen)
+    respelled = spelled_digits(text)
+    if respelled is not None:  # numbers spelled as words, read again as digits
+        findings |= _respelled_findings(respelled, chosen)
     if findings:
         findings = _drop_redundant(_drop_public(text, findings))
         findings |= card_companions(text, findings)  # a card's security code, its PIN
     return sorted(findings, key=lambda f: (f.start, f.end, f.kind, f.detector))
 
 
+def _run(text: str, detectors: Sequence[Detector]) -> set[Finding]:
+    """Every finding of ``detectors`` in ``text``, the text read once for all of them."""
+    findings: set[Finding] = set()
+    scan = TextScan(text)  # read once: its lower case and keyword heads, for all detectors
+    for detector in detectors:
+        find_in = getattr(detector, "find_in", None)
+        findings.update(detector.find(text) if find_in is None else find_in(scan))
+    return findings
+
+
+def _respelled_findings(respelled: Respelled, detectors: Sequence[Detector]) -> set[Finding]:
+    """Findings in the text with its spelled numbers written as digits that touch such a
+    number, mapped back onto the words (health and the special categories are topics,
+    not numbers: not read again)."""
+    secret = [d for d in detectors if not isinstance(d, _TOPIC_DETECTORS)]
+    found = _drop_public(respelled.text, _run(respelled.text, secret))
+    out = set()
+    for f in found:
+        if respelled.touches_run(f.start, f.end):
+            start, end = respelled.original(f.start, f.end)
+            out.add(Finding(f.kind, f.detector, start, end))
+    return out
+
+
+#: Layers without a format of their own, weakest last: a finding of one is dropped where a
+#: stronger detector already covers it (one secret, one finding, the surer kind). A private
+#: contact is sure of its kind (the message says so): it ranks with the format detectors.
+_CUE_FREE = frozenset({"digit_id", "password_shape", "short_code"})
+
+
+def _tier(f: Finding) -> int:
+    return 2 if f.detector in _CUE_FREE else 1 if f.detector == CUE_VALUE else 0
+
+
 def _drop_redundant(findings: set[Finding]) -> set[Finding]:
     """``findings`` less the fail-closed layer's where a higher-confidence detector already
-    covers an overlapping span (one secret, one finding)."""
-    layered = [f for f in findings if f.detector == CUE_VALUE]
-    if not layered or len(layered) == len(findings):
+    covers an overlapping span, and less the cue-free layers' where a stronger finding
+    covers theirs (one secret, one finding)."""
+    layered = [f for f in findings if _tier(f)]
+    if not layered or len(layered) == len(findings) and all(_tier(f) == 2 for f in layered):
         return findings
-    others = sorted((f.start, f.end) for f in findings if f.detector != CUE_VALUE)
-    starts = [a for a, _ in others]
-    reach = list(itertools.accumulate((b for _, b in others), max))
     keep = set(findings)
-    for f in layered:
-        i = bisect.bisect_left(starts, f.end)  # spans starting before f ends
-        if i and reach[i - 1] > f.start:
-            keep.discard(f)
+    sure = sorted((f.start, f.end) for f in findings if _tier(f) == 0)
+    if sure:
+        starts = [a for a, _ in sure]
+        reach = list(itertools.accumulate((b for _, b in sure), max))
+        for f in layered:
+            i = bisect.bisect_left(starts, f.end)  # spans starting before f ends
+            if _tier(f) == 1 and i and reach[i - 1] > f.start:
+                keep.discard(f)
+    stronger = sorted((f.start, f.end) for f in keep if _tier(f) < 2)
+    if stronger:
+        starts = [a for a, _ in stronger]
+        reach = list(itertools.accumulate((b for _, b in stronger), max))
+        for f in layered:
+            if _tier(f) == 2:
+                i = bisect.bisect_right(starts, f.start)  # spans starting at or before f
+                if i and reach[i - 1] >= f.end:
+                    keep.discard(f)
     return keep
 
 
 def _drop_public(text: str, findings: set[Finding]) -> set[Finding]:
-    """``findings`` less those wholly inside a public artifact (:mod:`.public`)."""
+    """``findings`` less those wholly inside a public artifact (:mod:`.public`), and the
+    fail-closed layer's that are phone numbers or in a message that says it is public
+    (:mod:`.public_numbers`), unless the message asks to keep them secret."""
     spans = public_spans(text)
-    if not spans:
-        return findings
-    return {f for f in findings if not any(a <= f.start and f.end <= b for a, b in spans)}
+    if spans:
+        findings = {f for f in findings if not any(a <= f.start and f.end <= b for a, b in spans)}
+    if any(f.detector == CUE_VALUE for f in findings) and not asks_secrecy(text):
+        if says_public(text):
+            return {f for f in findings if f.detector != CUE_VALUE}
+        phones = phone_spans(text)
+        if phones:
+            starts = [a for a, _ in phones]
+            findings = {
+                f for f in findings if f.detector != CUE_VALUE or not _inside(phones, starts, f)
+            }
+    return findings
+
+
+def _inside(spans: Sequence[tuple[int, int]], starts: list[int], f: Finding) -> bool:
+    """Whether ``f`` lies inside one of ``spans`` (sorted, not overlapping)."""
+    i = bisect.bisect_right(starts, f.start) - 1
+    return i >= 0 and spans[i][1] >= f.end
 
 
 def is_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> bool:
@@ -172,6 +249,7 @@ __all__ = [
     "MeaningHealthDetector",
     "NUMBER_DETECTOR",
     "PAYMENT_CARD",
+    "PRIVATE_CONTACT",
     "RECOVERY",
     "RegexDetector",
     "SECRET_DETECTORS",

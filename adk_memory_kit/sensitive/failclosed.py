@@ -13,8 +13,10 @@ Guarantees:
   ``WINDOW`` characters on the same line and sentence, or stands just before one as
   ``<value> is the <cue>``. The value alone is the finding.
 - Not values: years after an id, bank or weak cue, dates, amounts (a currency sign or a
-  unit after), versions, and cues used as another noun (``zip code``, ``public key``,
-  ``order id``, ``source code``). Weak cues count only at ``strict``.
+  unit after), versions, cues used as another noun (``zip code``, ``public key``,
+  ``order id``, ``source code``), and values a public label names (an order, a parcel, a
+  booking: :mod:`.public_numbers`, from ``LABEL_REACH`` characters before the cue) unless
+  the cue is a strong credential or recovery cue. Weak cues count only at ``strict``.
 - Linear: one pass for cues (a prefix tree), a bounded window after each.
 """
 
@@ -33,11 +35,14 @@ from adk_memory_kit.sensitive.base import (
 )
 from adk_memory_kit.sensitive.cues import CUE_PATTERN, SHORT_VALUE_CUES, Cue, cue_at
 from adk_memory_kit.sensitive.passwords import PROSE_WORDS
+from adk_memory_kit.sensitive.public_numbers import public_label_before
 from adk_memory_kit.sensitive.scan import TextScan
 from adk_memory_kit.sensitive.settings import is_strict
 
 CUE_VALUE = "cue_value"  # the detector name of this layer's findings
 WINDOW = 56
+#: How far before its cue a public label ("order", "rastreio", "予約") still names a value.
+LABEL_REACH = 24
 #: A strong credential cue reads further ("password is the dog's name + the year, so X").
 STRONG_WINDOW = 100
 #: A recovery cue reads further: a list of codes may follow on the next lines.
@@ -252,7 +257,12 @@ class CueValueDetector:
             if before is not None and self._shaped(before.group(1), cue, text, before.start(1)):
                 if not _SENTENCE_END.search(text, before.end(1), m.start()):
                     spans.append(before.span(1))
-        return spans + self._after(text, m.end(), cue, word)
+        spans += self._after(text, m.end(), cue, word)
+        if spans and not (cue.strong and cue.kind in (CREDENTIAL, RECOVERY)):
+            # "código de rastreio ... é NL4829": a public label near the cue names the value
+            lo = max(0, m.start() - LABEL_REACH)
+            spans = [(a, b) for a, b in spans if not public_label_before(text, a, a - lo)]
+        return spans
 
     @staticmethod
     def _shaped(token: str, cue: Cue, text: str, at: int) -> bool:

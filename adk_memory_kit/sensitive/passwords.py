@@ -118,7 +118,7 @@ PROSE_WORDS = frozenset(
     expirée changé changée oublié perdu le la les un une mon ma mes ton ta son sa du de des
     dans sur encore aussi vide sécurisé demasiado no muy corto corta largo larga incorrecto
     incorrecta caducado caducada cambiado olvidé olvidado el la los las un una mi tu su del
-    en otra otro nuevo nueva vacío segura seguro
+    en otra otro nuevo nueva vacío segura seguro return self def lambda await yield
     """.split()
 )
 

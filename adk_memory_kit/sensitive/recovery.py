@@ -1,51 +1,66 @@
-"""Recovery material that has a shape of its own: BIP-39 seed phrases, BitLocker recovery
-keys, authenticator setup keys (base32 in groups) and lists of grouped recovery codes.
+"""Recovery material that has a shape of its own: BIP-39 seed phrases, BitLocker recovery keys
+and authenticator setup keys (base32 in groups); lists of codes are :mod:`.code_lists`.
 
-Guarantees: a run of ``SEED_WORDS`` or more consecutive words from one BIP-39 word list
-(the ``mnemonic`` package's lists: English, Spanish, French, Italian, Portuguese, Czech,
-Japanese), numbered or not, is a finding; so is a BitLocker key (eight groups of six
-digits), three or more codes of one grouped shape in a row (``3f9a2-b81c4``), and base32
-groups of 16+ characters mixing letters and digits. Linear: one pass per shape.
+Guarantees: a run of ``SEED_WORDS`` or more words, at most ``SEED_OUTSIDE`` of them off the
+list and all others from one BIP-39 word list (every list the ``mnemonic`` package ships but
+the Chinese ones; accents folded, so ``abaco`` matches ``ábaco``), mostly distinct, is a
+finding when it is numbered, near a seed cue (before or after) or ``SEED_WORDS_ALONE`` long;
+so is a BitLocker key (eight groups of six digits) and base32 groups of 16+ characters
+mixing letters and digits. Linear: one pass per shape.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
 from adk_memory_kit.sensitive.base import RECOVERY, Finding
+from adk_memory_kit.sensitive.code_lists import code_list_spans
 
-#: Fewest consecutive BIP-39 words that count (a phrase has 12 to 24) after a seed cue or
-#: numbered; without either, ``SEED_WORDS_ALONE`` (a list of 12 groceries can be all on the
-#: English list).
+#: Fewest words of a phrase (a phrase has 12 to 24); at most ``SEED_OUTSIDE`` of them may be
+#: off the list (a mistyped or misremembered word); without a cue or numbering,
+#: ``SEED_WORDS_ALONE`` (a list of 12 groceries can be all on the English list).
 SEED_WORDS = 12
+SEED_OUTSIDE = 2
 SEED_WORDS_ALONE = 18
 _SEED_CUE = re.compile(
     r"seed|phrase|mnemonic|wallet|recovery|backup|words|metamask|ledger|trezor|phantom|"
     r"exodus|coinbase|crypto|bitcoin|btc|eth|semilla|frase|phrase|palavras|parole|wörter|"
-    r"wiederherstellung|récupération|recuperación|recuperação|recupero|シード|単語|復元",
+    r"wiederherstellung|récupération|recuperación|recuperação|recupero|シード|単語|復元|"
+    r"krypto|cripto|portfel|billetera|carteira|portafoglio|portefeuille|geldbörse|binance|"
+    r"trust|keystore|12 words|24 words",
     re.IGNORECASE,
 )
-_LISTS = ("english", "spanish", "french", "italian", "portuguese", "czech", "japanese")
+_LISTS = (
+    "english", "spanish", "french", "italian", "portuguese", "czech", "japanese", "korean",
+    "russian", "turkish",
+)  # fmt: skip
 #: A word standing alone: "detail0" (glued to a digit) is no phrase word.
 _WORD = re.compile(r"(?<![^\W_])[^\W\d_]+(?![^\W_])")
 #: What may stand between two words of a phrase: spaces, commas, a number ("1. abandon").
 _GAP = re.compile(r"[\s,;|/-]*(?:\d{1,2}[.):]?[\s,;|/-]*)?")
 _BITLOCKER = re.compile(r"(?<!\d)\d{6}(?:-\d{6}){7}(?!\d)")
-_GROUPED = re.compile(
-    r"(?<![\w-])(?=[a-z0-9-]*\d)(?=[a-z0-9-]*[a-z])[a-z0-9]{4,6}-[a-z0-9]{4,6}(?![\w-])"
-)
 _BASE32 = re.compile(r"(?<![A-Za-z0-9])[A-Za-z2-7]{4}(?:[ -][A-Za-z2-7]{4}){3,7}(?![A-Za-z0-9])")
+
+
+def fold(word: str) -> str:
+    """``word`` in lower case without accents (``Ébano`` -> ``ebano``)."""
+    word = word.lower()
+    if word.isascii():
+        return word
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
 @lru_cache(maxsize=1)
 def _wordlists() -> tuple[frozenset[str], ...]:
-    """The BIP-39 word lists (read once from the ``mnemonic`` package)."""
+    """The BIP-39 word lists, folded (read once from the ``mnemonic`` package)."""
     pkg = resources.files("mnemonic") / "wordlist"
     return tuple(
-        frozenset(w.strip() for w in (pkg / f"{name}.txt").read_text("utf-8").split())
+        frozenset(fold(w.strip()) for w in (pkg / f"{name}.txt").read_text("utf-8").split())
         for name in _LISTS
     )
 
@@ -55,84 +70,108 @@ def _union() -> frozenset[str]:
     return frozenset().union(*_wordlists())
 
 
-_RUN = re.compile(f"1{{{SEED_WORDS},}}")
-
-
 def _seed_spans(text: str) -> list[tuple[int, int]]:
-    """Runs of words from one list (read closely only where ``SEED_WORDS`` words in a row are
-    on some list, whatever stands between them: one C-speed pass finds those)."""
+    """Seed phrases, read closely only where some ``SEED_WORDS`` words in a row hold
+    ``SEED_WORDS - SEED_OUTSIDE`` list words, mostly distinct (one counting pass)."""
     union = _union()
-    flags = "".join("1" if w in union else "0" for w in _WORD.findall(text.lower()))
-    if _RUN.search(flags) is None:
+    words = [w if w.isascii() else fold(w) for w in _WORD.findall(text.lower())]
+    flags = "".join("1" if w in union else "0" for w in words)
+    need = SEED_WORDS - SEED_OUTSIDE
+    # 10 ones among 12 places leave at most two zeros: some run of ones is 4 long
+    if flags.count("1") < need or "1111" not in flags:
         return []
-    return _seed_runs(text)
+    ones = [0, *itertools.accumulate(c == "1" for c in flags)]
+    seen: dict[str, int] = {}  # the words of the current window and their counts
+    for i, w in enumerate(words):
+        seen[w] = seen.get(w, 0) + 1
+        if i >= SEED_WORDS:
+            old = words[i - SEED_WORDS]
+            seen[old] -= 1
+            if not seen[old]:
+                del seen[old]
+        if i + 1 >= SEED_WORDS and ones[i + 1] - ones[i + 1 - SEED_WORDS] >= need:
+            if len(seen) >= 0.75 * SEED_WORDS:
+                return _seed_runs(text)
+    return []
+
+
+class _Run:
+    """A run of words from one list: where it starts, its words, the words off the list."""
+
+    __slots__ = ("start", "end", "words", "on_list", "outside", "last", "trail")
+
+    def __init__(self) -> None:
+        self.start = self.end = self.last = -1
+        self.words = self.on_list = self.outside = self.trail = 0
+
+    def span(self) -> tuple[int, int] | None:
+        """The run less the words off the list at its end, when it is long enough."""
+        if self.on_list >= SEED_WORDS - SEED_OUTSIDE and self.words - self.trail >= SEED_WORDS:
+            return self.start, self.end
+        return None
 
 
 def _seed_runs(text: str) -> list[tuple[int, int]]:
     lists = _wordlists()
     found: list[tuple[int, int]] = []
-    runs: list[list[int]] = [[0, -1, -1, -1] for _ in lists]  # count, start, end, last end
+    runs = [_Run() for _ in lists]
     for m in _WORD.finditer(text):
-        word = m.group(0).lower()
+        word = fold(m.group(0))
         for i, words in enumerate(lists):
             run = runs[i]
-            if word in words:
-                joined = run[0] and _GAP.fullmatch(text, run[3], m.start()) is not None
+            joined = run.words > 0 and _GAP.fullmatch(text, run.last, m.start()) is not None
+            on = word in words
+            if on or (joined and run.outside < SEED_OUTSIDE and m.group(0).islower()):
                 if not joined:
-                    if run[0] >= SEED_WORDS:
-                        found.append((run[1], run[2]))
-                    run[0], run[1] = 0, m.start()
-                run[0] += 1
-                run[2] = run[3] = m.end()
-            else:
-                if run[0] >= SEED_WORDS:
-                    found.append((run[1], run[2]))
-                run[0] = 0
+                    span = run.span()
+                    if span is not None:
+                        found.append(span)
+                    run.start, run.words, run.on_list, run.outside = m.start(), 0, 0, 0
+                    run.trail = 0
+                run.words += 1
+                run.last = m.end()
+                if on:
+                    run.on_list += 1
+                    run.end = m.end()
+                    run.trail = 0
+                else:
+                    run.outside += 1
+                    run.trail += 1
+                continue
+            span = run.span()
+            if span is not None:
+                found.append(span)
+            run.words = 0
     for run in runs:
-        if run[0] >= SEED_WORDS:
-            found.append((run[1], run[2]))
+        span = run.span()
+        if span is not None:
+            found.append(span)
     return [(a, b) for a, b in found if _seed_like(text, a, b)]
 
 
 def _seed_like(text: str, start: int, end: int) -> bool:
     """A run counts when its words are mostly distinct (a phrase is drawn at random) and it is
-    long, numbered, or after a seed cue (200 characters before)."""
-    found = _WORD.findall(text.lower(), start, end)
+    long, numbered or near a seed cue (200 characters before, 120 after)."""
+    found = [fold(w) for w in _WORD.findall(text, start, end)]
     words = len(found)
-    if len(set(found)) < 0.75 * words:
+    if words < SEED_WORDS or len(set(found)) < 0.75 * words:
         return False
     if words >= SEED_WORDS_ALONE:
         return True
     numbered = sum(c.isdigit() for c in text[start:end]) >= words // 2
-    return numbered or _SEED_CUE.search(text, max(0, start - 200), start) is not None
-
-
-def _grouped_lists(text: str) -> list[tuple[int, int]]:
-    """Three or more grouped codes of one shape with only separators between them."""
-    found: list[tuple[int, int]] = []
-    group: list[re.Match[str]] = []
-    for m in _GROUPED.finditer(text.lower()):
-        if group and (
-            len(m.group(0)) != len(group[-1].group(0))
-            or text[group[-1].end() : m.start()].strip(" \t\n,;|") != ""
-        ):
-            if len(group) >= 3:
-                found.extend(g.span() for g in group)
-            group = []
-        group.append(m)
-    if len(group) >= 3:
-        found.extend(g.span() for g in group)
-    return found
+    if numbered or _SEED_CUE.search(text, max(0, start - 200), start) is not None:
+        return True
+    return _SEED_CUE.search(text, end, end + 120) is not None
 
 
 @dataclass(frozen=True)
 class RecoveryDetector:
-    """Seed phrases, BitLocker keys, grouped recovery codes, base32 setup keys."""
+    """Seed phrases, BitLocker keys, lists of codes, base32 setup keys."""
 
     name: str = "recovery"
 
     def find(self, text: str) -> list[Finding]:
-        spans = _seed_spans(text) + _grouped_lists(text)
+        spans = _seed_spans(text) + code_list_spans(text)
         spans += [m.span() for m in _BITLOCKER.finditer(text)]
         for m in _BASE32.finditer(text):
             compact = m.group(0).replace(" ", "").replace("-", "")
