@@ -25,6 +25,9 @@ MAY_UPDATE = "may_update"
 #: Session state keys of a forget request's outcome, shared by the handler that writes them
 #: (``routing.edits.conversation_edits``) and the routing plugin that tells the agent about them.
 #: The newest request's record: ``{"deleted": n, "homes": [...], "at": iso}`` (counts, no text).
+#: The namespace of the kit's own session-state records (counts, ids, hashes: no user text).
+KIT_STATE_NAMESPACE = "adk_memory_kit:"
+
 FORGET_STATE_KEY = "adk_memory_kit:forget:last"
 #: The memories a request matched too weakly to delete unasked: ``{"ids": [...], "at": iso,
 #: "invocation_id": ...}`` (ids, no text), settled by the user's next reply.

@@ -10,7 +10,11 @@ kit's gate covers the kit's own tables. :class:`UserMessageRedactionPlugin` clos
   a booking can use the card; from the next turn on the model sees the masked text;
 - the agent's events (its replies, the arguments of its tool calls and the tools' responses)
   are masked in ``on_event_callback``, before ADK appends them, so an echo of the secret is
-  not stored either.
+  not stored either; so are the state changes they carry (a tool that saves a card number in
+  ``tool_context.state``): the session's stored state, and so the console's export, hold the
+  masked value. ``temp:`` keys are never stored and are left as they are, so a secret a later
+  tool of the same invocation needs goes there; the kit's own records
+  (``adk_memory_kit:...``: counts, ids, hashes) are left too.
 
 The originals live in this process's memory for the length of one invocation and are dropped
 in ``after_run_callback``. ``show_model_original=False`` keeps them from the model too (the
@@ -28,6 +32,7 @@ from google.genai import types
 from typing_extensions import override
 
 from adk_memory_kit.core.db_errors import contained_doors
+from adk_memory_kit.core.markers import KIT_STATE_NAMESPACE
 from adk_memory_kit.sensitive.gate import redact_for_store
 
 if TYPE_CHECKING:
@@ -47,6 +52,12 @@ def _masked_value(value: Any, redactor: Callable[[str], str]) -> Any:
     if isinstance(value, list):
         return [_masked_value(v, redactor) for v in value]
     return value
+
+
+def _kept_as_is(state_key: str) -> bool:
+    """A state key whose value is never masked: ``temp:`` (never stored) and the kit's own
+    records (no user text)."""
+    return state_key.startswith("temp:") or KIT_STATE_NAMESPACE in state_key
 
 
 def _masked_part(part: types.Part, redactor: Callable[[str], str]) -> types.Part:
@@ -139,14 +150,22 @@ class UserMessageRedactionPlugin(BasePlugin):
     async def on_event_callback(
         self, *, invocation_context: InvocationContext, event: Event
     ) -> Event | None:
-        """Mask the agent's events (replies, tool calls and responses) before ADK stores them."""
-        if event.content is None or not event.content.parts:
-            return None
-        parts = [_masked_part(p, self._redactor) for p in event.content.parts]
-        if all(new is old for new, old in zip(parts, event.content.parts, strict=True)):
-            return None
-        content = event.content.model_copy(update={"parts": parts})
-        return event.model_copy(update={"content": content})
+        """Mask the agent's events (replies, tool calls and responses, and the state changes
+        they carry) before ADK stores them."""
+        update: dict[str, Any] = {}
+        if event.content is not None and event.content.parts:
+            parts = [_masked_part(p, self._redactor) for p in event.content.parts]
+            if any(new is not old for new, old in zip(parts, event.content.parts, strict=True)):
+                update["content"] = event.content.model_copy(update={"parts": parts})
+        delta = event.actions.state_delta if event.actions else None
+        if delta:
+            masked = {
+                key: value if _kept_as_is(key) else _masked_value(value, self._redactor)
+                for key, value in delta.items()
+            }
+            if masked != delta:
+                update["actions"] = event.actions.model_copy(update={"state_delta": masked})
+        return event.model_copy(update=update) if update else None
 
     @override
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:

@@ -73,3 +73,51 @@ async def test_the_model_can_be_kept_from_the_original_too(sessions, db_url):
     assert MASKED in seen[0] and CARD not in seen[0]
     adk = await table_texts(db_url, include_adk=True, app=app_name)
     assert all(CARD not in blob for blob in adk.values())
+
+
+async def test_a_secret_a_tool_saves_in_state_is_stored_masked(sessions, db_url):
+    from google.adk.tools.tool_context import ToolContext
+
+    from adk_memory_kit.testing import call
+
+    used: list[str] = []
+
+    def remember_payment(card_number: str, tool_context: ToolContext) -> dict:
+        """Keep the card for the booking."""
+        tool_context.state["payment_card"] = card_number
+        tool_context.state["temp:card_for_booking"] = card_number  # never stored
+        tool_context.state["seat"] = "14C"
+        return {"status": "saved"}
+
+    def book(tool_context: ToolContext) -> dict:
+        """Book with the card saved in this invocation."""
+        used.append(tool_context.state.get("temp:card_for_booking"))
+        return {"status": "booked"}
+
+    app_name = f"umr_{uuid.uuid4().hex[:8]}"
+    model = ScriptedLlm(
+        turns=[
+            [call("remember_payment", card_number=CARD)],
+            [call("book")],
+            "Booked.",
+        ]
+    )
+    agent = LlmAgent(name="helper", model=model, tools=[remember_payment, book])
+    runner = Runner(
+        agent=agent,
+        app_name=app_name,
+        session_service=sessions,
+        plugins=[UserMessageRedactionPlugin()],
+    )
+    session = await sessions.create_session(app_name=app_name, user_id="u1")
+    message = types.Content(role="user", parts=[types.Part(text="book it with my card")])
+    async for _ in runner.run_async(user_id="u1", session_id=session.id, new_message=message):
+        pass
+    await runner.close()
+
+    assert used == [CARD]  # the tool of the same invocation had it (temp: is left as it is)
+    stored = await sessions.get_session(app_name=app_name, user_id="u1", session_id=session.id)
+    assert stored.state["payment_card"] == "[REDACTED:payment_card]"
+    assert stored.state["seat"] == "14C"  # nothing else changes
+    adk = await table_texts(db_url, include_adk=True, app=app_name)
+    assert not any(CARD.replace(" ", "") in b.replace(" ", "") for b in adk.values())
