@@ -20,6 +20,7 @@ import uuid
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+import psycopg
 import pytest
 from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
@@ -74,8 +75,10 @@ def replica_url(db_url):
     )  # fmt: skip
     deadline = time.monotonic() + 90
     ready = [str(_bin("pg_isready")), "-h", str(work), "-p", replica_port, "-U", "postgres"]
-    # the socket appears before the standby accepts connections: wait until it answers
-    while subprocess.run(ready, capture_output=True, timeout=30).returncode != 0:
+    # the socket appears before the standby accepts connections: wait until it answers, and
+    # until a session runs a query (under load pg_isready answered while a connection still
+    # met "the database system is starting up")
+    while not _answers(ready, work, replica_port):
         if server.poll() is not None or time.monotonic() > deadline:
             pytest.fail("the replica did not start")
         time.sleep(0.2)
@@ -86,6 +89,20 @@ def replica_url(db_url):
     )  # fmt: skip
     server.wait(timeout=30)
     shutil.rmtree(work, ignore_errors=True)
+
+
+def _answers(ready: list[str], socket_dir: Path, port: str) -> bool:
+    """Whether the standby says it is ready and a session on it runs a query."""
+    if subprocess.run(ready, capture_output=True, timeout=30).returncode != 0:
+        return False
+    try:
+        with psycopg.connect(
+            host=str(socket_dir), port=port, user="postgres", dbname="postgres"
+        ) as c:
+            c.execute("SELECT 1")
+    except psycopg.OperationalError:
+        return False
+    return True
 
 
 def _entry(words: str) -> MemoryEntry:
