@@ -21,6 +21,7 @@ from pgvector.sqlalchemy import VECTOR
 from sqlalchemy import bindparam, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from adk_memory_kit.core.memory_scopes import SHARED_PREFIX
 from adk_memory_kit.db.fence import guard_write
 from adk_memory_kit.memory.consolidation import Neighbour
 from adk_memory_kit.memory.documents import MemoryDocument, StoredKey
@@ -173,7 +174,11 @@ _COUNT_BY_KIND = text(
 )
 # Admin listing of one app's users (no user filter by design).
 # scale-lint: lists the users of an app (admin and forget tooling), on Citus a multi-shard query
-_LIST_USERS = text(f"SELECT DISTINCT user_id FROM {TABLE} WHERE app_name = :app ORDER BY 1")
+# shared scopes' reserved owners (``~shared:...``) are not users
+_LIST_USERS = text(
+    f"SELECT DISTINCT user_id FROM {TABLE} WHERE app_name = :app"
+    " AND NOT starts_with(user_id, :shared) ORDER BY 1"
+)
 
 _XACT_LOCK = text("SELECT pg_advisory_xact_lock(hashtextextended(:k, 0))")
 _XACT_LOCK_SHARED = text("SELECT pg_advisory_xact_lock_shared(hashtextextended(:k, 0))")
@@ -521,8 +526,9 @@ async def count_by_kind(conn: AsyncConnection, app: str, user: str) -> Mapping[s
 
 
 async def list_users(conn: AsyncConnection, app: str) -> list[str]:
-    """The users of ``app`` that have rows."""
-    return [r.user_id for r in await conn.execute(_LIST_USERS, {"app": app})]
+    """The users of ``app`` that have rows (a shared scope's owner is none)."""
+    params = {"app": app, "shared": SHARED_PREFIX}
+    return [r.user_id for r in await conn.execute(_LIST_USERS, params)]
 
 
 # ---------------------------------------------------------------- hygiene (issue 16)

@@ -23,7 +23,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from adk_memory_kit.core.db_errors import db_doors
+from adk_memory_kit.core.db_errors import db_doors, is_transient
 from adk_memory_kit.core.memory_scopes import ScopeRead, own_read, shared_read
 from adk_memory_kit.core.scope import operator_scope, user_scope
 from adk_memory_kit.db.embedded import DB_URL_ENV, kit_home
@@ -188,19 +188,30 @@ class MemoryStore:
             (qvec,) = await checked_embed(self.embedder, [query], queries=True)
             return qvec
 
-        return await scoped_search(
-            engine,
-            app=app_name,
-            reads=reads or [ScopeRead(user_id, filters.scopes)],
-            embed_query=embed_query,
-            terms=query_terms(query),
-            limit=limit,
-            options=self.search_options,
-            filters=filters,
-            present_tense=asks_about_now(query),
-            plain_present=asks_in_the_present(query),
-            asked=asked_about(query),
-        )
+        async def ranked() -> list[Mapping[str, Any]]:
+            return await scoped_search(
+                engine,
+                app=app_name,
+                reads=reads or [ScopeRead(user_id, filters.scopes)],
+                embed_query=embed_query,
+                terms=query_terms(query),
+                limit=limit,
+                options=self.search_options,
+                filters=filters,
+                present_tense=asks_about_now(query),
+                plain_present=asks_in_the_present(query),
+                asked=asked_about(query),
+            )
+
+        try:
+            return await ranked()
+        except Exception as exc:
+            # a search only reads: when the server died under one of its owners' statements
+            # (several run at once) and is back, the whole search runs once more
+            if not is_transient(exc):
+                raise
+            logger.info("search: the database went away mid-search; searching again")
+            return await ranked()
 
     async def entitled_reads(
         self, app_name: str, user_id: str, agent_name: str | None = None

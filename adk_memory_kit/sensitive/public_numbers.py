@@ -21,7 +21,7 @@ from adk_memory_kit.sensitive.vocab import Vocabulary
 
 LABEL_WINDOW = 40
 #: Word starts that label a number as public: orders, parcels, invoices and receipts,
-#: tickets and bookings, references, product and device codes, companies, lotteries.
+#: tickets and bookings, references, product and device codes, companies, lotteries, colours.
 _LABELS = (
     r"order|ordre|ordine|orden|pedido|commande|bestell|auftrag|tilaus|zamówien|rendelés|"
     r"sipariş|заказ|objedn|narudžb|comanda|"
@@ -44,7 +44,9 @@ _LABELS = (
     r"client n|numéro client|número de cliente|numero cliente|meeting|zoom|webex|epoch|"
     r"timestamp|unix|created_at|updated_at|created at|updated at|modified|barras|contrat|"
     r"contract|vertrag|purchase|serie|série|postal|postcode|"
-    r"raccomandata|salle|classroom"
+    r"raccomandata|salle|classroom|"
+    # colours and paints ("gate colour 4471", "RAL 7016")
+    r"colour|color|farb|couleur|colore|kleur|färg|farve|väri|kolor|paint|pantone"
 )
 #: Labels in scripts written without spaces (anywhere in the window).
 _LABELS_CJK = (
@@ -52,7 +54,7 @@ _LABELS_CJK = (
     r"הזמנה|הזמנ|משלוח|الطلب|الشحن|τιμολόγ|εταιρ|送り状|伝票|송장|운송장|คำสั่งซื้อ|ऑर्डर"
 )
 #: Short labels that must be whole words ("ref", not "refuge") anywhere in the clause.
-_WORDS = r"ref|resi|vin|vat|abn|acn|uen|pnr|awb|ean|upc|txn|sku|zip|plz|cep|ups|dhl|dpd|gls"
+_WORDS = r"ref|resi|vin|vat|abn|acn|uen|pnr|awb|ean|upc|txn|sku|zip|plz|cep|ups|dhl|dpd|gls|ral"
 _LABEL = re.compile(
     rf"(?<![^\W\d_])(?:{prefix_tree(_LABELS.split('|'))}|(?:{prefix_tree(_WORDS.split('|'))})"
     rf"(?![^\W\d_]))|{prefix_tree(_LABELS_CJK.split('|'))}",

@@ -296,13 +296,11 @@ async def test_killed_in_the_middle_of_a_search(fault_server, services, caplog):
     await memory.add_session_to_memory(s)
     expected = [f"fay's shelf label is {secret[0]}"]
 
-    # killed while the search's statement is on its way (connection already checked out)
+    # killed while the search's statement is on its way (connection already checked out): a
+    # search only reads, so it runs once more on the restarted server and answers
     with killed_before_statement(memory.engine, pgdata, "adk_memory_items") as killed:
-        with pytest.raises(MemoryKitError) as raised:
-            await memory.search_memory(app_name=app, user_id="fay", query=f"shelf {secret[1]}")
+        found = await memory.search_memory(app_name=app, user_id="fay", query=secret[0])
     assert killed
-    assert_clean(raised.value, secret)
-    found = await memory.search_memory(app_name=app, user_id="fay", query=secret[0])
     assert [m.content.parts[0].text for m in found.memories] == expected
 
     # killed after the query's embedding, before a connection is taken: the same call

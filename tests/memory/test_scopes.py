@@ -161,6 +161,12 @@ async def test_an_export_holds_the_users_rows_in_every_scope_and_no_shared_row(m
     assert all("ann" in r["text"] for r in rows)
 
 
+async def test_the_users_of_an_app_are_people_not_shared_owners(memory, world):
+    """A shared scope's reserved owner is no user: listing the app's users (the console's
+    home page, stale-memory purges) never yields it, so nothing asks for a '~shared:' user."""
+    assert await memory.list_users(world) == ["ann", "bob"]
+
+
 async def test_an_operator_deletes_a_shared_row(memory):
     app = unique("scopes_delete")
     await memory.add_shared_memory(app_name=app, memories=["lunch is at noon on weekdays"])
