@@ -172,9 +172,9 @@ _COUNT_BY_KIND = text(
     f"SELECT kind, count(*) AS n FROM {TABLE} WHERE app_name = :app AND user_id = :user"
     " GROUP BY kind"
 )
-# Admin listing of one app's users (no user filter by design).
+# Admin listing of one app's users (no user filter by design); shared scopes' reserved owners
+# (``~shared:...``) are not users.
 # scale-lint: lists the users of an app (admin and forget tooling), on Citus a multi-shard query
-# shared scopes' reserved owners (``~shared:...``) are not users
 _LIST_USERS = text(
     f"SELECT DISTINCT user_id FROM {TABLE} WHERE app_name = :app"
     " AND NOT starts_with(user_id, :shared) ORDER BY 1"
