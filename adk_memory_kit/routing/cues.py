@@ -12,9 +12,21 @@ room, a gate, an age), which is rarely sensitive on its own.
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 import numpy as np
+
+from adk_memory_kit.routing.cue_vocabulary import (
+    ALWAYS_WORDS,
+    FIRST_PERSON_WORDS,
+    FROM_NOW_ON_WORDS,
+    PLEASE_WORDS,
+    TONIGHT_WORDS,
+    WITHOUT_ASKING_WORDS,
+    vocabulary_pattern,
+)
+from adk_memory_kit.routing.time_words_data import NOW_WORDS, TODAY_WORDS
 
 _CUES = (
     r"\?\s*$",
@@ -33,6 +45,18 @@ _CUES = (
 )
 _COMPILED = tuple(re.compile(p, re.IGNORECASE) for p in _CUES)
 
+#: The same cues said in other languages (:mod:`.cue_vocabulary`), by the index of the English
+#: cue they stand for: a question mark of another script, "today" (the session), "now" (a
+#: change), an order to the assistant, the user speaking of themselves, a standing wish.
+_OTHER_LANGUAGES: dict[int, re.Pattern[str]] = {
+    0: re.compile(r"[?？؟]\s*$"),
+    1: vocabulary_pattern((*TODAY_WORDS, *TONIGHT_WORDS)),
+    2: vocabulary_pattern(NOW_WORDS),
+    4: vocabulary_pattern((*PLEASE_WORDS, *FROM_NOW_ON_WORDS, *WITHOUT_ASKING_WORDS)),
+    5: vocabulary_pattern(FIRST_PERSON_WORDS),
+    6: vocabulary_pattern((*ALWAYS_WORDS, *FROM_NOW_ON_WORDS)),
+}
+
 _LONG_NUMBER = re.compile(
     r"\d{5,}|\b\d{2,4}(?:[ -]\d{2,4}){2,}\b"
     r"|\b(?=[a-z_-]*\d)(?=[\d_-]*[a-z])[a-z\d_-]{7,}\b",
@@ -42,10 +66,21 @@ _SHORT_NUMBER = re.compile(r"\b[a-z]?\d{1,4}(?:st|nd|rd|th|[a-z])?\b", re.IGNORE
 
 N_CUES = len(_CUES) + 2
 
+#: A digest of every cue's pattern: the shipped head is valid only for the cues it was trained
+#: with (a word added to a vocabulary changes what the bank's sentences carry).
+CUES_DIGEST = hashlib.sha256(
+    "\n".join([*_CUES, *(f"{i}:{p.pattern}" for i, p in sorted(_OTHER_LANGUAGES.items()))]).encode()
+).hexdigest()
+
 
 def cue_vector(text: str) -> np.ndarray:
     """The cues of ``text`` as a 0/1 float vector of length :data:`N_CUES`."""
     long_number = _LONG_NUMBER.search(text) is not None
     short_number = not long_number and _SHORT_NUMBER.search(text) is not None
-    flags = [c.search(text) is not None for c in _COMPILED] + [long_number, short_number]
+    folded = text.replace("\u2019", "'")
+    flags = [
+        c.search(text) is not None
+        or (i in _OTHER_LANGUAGES and _OTHER_LANGUAGES[i].search(folded) is not None)
+        for i, c in enumerate(_COMPILED)
+    ] + [long_number, short_number]
     return np.array(flags, dtype=np.float32)

@@ -34,7 +34,7 @@ from adk_memory_kit.routing.bank import (
     label_home,
     load_bank,
 )
-from adk_memory_kit.routing.cues import N_CUES, cue_vector
+from adk_memory_kit.routing.cues import CUES_DIGEST, N_CUES, cue_vector
 from adk_memory_kit.routing.rule import MemoryHome
 
 CACHE_FILE = "data/bank_embeddings.npy"
@@ -169,6 +169,7 @@ def _meta_matches(meta: dict, model_id: str) -> bool:
         and meta.get("model_id") == model_id
         and meta.get("embed_prefix") == EMBED_PREFIX
         and meta.get("cues") == N_CUES
+        and meta.get("cues_digest") == CUES_DIGEST
     )
 
 
@@ -460,6 +461,7 @@ def write_embedding_cache(embedder=None) -> str:
         },
         "embed_prefix": EMBED_PREFIX,
         "cues": N_CUES,
+        "cues_digest": CUES_DIGEST,
     }
     (base / CACHE_META).write_text(json.dumps(meta) + "\n", encoding="utf-8")
     return str(base / CACHE_FILE)

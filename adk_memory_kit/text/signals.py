@@ -23,7 +23,9 @@ __all__ = [
 ]
 
 _TAG = re.compile(r"^\s*\[[^\]]{1,60}\]\s*")
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+#: A word in any script: letters and digits of any language ("você", "고양이", "मिट्ठू"),
+#: with an English contraction or possessive kept on it.
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 
 #: Words that alone make a sentence filler or an acknowledgement ("Thanks, that's all, bye!").
 FILLER_WORDS = frozenset(
