@@ -67,6 +67,19 @@ tanpa bertanya|no need magtanong|wag mo na akong tanungin|bila kuniuliza|確認�
 without checking wi me|nae need tae check
 """
 
+#: "Forget", "delete", "erase" addressed to the assistant (mostly imperatives).
+FORGET = """
+olvida|olvídalo|olvídate|borra|bórralo|elimina|elimínalo|oublie|oubliez|oublie ça|efface|
+effacez|supprime|supprimez|vergiss|vergessen sie|lösch|lösche|löschen sie|dimentica|
+dimenticati|cancella|esquece|esqueça|esquecer|apaga|apague|deleta|exclui|vergeet|verwijder|
+wis|zapomnij|zapomnijcie|wymaż|skasuj|usuń|unut|unutun|sil|silin|aklından çıkar|felejtsd el|
+töröld|забудь|забудьте|удали|удалите|сотри|видали|зітри|انسى|انسي|امسح|احذف|فراموش کن|
+پاک کن|תשכח|תמחק|bhool jao|bhool ja|bhul jao|mita do|hata do|भूल जाओ|मिटा दो|हटा दो|
+ভুলে যাও|মুছে ফেলো|lupakan|hapus|padam|kalimutan|burahin|tanggalin|pakitanggal|pakibura|
+sahau|futa|忘れて|削除して|消して|잊어|지워|삭제해|기억하지 말아|忘记|忘掉|删除|刪除|quên|xóa|
+xoá|comot am|forget am|bin it
+"""
+
 #: "Please" and its kin: a request addressed to the assistant.
 PLEASE = """
 por favor|s'il te plaît|s'il vous plaît|stp|svp|bitte|per favore|per piacere|pfv|pfvr|
@@ -131,5 +144,6 @@ ALWAYS_WORDS = _words(ALWAYS)
 FROM_NOW_ON_WORDS = _words(FROM_NOW_ON)
 WITHOUT_ASKING_WORDS = _words(WITHOUT_ASKING)
 TONIGHT_WORDS = _words(TONIGHT)
+FORGET_WORDS = _words(FORGET)
 PLEASE_WORDS = _words(PLEASE)
 FIRST_PERSON_WORDS = _words(FIRST_PERSON)

@@ -20,6 +20,7 @@ import numpy as np
 from adk_memory_kit.routing.cue_vocabulary import (
     ALWAYS_WORDS,
     FIRST_PERSON_WORDS,
+    FORGET_WORDS,
     FROM_NOW_ON_WORDS,
     PLEASE_WORDS,
     TONIGHT_WORDS,
@@ -47,11 +48,13 @@ _COMPILED = tuple(re.compile(p, re.IGNORECASE) for p in _CUES)
 
 #: The same cues said in other languages (:mod:`.cue_vocabulary`), by the index of the English
 #: cue they stand for: a question mark of another script, "today" (the session), "now" (a
-#: change), an order to the assistant, the user speaking of themselves, a standing wish.
+#: change), a deletion verb, an order to the assistant, the user speaking of themselves, a
+#: standing wish.
 _OTHER_LANGUAGES: dict[int, re.Pattern[str]] = {
     0: re.compile(r"[?？؟]\s*$"),
     1: vocabulary_pattern((*TODAY_WORDS, *TONIGHT_WORDS)),
     2: vocabulary_pattern(NOW_WORDS),
+    3: vocabulary_pattern(FORGET_WORDS),
     4: vocabulary_pattern((*PLEASE_WORDS, *FROM_NOW_ON_WORDS, *WITHOUT_ASKING_WORDS)),
     5: vocabulary_pattern(FIRST_PERSON_WORDS),
     6: vocabulary_pattern((*ALWAYS_WORDS, *FROM_NOW_ON_WORDS)),

@@ -13,7 +13,7 @@ from adk_memory_kit.routing.learned import CACHE_META, LearnedRouter
 from adk_memory_kit.routing.offline import shared_learned_extractor
 from adk_memory_kit.text.signals import content_stems, is_filler
 
-QUESTION, SESSION, CHANGE, ORDER, FIRST_PERSON, LASTING = 0, 1, 2, 4, 5, 6
+QUESTION, SESSION, CHANGE, DELETION, ORDER, FIRST_PERSON, LASTING = 0, 1, 2, 3, 4, 5, 6
 
 
 @pytest.mark.parametrize(
@@ -25,6 +25,9 @@ QUESTION, SESSION, CHANGE, ORDER, FIRST_PERSON, LASTING = 0, 1, 2, 4, 5, 6
         ("Bugün saat 3'te hatırlat.", SESSION),
         ("Ya no tengo coche, ahora voy en bici.", CHANGE),  # "now" marks a change, as in English
         ("Odpisuj mi zawsze po polsku.", LASTING),
+        ("Zapomnij proszę o tym, co mówiłem o kredycie.", DELETION),
+        ("선배 얘기 했던 거, 그거 지워 주세요.", DELETION),
+        ("Verma ji wala kissa mita do beta.", DELETION),
         ("앞으로 식당 찾을 땐 항상 주차 되는 곳으로만 알려줘", LASTING),
         ("Boleto até R$ 900 pode pagar, sem me perguntar.", ORDER),
         ("Tafadhali unijibu kwa Kiswahili.", ORDER),
