@@ -42,16 +42,19 @@ aaj|aaj raat|aaj shaam|आज रात|आज शाम|আজ রাতে|mal
 
 #: "From now on", "from today on": a standing wish that starts now.
 FROM_NOW_ON = """
-de ahora en adelante|a partir de ahora|desde ahora|en adelante|désormais|dorénavant|
-à partir de maintenant|à l'avenir|ab jetzt|von nun an|ab sofort|künftig|in zukunft|d'ora in poi|
-da ora in poi|d'ora in avanti|in futuro|de agora em diante|daqui pra frente|daqui para a frente|
-a partir de agora|vanaf nu|voortaan|od teraz|od dziś|od dzisiaj|na przyszłość|odtąd|mostantól|
-ezentúl|bundan sonra|bundan böyle|отныне|с этого момента|впредь|відтепер|надалі|з цього часу|
-من اليوم ورايح|من الآن فصاعدا|من الان فصاعدا|از این به بعد|از حالا به بعد|מעכשיו|מהיום|
-aage se|aagey se|ab se|आगे से|अब से|এখন থেকে|இனிமேல்|mulai sekarang|mulai hari ini|lepas ni|
-simula ngayon|mula ngayon|kuanzia leo|kuanzia sasa|tangu sasa|今後|これから|以後|앞으로|
-이제부터|以后|今后|以後|從現在起|从现在起|từ nay|từ giờ|ต่อไปนี้|van nou af|d'ara endavant|
-a partir d'ara|from here on out|fae noo on
+de ahora en adelante|a partir de ahora|desde ahora|en adelante|désormais|desormais|dorénavant|
+dorenavant|à partir de maintenant|a partir de maintenant|à l'avenir|a l'avenir|ab jetzt|
+von nun an|ab sofort|künftig|kunftig|kuenftig|in zukunft|d'ora in poi|da ora in poi|
+da adesso in poi|d'ora in avanti|in futuro|de agora em diante|daqui pra frente|
+daqui para a frente|daqui para frente|a partir de agora|vanaf nu|voortaan|od teraz|od dziś|
+od dzisiaj|na przyszłość|odtąd|mostantól|ezentúl|bundan sonra|bundan böyle|отныне|
+с этого момента|впредь|відтепер|надалі|з цього часу|من اليوم ورايح|من الآن فصاعدا|
+من الان فصاعدا|از این به بعد|از حالا به بعد|מעכשיו|מהיום|aage se|aagey se|ab se|आगे से|अब से|
+এখন থেকে|இனிமேல்|mulai sekarang|mulai hari ini|lepas ni|simula ngayon|mula ngayon|kuanzia leo|
+kuanzia sasa|tangu sasa|今後|これから|以後|앞으로|이제부터|以后|今后|
+以後|從現在起|从现在起|từ nay|từ giờ|ต่อไปนี้|
+van nou af|d'ara endavant|a partir d'ara|från och med nu|fran och med nu|from here on out|
+fae noo on
 """
 
 #: "Without asking me": the assistant acts on the user's behalf (an instruction to review).
@@ -98,6 +101,11 @@ meri|mujhe|hamara|hamari|hamare|मैं|मेरा|मेरी|मेरे
 আমার|আমাকে|நான்|என்|எனக்கு|என்னை|saya|aku|ako|akin|namin|kami|mimi|yangu|wangu|changu|nina|
 私|僕|俺|わたし|저|제|나|내|저는|나는|저희|我|tôi|mình|masel|wir|nós|nosotros|nous|
 """
+
+
+def fold_apostrophes(text: str) -> str:
+    """``text`` with typographic apostrophes as plain ones (the vocabularies use plain)."""
+    return text.replace("\u2019", "'")
 
 
 def _words(block: str) -> tuple[str, ...]:

@@ -1,7 +1,8 @@
 """Kept vocabularies of how a request is said, in English, Spanish, Portuguese, German, French,
 Italian, Dutch and Swedish, with the commonest romanised Hindi and Tamil words: the words that
 scope a request to now, make it lasting, give the agent a standing
-order, ask it to forget, or only thank it.
+order, ask it to forget, or only thank it. "Always", "from now on" and "without asking me" in
+~35 languages come from :mod:`.cue_vocabulary`, the words the router's cues read.
 
 The learned router embeds what a sentence is about with an English model; these classes say
 how it is said, in the languages users write in, so the choice between homes can be made by
@@ -14,6 +15,14 @@ phrasings of one corpus: a word belongs here when it carries the class in any se
 from __future__ import annotations
 
 import re
+
+from adk_memory_kit.routing.cue_vocabulary import (
+    ALWAYS_WORDS,
+    FROM_NOW_ON_WORDS,
+    WITHOUT_ASKING_WORDS,
+    fold_apostrophes,
+    vocabulary_pattern,
+)
 
 
 def _words(*alternatives: str) -> re.Pattern[str]:
@@ -113,48 +122,17 @@ LASTING = _words(
     r"in (?:the )?future",
     r"as usual",
     r"since \d+",
-    r"siempre",
-    r"a partir de ahora",
-    r"de ahora en adelante",
     r"en general",
     r"normalmente",
     r"por lo general",
-    r"cada vez",
-    r"sempre",
-    r"a partir de agora",
-    r"daqui (?:pra|para) frente",
-    r"de agora em diante",
     r"geralmente",
-    r"toda vez",
-    r"immer",
-    r"ab sofort",
-    r"ab jetzt",
     r"grunds[aä]tzlich",
-    r"k[uü]nftig",
-    r"in zukunft",
     r"normalerweise",
     r"meistens",
-    r"jedes mal",
     r"generell",
-    r"toujours",
-    r"d[ée]sormais",
-    r"dor[ée]navant",
-    r"[aà] partir de maintenant",
-    r"[aà] l'avenir",
     r"d'habitude",
-    r"chaque fois",
-    r"d'ora in poi",
-    r"da (?:ora|adesso) in poi",
     r"di solito",
-    r"ogni volta",
-    r"altijd",
-    r"voortaan",
-    r"vanaf nu",
     r"meestal",
-    r"alltid",
-    r"fr[aå]n och med nu",
-    r"hamesha",
-    r"ab se",
     r"ini mel",
     r"eppavum",
 )
@@ -172,42 +150,24 @@ STANDING_ORDER = _words(
     r"no more (?:bullet|emoji|summar|reminder|notification|message|e-?mail|call|text|suggestion|"
     r"exclamation|caveat|disclaimer|update|newsletter|alert)\w*",
     r"stop (?:using|sending|adding|calling|asking|giving|suggesting|booking|putting|writing)",
-    r"a partir de ahora",
-    r"de ahora en adelante",
     r"nunca m[aá]s",
     r"no (?:me )?vuelvas a",
     r"deja de",
     r"nunca (?:me )?(?:reserves|mandes|env[ií]es|pidas|compres|pagues|agendes|pongas|llames)",
-    r"a partir de agora",
-    r"daqui (?:pra|para) frente",
-    r"de agora em diante",
     r"nunca mais",
     r"(?:pare|para) de",
-    r"ab sofort",
-    r"ab jetzt",
-    r"k[uü]nftig",
-    r"in zukunft",
     r"nie (?:wieder|mehr)",
     r"h[oö]r auf",
     r"keine (?:emojis|nachrichten|erinnerungen|mails|e-mails|anrufe|benachrichtigungen|"
     r"vorschl[aä]ge|zusammenfassungen) mehr",
-    r"d[ée]sormais",
-    r"dor[ée]navant",
-    r"[aà] partir de maintenant",
     r"plus jamais",
     r"arr[eê]te de",
-    r"d'ora in poi",
-    r"da (?:ora|adesso) in poi",
     r"mai pi[uù]",
     r"smetti di",
-    r"voortaan",
-    r"vanaf nu",
     r"nooit meer",
     r"stop met",
-    r"fr[aå]n och med nu",
     r"aldrig mer",
     r"sluta (?:med att|skicka|f[oö]resl[aå]|anv[aä]nda)",
-    r"(?:please )?ab se",
     r"kabhi (?:bhi )?mat",
     r"ini mel",
 )
@@ -270,14 +230,27 @@ def scoped_to_now(sentence: str) -> bool:
     return NOW_SCOPE.search(sentence) is not None
 
 
+#: "Always", "every time" and "from now on" in ~35 languages (:mod:`.cue_vocabulary`, the
+#: router's cue words): they make a statement lasting.
+_LASTING_ELSEWHERE = vocabulary_pattern((*ALWAYS_WORDS, *FROM_NOW_ON_WORDS))
+#: "From now on" and "without asking me" in ~35 languages: a standing order to the agent.
+_STANDING_ELSEWHERE = vocabulary_pattern((*FROM_NOW_ON_WORDS, *WITHOUT_ASKING_WORDS))
+
+
 def says_lasting(sentence: str) -> bool:
     """Whether ``sentence`` makes itself lasting ("always", "from now on", "usually")."""
-    return LASTING.search(sentence) is not None
+    return (
+        LASTING.search(sentence) is not None
+        or _LASTING_ELSEWHERE.search(fold_apostrophes(sentence)) is not None
+    )
 
 
 def gives_standing_order(sentence: str) -> bool:
     """Whether ``sentence`` gives the agent a standing order about its conduct."""
-    return STANDING_ORDER.search(sentence) is not None
+    return (
+        STANDING_ORDER.search(sentence) is not None
+        or _STANDING_ELSEWHERE.search(fold_apostrophes(sentence)) is not None
+    )
 
 
 def asks_to_forget_said(sentence: str) -> bool:

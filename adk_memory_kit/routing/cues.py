@@ -25,6 +25,7 @@ from adk_memory_kit.routing.cue_vocabulary import (
     PLEASE_WORDS,
     TONIGHT_WORDS,
     WITHOUT_ASKING_WORDS,
+    fold_apostrophes,
     vocabulary_pattern,
 )
 from adk_memory_kit.routing.time_words_data import NOW_WORDS, TODAY_WORDS
@@ -80,7 +81,7 @@ def cue_vector(text: str) -> np.ndarray:
     """The cues of ``text`` as a 0/1 float vector of length :data:`N_CUES`."""
     long_number = _LONG_NUMBER.search(text) is not None
     short_number = not long_number and _SHORT_NUMBER.search(text) is not None
-    folded = text.replace("\u2019", "'")
+    folded = fold_apostrophes(text)
     flags = [
         c.search(text) is not None
         or (i in _OTHER_LANGUAGES and _OTHER_LANGUAGES[i].search(folded) is not None)

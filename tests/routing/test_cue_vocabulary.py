@@ -8,6 +8,7 @@ from importlib import resources
 import pytest
 
 from adk_memory_kit.routing.cue_vocabulary import vocabulary_pattern
+from adk_memory_kit.routing.cue_words import gives_standing_order, says_lasting
 from adk_memory_kit.routing.cues import CUES_DIGEST, cue_vector
 from adk_memory_kit.routing.learned import CACHE_META, LearnedRouter
 from adk_memory_kit.routing.offline import shared_learned_extractor
@@ -87,3 +88,28 @@ def test_a_changed_cue_vocabulary_refuses_the_shipped_head(
 
     monkeypatch.setattr(learned, "CUES_DIGEST", "another vocabulary")
     assert learned._cached_head("all-MiniLM-L6-v2-onnx-int8", LearnedRouter().head_params) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Od teraz odpisuj mi krótko.",  # Polish "from now on"
+        "Rechnungen bis 150 Euro dürfen Sie ohne Rückfrage begleichen.",  # "without asking"
+        "앞으로 엄마한테서 온 문자는 네가 알아서 답장해 줘.",
+        "Khách nhắn Zalo đặt bàn thì em xác nhận, không cần hỏi chị.",
+    ],
+)
+def test_standing_orders_in_other_languages(text: str) -> None:
+    assert gives_standing_order(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Każdą fakturę przekazuj Marzenie, zawsze.", "Ich gehe jeden Freitag schwimmen, immer um 7."],
+)
+def test_always_makes_a_statement_lasting(text: str) -> None:
+    assert says_lasting(text)
+
+
+def test_a_report_in_another_language_gives_no_standing_order() -> None:
+    assert not gives_standing_order("Wczoraj w nocy był dzwon na trasie, kierowca cały.")
