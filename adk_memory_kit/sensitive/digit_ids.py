@@ -21,7 +21,14 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from adk_memory_kit.sensitive.base import BANK_ACCOUNT, GOVERNMENT_ID, Finding
+from adk_memory_kit.sensitive.base import (
+    BANK_ACCOUNT,
+    GOVERNMENT_ID,
+    PAYMENT_CARD,
+    Finding,
+    ascii_digits,
+)
+from adk_memory_kit.sensitive.numbers import card_network
 from adk_memory_kit.sensitive.public_numbers import (
     phone_shaped,
     phone_word_before,
@@ -69,6 +76,18 @@ _REFERENCE_PREFIXES = frozenset(
     "INC REQ CHG PRB RITM TKT REF ORD INV PO SO SR CR RC TX TRX TXN ID NO BK KB".split()
 )
 _SEPARATORS = re.compile(r"[ \u00a0./-]+")
+
+
+def card_shaped(run: str) -> bool:
+    """Whether a digit run is written the way cards are, whatever its checksum (choose by
+    harm: a mistyped card is still a card): a card network's prefix and length, or sixteen
+    digits in four groups of four (how every card prints its number, national networks
+    such as Shetab or RuPay included)."""
+    digits = ascii_digits("".join(c for c in run if c.isdigit()))
+    if card_network(digits) is not None:
+        return True
+    groups = _SEPARATORS.split(run)
+    return len(groups) == 4 and all(len(g) == 4 for g in groups)
 
 
 def public_shape(text: str, start: int, end: int) -> bool:
@@ -134,7 +153,8 @@ class DigitIdDetector:
                 if len(memo) < 4096:
                     memo[key] = public
             if not public:
-                found.append(Finding(GOVERNMENT_ID, self.name, a, b))
+                kind = PAYMENT_CARD if 13 <= n <= 19 and card_shaped(m.group(0)) else GOVERNMENT_ID
+                found.append(Finding(kind, self.name, a, b))
         for m in _LETTERED.finditer(text):
             digits = m.group(1)
             if sum(c.isdigit() for c in digits) < 7 or _YEAR_FIRST.match(digits):
