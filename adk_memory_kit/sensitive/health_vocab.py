@@ -18,6 +18,7 @@ from functools import lru_cache
 
 from adk_memory_kit.sensitive.base import prefix_tree
 from adk_memory_kit.sensitive.health_vocab_data import CONDITIONS, DRUGS
+from adk_memory_kit.sensitive.health_world import world_terms
 
 #: Stems that start a health word (matched at a word start; Latin scripts); a hyphen joins
 #: the words of a phrase (``blood-test``) and matches a space or a hyphen.
@@ -86,6 +87,7 @@ _SUFFIXES = tuple(
     "triptan oxetine azine idone apine".split()
 )
 _LATIN_WORD = re.compile(r"[a-zà-ÿ][a-zà-ÿ'-]*")
+_ELISION = re.compile(r"(?:l|d|j|qu|s|n|c|m|t|all|dell|nell|sull|un)'")
 _SPLIT = re.compile(r"[.!?;。！？\n]+")
 _SLICE = 400
 
@@ -152,10 +154,15 @@ def health_terms(sentence: str) -> list[tuple[int, int]]:
     spans = [m.span() for m in stem.finditer(lower)]
     if not lower.isascii():
         spans += [m.span() for m in ja.finditer(lower)]
+    spans += world_terms(lower)
     for m in _LATIN_WORD.finditer(lower):
         word = m.group(0)
+        a = m.start()
+        elided = _ELISION.match(word)  # French and Italian: "l'escitalopram", "d'insuline"
+        if elided is not None:
+            word, a = word[elided.end() :], a + elided.end()
         if word in words or (len(word) >= 7 and word.endswith(_SUFFIXES)):
-            spans.append(m.span())
+            spans.append((a, m.end()))
     return sorted(s for s in spans if not _profession(lower, *s))
 
 

@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from adk_memory_kit.sensitive import PAYMENT_CARD, detect_sensitive, redact_for_store
+from adk_memory_kit.sensitive import HEALTH, PAYMENT_CARD, detect_sensitive, redact_for_store
 from adk_memory_kit.sensitive.base import ascii_digits
 from adk_memory_kit.sensitive.digit_ids import card_shaped
+from adk_memory_kit.sensitive.health_meaning import _not_english
+from adk_memory_kit.sensitive.health_vocab import health_terms
+from adk_memory_kit.sensitive.health_world import head_cannot_read, world_terms
+from adk_memory_kit.sensitive.secrecy import asks_secrecy
 
 
 def _gone(text: str, *secrets: str) -> None:
@@ -69,3 +73,69 @@ def test_a_card_shape_takes_its_expiry_and_codes(text: str, secrets: tuple[str, 
 )
 def test_card_shapes_leave_references_alone(text: str) -> None:
     _kept(text)
+
+
+# 2. health in languages the MiniLM head does not read
+
+
+def _health(text: str) -> bool:
+    return any(f.kind == HEALTH for f in detect_sensitive(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "작년에 조울증 진단 받고 지금 약 먹는 중이야",  # Korean: bipolar, diagnosis
+        "أخي عنده الربو ويحتاج البخاخ دائما",  # Arabic: asthma
+        "แม่เป็นเบาหวาน ต้องฉีดอินซูลินทุกวัน",  # Thai: diabetes, insulin
+        "আমার বাবার ক্যান্সার ধরা পড়েছে, চিকিৎসা চলছে",  # Bengali: cancer, treatment
+        "मेरी माँ को मधुमेह है और वो रोज़ दवाई लेती हैं",  # Hindi: diabetes, medicine
+        "姐姐怀孕了，下个月去医院检查",  # Chinese: pregnant
+    ],
+)
+def test_health_in_scripts_the_head_cannot_read(text: str) -> None:
+    assert head_cannot_read(text)
+    assert world_terms(text), text
+    assert _health(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "병원 앞에 새로 생긴 카페 가봤어?",  # only a care place
+        "ドラマで主人公が癌になる話、泣いた",  # a drama
+        "مستشفى المدينة قريب من المطعم",  # only a hospital
+    ],
+)
+def test_a_care_place_or_a_story_alone_is_not_health(text: str) -> None:
+    assert not _health(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("Babu ana kisukari na anatumia insulini kila siku", "kisukari"),  # Swahili
+        ("Mam cukrzycę typu drugiego od pięciu lat", "cukrzyc"),  # Polish
+        ("Tavaly pajzsmirigy alulműködést állapítottak meg nálam", "pajzsmirigy"),  # Hungarian
+    ],
+)
+def test_the_multilingual_table_in_latin_and_other_scripts(text: str, word: str) -> None:
+    assert any(text[a:b].lower().startswith(word) for a, b in world_terms(text))
+
+
+def test_not_english_sentences_are_not_held_to_the_english_person_bar() -> None:
+    assert _not_english("Babu ana kisukari na anatumia insulini kila siku")
+    assert not _not_english("the pharmacy on the corner sells insulin pens")
+
+
+def test_french_and_italian_elision_leaves_the_drug_name() -> None:
+    text = "je prends de l'escitalopram depuis mars"
+    assert "escitalopram" in [text[a:b] for a, b in health_terms(text)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["dukaan pe kisi ko mat batana", "다들 모르게 해줘", "usimwambie mtu yeyote"],
+)
+def test_secrecy_phrases_in_more_languages(text: str) -> None:
+    assert asks_secrecy(text)
