@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from adk_memory_kit.sensitive.base import PAYMENT_CARD, Finding, ascii_digits
+from adk_memory_kit.sensitive.base import BANK_ACCOUNT, PAYMENT_CARD, Finding, ascii_digits
 
 DETECTOR = "card_companion"
 #: How far after a card number its codes are looked for (characters, same sentence).
@@ -64,4 +64,44 @@ def card_companions(text: str, findings: Iterable[Finding]) -> set[Finding]:
             if any(x < b and a < y for x, y in taken):
                 continue  # inside another finding (another card, an account)
             found.add(Finding(PAYMENT_CARD, DETECTOR, a, b))
+    return found
+
+
+PIN_ACCOUNT = "pin_account"
+#: How far from a PIN the number it opens is looked for (characters, same sentence).
+PIN_REACH = 80
+#: A PIN's value: 4 to 8 digits of any script, nothing else.
+_PIN_VALUE = re.compile(r"\d{4,8}")
+#: A number a PIN may open: 7 to 16 digits, single spaces, hyphens or dots between groups,
+#: a leading ``+`` allowed (a mobile-money wallet is a phone number).
+_ACCOUNT = re.compile(r"(?<![\w.,/-])\+?\d(?:[ .-]?\d){6,15}(?![\w/]|[.,]\d)")
+_PIN_DETECTORS = frozenset({"pin", "password", "short_code", "cue_value"})
+
+
+def pin_accounts(text: str, findings: Iterable[Finding]) -> set[Finding]:
+    """The account a PIN opens: a number of 7-16 digits in the same sentence as a PIN
+    finding, within ``PIN_REACH`` characters (a mobile-money wallet given as a phone
+    number with its PIN: "M-Pesa 0712 448 903, PIN 2281"). Choosing by harm: a message that
+    hands over a PIN makes the number it opens a secret, phone-shaped or not."""
+    found: set[Finding] = set()
+    pins = [
+        (f.start, f.end)
+        for f in findings
+        if f.detector in _PIN_DETECTORS and _PIN_VALUE.fullmatch(text, f.start, f.end)
+    ]
+    if not pins:
+        return found
+    taken = [(f.start, f.end) for f in findings]
+    for start, end in pins:
+        lo, hi = max(0, start - PIN_REACH), min(len(text), end + PIN_REACH)
+        for closing in _SENTENCE_END.finditer(text, lo, start):
+            lo = closing.end()
+        closing = _SENTENCE_END.search(text, end, hi)
+        if closing is not None:
+            hi = closing.start()
+        for m in _ACCOUNT.finditer(text, lo, hi):
+            a, b = m.span()
+            if any(x < b and a < y for x, y in taken):
+                continue
+            found.add(Finding(BANK_ACCOUNT, PIN_ACCOUNT, a, b))
     return found

@@ -21,7 +21,7 @@ from adk_memory_kit.sensitive.base import (
     RegexDetector,
     TermDetector,
 )
-from adk_memory_kit.sensitive.card_companions import card_companions
+from adk_memory_kit.sensitive.card_companions import card_companions, pin_accounts
 from adk_memory_kit.sensitive.cards import SplitCardDetector
 from adk_memory_kit.sensitive.digit_ids import DigitIdDetector
 from adk_memory_kit.sensitive.failclosed import CUE_VALUE, CueValueDetector
@@ -107,6 +107,7 @@ def detect_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> 
     if findings:
         findings = _drop_redundant(_drop_public(text, findings))
         findings |= card_companions(text, findings)  # a card's security code, its PIN
+        findings |= pin_accounts(text, findings)  # the wallet or account a PIN opens
     return sorted(findings, key=lambda f: (f.start, f.end, f.kind, f.detector))
 
 

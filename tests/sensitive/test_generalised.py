@@ -7,7 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from adk_memory_kit.sensitive import HEALTH, PAYMENT_CARD, detect_sensitive, redact_for_store
+from adk_memory_kit.sensitive import (
+    BANK_ACCOUNT,
+    HEALTH,
+    PAYMENT_CARD,
+    detect_sensitive,
+    redact_for_store,
+)
 from adk_memory_kit.sensitive.base import ascii_digits
 from adk_memory_kit.sensitive.digit_ids import card_shaped
 from adk_memory_kit.sensitive.health_meaning import _not_english
@@ -139,3 +145,40 @@ def test_french_and_italian_elision_leaves_the_drug_name() -> None:
 )
 def test_secrecy_phrases_in_more_languages(text: str) -> None:
     assert asks_secrecy(text)
+
+
+# 3. the words for a password and a one-time code in more languages; the account a PIN opens
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("la contrasenya del wifi és Pineda.77", "Pineda.77"),  # Catalan
+        ("a jelszó Tavasz_2024 lett", "Tavasz_2024"),  # Hungarian
+        ("پسورد مودم reza@1372 هست", "reza@1372"),  # Persian
+        ("nenosiri ya wifi ni Simba_Kali9", "Simba_Kali9"),  # Swahili
+        ("Kod TAC untuk pindahan ialah 552 019", "552 019"),  # Malay one-time code
+        ("смс-код для входу 80415, не кажи нікому", "80415"),  # Ukrainian
+        ("msimbo wa kuthibitisha ni 661902", "661902"),  # Swahili
+        ("az egyszer használatos kód 730 114", "730 114"),  # Hungarian
+    ],
+)
+def test_password_and_one_time_code_words_in_more_languages(text: str, secret: str) -> None:
+    _gone(text, secret)
+
+
+@pytest.mark.parametrize(
+    ("text", "account"),
+    [
+        ("Tuma kwa M-Pesa yangu 0722 118 406, PIN 5530", "0722 118 406"),
+        ("bKash 01812-445903, pin 7741, check koro", "01812-445903"),
+    ],
+)
+def test_the_number_a_pin_opens_is_a_bank_account(text: str, account: str) -> None:
+    found = detect_sensitive(text)
+    assert any(f.kind == BANK_ACCOUNT and text[f.start : f.end] == account for f in found)
+
+
+def test_a_phone_number_in_another_sentence_than_the_pin_is_kept() -> None:
+    text = "My PIN is 4821. Call the shop on 020 7946 0123 tomorrow."
+    assert "020 7946 0123" in redact_for_store(text)
