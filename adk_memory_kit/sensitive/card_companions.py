@@ -94,11 +94,11 @@ def pin_accounts(text: str, findings: Iterable[Finding]) -> set[Finding]:
     taken = [(f.start, f.end) for f in findings]
     for start, end in pins:
         lo, hi = max(0, start - PIN_REACH), min(len(text), end + PIN_REACH)
-        for closing in _SENTENCE_END.finditer(text, lo, start):
-            lo = closing.end()
-        closing = _SENTENCE_END.search(text, end, hi)
-        if closing is not None:
-            hi = closing.start()
+        for before in _SENTENCE_END.finditer(text, lo, start):
+            lo = before.end()
+        after = _SENTENCE_END.search(text, end, hi)
+        if after is not None:
+            hi = after.start()
         for m in _ACCOUNT.finditer(text, lo, hi):
             a, b = m.span()
             if any(x < b and a < y for x, y in taken):

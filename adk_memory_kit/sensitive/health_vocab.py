@@ -123,8 +123,8 @@ def _code_like(token: str) -> bool:
         return True
     if len(token) < 6:
         return False
-    digits = sum(c.isdigit() for c in token)
-    return digits >= 3 and digits < len(token) and any(c.isalpha() for c in token)
+    digits = sum(map(str.isdigit, token))
+    return digits >= 3 and digits < len(token) and any(map(str.isalpha, token))
 
 
 def _blank(text: str, spans: list[tuple[int, int]]) -> str:
@@ -147,7 +147,12 @@ def health_terms(sentence: str) -> list[tuple[int, int]]:
     if len(lower) != len(sentence):
         lower = sentence
     lower = _IDIOMS.sub(lambda m: " " * len(m.group(0)), lower)
-    code = [m.span() for m in _WHOLE_TOKEN.finditer(lower) if _code_like(m.group(0))]
+    code = [
+        m.span()
+        for m in _WHOLE_TOKEN.finditer(lower)
+        if (len(m.group(0)) >= 6 or not _CODE_CHARS.isdisjoint(m.group(0)))
+        and _code_like(m.group(0))
+    ]
     lower = _blank(lower, code)
     lower = _LABEL_NUMBER.sub(lambda m: " " * len(m.group(0)), lower).replace("-", " ")
     words, stem, ja = _vocab()
@@ -158,9 +163,10 @@ def health_terms(sentence: str) -> list[tuple[int, int]]:
     for m in _LATIN_WORD.finditer(lower):
         word = m.group(0)
         a = m.start()
-        elided = _ELISION.match(word)  # French and Italian: "l'escitalopram", "d'insuline"
-        if elided is not None:
-            word, a = word[elided.end() :], a + elided.end()
+        if "'" in word:  # French and Italian elision: "l'escitalopram", "d'insuline"
+            elided = _ELISION.match(word)
+            if elided is not None:
+                word, a = word[elided.end() :], a + elided.end()
         if word in words or (len(word) >= 7 and word.endswith(_SUFFIXES)):
             spans.append((a, m.end()))
     return sorted(s for s in spans if not _profession(lower, *s))

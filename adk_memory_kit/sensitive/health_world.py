@@ -128,7 +128,7 @@ _LETTER = re.compile(r"[^\W\d_]")
 
 
 @lru_cache(maxsize=1)
-def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     anywhere = re.compile(prefix_tree(sorted(set(_SPACED_ENTRIES))))
     stems = sorted({e[:-1] for e in _WORD_ENTRIES if e.endswith("*")})
     whole = sorted({e for e in _WORD_ENTRIES if not e.endswith("*")})
@@ -136,7 +136,7 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
         r"(?<![^\W\d_])(?:(?:" + prefix_tree(stems) + r")[^\W\d_]*|(?:"
         + prefix_tree(whole) + r")(?![^\W\d_]))"
     )  # fmt: skip
-    return anywhere, words
+    return anywhere, words, re.compile(prefix_tree(stems + whole))
 
 
 def world_terms(text: str) -> list[tuple[int, int]]:
@@ -144,8 +144,9 @@ def world_terms(text: str) -> list[tuple[int, int]]:
     lower = text.lower()
     if len(lower) != len(text):
         lower = text
-    anywhere, words = _patterns()
-    spans = [m.span() for m in words.finditer(lower)]
+    anywhere, words, gate = _patterns()
+    # most texts hold none of the words: one search for any entry, anywhere, first
+    spans = [m.span() for m in words.finditer(lower)] if gate.search(lower) else []
     if not lower.isascii():
         spans += [m.span() for m in anywhere.finditer(lower)]
     return sorted(spans)
