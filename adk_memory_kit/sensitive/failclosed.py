@@ -312,6 +312,14 @@ class CueValueDetector:
             token = text[a:b]
             if _PUBLIC_VALUE.match(token) or raw.startswith("[REDACTED:"):
                 return spans  # a public value, or the cue's value already redacted
+            if _DIGIT.search(token) is None:  # a word: no value (every value holds a digit)
+                if _LETTER.search(token):
+                    fillers += 1
+                    if spans and many and fillers > 2:
+                        return spans
+                    if not spans and fillers > (12 if size == STRONG_WINDOW else 6):
+                        return spans
+                continue
             if _mixed(token) and cue.kind not in (BANK_ACCOUNT, PAYMENT_CARD):
                 spans.append((a, b))
             else:
