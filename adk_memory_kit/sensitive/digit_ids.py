@@ -71,6 +71,9 @@ _LETTERED = re.compile(
     r"[A-Z](?<![\w-][A-Z])[A-Z]{0,2}-?(\d{4,12}(?:-\d{3,12}){0,3})(?:-?[A-Z0-9])?"
     r"(?![\w-]|[.,]\w)"
 )
+#: A Portuguese Cartão de Cidadão's layout: 8 digits, a check digit, two letters, a digit
+#: (``14882371 2ZX7``, ``14829375 1 ZX9``): an id whatever its checksum.
+_CC_LAYOUT = re.compile(r"(?<![\w-])\d{8}[ -]?\d[ -]?[A-Z]{2}\d(?![\w-])")
 #: Letters that start a ticket, order or invoice reference (``INC0089341``), not an id.
 _REFERENCE_PREFIXES = frozenset(
     "INC REQ CHG PRB RITM TKT REF ORD INV PO SO SR CR RC TX TRX TXN ID NO BK KB".split()
@@ -155,6 +158,9 @@ class DigitIdDetector:
             if not public:
                 kind = PAYMENT_CARD if 13 <= n <= 19 and card_shaped(m.group(0)) else GOVERNMENT_ID
                 found.append(Finding(kind, self.name, a, b))
+        for m in _CC_LAYOUT.finditer(text):
+            if not public_label_before(text, m.start()):
+                found.append(Finding(GOVERNMENT_ID, self.name, *m.span()))
         for m in _LETTERED.finditer(text):
             digits = m.group(1)
             if sum(c.isdigit() for c in digits) < 7 or _YEAR_FIRST.match(digits):

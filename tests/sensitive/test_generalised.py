@@ -182,3 +182,22 @@ def test_the_number_a_pin_opens_is_a_bank_account(text: str, account: str) -> No
 def test_a_phone_number_in_another_sentence_than_the_pin_is_kept() -> None:
     text = "My PIN is 4821. Call the shop on 020 7946 0123 tomorrow."
     assert "020 7946 0123" in redact_for_store(text)
+
+
+# 4. ids whose checksum a writer got wrong: the layout decides
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("Ausweisnummer im Personalausweis: TZ4K8M2R7, bitte eintragen", "TZ4K8M2R7"),
+        ("o cartão de cidadão dele é 30118842 7 ZY3", "30118842 7 ZY3"),
+        ("CC 21907735-4AB2 para o contrato", "21907735-4AB2"),
+    ],
+)
+def test_id_layouts_whatever_the_checksum(text: str, secret: str) -> None:
+    _gone(text, secret)
+
+
+def test_a_short_code_after_a_document_name_is_kept() -> None:
+    _kept("passport photos cost 8 EUR at booth B12, open until 18:00")
