@@ -24,7 +24,11 @@ from adk_memory_kit.sensitive.base import BANK_ACCOUNT, PAYMENT_CARD, Finding, a
 DETECTOR = "card_companion"
 #: How far after a card number its codes are looked for (characters, same sentence).
 REACH = 120
-_CODE = re.compile(r"(?<![\d/.,:$€£¥₹\-])\d{3,6}(?![\d/%]|[.,:]\d)")
+_CODE = re.compile(
+    r"(?<![\d/.,:$€£¥₹\-])\d{3,6}(?![\d/%]|[.,:]\d)"
+    r"|(?<=,)\d{3,6}(?=,|[ \t]*$)",  # a cell of a CSV row: ",448,"
+    re.MULTILINE,
+)
 #: A card's expiry: month and year, either order (any script's digits).
 _EXPIRY = re.compile(
     r"(?<![\d/.-])(?:(?:0?[1-9]|1[0-2])\s?[/-]\s?(?:20)?\d\d|20\d\d\s?[/-]\s?(?:0?[1-9]|1[0-2]))"

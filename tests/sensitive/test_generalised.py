@@ -201,3 +201,9 @@ def test_id_layouts_whatever_the_checksum(text: str, secret: str) -> None:
 
 def test_a_short_code_after_a_document_name_is_kept() -> None:
     _kept("passport photos cost 8 EUR at booth B12, open until 18:00")
+
+
+def test_a_card_row_of_a_csv_takes_its_code_cell() -> None:
+    text = "name,card,exp,cvc,total\nA. Okafor,4916330177208853,04/29,731,120.00"
+    _gone(text, "4916330177208853", "04/29", "731")
+    assert "120.00" in redact_for_store(text)
