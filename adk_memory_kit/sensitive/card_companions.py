@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from adk_memory_kit.sensitive.base import BANK_ACCOUNT, PAYMENT_CARD, Finding, ascii_digits
+from adk_memory_kit.sensitive.base import BANK_ACCOUNT, IBAN, PAYMENT_CARD, Finding, ascii_digits
 
 DETECTOR = "card_companion"
 #: How far after a card number its codes are looked for (characters, same sentence).
@@ -108,4 +108,40 @@ def pin_accounts(text: str, findings: Iterable[Finding]) -> set[Finding]:
             if any(x < b and a < y for x, y in taken):
                 continue
             found.add(Finding(BANK_ACCOUNT, PIN_ACCOUNT, a, b))
+    return found
+
+
+BANK_COMPANION = "bank_companion"
+#: How far from a bank account its other numbers are looked for (characters, same sentence).
+BANK_REACH = 80
+#: A branch, transit, institution or clearing number: 3 to 8 digits, a check digit allowed
+#: after a hyphen (``8327-9``, ``01029-7``).
+_BRANCH = re.compile(r"(?<![\w/.,:$€£¥₹-])\d{3,8}(?:-\d)?(?![\w/%]|[.,:]\d)")
+
+
+def bank_companions(text: str, findings: Iterable[Finding]) -> set[Finding]:
+    """The other numbers of a bank account's sentence: once a message gives an account or
+    an IBAN, the 3-8 digit numbers beside it in the same sentence (within ``BANK_REACH``
+    characters) are its branch, transit, institution or clearing number ("Scotia account
+    000406219, transit 50575"; "agência 3421 conta 01029-7"), in whatever language they are
+    named. Not years, amounts, measures, or numbers inside another finding."""
+    found: set[Finding] = set()
+    banks = [(f.start, f.end) for f in findings if f.kind in (BANK_ACCOUNT, IBAN)]
+    if not banks:
+        return found
+    taken = [(f.start, f.end) for f in findings]
+    for start, end in banks:
+        lo, hi = max(0, start - BANK_REACH), min(len(text), end + BANK_REACH)
+        for before in _SENTENCE_END.finditer(text, lo, start):
+            lo = before.end()
+        after = _SENTENCE_END.search(text, end, hi)
+        if after is not None:
+            hi = after.start()
+        for m in _BRANCH.finditer(text, lo, hi):
+            a, b = m.span()
+            if _YEAR.fullmatch(m.group(0)) or _UNIT.match(text, b):
+                continue
+            if any(x < b and a < y for x, y in taken):
+                continue
+            found.add(Finding(BANK_ACCOUNT, BANK_COMPANION, a, b))
     return found

@@ -125,6 +125,13 @@ def public_shape(text: str, start: int, end: int) -> bool:
     return phone_shaped(text, start, end)
 
 
+def _grouped_account(run: str, n: int) -> bool:
+    """A bank account of 21-24 digits in groups of 8 (``11773016-01234567-00000000``)."""
+    return (
+        n <= 24 and len(groups := _SEPARATORS.split(run)) >= 3 and all(len(g) == 8 for g in groups)
+    )
+
+
 @dataclass(frozen=True)
 class DigitIdDetector:
     """Long digit runs not public by shape or label (see the module docstring)."""
@@ -143,7 +150,7 @@ class DigitIdDetector:
             if iban is not None and n >= 10:
                 found.append(Finding(BANK_ACCOUNT, self.name, iban.start(), b))
                 continue
-            if not LEAST_DIGITS <= n <= MOST_DIGITS:
+            if not LEAST_DIGITS <= n <= MOST_DIGITS and not _grouped_account(m.group(0), n):
                 continue
             key = (min(a, 48), text[max(0, a - 48) : b + 12])
             public = memo.get(key)

@@ -207,3 +207,39 @@ def test_a_card_row_of_a_csv_takes_its_code_cell() -> None:
     text = "name,card,exp,cvc,total\nA. Okafor,4916330177208853,04/29,731,120.00"
     _gone(text, "4916330177208853", "04/29", "731")
     assert "120.00" in redact_for_store(text)
+
+
+# 5. digits of every script through every detector; an account's other numbers
+
+
+def test_every_detector_reads_digits_of_every_script() -> None:
+    text = "আমার পিন ৭৩১৯, কাউকে বলবে না"  # Bengali: a PIN in Bengali digits
+    _gone(text, "৭৩১৯")
+    text = "رمز عبور من ۸۸۲۰۱۹ است"  # Persian digits after a password word
+    _gone(text, "۸۸۲۰۱۹")
+
+
+@pytest.mark.parametrize(
+    ("text", "secrets"),
+    [
+        ("RBC account 004417829, transit 03152, institution 003 for payroll",
+         ("004417829", "03152", "003")),
+        ("conta 8812 440912-3, agência 0917-2, Banco do Brasil", ("440912-3", "0917-2")),
+    ],
+)  # fmt: skip
+def test_an_account_takes_its_branch_and_transit_numbers(
+    text: str, secrets: tuple[str, ...]
+) -> None:
+    _gone(text, *secrets)
+
+
+def test_an_account_of_three_groups_of_eight() -> None:
+    _gone("utald ide: 10918001-00000123-45678902", "10918001-00000123-45678902")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["A kapukód 5531, ha jön a futár", "공동현관 비번 *4410# 이야", "домофон 2280, квартира 14"],
+)
+def test_what_a_code_opens_in_more_languages(text: str) -> None:
+    assert any(f.detector == "short_code" for f in detect_sensitive(text)), text
