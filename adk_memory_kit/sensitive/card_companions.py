@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterable
 
 from adk_memory_kit.sensitive.base import BANK_ACCOUNT, IBAN, PAYMENT_CARD, Finding, ascii_digits
+from adk_memory_kit.sensitive.public_numbers import public_label_before
 
 DETECTOR = "card_companion"
 #: How far after a card number its codes are looked for (characters, same sentence).
@@ -86,7 +87,8 @@ def pin_accounts(text: str, findings: Iterable[Finding]) -> set[Finding]:
     """The account a PIN opens: a number of 7-16 digits in the same sentence as a PIN
     finding, within ``PIN_REACH`` characters (a mobile-money wallet given as a phone
     number with its PIN: "M-Pesa 0712 448 903, PIN 2281"). Choosing by harm: a message that
-    hands over a PIN makes the number it opens a secret, phone-shaped or not."""
+    hands over a PIN makes the number it opens a secret, phone-shaped or not; a number
+    labelled public (an order, a parcel, a ticket) is not one."""
     found: set[Finding] = set()
     pins = [
         (f.start, f.end)
@@ -105,8 +107,8 @@ def pin_accounts(text: str, findings: Iterable[Finding]) -> set[Finding]:
             hi = after.start()
         for m in _ACCOUNT.finditer(text, lo, hi):
             a, b = m.span()
-            if any(x < b and a < y for x, y in taken):
-                continue
+            if any(x < b and a < y for x, y in taken) or public_label_before(text, a):
+                continue  # inside another finding, or labelled public (an order number)
             found.add(Finding(BANK_ACCOUNT, PIN_ACCOUNT, a, b))
     return found
 
@@ -124,7 +126,8 @@ def bank_companions(text: str, findings: Iterable[Finding]) -> set[Finding]:
     an IBAN, the 3-8 digit numbers beside it in the same sentence (within ``BANK_REACH``
     characters) are its branch, transit, institution or clearing number ("Scotia account
     000406219, transit 50575"; "agência 3421 conta 01029-7"), in whatever language they are
-    named. Not years, amounts, measures, or numbers inside another finding."""
+    named. Not years, amounts, measures, numbers labelled public, or numbers inside another
+    finding."""
     found: set[Finding] = set()
     banks = [(f.start, f.end) for f in findings if f.kind in (BANK_ACCOUNT, IBAN)]
     if not banks:
@@ -141,7 +144,7 @@ def bank_companions(text: str, findings: Iterable[Finding]) -> set[Finding]:
             a, b = m.span()
             if _YEAR.fullmatch(m.group(0)) or _UNIT.match(text, b):
                 continue
-            if any(x < b and a < y for x, y in taken):
+            if any(x < b and a < y for x, y in taken) or public_label_before(text, a):
                 continue
             found.add(Finding(BANK_ACCOUNT, BANK_COMPANION, a, b))
     return found

@@ -19,6 +19,7 @@ from adk_memory_kit.sensitive.digit_ids import card_shaped
 from adk_memory_kit.sensitive.health_meaning import _not_english
 from adk_memory_kit.sensitive.health_vocab import health_terms
 from adk_memory_kit.sensitive.health_world import head_cannot_read, world_terms
+from adk_memory_kit.sensitive.public_numbers import public_label_before
 from adk_memory_kit.sensitive.secrecy import asks_secrecy
 
 
@@ -243,3 +244,14 @@ def test_an_account_of_three_groups_of_eight() -> None:
 )
 def test_what_a_code_opens_in_more_languages(text: str) -> None:
     assert any(f.detector == "short_code" for f in detect_sensitive(text)), text
+
+
+def test_a_number_labelled_public_beside_a_pin_is_kept() -> None:
+    text = "Order number 4000 0000 0000 0002, I have a nut allergy, PIN 4821."
+    assert "Order number 4000 0000 0000 0002" in redact_for_store(text)
+
+
+def test_tagalog_po_is_no_purchase_order_label() -> None:
+    text = "Maya ko po 0918 220 4417, MPIN 2290, salamat"
+    _gone(text, "0918 220 4417", "2290")
+    assert public_label_before("PO 4410021", 3)
