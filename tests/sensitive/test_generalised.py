@@ -255,3 +255,9 @@ def test_tagalog_po_is_no_purchase_order_label() -> None:
     text = "Maya ko po 0918 220 4417, MPIN 2290, salamat"
     _gone(text, "0918 220 4417", "2290")
     assert public_label_before("PO 4410021", 3)
+
+
+def test_a_random_value_after_a_keyed_name_and_equals_is_a_credential() -> None:
+    key = "Qm7xT2vL9pW4bN8yRc3J6hFd0sAe1Ug5KoPz7XzL2mN8vB4cD6fG0hJ1kL3"
+    _gone(f"Endpoint=sb://ns.example/;SharedAccessKeyName=Root;SharedAccessKey={key};", key)
+    _kept("set api_key=YOUR_API_KEY_HERE_PLEASE before running")
