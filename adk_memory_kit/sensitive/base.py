@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -98,6 +99,14 @@ class TermDetector:
             for match in re.finditer(pattern, text, flags):
                 found.append(Finding(self.kind, self.name, match.start(), match.end()))
         return found
+
+
+def ascii_digits(text: str) -> str:
+    """``text`` with the decimal digits of every script (Bengali, Persian, Arabic-Indic,
+    Devanagari, full-width ...) written as ASCII digits; same length, so spans carry over."""
+    if text.isascii():
+        return text
+    return "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in text)
 
 
 def window_before(text: str, start: int, size: int) -> str:

@@ -33,6 +33,8 @@ class SplitCardDetector:
             return found
         for m in _GROUPS.finditer(text):
             run = m.group(0)
+            if len(run) < 13:
+                continue  # fewer than 13 digits: no card
             if "\n" not in run and not (
                 (m.start() > 0 and text[m.start() - 1].isalpha())
                 or (m.start() > 1 and text[m.start() - 1] in ":#" and text[m.start() - 2].isalpha())

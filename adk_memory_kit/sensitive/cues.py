@@ -7,7 +7,9 @@ recovery, routing, passport ...) names a secret outright and counts at either se
 ``strict``. Languages: English, Spanish, French, German, Portuguese, Italian, Japanese (every
 kind, weak cues too); Dutch, Swedish, Danish, Norwegian, Finnish, Polish, Turkish, Indonesian
 and Malay, Vietnamese, Korean, Chinese, Russian and Arabic (strong cues), and the national
-id names of Nigeria, Kenya, Singapore and Brazil.
+id names of Nigeria, Kenya, Singapore and Brazil; the words for a password and a one-time
+code in Catalan, Hungarian, Czech, Romanian, Greek, Hebrew, Persian, Bengali, Hindi, Tamil,
+Thai, Swahili, Croatian, Slovenian, Estonian and Ukrainian (strong cues).
 """
 
 from __future__ import annotations
@@ -71,6 +73,9 @@ _TABLE: tuple[tuple[str, bool, str], ...] = (
         密码|密碼|口令|
         пароль|пин-код|пин код|код доступа|
         كلمة السر|كلمة المرور|الرقم السري|
+        contrasenya|clau d'accés|jelszó|jelszava|jelszavam|heslo|parolă|κωδικός|κωδικό|
+        סיסמה|סיסמא|باسوورد|باسورد|پسورد|رمز عبور|পাসওয়ার্ড|পিন|पासवर्ड|கடவுச்சொல்|
+        รหัสผ่าน|nenosiri|lozinka|geslo|parool|пін-код|mpin|upi pin|
         """,
     ),
     (
@@ -107,6 +112,10 @@ _TABLE: tuple[tuple[str, bool, str], ...] = (
         恢复码|恢復碼|验证码|驗證碼|备用码|助记词|
         код восстановления|код подтверждения|резервный код|одноразовый код|
         رمز الاسترداد|رمز التحقق|
+        egyszer használatos|ellenőrző kód|megerősítő kód|msimbo wa kuthibitisha|
+        msimbo wa uthibitisho|kod tac|kod pengesahan|kod otp|код з смс|код із смс|смс-код|
+        код підтвердження|كود التحقق|كود تحقق|رمز التفعيل|کد تایید|کد تأیید|ওটিপি|ओटीपी|
+        tek kullanımlık|jednorazowy kod|รหัส otp|รหัสยืนยัน|mã xác nhận|
         """,
     ),
     (

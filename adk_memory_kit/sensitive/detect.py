@@ -20,8 +20,13 @@ from adk_memory_kit.sensitive.base import (
     Finding,
     RegexDetector,
     TermDetector,
+    ascii_digits,
 )
-from adk_memory_kit.sensitive.card_companions import card_companions
+from adk_memory_kit.sensitive.card_companions import (
+    bank_companions,
+    card_companions,
+    pin_accounts,
+)
 from adk_memory_kit.sensitive.cards import SplitCardDetector
 from adk_memory_kit.sensitive.digit_ids import DigitIdDetector
 from adk_memory_kit.sensitive.failclosed import CUE_VALUE, CueValueDetector
@@ -100,6 +105,9 @@ def detect_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> 
     if not text:
         return []
     chosen = DEFAULT_DETECTORS if detectors is None else detectors
+    # digits of every script (Bengali, Persian, Devanagari ...) read as ASCII digits: the
+    # same length, so every span found is a span of the text as given
+    text = ascii_digits(text)
     findings = _run(text, chosen)
     respelled = spelled_digits(text)
     if respelled is not None:  # numbers spelled as words, read again as digits
@@ -107,6 +115,8 @@ def detect_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> 
     if findings:
         findings = _drop_redundant(_drop_public(text, findings))
         findings |= card_companions(text, findings)  # a card's security code, its PIN
+        findings |= pin_accounts(text, findings)  # the wallet or account a PIN opens
+        findings |= bank_companions(text, findings)  # an account's branch, transit, clearing
     return sorted(findings, key=lambda f: (f.start, f.end, f.kind, f.detector))
 
 

@@ -21,7 +21,14 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from adk_memory_kit.sensitive.base import BANK_ACCOUNT, GOVERNMENT_ID, Finding
+from adk_memory_kit.sensitive.base import (
+    BANK_ACCOUNT,
+    GOVERNMENT_ID,
+    PAYMENT_CARD,
+    Finding,
+    ascii_digits,
+)
+from adk_memory_kit.sensitive.numbers import card_network
 from adk_memory_kit.sensitive.public_numbers import (
     phone_shaped,
     phone_word_before,
@@ -64,11 +71,26 @@ _LETTERED = re.compile(
     r"[A-Z](?<![\w-][A-Z])[A-Z]{0,2}-?(\d{4,12}(?:-\d{3,12}){0,3})(?:-?[A-Z0-9])?"
     r"(?![\w-]|[.,]\w)"
 )
+#: A Portuguese Cartão de Cidadão's layout: 8 digits, a check digit, two letters, a digit
+#: (``14882371 2ZX7``, ``14829375 1 ZX9``): an id whatever its checksum.
+_CC_LAYOUT = re.compile(r"(?<![\w-])\d{8}[ -]?\d[ -]?[A-Z]{2}\d(?![\w-])")
 #: Letters that start a ticket, order or invoice reference (``INC0089341``), not an id.
 _REFERENCE_PREFIXES = frozenset(
     "INC REQ CHG PRB RITM TKT REF ORD INV PO SO SR CR RC TX TRX TXN ID NO BK KB".split()
 )
 _SEPARATORS = re.compile(r"[ \u00a0./-]+")
+
+
+def card_shaped(run: str) -> bool:
+    """Whether a digit run is written the way cards are, whatever its checksum (choose by
+    harm: a mistyped card is still a card): a card network's prefix and length, or sixteen
+    digits in four groups of four (how every card prints its number, national networks
+    such as Shetab or RuPay included)."""
+    digits = ascii_digits("".join(c for c in run if c.isdigit()))
+    if card_network(digits) is not None:
+        return True
+    groups = _SEPARATORS.split(run)
+    return len(groups) == 4 and all(len(g) == 4 for g in groups)
 
 
 def public_shape(text: str, start: int, end: int) -> bool:
@@ -103,6 +125,13 @@ def public_shape(text: str, start: int, end: int) -> bool:
     return phone_shaped(text, start, end)
 
 
+def _grouped_account(run: str, n: int) -> bool:
+    """A bank account of 21-24 digits in groups of 8 (``11773016-01234567-00000000``)."""
+    return (
+        n <= 24 and len(groups := _SEPARATORS.split(run)) >= 3 and all(len(g) == 8 for g in groups)
+    )
+
+
 @dataclass(frozen=True)
 class DigitIdDetector:
     """Long digit runs not public by shape or label (see the module docstring)."""
@@ -121,7 +150,7 @@ class DigitIdDetector:
             if iban is not None and n >= 10:
                 found.append(Finding(BANK_ACCOUNT, self.name, iban.start(), b))
                 continue
-            if not LEAST_DIGITS <= n <= MOST_DIGITS:
+            if not LEAST_DIGITS <= n <= MOST_DIGITS and not _grouped_account(m.group(0), n):
                 continue
             key = (min(a, 48), text[max(0, a - 48) : b + 12])
             public = memo.get(key)
@@ -134,7 +163,11 @@ class DigitIdDetector:
                 if len(memo) < 4096:
                     memo[key] = public
             if not public:
-                found.append(Finding(GOVERNMENT_ID, self.name, a, b))
+                kind = PAYMENT_CARD if 13 <= n <= 19 and card_shaped(m.group(0)) else GOVERNMENT_ID
+                found.append(Finding(kind, self.name, a, b))
+        for m in _CC_LAYOUT.finditer(text):
+            if not public_label_before(text, m.start()):
+                found.append(Finding(GOVERNMENT_ID, self.name, *m.span()))
         for m in _LETTERED.finditer(text):
             digits = m.group(1)
             if sum(c.isdigit() for c in digits) < 7 or _YEAR_FIRST.match(digits):

@@ -131,6 +131,7 @@ _VALUE_BEFORE = re.compile(
     r"(?:is|was|=|es|est|ist|era|é|è|sind|are)[ \t]+(?:[\w'-]+[ \t]+){0,3}$",
     re.IGNORECASE,
 )
+_VERB = re.compile(r"[ \t](?:is|was|=|es|est|ist|era|é|è|sind|are)[ \t]", re.IGNORECASE)
 _CONNECT = re.compile(r"[ \t]*(?:[:=：]|->|=>|は|が|を)[ \t]*")
 _PUBLIC_VALUE = re.compile(
     r"(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2|sha(?:1|256|384|512)-|sk-ssh|https?://|www\.)",
@@ -252,7 +253,8 @@ class CueValueDetector:
             return []
         spans: list[tuple[int, int]] = []
         lo = max(0, m.start() - 64)
-        if _DIGIT.search(text, lo, m.start()):  # every value holds a digit
+        # every value holds a digit, and "<value> is the <cue>" a verb between blanks
+        if _DIGIT.search(text, lo, m.start()) and _VERB.search(text, lo, m.start()):
             before = _VALUE_BEFORE.search(text, lo, m.start())
             if before is not None and self._shaped(before.group(1), cue, text, before.start(1)):
                 if not _SENTENCE_END.search(text, before.end(1), m.start()):
@@ -312,6 +314,14 @@ class CueValueDetector:
             token = text[a:b]
             if _PUBLIC_VALUE.match(token) or raw.startswith("[REDACTED:"):
                 return spans  # a public value, or the cue's value already redacted
+            if _DIGIT.search(token) is None:  # a word: no value (every value holds a digit)
+                if _LETTER.search(token):
+                    fillers += 1
+                    if spans and many and fillers > 2:
+                        return spans
+                    if not spans and fillers > (12 if size == STRONG_WINDOW else 6):
+                        return spans
+                continue
             if _mixed(token) and cue.kind not in (BANK_ACCOUNT, PAYMENT_CARD):
                 spans.append((a, b))
             else:

@@ -41,7 +41,9 @@ from adk_memory_kit.sensitive.health_model import (
     health_probabilities,
 )
 from adk_memory_kit.sensitive.health_vocab import health_terms, sentences
+from adk_memory_kit.sensitive.health_world import CARE_PLACES, head_cannot_read, world_terms
 from adk_memory_kit.sensitive.scan import TextScan
+from adk_memory_kit.sensitive.secrecy import asks_secrecy
 from adk_memory_kit.sensitive.settings import is_strict
 
 #: A rule hit counts unless the head is this sure its sentence is not about health.
@@ -63,15 +65,28 @@ _OTHER_SENSE = re.compile(
     r"exhibit\w*|gallery|chapter|character|plot|reading|sunglasses|glasses|lenses|goggles|"
     r"race|rowing|swimming|stroke count|golf|tennis|sku|reorder|restock|inventory|in stock|"
     r"consignment|pod|node|server|cluster|container|deploy\w*|cron|endpoint|database|db|"
-    r"charity|fundrais\w*|awareness|donat\w*|walk for|run for|"
+    r"charity|fundrais\w*|awareness|donat\w*|walk for|run for|news|article|board exams?|"
+    r"syllabus|lecture|hírek\w*|gazeti\w*|noticias?|nachrichten|zeitung|journal|jornal|"
+    r"giornale|uutis\w*|haber\w*|wiadomości|новин\w*|новост\w*|"
     r"surgery hours|(?:i'm|im|i am|she's|he's|she is|he is|a|an) (?:cancer|leo|virgo|gemini|"
     r"libra|scorpio|aries|taurus|pisces|capricorn|aquarius|sagittarius)(?! patient| survivor))"
     r"(?![a-z])"
 )
 
 
+#: The same senses in scripts without spaces or with glued articles (drama, film, novel, news).
+_OTHER_SENSE_SCRIPTS = re.compile(
+    "ドラマ|映画|小説|漫画|アニメ|ニュース|드라마|영화|소설|뉴스|웹툰|电视剧|电影|小说|新闻|"
+    "مسلسل|فيلم|أخبار|اخبار|خبر|سریال|فیلم|رمان|סדרה|סרט|חדשות|ละคร|หนัง|ข่าว|"
+    "नाटक|फिल्म|समाचार|নাটক|সিনেমা|খবর|படம்|செய்தி"
+)
+
+
 def _other_sense(sentence: str) -> bool:
-    return _OTHER_SENSE.search(sentence.lower()) is not None
+    lower = sentence.lower()
+    if _OTHER_SENSE.search(lower) is not None:
+        return True
+    return not lower.isascii() and _OTHER_SENSE_SCRIPTS.search(lower) is not None
 
 
 #: Words of the six other languages: MiniLM reads them less well, so its bar is lower there.
@@ -84,8 +99,37 @@ _FOREIGN = re.compile(
 FOREIGN_FACTOR = 0.5
 
 
+#: English function words: a sentence of four words or more with none of them is not
+#: English, whatever its script (Swahili, Tagalog, Finnish ...), and the head reads it less well.
+_ENGLISH = frozenset(
+    "a an the i you he she we they it is are was were be been am do does did have has had "
+    "of to in on at for with from by about and or but not no my your his her our their me "
+    "him them this that these those what when where who how if so as will would can could "
+    "should just there here".split()
+)
+_ASCII_WORD = re.compile(r"[a-z']+")
+
+
 def _foreign(sentence: str) -> bool:
     return _FOREIGN.search(sentence.lower()) is not None
+
+
+def _not_english(sentence: str) -> bool:
+    """Four words or more and no English function word: persons are named in English only,
+    so the absence of one there says nothing."""
+    words = _ASCII_WORD.findall(sentence.lower())
+    return len(words) >= 4 and _ENGLISH.isdisjoint(words)
+
+
+#: Scripts written without spaces between words: a sentence's length tells, not its spaces.
+_UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u9fff\uac00-\ud7af]")
+
+
+def _bare(sentence: str) -> bool:
+    """Whether ``sentence`` is a bare word or value ("lactose", "insulin"), not a statement."""
+    if len(sentence.split()) >= 3:
+        return False
+    return len(_UNSPACED.findall(sentence)) < 6
 
 
 @dataclass(frozen=True)
@@ -116,7 +160,7 @@ class MeaningHealthDetector:
             if lo == hi:
                 continue
             sentence = text[a:b]
-            if len(sentence.split()) < 3 and not _has_person(sentence):
+            if _bare(sentence) and not _has_person(sentence):
                 continue  # a bare word or value ("lactose", "insulin") states nobody's health
             if all(_NEGATED.search(text[max(a, x - 60) : x]) for x, _ in all_terms[lo:hi]):
                 continue  # every health word negated: "no allergies, no medication"
@@ -124,18 +168,35 @@ class MeaningHealthDetector:
             if _other_sense(sentence):
                 bar = OTHER_SENSE_THRESHOLD
             elif not _has_person(sentence) and not _foreign(sentence):
-                bar = NO_PERSON_THRESHOLD  # (persons are named in English only)
+                # persons are named in English only: a sentence of another language whose
+                # health word is of the multilingual table is not held to the no-person bar
+                if not (_not_english(sentence) and world_terms(sentence)):
+                    bar = NO_PERSON_THRESHOLD
             picked[(a, b)] = (bar, all_terms[lo:hi])
         if not picked:
             return []
+        found: list[Finding] = []
+        rules_in: list[tuple[int, int]] = []  # sentences whose rule hits count
+        if strict:  # the vocabulary decides where the head cannot: fail closed
+            for (a, b), (bar, terms) in list(picked.items()):
+                sentence = text[a:b]
+                unreadable = head_cannot_read(sentence)
+                if not unreadable and not asks_secrecy(sentence):
+                    continue  # the head decides
+                del picked[(a, b)]
+                if bar < OTHER_SENSE_THRESHOLD and not all(
+                    text[x:y].lower() in CARE_PLACES for x, y in terms
+                ):
+                    found.extend(Finding(HEALTH, self.name, x, y) for x, y in terms)
+                    rules_in.append((a, b))
+                elif not unreadable:
+                    picked[(a, b)] = (bar, terms)  # secrecy, but only a care place: the head
         items = list(picked.items())
         judged, unjudged = items[:MODEL_MAX_SENTENCES], items[MODEL_MAX_SENTENCES:]
-        probs = health_probabilities([text[a:b] for (a, b), _ in judged])
+        probs = health_probabilities([text[a:b] for (a, b), _ in judged]) if judged else []
         if probs is None:  # no model: every sentence is decided without it
             judged, unjudged, probs = [], items, []
         threshold = HEAD_THRESHOLD_STRICT if strict else HEAD_THRESHOLD_BALANCED
-        found: list[Finding] = []
-        rules_in: list[tuple[int, int]] = []  # sentences whose rule hits count
         for ((a, b), (bar, terms)), p in zip(judged, probs, strict=True):
             base = threshold
             if strict and bar == 0.0 and _foreign(text[a:b]):

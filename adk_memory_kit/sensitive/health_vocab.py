@@ -18,6 +18,7 @@ from functools import lru_cache
 
 from adk_memory_kit.sensitive.base import prefix_tree
 from adk_memory_kit.sensitive.health_vocab_data import CONDITIONS, DRUGS
+from adk_memory_kit.sensitive.health_world import world_terms
 
 #: Stems that start a health word (matched at a word start; Latin scripts); a hyphen joins
 #: the words of a phrase (``blood-test``) and matches a space or a hyphen.
@@ -86,6 +87,7 @@ _SUFFIXES = tuple(
     "triptan oxetine azine idone apine".split()
 )
 _LATIN_WORD = re.compile(r"[a-zà-ÿ][a-zà-ÿ'-]*")
+_ELISION = re.compile(r"(?:l|d|j|qu|s|n|c|m|t|all|dell|nell|sull|un)'")
 _SPLIT = re.compile(r"[.!?;。！？\n]+")
 _SLICE = 400
 
@@ -108,6 +110,11 @@ _IDIOMS = re.compile(
     r"giving me a headache|health ?check|healthz|healthy? (?:snack|recipe|option)s?|"
     r"(?:gluten|lactose|dairy|nut|sugar|caffeine|fragrance)[- ]free"
 )
+#: Every idiom above holds one of these.
+_IDIOM_KEYS = (
+    "pregnant pause", "sick", "heart", "dying to", "mental note", "pain in the",
+    "break a leg", "headache", "health", "free",
+)  # fmt: skip
 #: Code and identifiers (``pregnancy_flag``, ``/healthz``, ``heartbeat_interval: 30s``,
 #: ``u-4a52a1cd``): whole tokens, judged in Python (a regex with a ``\S*`` on each side of a
 #: character class is quadratic on a long token).
@@ -121,8 +128,8 @@ def _code_like(token: str) -> bool:
         return True
     if len(token) < 6:
         return False
-    digits = sum(c.isdigit() for c in token)
-    return digits >= 3 and digits < len(token) and any(c.isalpha() for c in token)
+    digits = sum(map(str.isdigit, token))
+    return digits >= 3 and digits < len(token) and any(map(str.isalpha, token))
 
 
 def _blank(text: str, spans: list[tuple[int, int]]) -> str:
@@ -144,18 +151,39 @@ def health_terms(sentence: str) -> list[tuple[int, int]]:
     lower = sentence.lower()
     if len(lower) != len(sentence):
         lower = sentence
-    lower = _IDIOMS.sub(lambda m: " " * len(m.group(0)), lower)
-    code = [m.span() for m in _WHOLE_TOKEN.finditer(lower) if _code_like(m.group(0))]
+    if any(k in lower for k in _IDIOM_KEYS):  # every idiom holds one (C-speed test first)
+        lower = _IDIOMS.sub(lambda m: " " * len(m.group(0)), lower)
+    code = [
+        m.span()
+        for m in _WHOLE_TOKEN.finditer(lower)
+        if (len(m.group(0)) >= 6 or not _CODE_CHARS.isdisjoint(m.group(0)))
+        and _code_like(m.group(0))
+    ]
     lower = _blank(lower, code)
-    lower = _LABEL_NUMBER.sub(lambda m: " " * len(m.group(0)), lower).replace("-", " ")
+    if ":" in lower:
+        lower = _LABEL_NUMBER.sub(lambda m: " " * len(m.group(0)), lower)
+    lower = lower.replace("-", " ")
     words, stem, ja = _vocab()
     spans = [m.span() for m in stem.finditer(lower)]
     if not lower.isascii():
         spans += [m.span() for m in ja.finditer(lower)]
-    for m in _LATIN_WORD.finditer(lower):
+    spans += world_terms(lower)
+    # the words that may count, from the distinct words (set look-ups at C speed); the text
+    # is walked only when there is one
+    distinct = set(_LATIN_WORD.findall(lower))
+    maybe = distinct & words
+    maybe.update(w for w in distinct if "'" in w or (len(w) >= 7 and w.endswith(_SUFFIXES)))
+    for m in _LATIN_WORD.finditer(lower) if maybe else ():
         word = m.group(0)
+        if word not in maybe:
+            continue
+        a = m.start()
+        if "'" in word:  # French and Italian elision: "l'escitalopram", "d'insuline"
+            elided = _ELISION.match(word)
+            if elided is not None:
+                word, a = word[elided.end() :], a + elided.end()
         if word in words or (len(word) >= 7 and word.endswith(_SUFFIXES)):
-            spans.append(m.span())
+            spans.append((a, m.end()))
     return sorted(s for s in spans if not _profession(lower, *s))
 
 

@@ -444,9 +444,11 @@ _DOC_HEADS = LiteralHeads(
 _DOC_SET = register_heads("id_document", _DOC_HEADS)
 _DOC_NEEDLES = ("pass", "ausweis", "identit", "id card", "national id", "licen", "führerschein",
                 "permis", "personnummer")  # fmt: skip
-#: A document number: capitals and digits (one hyphen allowed), 5+ digits, not inside a word.
+#: A document number: capitals and digits (one hyphen allowed), not inside a word; 5+
+#: digits, or 4+ among 8+ characters (an id card's letters and digits: ``LK7R3N9T2``).
 _DOC_NUMBER = re.compile(
-    r"(?<![\w-])(?=(?:[A-Z-]{0,18}\d){5})[A-Z0-9]{4,18}(?:-[A-Z0-9]{2,8})?(?![\w-])"
+    r"(?<![\w-])(?=(?:[A-Z-]{0,18}\d){5}|(?=[A-Z0-9-]{8})(?:[A-Z-]{0,18}\d){4})"
+    r"[A-Z0-9]{4,18}(?:-[A-Z0-9]{2,8})?(?![\w-])"
 )
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from adk_memory_kit.sensitive.base import prefix_tree
+
 _PUBLIC = re.compile(
     r"integrity\s*=\s*[\"']?sha(?:256|384|512)-[A-Za-z0-9+/=]+"
     r"|(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d{3}|sk-ssh-ed25519@openssh\.com)"
@@ -29,9 +31,40 @@ _PUBLIC = re.compile(
 _PLACEHOLDER = re.compile(r"\$\{[A-Za-z0-9_.-]{1,64}\}|\{\{[^{}\n]{1,64}\}\}|<[a-z][\w -]{2,40}>")
 
 
+#: Every match of ``_PUBLIC`` starts with one of these (lower case): the pattern is tried
+#: only where one starts (one C-speed pass), not at every position of the text.
+_HEADS = re.compile(
+    "(?="
+    + prefix_tree(
+        "integrity ssh- ecdsa-sha2-nistp sk-ssh sha1 sha2 sha3 sha5 md5 part model serial sku "
+        "item catalog product order ticket invoice tracking style mfr mpn asset lot batch "
+        "fingerprint -----begin pk_".split()
+    )
+    + ")"
+)
+
+
+def _public_matches(text: str) -> list[tuple[int, int]]:
+    """``_PUBLIC.finditer(text)``'s spans, the pattern tried at its heads only."""
+    lower = text.lower()
+    if len(lower) != len(text) or "\u0131" in text or "\u017f" in text or "\u212a" in text:
+        return [m.span() for m in _PUBLIC.finditer(text)]  # lower case would mislead
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for head in _HEADS.finditer(lower):
+        start = head.start()
+        if start < pos:
+            continue
+        m = _PUBLIC.match(text, start)
+        if m is not None:
+            spans.append(m.span())
+            pos = max(m.end(), start + 1)
+    return spans
+
+
 def public_spans(text: str) -> list[tuple[int, int]]:
     """Spans of public artifacts in ``text`` (left to right)."""
-    spans = [m.span() for m in _PUBLIC.finditer(text)]
+    spans = _public_matches(text)
     if "{" in text or "<" in text:
         spans += [m.span() for m in _PLACEHOLDER.finditer(text)]
     return spans

@@ -61,8 +61,9 @@ _LABEL = re.compile(
     re.IGNORECASE,
 )
 #: Labels that count only right before the number ("port 5432", "unit 4", "ending 4821").
+#: ("PO" in capitals only: a purchase order; "po" is Tagalog politeness: "GCash ko po ...")
 _ADJACENT = re.compile(
-    r"(?<![^\W\d_])(?:case|file|part|lot|tag|sn|po|port|ext|extension|page|step|row|chapter|"
+    r"(?<![^\W\d_])(?:case|file|part|lot|tag|sn|(?-i:PO|P\.O\.)|port|ext|extension|page|step|row|chapter|"
     r"section|version|build|release|issue|platform|bus|route|item|table|figure|episode|"
     r"season|level|floor|suite|apt|unit|ending|ends in|ends with|register|registration|sala|"
     r"aula|raum)(?:'s)?\.?[ \t]*(?:(?:no|nr|number|num)\.?[ \t]*)?(?:is[ \t]+)?[#:]?[ \t]*#?$",

@@ -12,6 +12,7 @@ mixing letters and digits. Linear: one pass per shape.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -75,8 +76,11 @@ def _seed_spans(text: str) -> list[tuple[int, int]]:
     ``SEED_WORDS - SEED_OUTSIDE`` list words, mostly distinct (one counting pass)."""
     union = _union()
     words = [w if w.isascii() else fold(w) for w in _WORD.findall(text.lower())]
-    flags = "".join("1" if w in union else "0" for w in words)
     need = SEED_WORDS - SEED_OUTSIDE
+    # a window needs `need` list words and 3/4 distinct words: so some distinct list words
+    if len(union.intersection(words)) < need - (SEED_WORDS - math.ceil(0.75 * SEED_WORDS)):
+        return []
+    flags = "".join("1" if w in union else "0" for w in words)
     # 10 ones among 12 places leave at most two zeros: some run of ones is 4 long
     if flags.count("1") < need or "1111" not in flags:
         return []

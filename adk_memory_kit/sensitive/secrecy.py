@@ -27,11 +27,15 @@ no se lo des|no lo compartas|não partilhes|não contes|niet doorgeven|niet dele
 ikke del|ikke giv|älä näytä|älä kerro|nie mów|nie podawaj|nikomu nie|
 kahit kanino|wag mo sabihin|huwag|jangan kasih tahu|jangan disebar|
 никому|не говори|μην|κανέναν|neb|sakın|kimseye|between us|entre nous|entre nosotros|
-unter uns|tra di noi|entre nós|keep this to yourself|keep it to yourself|just between
+unter uns|tra di noi|entre nós|keep this to yourself|keep it to yourself|just between|
+mat batana|mat batao|kisi ko mat|kisiko mat|usiambie|usimwambie|siri|jangan bagi|
+nikomu nie mów|не кажи|не розповідай|ні кому|ніколи не|kimseye söyleme|senki|ne mondd|
+älä kerro kenellekään|μην πεις|non dirlo a nessuno
 """
 _SCRIPTS = (
     "誰にも|秘密|教えないで|아무에게도|비밀|알려주지|말하지 마|말하지마|不要告诉|别告诉|保密|"
-    "סוד|אל תגיד|לא לספר|لا تخبر|سر"
+    "סוד|אל תגיד|לא לספר|لا تخبر|سر|"
+    "모르게|비밀로|لأحد|لا تقول|به کسی نگو|به هیچکس|किसी को मत|মত বলো|কাউকে বলো না|யாரிடமும்"
 )
 _ASKS = Vocabulary(_PHRASES + "|" + _SCRIPTS)
 

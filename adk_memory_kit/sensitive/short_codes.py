@@ -42,9 +42,10 @@ wifi*|wi-fi*|wlan*|router|pos|atm|bancomat|cajero|pin|mpin|otp|sms|one-time|veri
 passcode|login|logging|log in|sign in|locked out|locked me out|
 mailbox|postbox|buzón|briefkasten|brievenbus|postkasse|intercom|interphone|citofono|portero|
 unlock|desbloque*|déverrouill*|entsperr*|sblocc*|voicemail|sim card|sim pin|puk|shed|
-storage unit
+storage unit|kapu*|ajtó*|riasztó*|kaputelefon*|lépcsőház*|домофон*|сигналізац*|
+сигнализац*|hwisil|pintu|pagar|kapı*|domofon*|bramk*|
 """
-_TRIGGER = Vocabulary(_TRIGGER_WORDS + "|暗証|密码|비밀번호")
+_TRIGGER = Vocabulary(_TRIGGER_WORDS + "|暗証|密码|비밀번호|현관|도어락|비번|オートロック")
 _CODE = re.compile(
     r"\d(?<![\w.,/:+#$€£-]\d)(?<!\d[ -]\d)(?:(?:[ -]\d){3,7}|\d\d \d{3}|\d{3,7})"
     r"(?![\w/%€$£]|[.,:-]\d|[ -]\d)"

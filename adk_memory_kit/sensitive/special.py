@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from adk_memory_kit.sensitive.base import CREDENTIAL, Finding
+from adk_memory_kit.sensitive.base import CREDENTIAL, Finding, prefix_tree
+from adk_memory_kit.sensitive.scan import matches_at
 
 #: Sexual orientation, gender identity, religion or belief (GDPR article 9 categories).
 SPECIAL_CATEGORY = "special_category"
@@ -73,13 +74,40 @@ class SpecialCategoryDetector:
     kind: str = SPECIAL_CATEGORY
 
     def find(self, text: str) -> list[Finding]:
+        heads = _heads(text)
         found = [
             Finding(SPECIAL_CATEGORY, self.name, m.start(), m.end())
             for pattern in (_SELF, _BELIEF, _RECORD_OR_STATUS)
-            for m in pattern.finditer(text)
+            for m in (pattern.finditer(text) if heads is None else matches_at(pattern, heads, text))
         ]
         found += [
             Finding(CREDENTIAL, self.name, m.start(), m.end())
-            for m in _SECURITY_ANSWER.finditer(text)
+            for m in (
+                _SECURITY_ANSWER.finditer(text)
+                if heads is None
+                else matches_at(_SECURITY_ANSWER, heads, text)
+            )
         ]
         return found
+
+
+#: Every match of the four patterns starts, at a word start, with one of these (lower case):
+#: the patterns are tried there only (one C-speed pass), not at every position.
+_HEADS = re.compile(
+    r"(?<!\w)(?="
+    + prefix_tree(
+        "i we as being soy somos sou ich wir je nous sono siamo my mi minha mein ma on "
+        "permesso member supporter security secret memorable maiden pregunta pergunta "
+        "sicherheitsfrage question domanda".split()
+    )
+    + ")"
+)
+
+
+def _heads(text: str) -> list[int] | None:
+    """Where a match may start, or ``None`` where lower case would mislead (the patterns
+    are then run over the whole text)."""
+    lower = text.lower()
+    if len(lower) != len(text) or "\u0131" in text or "\u017f" in text or "\u212a" in text:
+        return None
+    return [m.start() for m in _HEADS.finditer(lower)]

@@ -239,6 +239,11 @@ class VendorTokenDetector:
                 if _random_token(m.group(0)):
                     a, b = offset + m.start(), offset + m.end()
                     found.append(Finding(CREDENTIAL, "high_entropy", a, b))
+            if "=" in run:
+                for m in _KEYED_VALUE.finditer(run):
+                    if _random_token(m.group(1)):
+                        a, b = offset + m.start(1), offset + m.end(1)
+                        found.append(Finding(CREDENTIAL, "high_entropy", a, b))
         return found
 
 
@@ -255,6 +260,15 @@ def _secret_span(m: re.Match[str]) -> tuple[int, int]:
 #: ``detect-secrets``' Shannon entropy high), e.g. an AWS secret access key in prose.
 _HIGH_ENTROPY = re.compile(
     r"(?<![A-Za-z0-9/+_=-])[A-Za-z0-9/+_-]{32,200}={0,2}(?![A-Za-z0-9/+_=-])"
+)
+
+
+#: A random value after a name ending in key, secret, token or password and ``=`` (a
+#: connection string's ``AccountKey=``, ``SharedAccessKey=``, ``client_secret=``): the
+#: lookbehind of ``_HIGH_ENTROPY`` leaves a run glued to ``=``; the name says it is a secret.
+_KEYED_VALUE = re.compile(
+    r"(?i:key|secret|token|password|passwd|pwd)=([A-Za-z0-9/+_-]{20,200}={0,2})"
+    r"(?![A-Za-z0-9/+_=-])"
 )
 
 

@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from adk_memory_kit.sensitive.base import prefix_tree
+
 _WORD = re.compile(r"[^\W\d_]+")
 
 
@@ -33,10 +35,28 @@ def words_of(text: str) -> tuple[str, frozenset[str]]:
     return lower, frozenset(_WORD.findall(lower))
 
 
+def _at_word_start(pattern: re.Pattern[str], lower: str) -> bool:
+    """Whether ``pattern`` (letters only) matches where a word starts: searched at C speed,
+    each hit's start checked here (a lookbehind in the pattern would defeat the search's
+    first-character scan)."""
+    pos = 0
+    while (m := pattern.search(lower, pos)) is not None:
+        start = m.start()
+        if start == 0 or not _LETTER_BEFORE.match(lower, start - 1):
+            return True
+        pos = start + 1
+    return False
+
+
+_LETTER_BEFORE = re.compile(r"[^\W\d_]")
+#: Past this many phrases one prefix-tree search beats a substring test per phrase.
+_MANY_PHRASES = 32
+
+
 class Vocabulary:
     """Entries of the module docstring, compiled once."""
 
-    __slots__ = ("words", "stems", "phrases", "anywhere", "_phrase")
+    __slots__ = ("words", "stems", "phrases", "anywhere", "_phrase", "_stems", "_phrase_any")
 
     def __init__(self, entries: str | Iterable[str]) -> None:
         items = entries.split("|") if isinstance(entries, str) else list(entries)
@@ -60,6 +80,11 @@ class Vocabulary:
         self.stems = tuple(stems)
         self.phrases = tuple(phrases)
         self.anywhere = tuple(anywhere)
+        # one C-speed search each: a stem at the start of a word (a stem holding a character
+        # that is not a letter can start no word: left out); any phrase, where there are many
+        letter_stems = sorted(s for s in stems if _WORD.fullmatch(s))
+        self._stems = re.compile(prefix_tree(letter_stems)) if letter_stems else None
+        self._phrase_any = re.compile(prefix_tree(sorted(phrases)) if phrases else "(?!)")
         self._phrase = (
             re.compile(
                 r"(?<![^\W\d_])(?:"
@@ -73,12 +98,17 @@ class Vocabulary:
     def found_in(self, text: str) -> bool:
         """Whether ``text`` holds an entry (see the module docstring)."""
         lower, found = words_of(text)
-        if any(e in lower for e in self.anywhere):
+        if any(e in lower for e in self.anywhere):  # few entries: substring tests are fastest
             return True
         if not self.words.isdisjoint(found):
             return True
-        if self.stems and any(w.startswith(self.stems) for w in found):
+        if self._stems is not None and _at_word_start(self._stems, lower):
             return True
-        if self._phrase is not None and any(p in lower for p in self.phrases):
+        if self._phrase is not None:
+            if len(self.phrases) > _MANY_PHRASES:
+                if self._phrase_any.search(lower) is None:
+                    return False
+            elif not any(p in lower for p in self.phrases):
+                return False
             return self._phrase.search(lower) is not None
         return False
