@@ -635,9 +635,10 @@ class PendingFolder:
     pause.
 
     :meth:`note` is called by the write side after each write of a user with pending rows;
-    at most one fold per user runs in this process. It waits until the user has written
-    nothing for ``idle_s`` seconds, then folds ``chunk`` rows a transaction, checking again
-    between chunks (a new write postpones the rest). Folds by several processes are safe
+    at most one fold per user runs in this process. It waits until no write of the user is
+    running in this process (:meth:`begin_write`, :meth:`end_write`) and none ended in the
+    last ``idle_s`` seconds, then folds ``chunk`` rows a transaction, checking again between
+    chunks (a new write postpones the rest). Folds by several processes are safe
     (rows are taken ``FOR UPDATE SKIP LOCKED``). A failed fold is logged and left to the next
     write or to :func:`index_heavy_users`.
     """
@@ -648,7 +649,25 @@ class PendingFolder:
     def __post_init__(self) -> None:
         self._tasks: dict[tuple[str, str], asyncio.Task[int]] = {}
         self._last_write: dict[tuple[str, str], float] = {}
+        self._writing: dict[tuple[str, str], int] = {}
         self.folded = 0
+
+    def begin_write(self, app: str, user: str) -> None:
+        """A write of the user starts in this process: no fold chunk of theirs starts until it
+        ends (:meth:`end_write`)."""
+        key = (app, user)
+        self._writing[key] = self._writing.get(key, 0) + 1
+
+    def end_write(self, app: str, user: str) -> None:
+        """The write :meth:`begin_write` announced ended (committed or not)."""
+        key = (app, user)
+        left = self._writing.get(key, 0) - 1
+        if left > 0:
+            self._writing[key] = left
+        else:
+            self._writing.pop(key, None)
+        if key in self._tasks:
+            self._last_write[key] = time.monotonic()
 
     def note(self, engine: AsyncEngine, app: str, user: str) -> None:
         """The user just wrote and has pending rows: fold them once the writes pause."""
@@ -663,8 +682,8 @@ class PendingFolder:
         try:
             while True:
                 quiet = time.monotonic() - self._last_write.get(key, 0.0)
-                if quiet < self.idle_s:
-                    await asyncio.sleep(self.idle_s - quiet)
+                if key in self._writing or quiet < self.idle_s:
+                    await asyncio.sleep(max(self.idle_s - quiet, self.idle_s / 4))
                     continue
                 done = await fold_pending(engine, app, user, chunk=self.chunk, most=self.chunk)
                 folded += done

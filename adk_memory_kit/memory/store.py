@@ -15,7 +15,8 @@ import logging
 import os
 import time
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -251,6 +252,16 @@ class MemoryStore:
             async with engine.begin() as conn:
                 change = grants.grant if granted else grants.revoke
                 return await change(conn, app_name, user_id, group)
+
+    @contextmanager
+    def writing(self, app: str, user: str) -> Iterator[None]:
+        """Around a write of the user: their background fold waits until it ends (a fold
+        chunk and a write would compete for the same rows and the same CPU)."""
+        self.pending_folder.begin_write(app, user)
+        try:
+            yield
+        finally:
+            self.pending_folder.end_write(app, user)
 
     async def note_write(self, conn: AsyncConnection, app: str, user: str) -> None:
         """After a write of the user committed on ``conn``: start the background build of

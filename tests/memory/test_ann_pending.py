@@ -58,7 +58,8 @@ async def _pending(memory, app: str, user: str, fact: str = NEW_FACT) -> list[bo
     async with operator_connect(memory.engine) as conn:
         found = await conn.execute(
             text(
-                f"SELECT ann_pending FROM {TABLE} WHERE app_name = :a AND user_id = :u AND text = :t"
+                f"SELECT ann_pending FROM {TABLE}"
+                " WHERE app_name = :a AND user_id = :u AND text = :t"
             ),
             {"a": app, "u": user, "t": fact},
         )
