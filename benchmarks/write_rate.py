@@ -328,8 +328,10 @@ async def main() -> None:
         rate = statistics.median(r for r, _ in batches)
         db_share = sum(d for _, d in batches) / sum(args.batch / r for r, _ in batches)
         results.append((size, rate, db_share, fold))
+        each = ", ".join(f"{r:,.0f}" for r, _ in batches)
         print(
-            f"  {size:>7,} rows: {rate:,.0f} rows/s ({db_share:.0%} in the database)",
+            f"  {size:>7,} rows: {rate:,.0f} rows/s ({db_share:.0%} in the database;"
+            f" batch by batch: {each})",
             file=sys.stderr,
         )
     floor = await bare_floor(engine, stand_in, written, args.batch)
