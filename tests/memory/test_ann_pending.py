@@ -24,6 +24,8 @@ from adk_memory_kit.memory.ann import (
     index_name,
     scope_literals,
 )
+from adk_memory_kit.memory.search import search_params
+from adk_memory_kit.memory.search_sql import HNSW_SETTINGS_SQL, heavy_sql
 from adk_memory_kit.memory.tables import TABLE
 from tests.support.memory import pet_facts, texts, unique
 
@@ -90,6 +92,28 @@ async def _predicate(memory, app: str, user: str) -> str | None:
         )
 
 
+async def _dense_top(memory, app: str, user: str, fact: str = NEW_FACT) -> str | None:
+    """The text of the first row of the heavy user's dense list alone (no full-text list to
+    find the row by its words) for the stored vector of ``fact``."""
+    async with operator_connect(memory.engine) as conn:
+        stored = await conn.scalar(
+            text(
+                f"SELECT embedding::text FROM {TABLE}"
+                " WHERE app_name = :a AND user_id = :u AND text = :t"
+            ),
+            {"a": app, "u": user, "t": fact},
+        )
+    qvec = [float(x) for x in stored.strip("[]").split(",")]
+    options = memory.store.search_options
+    params = {**search_params(app, user, [], 5, options), "qvec": qvec}
+    with user_scope(app, user):
+        async with memory.engine.connect() as conn:
+            await conn.execute(HNSW_SETTINGS_SQL, {"ef": "400"})
+            found = await conn.execute(heavy_sql(app, user, hybrid=False), params)
+            rows = found.mappings().all()
+    return rows[0]["text"] if rows else None
+
+
 async def _found(memory, app: str, user: str, query: str = QUERY) -> list[str]:
     return texts(await memory.search_memory(app_name=app, user_id=user, query=query))
 
@@ -103,9 +127,11 @@ async def test_a_new_row_is_found_before_the_fold_and_after_it(db_url, embedder)
         await memory.add_memory(app_name=app, user_id=user, memories=[_entry(NEW_FACT)])
         assert await _pending(memory, app, user) == [True]  # not inserted into the graph
         assert NEW_FACT in (await _found(memory, app, user))[:3]
+        assert await _dense_top(memory, app, user) == NEW_FACT  # the dense list alone too
         assert await fold_pending(memory.engine, app, user) == 1
         assert await _pending(memory, app, user) == [False]
         assert NEW_FACT in (await _found(memory, app, user))[:3]
+        assert await _dense_top(memory, app, user) == NEW_FACT
 
 
 async def test_the_background_fold_runs_once_writes_pause(db_url, embedder):
@@ -199,6 +225,7 @@ async def test_an_index_built_before_pending_rows_keeps_serving_and_is_replaced(
         await memory.add_memory(app_name=app, user_id=user, memories=[_entry(NEW_FACT)])
         assert await _pending(memory, app, user) == [True]
         assert NEW_FACT in (await _found(memory, app, user))[:3]
+        assert await _dense_top(memory, app, user) == NEW_FACT
         await build_user_index(memory.engine, app, user)  # replaced
         assert "ann_pending" in (await _predicate(memory, app, user) or "")
         assert NEW_FACT in (await _found(memory, app, user))[:3]
