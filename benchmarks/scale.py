@@ -367,6 +367,12 @@ async def ann_recall(engine, user, vectors, depth: int, ef: int) -> tuple[float,
     from adk_memory_kit.memory.tables import TABLE
 
     lit = " AND ".join(scope_literals(APP, user))
+    try:  # issue 45: the index covers the rows not pending (none here: nothing is written)
+        from adk_memory_kit.memory.ann import INDEXED_ROWS
+
+        lit += f" AND {INDEXED_ROWS}"
+    except ImportError:  # a kit from before issue 45: the user's literals are the predicate
+        pass
     sql = text(
         f"SELECT embedding <=> CAST(:v AS vector) AS d FROM {TABLE}"
         f" WHERE app_name = :a AND user_id = :u AND {lit}"

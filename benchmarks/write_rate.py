@@ -10,6 +10,11 @@ and then ``--batches`` batches of ``--batch`` events (500) are written through
 of those batches' rows/s: the rate of a batch written when the user has N rows. The same
 rows then go, in the same batches, into a bare table (text, a GIN-indexed tsvector and a
 vector(384) column) on the same server: the floor of what the server can take.
+Rows written to a user who has an HNSW index wait outside it (issue 45, ``ann_pending``): after
+each size's batches their fold into the index (``memory/ann.py`` ``fold_pending``, the work a
+background fold does once the user's writes pause) is timed on its own, off the write rate,
+so the sessions below start with nothing pending (with a kit from before issue 45: nothing to
+fold, ``-``).
 
 Then ``--sessions`` sessions of ``--turns`` turns (20) are written with
 ``add_session_to_memory`` (``write_policy="full_transcript"``: every turn stored) for the
@@ -105,6 +110,21 @@ async def write_batches(memory, user: str, texts: list[str], batch: int, clock: 
         )
         out.append((len(chunk) / (time.perf_counter() - t0), clock.total - db0))
     return out
+
+
+async def fold_rate(memory, engine, user: str) -> tuple[int, float] | None:
+    """(rows, rows/s) of folding the user's pending rows into their HNSW index now (issue 45);
+    ``None`` with a kit that has no pending rows."""
+    try:
+        from adk_memory_kit.memory.ann import fold_pending
+    except ImportError:
+        return None
+    folder = getattr(memory.store, "pending_folder", None)
+    if folder is not None:
+        await folder.close()  # the background fold of this user: timed here instead
+    t0 = time.perf_counter()
+    rows = await fold_pending(engine, APP, user)
+    return rows, rows / max(time.perf_counter() - t0, 1e-9)
 
 
 async def bare_floor(engine, embedder, texts: list[str], batch: int) -> float:
@@ -303,12 +323,15 @@ async def main() -> None:
         texts = scale.make_rows(turns, args.batch * args.batches, seed=size + 1)
         batches = await write_batches(memory, user, texts, args.batch, clock)
         await memory.store.wait_for_index_builds()
+        fold = await fold_rate(memory, engine, user)
         written += texts
         rate = statistics.median(r for r, _ in batches)
         db_share = sum(d for _, d in batches) / sum(args.batch / r for r, _ in batches)
-        results.append((size, rate, db_share))
+        results.append((size, rate, db_share, fold))
+        each = ", ".join(f"{r:,.0f}" for r, _ in batches)
         print(
-            f"  {size:>7,} rows: {rate:,.0f} rows/s ({db_share:.0%} in the database)",
+            f"  {size:>7,} rows: {rate:,.0f} rows/s ({db_share:.0%} in the database;"
+            f" batch by batch: {each})",
             file=sys.stderr,
         )
     floor = await bare_floor(engine, stand_in, written, args.batch)
@@ -340,10 +363,14 @@ async def main() -> None:
         f"\nadd_events_to_memory, {args.batch}-event batches (median of {args.batches}),"
         " STAND-IN embedder"
     )
-    print("| rows of the user | rows/s | share in the database |\n|---:|---:|---:|")
-    for size, rate, share in results:
-        print(f"| {size:,} | {rate:,.0f} | {share:.0%} |")
-    print(f"| bare table floor | {floor:,.0f} | |")
+    print(
+        "| rows of the user | rows/s | share in the database | folded into the index afterwards:"
+        " rows, rows/s |\n|---:|---:|---:|---:|"
+    )
+    for size, rate, share, fold in results:
+        folded = f"{fold[0]:,}, {fold[1]:,.0f}" if fold and fold[0] else "-"
+        print(f"| {size:,} | {rate:,.0f} | {share:.0%} | {folded} |")
+    print(f"| bare table floor | {floor:,.0f} | | |")
     if imported is not None:
         print(
             f"\nimport_memories of {args.import_rows:,} facts (JSON lines, a new user): "

@@ -27,6 +27,19 @@ build:
   the host (:func:`host_build_memory_cap_mb`), no parallel maintenance workers (unless asked),
   and, where the server runs on this host, its backend at the lowest CPU priority
   (memory/backend_priority.py).
+
+Pending rows (issue 45): an insert into a user's HNSW graph costs ~1,400 buffer reads, so a
+write to a user who has an index does not pay it. The write marks its rows ``ann_pending``
+(the upsert computes the flag from whether the user's index exists) and the index covers
+only ``NOT ann_pending`` rows; a search reads the indexed rows through HNSW and the pending
+ones by an exact scan (a partial btree on ``ann_pending`` finds them), one list
+(memory/search_sql.py). :func:`fold_pending` moves pending rows into the index in chunks
+(clearing the flag inserts each into the graph), off the write path: a :class:`PendingFolder`
+folds a user's rows once their writes pause, :func:`index_heavy_users` folds every user's,
+and a write that leaves more than :data:`PENDING_CAP` pending folds the excess itself, so
+the exact scan stays bounded. An index built before this (no ``ann_pending`` in its
+predicate) still serves searches (a pending row is filtered out of its scan and read by the
+exact one) and is replaced by the next build.
 """
 
 from __future__ import annotations
@@ -44,7 +57,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from adk_memory_kit.core.db_errors import translates_db_errors
-from adk_memory_kit.core.scope import operator_scope
+from adk_memory_kit.core.scope import operator_scope, user_scope
 from adk_memory_kit.core.validation import check_positive_int
 from adk_memory_kit.db.engine import behind_transaction_pooler
 from adk_memory_kit.errors import InvalidInputError
@@ -84,6 +97,14 @@ BUILD_MEMORY_CAP_MB = 2048
 ANN_MIN_ROWS = 3_000
 # How long a build that found every heavy-work slot taken waits before it tries again.
 SLOT_RETRY_S = 2.0
+# Pending rows (see the module's docstring). The most a user keeps pending: a write leaving
+# more folds the excess itself, so a search's exact scan of them stays a few ms (an exact
+# scan of 10k rows costs ~65 ms). Folds run in chunks of FOLD_CHUNK rows, one transaction
+# each (a chunk holds its rows' locks for ~0.3 s), once the user's writes have paused for
+# FOLD_IDLE_S seconds.
+PENDING_CAP = 2_000
+FOLD_CHUNK = 100
+FOLD_IDLE_S = 1.0
 
 
 def index_name(app: str, user: str) -> str:
@@ -99,8 +120,20 @@ def sql_literal(value: str) -> str:
 
 
 def scope_literals(app: str, user: str) -> list[str]:
-    """The partial-index predicate of one user: ``app_name = '...'``, ``user_id = '...'``."""
+    """The user half of the partial-index predicate: ``app_name = '...'``, ``user_id = '...'``
+    (the index also leaves pending rows out: :data:`INDEXED_ROWS`)."""
     return [f"app_name = {sql_literal(app)}", f"user_id = {sql_literal(user)}"]
+
+
+#: The rest of the partial-index predicate: the rows not waiting to be folded in.
+INDEXED_ROWS = "NOT ann_pending"
+
+#: The SQL of :func:`index_name` on the row's ``app`` and ``user`` expressions, for the
+#: upsert's ``ann_pending`` (memory/items_sql.py).
+INDEX_NAME_SQL = (
+    "'adk_mem_ann_' || left(encode(sha256(convert_to({app} || chr(31) || {user}, 'UTF8')),"
+    " 'hex'), 20)"
+)
 
 
 def graph_parameters(rows: int, *, large_graph_rows: int = LARGE_GRAPH_ROWS) -> tuple[int, int]:
@@ -126,7 +159,8 @@ def _checked_options(build_memory_mb: int | None, large_graph_rows: int) -> None
 
 
 _INDEX_STATE_SQL = text(
-    "SELECT i.indisvalid AS valid, c.reloptions AS options"
+    "SELECT i.indisvalid AS valid, c.reloptions AS options,"
+    " coalesce(pg_get_expr(i.indpred, i.indrelid), '') AS predicate"
     " FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
     " WHERE i.indexrelid = to_regclass(:n)"
 )
@@ -304,7 +338,12 @@ async def _build_locked(
         return "empty", False  # no rows: nothing to index
     m, ef_construction = graph_parameters(found.n or 0, large_graph_rows=large_graph_rows)
     state = (await conn.execute(_INDEX_STATE_SQL, {"n": name})).first()
-    if state is not None and state.valid and _built_m(state.options) >= m:
+    if (
+        state is not None
+        and state.valid
+        and _built_m(state.options) >= m
+        and "ann_pending" in state.predicate  # else built before pending rows: replaced
+    ):
         return "current", False
     slot = await try_take_slot(conn, slots=limits.slots)
     if slot is None:
@@ -328,7 +367,7 @@ async def _build_locked(
                 f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {building} ON {found.target}"
                 f" USING hnsw (embedding vector_cosine_ops)"
                 f" WITH (m = {m}, ef_construction = {ef_construction})"
-                f" WHERE {' AND '.join(scope_literals(app, user))}"
+                f" WHERE {' AND '.join([*scope_literals(app, user), INDEXED_ROWS])}"
             )
         )
     finally:
@@ -368,7 +407,8 @@ async def index_heavy_users(
     large_graph_rows: int = LARGE_GRAPH_ROWS,
 ) -> list[str]:
     """Build (or densify, see :func:`build_user_index`) the partial index of every user with
-    at least ``min_rows`` rows; their names.
+    at least ``min_rows`` rows; their names. Then fold every user's pending rows into their
+    index (:func:`fold_all_pending`).
 
     Reads the row counts from the per-user statistics table (one index scan, no count(*)).
     ``build_memory_mb``, ``large_graph_rows``: as in :func:`build_user_index`.
@@ -388,7 +428,7 @@ async def _index_heavy(
             {"m": min_rows},
         )
         heavy = [(r.app_name, r.user_id) for r in rows]
-    return [
+    names = [
         await build_user_index(
             engine,
             app,
@@ -398,6 +438,8 @@ async def _index_heavy(
         )
         for app, user in heavy
     ]
+    await fold_all_pending(engine)
+    return names
 
 
 @dataclass
@@ -432,7 +474,9 @@ class IndexBuilder:
         key = (app, user)
         if rows < self.min_rows or key in self._tasks:
             return False
-        if has_index and (rows < self.large_graph_rows or key in self._densify_checked):
+        # an existing index is checked once per process: too sparse for the user's size, or
+        # built before pending rows (issue 45), it is replaced
+        if has_index and key in self._densify_checked:
             return False
         failed = self._failed.get(key)
         return failed is None or time.monotonic() - failed >= self.retry_after
@@ -440,8 +484,9 @@ class IndexBuilder:
     def consider(
         self, engine: AsyncEngine, app: str, user: str, rows: int, has_index: bool
     ) -> None:
-        """Start a background build if the user needs one (none yet, or a sparser graph
-        than their size calls for, checked once per process) and none is running."""
+        """Start a background build if the user needs one (none yet; or, checked once per
+        process, a sparser graph than their size calls for or an index built before pending
+        rows) and none is running."""
         if not self.wants(app, user, rows, has_index):
             return
         key = (app, user)
@@ -460,6 +505,8 @@ class IndexBuilder:
                     break
                 await asyncio.sleep(self.slot_retry)  # another heavy job holds the slot
             self._failed.pop(key, None)
+            if outcome in ("built", "current"):
+                self._densify_checked.add(key)
             return outcome == "built"
         except asyncio.CancelledError:
             raise
@@ -482,6 +529,188 @@ class IndexBuilder:
 
     async def close(self) -> None:
         """Cancel running builds (an interrupted build is dropped and redone next time)."""
+        tasks = list(self._tasks.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+# ---------------------------------------------------------------- pending rows (issue 45)
+
+# The user's row count, whether their index exists and how many rows wait to be folded in
+# (counted through the partial btree on ann_pending, at most :most).
+_WRITE_PROBE_SQL = text(
+    f"SELECT (SELECT n FROM {USER_STATS} WHERE app_name = :app AND user_id = :user) AS n,"
+    " to_regclass(:ix) IS NOT NULL AS ann,"
+    f" (SELECT count(*) FROM (SELECT 1 FROM {TABLE} WHERE app_name = :app AND user_id = :user"
+    " AND ann_pending LIMIT :most) p) AS pending"
+)
+
+# One chunk of the user's pending rows into the index: clearing the flag makes each row's new
+# version an index entry (rows a writer holds are skipped, taken by a later chunk).
+_FOLD_SQL = text(
+    f"""
+WITH c AS (
+    SELECT id FROM {TABLE}
+    WHERE app_name = :app AND user_id = :user AND ann_pending
+    LIMIT :chunk FOR UPDATE SKIP LOCKED
+)
+UPDATE {TABLE} t SET ann_pending = false
+FROM c WHERE t.app_name = :app AND t.user_id = :user AND t.id = c.id
+"""
+)
+
+# scale-lint: maintenance across users, reads only the partial btree of pending rows
+_PENDING_USERS_SQL = text(f"SELECT DISTINCT app_name, user_id FROM {TABLE} WHERE ann_pending")
+
+
+@dataclass(frozen=True)
+class WriteProbe:
+    """What the write side reads after a write: the user's row count, whether their index
+    exists, and their pending rows (counted up to a bound)."""
+
+    rows: int
+    ann: bool
+    pending: int
+
+
+async def write_probe(conn: AsyncConnection, app: str, user: str, most: int) -> WriteProbe:
+    """One round trip: :class:`WriteProbe` of the user (pending counted up to ``most``)."""
+    row = (
+        await conn.execute(
+            _WRITE_PROBE_SQL, {"app": app, "user": user, "ix": index_name(app, user), "most": most}
+        )
+    ).one()
+    return WriteProbe(rows=int(row.n or 0), ann=bool(row.ann), pending=int(row.pending or 0))
+
+
+async def fold_chunk(conn: AsyncConnection, app: str, user: str, chunk: int = FOLD_CHUNK) -> int:
+    """Fold up to ``chunk`` of the user's pending rows into their index, in a transaction of
+    its own on ``conn`` (in the user's scope); how many were folded."""
+    async with conn.begin():
+        result = await conn.execute(_FOLD_SQL, {"app": app, "user": user, "chunk": chunk})
+    return int(result.rowcount or 0)
+
+
+@translates_db_errors("fold_pending")
+async def fold_pending(
+    engine: AsyncEngine,
+    app: str,
+    user: str,
+    *,
+    chunk: int = FOLD_CHUNK,
+    most: int | None = None,
+) -> int:
+    """Fold the user's pending rows into their partial HNSW index, ``chunk`` rows a
+    transaction (``most``: stop after about that many); how many were folded. Safe at any
+    time: a row's flag only says which of a search's two dense scans reads it."""
+    check_positive_int("chunk", chunk, unit="rows")
+    folded = 0
+    with user_scope(app, user):
+        async with engine.connect() as conn:
+            while most is None or folded < most:
+                size = chunk if most is None else min(chunk, most - folded)
+                done = await fold_chunk(conn, app, user, size)
+                folded += done
+                if done < size:
+                    break
+    return folded
+
+
+@translates_db_errors("fold_all_pending")
+async def fold_all_pending(engine: AsyncEngine, *, chunk: int = FOLD_CHUNK) -> int:
+    """Fold every user's pending rows (a maintenance pass); how many were folded."""
+    with operator_scope():
+        async with engine.connect() as conn:
+            users = [(r.app_name, r.user_id) for r in await conn.execute(_PENDING_USERS_SQL)]
+    folded = 0
+    for app, user in users:
+        folded += await fold_pending(engine, app, user, chunk=chunk)
+    return folded
+
+
+@dataclass
+class PendingFolder:
+    """Folds users' pending rows into their indexes in the background, once their writes
+    pause.
+
+    :meth:`note` is called by the write side after each write of a user with pending rows;
+    at most one fold per user runs in this process. It waits until no write of the user is
+    running in this process (:meth:`begin_write`, :meth:`end_write`) and none ended in the
+    last ``idle_s`` seconds, then folds ``chunk`` rows a transaction, checking again between
+    chunks (a new write postpones the rest). Folds by several processes are safe
+    (rows are taken ``FOR UPDATE SKIP LOCKED``). A failed fold is logged and left to the next
+    write or to :func:`index_heavy_users`.
+    """
+
+    idle_s: float = FOLD_IDLE_S
+    chunk: int = FOLD_CHUNK
+
+    def __post_init__(self) -> None:
+        self._tasks: dict[tuple[str, str], asyncio.Task[int]] = {}
+        self._last_write: dict[tuple[str, str], float] = {}
+        self._writing: dict[tuple[str, str], int] = {}
+        self.folded = 0
+
+    def begin_write(self, app: str, user: str) -> None:
+        """A write of the user starts in this process: no fold chunk of theirs starts until it
+        ends (:meth:`end_write`)."""
+        key = (app, user)
+        self._writing[key] = self._writing.get(key, 0) + 1
+
+    def end_write(self, app: str, user: str) -> None:
+        """The write :meth:`begin_write` announced ended (committed or not)."""
+        key = (app, user)
+        left = self._writing.get(key, 0) - 1
+        if left > 0:
+            self._writing[key] = left
+        else:
+            self._writing.pop(key, None)
+        if key in self._tasks:
+            self._last_write[key] = time.monotonic()
+
+    def note(self, engine: AsyncEngine, app: str, user: str) -> None:
+        """The user just wrote and has pending rows: fold them once the writes pause."""
+        key = (app, user)
+        self._last_write[key] = time.monotonic()
+        if key not in self._tasks:
+            self._tasks[key] = asyncio.get_running_loop().create_task(self._fold(engine, app, user))
+
+    async def _fold(self, engine: AsyncEngine, app: str, user: str) -> int:
+        key = (app, user)
+        folded = 0
+        try:
+            while True:
+                quiet = time.monotonic() - self._last_write.get(key, 0.0)
+                if key in self._writing or quiet < self.idle_s:
+                    await asyncio.sleep(max(self.idle_s - quiet, self.idle_s / 4))
+                    continue
+                done = await fold_pending(engine, app, user, chunk=self.chunk, most=self.chunk)
+                folded += done
+                self.folded += done
+                if done < self.chunk:
+                    return folded
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # logged; the next write or maintenance pass folds them
+            logger.warning("background fold of pending rows failed: %s", type(exc).__name__)
+            return folded
+        finally:
+            self._tasks.pop(key, None)
+            self._last_write.pop(key, None)
+
+    @property
+    def running(self) -> int:
+        """How many users' folds this process is running (or waiting to run) now."""
+        return len(self._tasks)
+
+    async def wait(self) -> None:
+        """Wait for the folds running now (benchmarks, tests, a graceful shutdown)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
+
+    async def close(self) -> None:
+        """Cancel running folds (their rows stay pending, read by the exact scan)."""
         tasks = list(self._tasks.values())
         for task in tasks:
             task.cancel()

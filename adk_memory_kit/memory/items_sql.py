@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from adk_memory_kit.core.memory_scopes import SHARED_PREFIX
 from adk_memory_kit.db.fence import guard_write
+from adk_memory_kit.memory.ann import INDEX_NAME_SQL
 from adk_memory_kit.memory.consolidation import Neighbour
 from adk_memory_kit.memory.documents import MemoryDocument, StoredKey
 from adk_memory_kit.memory.hygiene import Hygiene
@@ -34,17 +35,22 @@ from adk_memory_kit.sensitive import redact_for_store
 # Every value keeps its type's text form (vectors as pgvector's text, times in ISO 8601 with
 # their offset); ``importance`` goes as float8 and is rounded to real on assignment, as a bound
 # float parameter is.
+# ``ann_pending`` (issue 45): a row of a user who has a partial HNSW index waits outside it
+# (memory/ann.py: no graph insert on the write path); the flag is whether that index exists,
+# looked up by name. A rewritten row keeps its flag unless its embedding changes (then its
+# new version would enter the graph: it waits too).
 _COLUMNS = (
     "id, app_name, user_id, session_id, event_id, kind, author, role, text, search_text,"
     " context_text, source_hash, embedding, event_time, subject, expires_at, importance,"
-    " valid_to, metadata, memory_type, tags, valid_from, scope"
+    " valid_to, metadata, memory_type, tags, valid_from, scope, ann_pending"
 )
+_PENDING = f"to_regclass({INDEX_NAME_SQL.format(app='x.app', user='x.user')}) IS NOT NULL"
 _INSERT = f"""
 INSERT INTO {TABLE} AS t ({_COLUMNS})
 SELECT x.id, x.app, x.user, x.session_id, x.event_id, x.kind, x.author, x.role, x.text,
     x.search_text, x.context_text, x.source_hash, CAST(x.embedding AS vector), x.event_time,
     x.subject, x.expires_at, x.importance, x.valid_to, CAST(x.metadata AS jsonb),
-    x.memory_type, x.tags, x.valid_from, coalesce(x.scope, 'user')
+    x.memory_type, x.tags, x.valid_from, coalesce(x.scope, 'user'), {_PENDING}
 FROM json_to_recordset(CAST(:rows AS json)) AS x(id uuid, app text, "user" text,
     session_id text, event_id text, kind text, author text, role text, text text,
     search_text text, context_text text, source_hash text, embedding text,
@@ -56,6 +62,8 @@ ON CONFLICT (app_name, user_id, session_id, event_id) DO UPDATE SET
     search_text = EXCLUDED.search_text, context_text = EXCLUDED.context_text,
     source_hash = EXCLUDED.source_hash,
     embedding = EXCLUDED.embedding, event_time = EXCLUDED.event_time, ingested_at = now(),
+    ann_pending = CASE WHEN t.embedding = EXCLUDED.embedding THEN t.ann_pending
+        ELSE EXCLUDED.ann_pending END,
 """
 
 # Explicit adds (add_memory, add_events_to_memory) state the item whole: hygiene values,

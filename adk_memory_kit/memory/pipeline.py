@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.adk.events.event import Event
 from google.adk.memory.memory_entry import MemoryEntry
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from adk_memory_kit.core.db_errors import db_doors
 from adk_memory_kit.core.ids import legacy_text_fact_key, memory_row_id
@@ -111,8 +111,14 @@ class WritePipeline:
         docs, newest = await self._policy_documents(session)
         if newest is None:
             return SessionWrite(session.id, 0, status="empty")
-        app, user, sid = session.app_name, session.user_id, session.id
         engine = await self.store.ready()
+        with self.store.writing(session.app_name, session.user_id):
+            return await self._write_session(engine, session, docs, newest)
+
+    async def _write_session(
+        self, engine: AsyncEngine, session: Session, docs: list[MemoryDocument], newest: datetime
+    ) -> SessionWrite:
+        app, user, sid = session.app_name, session.user_id, session.id
         async with engine.connect() as conn:
             async with conn.begin():
                 if await items_sql.newer_snapshot_stored(conn, app, user, sid, newest):
@@ -422,7 +428,34 @@ class WritePipeline:
     ) -> None:
         """Upsert explicitly added items (their text, metadata and hygiene values as given) in
         one transaction on ``conn``; ``stored`` is what the caller read for their ids.
-        ``before``/``after`` run in the same transaction (corrections, consolidation)."""
+        ``before``/``after`` run in the same transaction (corrections, consolidation). While
+        it runs, no background fold of the user's pending rows starts (memory/ann.py)."""
+        with self.store.writing(app_name, user_id):
+            await self._write_rows(
+                conn,
+                app_name,
+                user_id,
+                items,
+                stored,
+                vectors=vectors,
+                before=before,
+                after=after,
+                scope=scope,
+            )
+
+    async def _write_rows(
+        self,
+        conn: AsyncConnection,
+        app_name: str,
+        user_id: str,
+        items: list[tuple[MemoryDocument, Hygiene]],
+        stored: Mapping[str, items_sql.StoredRow],
+        *,
+        vectors: Mapping[str, Any] | None,
+        before: Callable[[AsyncConnection], Awaitable[None]] | None,
+        after: Callable[[AsyncConnection], Awaitable[None]] | None,
+        scope: str,
+    ) -> None:
         # under a subject every item is rewritten: its supersession is decided under the lock
         changed = [
             (d, h)

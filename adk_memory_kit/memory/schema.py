@@ -119,6 +119,26 @@ def _steps(dim: int, partitions: int | None = None) -> list[Step]:
         # issue 47: memory scopes (docs/scopes.md); every existing row is the user's own
         *_scope_steps(),
         *grants.steps(),
+        # issue 45: rows written to a user who has an HNSW index wait outside it (memory/ann.py)
+        *_pending_steps(),
+    ]
+
+
+def _pending_steps() -> list[Step]:
+    """Issue 45: the ``ann_pending`` flag (a constant default: no table rewrite, every
+    existing row is indexed as before) and the partial btree a search's exact scan of a
+    user's pending rows reads (memory/search_sql.py). Indexes built before keep working
+    (they cover pending rows too; the search filters them out of the HNSW scan) and are
+    replaced by the next build (memory/ann.py)."""
+    return [
+        Step(
+            f"ALTER TABLE {TABLE} ADD COLUMN IF NOT EXISTS ann_pending boolean"
+            " NOT NULL DEFAULT false"
+        ),
+        Step(
+            f"CREATE INDEX IF NOT EXISTS {TABLE}_ann_pending_idx"
+            f" ON {TABLE} (app_name, user_id) WHERE ann_pending"
+        ),
     ]
 
 

@@ -6,7 +6,8 @@ every user. Three lists, each filtered on (app_name, user_id) inside its own WHE
 no list ever holds another user's rows:
 
 * ``vec``: cosine distance of the query embedding (an exact scan of a light user's rows; a
-  heavy user's own partial HNSW index, memory/ann.py).
+  heavy user's own partial HNSW index, memory/ann.py, with an exact scan of their few rows
+  not yet folded into it).
 * ``bm25``: Okapi BM25 over the English-stemmed ``tsv_en`` (the turn at weight A, its
   neighbouring turns at weight D counted ``context_weight`` times). Document frequencies and
   the collection size are the user's own, so a word that is everywhere in *this* user's
@@ -202,17 +203,38 @@ LIMIT :lim
 ).bindparams(_QVEC_PARAM)
 
 
+def _nearest(columns: str, literal_scope: str) -> str:
+    """The user's :cand rows nearest the query (each with ``columns``, which name its distance
+    ``dist``), nearest first: the indexed rows through the user's partial HNSW index (its
+    predicate, memory/ann.py, is the literal scope and ``NOT ann_pending``: the literals let
+    the planner use it), the pending rows (issue 45: written since, not yet folded into the
+    index; few, bounded) by an exact scan through their partial btree, merged by distance.
+    Without an index both are exact scans, of all of the user's rows together."""
+    return f"""SELECT * FROM (
+            (SELECT {columns}
+            FROM {TABLE} t
+            WHERE {_SCOPE} AND {literal_scope} AND NOT t.ann_pending
+            ORDER BY t.embedding <=> {_QVEC}
+            LIMIT :cand)
+            UNION ALL
+            (SELECT {columns}
+            FROM {TABLE} t
+            WHERE {_SCOPE} AND {literal_scope} AND t.ann_pending
+            ORDER BY t.embedding <=> {_QVEC}
+            LIMIT :cand)
+        ) n
+        ORDER BY n.dist, n.id
+        LIMIT :cand"""
+
+
 def _heavy_vec(literal_scope: str) -> str:
     """The dense list of a heavy user. ``literal_scope`` names the user as SQL literals, so
     the planner can use the user's partial HNSW index (memory/ann.py); without one the list
     is an exact scan of the user's rows."""
+    nearest = _nearest(f"t.id, t.embedding <=> {_QVEC} AS dist", literal_scope)
     return f"""vec AS MATERIALIZED (
     SELECT v.id, row_number() OVER (ORDER BY v.dist, v.id) AS rank, 1 - v.dist AS sim FROM (
-        SELECT t.id, t.embedding <=> {_QVEC} AS dist
-        FROM {TABLE} t
-        WHERE {_SCOPE} AND {literal_scope}
-        ORDER BY t.embedding <=> {_QVEC}
-        LIMIT :cand
+        {nearest}
     ) v
 )"""
 
@@ -367,15 +389,12 @@ def _dense_statement(literal_scope: str) -> str:
 
     The columns the scores and the fusion need are read by the index scan that finds the
     rows (one heap visit per row), not by a second probe of each row by primary key."""
+    columns = f"""t.id, t.embedding <=> {_QVEC} AS dist, t.tsv, t.tsv_en, t.search_len,
+            {_ORDER_KEYS}"""
     return f"""
 WITH {_Q}, {_HEAVY_STATS}, drows AS MATERIALIZED (
     SELECT v.*, row_number() OVER (ORDER BY v.dist, v.id) AS rank, 1 - v.dist AS sim FROM (
-        SELECT t.id, t.embedding <=> {_QVEC} AS dist, t.tsv, t.tsv_en, t.search_len,
-            {_ORDER_KEYS}
-        FROM {TABLE} t
-        WHERE {_SCOPE} AND {literal_scope}
-        ORDER BY t.embedding <=> {_QVEC}
-        LIMIT :cand
+        {_nearest(columns, literal_scope)}
     ) v
 ), {_hits("drows", "true")}, dbm25 AS ({_BM25_OF_HITS}), dexact AS ({_exact_of("drows")})
 SELECT d.id, b.score AS bm25, e.score AS exact, d.sim, d.cur, d.bonus, d.imp, d.et

@@ -15,7 +15,8 @@ import logging
 import os
 import time
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -34,17 +35,27 @@ from adk_memory_kit.errors import DatabaseUnavailableError
 from adk_memory_kit.memory import grants, items_sql
 from adk_memory_kit.memory.access import AccessRecorder
 from adk_memory_kit.memory.admission import held_slot
-from adk_memory_kit.memory.ann import SLOT_RETRY_S, IndexBuilder
+from adk_memory_kit.memory.ann import (
+    FOLD_CHUNK,
+    PENDING_CAP,
+    SLOT_RETRY_S,
+    IndexBuilder,
+    PendingFolder,
+    fold_chunk,
+    write_probe,
+)
 from adk_memory_kit.memory.config import SearchOptions, StorageOptions
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.rerank import asked_about, asks_about_now, asks_in_the_present
 from adk_memory_kit.memory.schema import ensure_schema
 from adk_memory_kit.memory.scoped_search import scoped_search
-from adk_memory_kit.memory.search import SearchFilters, plan_search
+from adk_memory_kit.memory.search import SearchFilters
 
 logger = logging.getLogger(__name__)
 #: How many users' last write times a store keeps (the oldest are forgotten first).
 _RECENT_WRITERS = 100_000
+#: How far past the pending cap a write's probe counts (the excess a write folds at most).
+PENDING_EXCESS_READ = 2_000
 
 
 @db_doors
@@ -89,6 +100,9 @@ class MemoryStore:
         self._ready_lock: asyncio.Lock | None = None
         self.access = AccessRecorder(self._write_access, flush_delay=access_flush_delay)
         self.index_builder = IndexBuilder(min_rows=search.heavy_user_rows)
+        self.pending_folder = PendingFolder()
+        #: The most rows a user keeps pending outside their index (memory/ann.py).
+        self.pending_cap = PENDING_CAP
 
     # ------------------------------------------------------------------ engine
     @property
@@ -154,6 +168,7 @@ class MemoryStore:
     async def close(self) -> None:
         """Write pending accesses; dispose of the engine (only if this store made it)."""
         await self.index_builder.close()
+        await self.pending_folder.close()
         if self._ready:
             try:
                 await self.access.close()
@@ -238,27 +253,52 @@ class MemoryStore:
                 change = grants.grant if granted else grants.revoke
                 return await change(conn, app_name, user_id, group)
 
+    @contextmanager
+    def writing(self, app: str, user: str) -> Iterator[None]:
+        """Around a write of the user: their background fold waits until it ends (a fold
+        chunk and a write would compete for the same rows and the same CPU)."""
+        self.pending_folder.begin_write(app, user)
+        try:
+            yield
+        finally:
+            self.pending_folder.end_write(app, user)
+
     async def note_write(self, conn: AsyncConnection, app: str, user: str) -> None:
         """After a write of the user committed on ``conn``: start the background build of
-        their partial HNSW index if they are now heavy without one (memory/ann.py). One
-        primary-key probe (the user's row count and whether the index exists); a failed probe
-        leaves the write as it is. Searches never do this (issue 49: no search starts or
-        waits for a build)."""
+        their partial HNSW index if they are now heavy without one, and the background fold
+        of their pending rows into it (memory/ann.py, issue 45). One probe (the user's row
+        count, whether the index exists, their pending rows counted up to a bound); a failed
+        probe leaves the write as it is. A write that leaves more than ``pending_cap`` rows
+        pending folds the excess itself, so searches' exact scan of them stays bounded.
+        Searches never do this (issue 49: no search starts or waits for a build)."""
         self.wrote(app, user)
-        if not self.search_options.ann_auto_build or behind_transaction_pooler(conn.engine):
-            return  # behind a transaction pooler: builds run from a direct URL (docs/scale.md)
+        cap = self.pending_cap
         try:
-            plan = await plan_search(conn, app, user, self.search_options)
+            probe = await write_probe(conn, app, user, cap + PENDING_EXCESS_READ)
             await conn.rollback()  # the probe's read-only transaction
+            if probe.pending > cap:  # past the cap: this write folds the excess
+                excess = probe.pending - cap
+                while excess > 0:
+                    done = await fold_chunk(conn, app, user, min(FOLD_CHUNK, excess))
+                    excess = excess - done if done else 0
         except (OperationalError, InterfaceError) as exc:  # the write stands; next time
             logger.warning("index upkeep check after a write failed: %s", type(exc).__name__)
             return
-        if self.index_builder.wants(app, user, plan.rows, plan.ann):
-            self.index_builder.consider(await self.ready(), app, user, plan.rows, plan.ann)
+        if probe.pending:
+            self.pending_folder.note(await self.ready(), app, user)
+        if not self.search_options.ann_auto_build or behind_transaction_pooler(conn.engine):
+            return  # behind a transaction pooler: builds run from a direct URL (docs/scale.md)
+        if self.index_builder.wants(app, user, probe.rows, probe.ann):
+            self.index_builder.consider(await self.ready(), app, user, probe.rows, probe.ann)
 
     async def wait_for_index_builds(self) -> None:
         """Wait for the background index builds this store started (memory/ann.py)."""
         await self.index_builder.wait()
+
+    async def wait_for_folds(self) -> None:
+        """Wait for the background folds of pending rows this store started (memory/ann.py);
+        each starts once its user's writes have paused."""
+        await self.pending_folder.wait()
 
     async def flush_access(self) -> int:
         """Write the pending recall accesses now; returns how many rows were touched."""
