@@ -61,8 +61,8 @@ async def main() -> None:
         LARGE_HNSW_EF_CONSTRUCTION,
         LARGE_HNSW_M,
         build_user_index,
-        index_name,
     )
+    from adk_memory_kit.memory.ann_names import index_name
     from adk_memory_kit.memory.config import SearchOptions
 
     stand_in = scale.HashingEmbedder(None)

@@ -363,12 +363,12 @@ async def ann_recall(engine, user, vectors, depth: int, ef: int) -> tuple[float,
     """
     from sqlalchemy import text
 
-    from adk_memory_kit.memory.ann import scope_literals
+    from adk_memory_kit.memory.ann_names import scope_literals
     from adk_memory_kit.memory.tables import TABLE
 
     lit = " AND ".join(scope_literals(APP, user))
     try:  # issue 45: the index covers the rows not pending (none here: nothing is written)
-        from adk_memory_kit.memory.ann import INDEXED_ROWS
+        from adk_memory_kit.memory.ann_names import INDEXED_ROWS
 
         lit += f" AND {INDEXED_ROWS}"
     except ImportError:  # a kit from before issue 45: the user's literals are the predicate

@@ -116,7 +116,7 @@ async def fold_rate(memory, engine, user: str) -> tuple[int, float] | None:
     """(rows, rows/s) of folding the user's pending rows into their HNSW index now (issue 45);
     ``None`` with a kit that has no pending rows."""
     try:
-        from adk_memory_kit.memory.ann import fold_pending
+        from adk_memory_kit.memory.pending_rows import fold_pending
     except ImportError:
         return None
     folder = getattr(memory.store, "pending_folder", None)

@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from adk_memory_kit.core.memory_scopes import SHARED_PREFIX
 from adk_memory_kit.db.fence import guard_write
-from adk_memory_kit.memory.ann import INDEX_NAME_SQL
+from adk_memory_kit.memory.ann_names import INDEX_NAME_SQL
 from adk_memory_kit.memory.consolidation import Neighbour
 from adk_memory_kit.memory.documents import MemoryDocument, StoredKey
 from adk_memory_kit.memory.hygiene import Hygiene

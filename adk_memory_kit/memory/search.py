@@ -21,7 +21,7 @@ from sqlalchemy import TextClause
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from adk_memory_kit.memory.ann import index_name
+from adk_memory_kit.memory.ann_names import index_name
 from adk_memory_kit.memory.config import (
     SearchOptions,
 )

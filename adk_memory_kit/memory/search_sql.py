@@ -30,7 +30,7 @@ from functools import lru_cache
 from pgvector.sqlalchemy import VECTOR
 from sqlalchemy import TextClause, bindparam, text
 
-from adk_memory_kit.memory.ann import scope_literals
+from adk_memory_kit.memory.ann_names import scope_literals
 from adk_memory_kit.memory.tables import TABLE
 from adk_memory_kit.memory.term_stats import TERM_STATS, USER_STATS
 

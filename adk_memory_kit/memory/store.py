@@ -35,16 +35,15 @@ from adk_memory_kit.errors import DatabaseUnavailableError
 from adk_memory_kit.memory import grants, items_sql
 from adk_memory_kit.memory.access import AccessRecorder
 from adk_memory_kit.memory.admission import held_slot
-from adk_memory_kit.memory.ann import (
+from adk_memory_kit.memory.ann import SLOT_RETRY_S, IndexBuilder
+from adk_memory_kit.memory.config import SearchOptions, StorageOptions
+from adk_memory_kit.memory.pending_rows import (
     FOLD_CHUNK,
     PENDING_CAP,
-    SLOT_RETRY_S,
-    IndexBuilder,
     PendingFolder,
     fold_chunk,
     write_probe,
 )
-from adk_memory_kit.memory.config import SearchOptions, StorageOptions
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.rerank import asked_about, asks_about_now, asks_in_the_present
 from adk_memory_kit.memory.schema import ensure_schema

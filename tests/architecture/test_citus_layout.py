@@ -94,6 +94,11 @@ OPERATOR_WIDE = {
     ),
     r"^SELECT GROUPING\(session_id\).* FROM adk_episodic_log": "EpisodicLog.cost_summary",
     r"^SELECT .* FROM adk_memory_user_stats .*\bn >= ": "index_heavy_users",
+    # the upkeep pass's fold: the users that have rows waiting outside their HNSW index (the
+    # partial btree on ann_pending; each user's rows are then folded by a per-user statement)
+    r"^SELECT DISTINCT app_name, user_id FROM adk_memory_items WHERE ann_pending$": (
+        "fold_all_pending (memory/pending_rows.py)"
+    ),
     # the idle job: candidates of every user of the app (FOR UPDATE SKIP LOCKED: CITUS_NOTES)
     r"^WITH src AS \(SELECT s\.user_id, .* FROM sessions s WHERE s\.app_name = ": (
         "IdleIngestJob: the candidate insert and pick over all sessions of the app"

@@ -12,7 +12,7 @@ from sqlalchemy import text
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.lifecycle import IndexUpkeepJob
 from adk_memory_kit.memory import BasePgVectorMemoryService, SearchOptions
-from adk_memory_kit.memory.ann import index_name
+from adk_memory_kit.memory.ann_names import index_name
 from tests.support.memory import unique
 
 pytestmark = pytest.mark.slow

@@ -15,7 +15,8 @@ from adk_memory_kit import PgVectorMemoryService
 from adk_memory_kit.db.engine import make_engine
 from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.memory import SearchOptions
-from adk_memory_kit.memory.ann import _lock_key, index_name, try_build_user_index
+from adk_memory_kit.memory.ann import _lock_key, try_build_user_index
+from adk_memory_kit.memory.ann_names import index_name
 from adk_memory_kit.memory.search import plan_search
 from tests.support.memory import pet_facts, unique
 

@@ -17,13 +17,9 @@ from adk_memory_kit.core.scope import operator_scope, user_scope
 from adk_memory_kit.db.engine import make_engine
 from adk_memory_kit.db.rls import operator_connect
 from adk_memory_kit.memory import SearchOptions
-from adk_memory_kit.memory.ann import (
-    build_user_index,
-    fold_pending,
-    index_heavy_users,
-    index_name,
-    scope_literals,
-)
+from adk_memory_kit.memory.ann import build_user_index, index_heavy_users
+from adk_memory_kit.memory.ann_names import index_name, scope_literals
+from adk_memory_kit.memory.pending_rows import fold_pending
 from adk_memory_kit.memory.search import search_params
 from adk_memory_kit.memory.search_sql import HNSW_SETTINGS_SQL, heavy_sql
 from adk_memory_kit.memory.tables import TABLE

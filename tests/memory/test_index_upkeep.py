@@ -25,7 +25,8 @@ from adk_memory_kit.core.scope import operator_scope
 from adk_memory_kit.db.engine import make_engine
 from adk_memory_kit.memory import SearchOptions
 from adk_memory_kit.memory.admission import slots_in_use, try_take_slot
-from adk_memory_kit.memory.ann import build_outcome, build_user_index, index_name
+from adk_memory_kit.memory.ann import build_outcome, build_user_index
+from adk_memory_kit.memory.ann_names import index_name
 from adk_memory_kit.memory.tables import TABLE
 from tests.support.memory import pet_facts, unique
 

@@ -30,8 +30,8 @@ from adk_memory_kit.memory.ann import (
     estimate_build_memory_mb,
     graph_parameters,
     index_heavy_users,
-    index_name,
 )
+from adk_memory_kit.memory.ann_names import index_name
 from adk_memory_kit.memory.config import SearchOptions
 from adk_memory_kit.memory.lexical import (
     TIER_LEXEMES,
