@@ -11,7 +11,6 @@ from adk_memory_kit.sensitive import (
     PRIVATE_CONTACT,
     RECOVERY,
     detect_sensitive,
-    redact_for_store,
 )
 from adk_memory_kit.sensitive.code_lists import code_list_spans
 from adk_memory_kit.sensitive.digit_ids import DigitIdDetector
@@ -22,17 +21,8 @@ from adk_memory_kit.sensitive.secrecy import asks_secrecy
 from adk_memory_kit.sensitive.short_codes import ShortCodeDetector
 from adk_memory_kit.sensitive.spelled import spelled_digits
 from adk_memory_kit.sensitive.vocab import Vocabulary
-
-
-def _gone(text: str, *secrets: str) -> None:
-    stored = redact_for_store(text)
-    for secret in secrets:
-        assert secret not in stored, (text, stored)
-
-
-def _kept(text: str) -> None:
-    assert redact_for_store(text) == text, redact_for_store(text)
-
+from tests.support.redaction import assert_gone as _gone
+from tests.support.redaction import assert_kept as _kept
 
 # 1. password-shaped tokens, no cue word
 

@@ -23,12 +23,7 @@ from adk_memory_kit.sensitive import (
     sensitivity_scope,
     set_sensitivity,
 )
-
-
-def _gone(text: str, *secrets: str) -> None:
-    stored = redact_for_store(text)
-    for secret in secrets:
-        assert secret not in stored, (text, stored)
+from tests.support.redaction import assert_gone as _gone
 
 
 def _kinds(text: str) -> set[str]:

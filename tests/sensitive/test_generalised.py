@@ -21,17 +21,8 @@ from adk_memory_kit.sensitive.health_vocab import health_terms
 from adk_memory_kit.sensitive.health_world import head_cannot_read, world_terms
 from adk_memory_kit.sensitive.public_numbers import public_label_before
 from adk_memory_kit.sensitive.secrecy import asks_secrecy
-
-
-def _gone(text: str, *secrets: str) -> None:
-    stored = redact_for_store(text)
-    for secret in secrets:
-        assert secret not in stored, (text, stored)
-
-
-def _kept(text: str) -> None:
-    assert redact_for_store(text) == text, redact_for_store(text)
-
+from tests.support.redaction import assert_gone as _gone
+from tests.support.redaction import assert_kept as _kept
 
 # 1. cards by their shape, in any script, with their expiry and codes
 
