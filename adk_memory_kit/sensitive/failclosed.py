@@ -209,6 +209,12 @@ def _excluded(lower: str, start: int, end: int, word: str) -> bool:
     return False
 
 
+def _read_enough(spans: list[tuple[int, int]], many: bool, fillers: int, most_words: int) -> bool:
+    """Whether the words read since the last value end the search after a cue: past two once a
+    list cue (``many``) found a value, past ``most_words`` while none was found."""
+    return (bool(spans) and many and fillers > 2) or (not spans and fillers > most_words)
+
+
 @dataclass(frozen=True)
 class CueValueDetector:
     """Value-shaped tokens near a cue word (see the module docstring); the value is the span."""
@@ -305,6 +311,7 @@ class CueValueDetector:
         if _DIGIT.search(text, pos, limit) is None:
             return spans  # no value left: every value-shaped token holds a digit
         fillers = 0
+        most_words = 12 if size == STRONG_WINDOW else 6
         for tok in _TOKEN.finditer(text, pos, limit):
             raw = tok.group(0)
             a = tok.start() + (len(raw) - len(raw.lstrip(_OPEN)))
@@ -317,9 +324,7 @@ class CueValueDetector:
             if _DIGIT.search(token) is None:  # a word: no value (every value holds a digit)
                 if _LETTER.search(token):
                     fillers += 1
-                    if spans and many and fillers > 2:
-                        return spans
-                    if not spans and fillers > (12 if size == STRONG_WINDOW else 6):
+                    if _read_enough(spans, many, fillers, most_words):
                         return spans
                 continue
             if _mixed(token) and cue.kind not in (BANK_ACCOUNT, PAYMENT_CARD):
@@ -332,9 +337,7 @@ class CueValueDetector:
                     spans.append(digits)
                 elif _LETTER.search(token):
                     fillers += 1
-                    if spans and many and fillers > 2:
-                        return spans
-                    if not spans and fillers > (12 if size == STRONG_WINDOW else 6):
+                    if _read_enough(spans, many, fillers, most_words):
                         return spans
                     continue
                 else:
