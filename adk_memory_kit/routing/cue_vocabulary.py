@@ -155,3 +155,7 @@ TONIGHT_WORDS = _words(TONIGHT)
 FORGET_WORDS = _words(FORGET)
 PLEASE_WORDS = _words(PLEASE)
 FIRST_PERSON_WORDS = _words(FIRST_PERSON)
+
+#: "Always", "every time" and "from now on": what makes a statement lasting (the router's
+#: lasting cue and the harm table's ``says_lasting`` read this one pattern).
+LASTING_PATTERN = vocabulary_pattern((*ALWAYS_WORDS, *FROM_NOW_ON_WORDS))

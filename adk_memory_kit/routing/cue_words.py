@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 
 from adk_memory_kit.routing.cue_vocabulary import (
-    ALWAYS_WORDS,
     FROM_NOW_ON_WORDS,
+    LASTING_PATTERN,
     WITHOUT_ASKING_WORDS,
     fold_apostrophes,
     vocabulary_pattern,
@@ -230,9 +230,6 @@ def scoped_to_now(sentence: str) -> bool:
     return NOW_SCOPE.search(sentence) is not None
 
 
-#: "Always", "every time" and "from now on" in ~35 languages (:mod:`.cue_vocabulary`, the
-#: router's cue words): they make a statement lasting.
-_LASTING_ELSEWHERE = vocabulary_pattern((*ALWAYS_WORDS, *FROM_NOW_ON_WORDS))
 #: "From now on" and "without asking me" in ~35 languages: a standing order to the agent.
 _STANDING_ELSEWHERE = vocabulary_pattern((*FROM_NOW_ON_WORDS, *WITHOUT_ASKING_WORDS))
 
@@ -241,7 +238,7 @@ def says_lasting(sentence: str) -> bool:
     """Whether ``sentence`` makes itself lasting ("always", "from now on", "usually")."""
     return (
         LASTING.search(sentence) is not None
-        or _LASTING_ELSEWHERE.search(fold_apostrophes(sentence)) is not None
+        or LASTING_PATTERN.search(fold_apostrophes(sentence)) is not None
     )
 
 

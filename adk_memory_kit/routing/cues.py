@@ -18,10 +18,10 @@ import re
 import numpy as np
 
 from adk_memory_kit.routing.cue_vocabulary import (
-    ALWAYS_WORDS,
     FIRST_PERSON_WORDS,
     FORGET_WORDS,
     FROM_NOW_ON_WORDS,
+    LASTING_PATTERN,
     PLEASE_WORDS,
     TONIGHT_WORDS,
     WITHOUT_ASKING_WORDS,
@@ -58,7 +58,7 @@ _OTHER_LANGUAGES: dict[int, re.Pattern[str]] = {
     3: vocabulary_pattern(FORGET_WORDS),
     4: vocabulary_pattern((*PLEASE_WORDS, *FROM_NOW_ON_WORDS, *WITHOUT_ASKING_WORDS)),
     5: vocabulary_pattern(FIRST_PERSON_WORDS),
-    6: vocabulary_pattern((*ALWAYS_WORDS, *FROM_NOW_ON_WORDS)),
+    6: LASTING_PATTERN,
 }
 
 _LONG_NUMBER = re.compile(
