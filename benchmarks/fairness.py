@@ -10,6 +10,10 @@ measurement interleaved them; each search timed and stamped. Meanwhile, in phase
 1. ``empty``: the light user alone on the server (the reference p95);
 2. ``import``: SETUP, another process COPYs ``--heavy`` rows (100k) as the neighbour's,
    the statistics triggers on (an import that bypasses the service);
+2b. ``kit_import``: another process imports ``--kit-import-rows`` facts into the neighbour with
+   the kit's ``import_memories`` from a JSON-lines file, as ``adk-memory-kit memory import``
+   runs it (a process of its own at low priority, ``run_as_batch_job``, holding a heavy-work
+   slot; ``--import-priority normal`` for the comparison);
 3. ``load``: another process (the neighbour's app server) writes ``--api-rows`` more through
    ``add_events_to_memory`` (20 events a call; stand-in vectors), which is where the current
    code starts the neighbour's index build (the code before issue 49 started it from the
@@ -46,6 +50,7 @@ import scale  # noqa: E402  (the corpus, the stand-in embedder, COPY helpers)
 
 APP = scale.APP
 LIGHT, HEAVY = "light-500", "neighbour"
+PHASES = ("empty", "import", "kit_import", "load", "build", "after")
 
 
 # ------------------------------------------------------------------------------ child processes
@@ -100,16 +105,42 @@ async def _child_api(url: str, rows: int, seed: int) -> None:
     await memory.close()
 
 
+async def _child_kit_import(url: str, rows: int, seed: int, priority: str) -> None:
+    """The kit's bulk import of ``rows`` facts into the neighbour, in a process of its own."""
+    import tempfile
+
+    from adk_memory_kit import PgVectorMemoryService
+    from adk_memory_kit.memory.backend_priority import run_as_batch_job
+
+    turns, _ = scale.load_locomo(_locomo())
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "facts.jsonl"
+        with source.open("w", encoding="utf-8") as out:
+            for i, line in enumerate(scale.make_rows(turns, rows, seed)):
+                out.write(json.dumps({"id": f"imp-{seed}-{i}", "text": line}) + "\n")
+        memory = PgVectorMemoryService.from_url(
+            url, embedder=scale.HashingEmbedder(), write_policy="full_transcript"
+        )
+        if priority == "low":
+            run_as_batch_job(memory.engine)
+        await memory.import_memories(
+            source, app_name=APP, user_id=HEAVY, state_file=Path(tmp) / "state.json"
+        )
+        await memory.close()
+
+
 def _locomo() -> str:
     return os.environ.get(
         "FAIRNESS_LOCOMO", str(Path(__file__).parents[2] / "shared/data/locomo_dev.json")
     )
 
 
-def _spawn(kind: str, url: str, rows: int, seed: int) -> subprocess.Popen[str]:
+def _spawn(
+    kind: str, url: str, rows: int, seed: int, priority: str = "low"
+) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, __file__, "--child", kind, "--url", url, "--rows", str(rows)]
-        + ["--seed", str(seed)],
+        + ["--seed", str(seed), "--import-priority", priority],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -185,7 +216,7 @@ def _p(values: list[float], pct: float) -> float:
 
 def summarise(samples: list[dict]) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
-    for phase in ("empty", "import", "load", "build", "after"):
+    for phase in PHASES:
         row: dict[str, float] = {}
         for user, key in ((LIGHT, "light"), (HEAVY, "heavy")):
             ms = [s["ms"] for s in samples if s["phase"] == phase and s["user"] == user]
@@ -246,6 +277,10 @@ async def main(args: argparse.Namespace) -> None:
     prober.heavy = True
     child = _spawn("copy", url, args.heavy, 1)
     await asyncio.to_thread(child.wait)
+    if args.kit_import_rows:
+        prober.phase, marks["kit_import"] = "kit_import", time.perf_counter() - t0
+        child = _spawn("kitimport", url, args.kit_import_rows, 3, args.import_priority)
+        await asyncio.to_thread(child.wait)
     prober.phase, marks["load"] = "load", time.perf_counter() - t0
     child = None
     if args.api_rows:
@@ -270,7 +305,7 @@ async def main(args: argparse.Namespace) -> None:
     print(f"\n{args.label}: load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}")
     print("| phase | seconds | light n | light p50 / p95 ms | heavy p50 / p95 ms |")
     print("|---|---:|---:|---:|---:|")
-    phases = ["empty", "import", "load", "build", "after"]
+    phases = [p for p in PHASES if p in marks]
     for i, phase in enumerate(phases):
         r = summary[phase]
         span = marks[phases[i + 1] if i + 1 < len(phases) else "end"] - marks[phase]
@@ -321,6 +356,7 @@ def plot(runs: list[dict], path: str) -> None:
     colours = {
         "empty": "#ffffff",
         "import": "#fde2c8",
+        "kit_import": "#f6ecc2",
         "load": "#fbd0d0",
         "build": "#dde8fb",
         "after": "#e2f5e0",
@@ -328,7 +364,7 @@ def plot(runs: list[dict], path: str) -> None:
     top = max(s["ms"] for run in runs for s in run["samples"])
     for ax, run in zip(axes[:, 0], runs, strict=True):
         marks = run["marks"]
-        order = ["empty", "import", "load", "build", "after", "end"]
+        order = [p for p in (*PHASES, "end") if p in marks]
         for k, (a, b) in enumerate(zip(order, order[1:], strict=False)):
             if a in marks and b in marks:
                 ax.axvspan(marks[a], marks[b], color=colours[a], zorder=0)
@@ -365,13 +401,17 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--heavy", type=int, default=100_000)
     parser.add_argument("--api-rows", type=int, default=1_000)
     parser.add_argument("--quiet-searches", type=int, default=60)
+    parser.add_argument(
+        "--kit-import-rows", type=int, default=2_000, help="facts the kit's import adds (0: none)"
+    )
+    parser.add_argument("--import-priority", choices=("low", "normal"), default="low")
     parser.add_argument("--no-minilm", action="store_true")
     parser.add_argument("--db-url", default=None)
     parser.add_argument("--label", default="this code")
     parser.add_argument("--json", default=None)
     parser.add_argument("--plot", default=None)
     parser.add_argument("--plot-from", nargs="+", default=None, help="JSON files of runs")
-    parser.add_argument("--child", choices=("copy", "api"), help=argparse.SUPPRESS)
+    parser.add_argument("--child", choices=("copy", "api", "kitimport"), help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--rows", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=1, help=argparse.SUPPRESS)
@@ -384,6 +424,8 @@ if __name__ == "__main__":
         asyncio.run(_child_copy(args.url, args.rows, args.seed))
     elif args.child == "api":
         asyncio.run(_child_api(args.url, args.rows, args.seed))
+    elif args.child == "kitimport":
+        asyncio.run(_child_kit_import(args.url, args.rows, args.seed, args.import_priority))
     elif args.plot_from:
         plot([json.loads(Path(p).read_text()) for p in args.plot_from], args.plot)
     else:

@@ -8,6 +8,7 @@ from datetime import timedelta
 
 from adk_memory_kit.assembly import PgVectorMemoryService
 from adk_memory_kit.core.wording import counted
+from adk_memory_kit.memory.backend_priority import run_as_batch_job
 from adk_memory_kit.memory.importer import DEFAULT_BATCH, FORMATS, ImportReport
 from adk_memory_kit.recall.framing import format_search_results
 
@@ -35,6 +36,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     bulk.add_argument("--batch", type=int, default=DEFAULT_BATCH, help="facts per write")
     bulk.add_argument(
         "--restart", action="store_true", help="start over instead of resuming (no duplicates)"
+    )
+    bulk.add_argument(
+        "--priority",
+        choices=("low", "normal"),
+        default="low",
+        help="low (default): this process and its database backends yield the CPU to searches "
+        "served beside the import (where the server runs on this host)",
     )
     bulk.set_defaults(func=_import)
 
@@ -115,7 +123,10 @@ async def _import(args: argparse.Namespace) -> int:
             flush=True,
         )
 
-    async with PgVectorMemoryService(args.db_url) as memory:
+    memory = PgVectorMemoryService(args.db_url)
+    if args.priority == "low":
+        run_as_batch_job(memory.engine)
+    async with memory:
         report = await memory.import_memories(
             args.source,
             format=args.format,

@@ -15,6 +15,12 @@ file again rewrites rows rather than adding copies. Progress is kept in a state 
 ``$ADK_MEMORY_KIT_HOME/imports/<digest>.json``, one per source file, format, app and user): an
 interrupted import resumes after the last batch it finished. Errors name the record (its line
 or row number), never its text.
+
+An import is heavy work: it holds one of the server's heavy-work slots (memory/admission.py)
+from start to end, as index builds, purges and reindexing do, so it waits while they hold
+them all and never runs beside another import of the same server. Beside live traffic, run
+it in a process of its own at low priority (``adk-memory-kit memory import`` does:
+:func:`~.backend_priority.run_as_batch_job`).
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from adk_memory_kit.core.times import parse_time
 from adk_memory_kit.core.validation import check_scope
 from adk_memory_kit.db.embedded import kit_home
 from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.memory.admission import held_slot
 
 FORMATS = ("jsonl", "adk-sqlite", "mem0")
 #: Records per ``add_memory`` call (facts); a session's turns always go in one call.
@@ -288,6 +295,23 @@ async def import_memories(
         state.done = int(json.loads(state.path.read_text(encoding="utf-8")).get("done", 0))
     report = ImportReport(skipped=state.done if resume else 0)
     records = _READERS[format](path, app_name, user_id)
+    async with held_slot(await service.store.ready()):
+        await _write_units(service, records, batch, state, report, progress)
+    state.done, state.complete = report.read, True
+    state.save()
+    report.complete = True
+    return report
+
+
+async def _write_units(
+    service: Any,
+    records: Iterator[Any],
+    batch: int,
+    state: _State,
+    report: ImportReport,
+    progress: Callable[[ImportReport], None] | None,
+) -> None:
+    """Each unit through the service's doors, the progress file saved after each."""
     async for unit in _read_units(records, batch):
         first = report.read
         report.read += len(unit)
@@ -315,10 +339,6 @@ async def import_memories(
         state.save()
         if progress is not None:
             progress(report)
-    state.done, state.complete = report.read, True
-    state.save()
-    report.complete = True
-    return report
 
 
 async def _read_units(records: Iterator[Any], batch: int) -> AsyncIterator[list[Any]]:

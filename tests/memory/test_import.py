@@ -7,6 +7,7 @@ writing the file that is imported, the kit's CLI in a subprocess.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -167,3 +168,27 @@ def test_the_cli_imports_and_reports(db_url, tmp_path):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert "import complete: 1 records, 1 written" in done.stdout
+
+
+async def test_an_import_waits_for_a_heavy_work_slot_and_holds_one(memory, tmp_path):
+    """An import is heavy work (issue 49's admission control): while builds or purges hold
+    every server-wide slot it writes nothing, and while it runs it holds one itself."""
+    from adk_memory_kit.memory.admission import release_slot, slots_in_use, try_take_slot
+
+    app = f"imp_{uuid.uuid4().hex[:8]}"
+    source = tmp_path / "slot.jsonl"
+    _jsonl(source, [{"user_id": "hal", "text": "Hal restores church organs in Lincolnshire"}])
+    engine = await memory.store.ready()
+    async with engine.connect() as holder:
+        slot = await try_take_slot(holder)
+        await holder.commit()
+        assert slot is not None
+        task = asyncio.create_task(memory.import_memories(source, app_name=app))
+        await asyncio.sleep(1.0)
+        assert not task.done() and await _count(memory, app, "hal") == 0
+        await release_slot(holder, slot)
+        await holder.commit()
+        report = await asyncio.wait_for(task, timeout=60)
+    assert report.written == 1 and await _count(memory, app, "hal") == 1
+    async with engine.connect() as conn:
+        assert await slots_in_use(conn) == 0  # given back at the end

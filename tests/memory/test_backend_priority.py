@@ -1,0 +1,57 @@
+"""A batch process yields the CPU (issue 49): ``run_as_batch_job`` lowers the process and each
+backend its engine opens, where the server runs on this host (the embedded default).
+
+Real parts: the test's PostgreSQL, a child process (a niceness cannot be raised back, so the
+test's own process is left alone).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from adk_memory_kit.memory.backend_priority import BUILD_NICENESS
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "setpriority"), reason="no process priorities")
+
+CHILD = textwrap.dedent(
+    """
+    import asyncio, os, sys
+    from sqlalchemy import text
+    from adk_memory_kit.db.engine import make_engine
+    from adk_memory_kit.memory.backend_priority import run_as_batch_job
+
+    async def main():
+        engine = make_engine(sys.argv[1], pool_size=1)
+        run_as_batch_job(engine)
+        async with engine.connect() as conn:
+            row = (await conn.execute(text(
+                "SELECT pg_backend_pid(), current_setting('data_directory', true)"))).one()
+        pid, data_dir = int(row[0]), row[1]
+        try:
+            local = os.path.realpath(os.readlink(f"/proc/{pid}/cwd")) == os.path.realpath(data_dir)
+        except OSError:
+            local = False
+        backend = os.getpriority(os.PRIO_PROCESS, pid) if local else None
+        print(os.nice(0), backend)
+        await engine.dispose()
+
+    asyncio.run(main())
+    """
+)
+
+
+def test_a_batch_job_runs_itself_and_its_backends_at_the_lowest_priority(db_url):
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, db_url], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    own, backend = done.stdout.split()
+    assert int(own) == BUILD_NICENESS
+    if backend == "None":
+        pytest.skip("the server's backends are not processes of this host")
+    assert int(backend) == BUILD_NICENESS
