@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import ClassVar
 
 from adk_memory_kit.sensitive.base import CREDENTIAL, Finding
 from adk_memory_kit.sensitive.public_numbers import (
@@ -81,6 +82,7 @@ class ShortCodeDetector:
     """Short digit codes in a message that names a lock, an alarm, a PIN or a secret (see
     the module docstring); each code is a span."""
 
+    needs_digit: ClassVar[bool] = True  # every match holds a digit
     name: str = "short_code"
 
     def find(self, text: str) -> list[Finding]:
