@@ -40,8 +40,8 @@ class Detector(Protocol):
     """Anything with a ``name`` and a ``find(text)`` returning findings.
 
     Optional: ``find_in(scan)``, the same findings from a :class:`~.scan.TextScan` shared by
-    every detector, and ``needs_digit = True`` for a detector that finds nothing in a text
-    without a decimal digit (``detect_sensitive`` then skips it there).
+    every detector, and ``least_digits``: a detector finds nothing in a text holding fewer
+    decimal digits (``detect_sensitive`` then skips it there).
     """
 
     @property

@@ -125,8 +125,8 @@ def _run(text: str, detectors: Sequence[Detector]) -> set[Finding]:
     findings: set[Finding] = set()
     scan = TextScan(text)  # read once: its lower case, digits, cues and keyword heads
     for detector in detectors:
-        if not scan.has_digit and getattr(detector, "needs_digit", False):
-            continue  # every match of this detector holds a digit: none here
+        if scan.digits < getattr(detector, "least_digits", 0):
+            continue  # too few digits for any of this detector's matches
         find_in = getattr(detector, "find_in", None)
         findings.update(detector.find(text) if find_in is None else find_in(scan))
     return findings

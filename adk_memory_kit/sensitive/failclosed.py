@@ -133,6 +133,8 @@ _VALUE_BEFORE = re.compile(
 )
 _VERB = re.compile(r"[ \t](?:is|was|=|es|est|ist|era|é|è|sind|are)[ \t]", re.IGNORECASE)
 _CONNECT = re.compile(r"[ \t]*(?:[:=：]|->|=>|は|が|を)[ \t]*")
+#: What a ``_PUBLIC_VALUE`` match can start with (the long s matches "s" ignoring case).
+_PUBLIC_HEADS = frozenset("sehwSEHW\u017f")
 _PUBLIC_VALUE = re.compile(
     r"(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2|sha(?:1|256|384|512)-|sk-ssh|https?://|www\.)",
     re.IGNORECASE,
@@ -315,6 +317,19 @@ class CueValueDetector:
         most_words = 12 if size == STRONG_WINDOW else 6
         for tok in _TOKEN.finditer(text, pos, limit):
             raw = tok.group(0)
+            if _DIGIT.search(raw) is None:  # a word (no value): read without cutting it out
+                if raw.startswith("[REDACTED:"):
+                    return spans  # the cue's value already redacted
+                if _LETTER.search(raw) is None:
+                    continue  # punctuation (no public value starts there)
+                if raw.lstrip(_OPEN)[:1] in _PUBLIC_HEADS:
+                    b = tok.end() - (len(raw) - len(raw.rstrip(_STRIP)))
+                    if _PUBLIC_VALUE.match(text[tok.end() - len(raw.lstrip(_OPEN)) : b]):
+                        return spans
+                fillers += 1
+                if _read_enough(spans, many, fillers, most_words):
+                    return spans
+                continue
             a = tok.start() + (len(raw) - len(raw.lstrip(_OPEN)))
             b = tok.end() - (len(raw) - len(raw.rstrip(_STRIP)))
             if a >= b:

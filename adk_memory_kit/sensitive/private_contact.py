@@ -55,7 +55,7 @@ class PrivateContactDetector:
     def find_in(self, scan: TextScan) -> list[Finding]:
         """:meth:`find` on a text read once for every detector."""
         text = scan.text
-        if not scan.has_digit and "@" not in text:
+        if not scan.digits and "@" not in text:
             return []  # every phone number and address holds a digit, every e-mail an "@"
         if not _PRIVATE.found_in(text) and not asks_secrecy(text):
             return []

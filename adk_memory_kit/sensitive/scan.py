@@ -11,8 +11,8 @@ the character before is not an ASCII letter (overlapping heads included), in ord
 ``None`` where lower-casing could mislead a head search (the text changes length when
 lower-cased, or holds a character that a case-insensitive pattern reads as another ASCII
 letter), or the text is longer than ``SHARED_MAX``: the caller then reads the text the way
-it would alone. :attr:`TextScan.has_digit` lets a detector none of whose matches lacks a
-decimal digit (``needs_digit``) be skipped; :meth:`TextScan.cues` lists the cue words of
+it would alone. :attr:`TextScan.digits` lets a detector whose every finding holds ``least_digits``
+decimal digits be skipped on a text holding fewer; :meth:`TextScan.cues` lists the cue words of
 :mod:`.cues` once for the layers that read them.
 """
 
@@ -67,13 +67,13 @@ def _build() -> tuple[re.Pattern[str], dict[str, tuple[str, ...]]]:
 class TextScan:
     """A text with what several detectors read from it, each computed once, on first use."""
 
-    __slots__ = ("text", "_lower", "_heads", "_digit", "_cues")
+    __slots__ = ("text", "_lower", "_heads", "_digits", "_cues")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._lower: str | None = None
         self._heads: dict[str, list[int]] | None = None
-        self._digit: bool | None = None
+        self._digits: int | None = None
         self._cues: list[tuple[int, int, Cue]] | None = None
 
     @property
@@ -84,11 +84,14 @@ class TextScan:
         return self._lower
 
     @property
-    def has_digit(self) -> bool:
-        """Whether the text holds a decimal digit (what ``\\d`` matches)."""
-        if self._digit is None:
-            self._digit = _DIGIT.search(self.text) is not None
-        return self._digit
+    def digits(self) -> int:
+        """How many decimal digits (what ``\\d`` matches) the text holds."""
+        if self._digits is None:
+            text = self.text
+            self._digits = (
+                sum(map(text.count, "0123456789")) if text.isascii() else len(_DIGIT.findall(text))
+            )
+        return self._digits
 
     @property
     def cue_text(self) -> str:
