@@ -37,7 +37,12 @@ class Finding:
 
 @runtime_checkable
 class Detector(Protocol):
-    """Anything with a ``name`` and a ``find(text)`` returning findings."""
+    """Anything with a ``name`` and a ``find(text)`` returning findings.
+
+    Optional: ``find_in(scan)``, the same findings from a :class:`~.scan.TextScan` shared by
+    every detector, and ``least_digits``: a detector finds nothing in a text holding fewer
+    decimal digits (``detect_sensitive`` then skips it there).
+    """
 
     @property
     def name(self) -> str: ...
@@ -104,9 +109,13 @@ class TermDetector:
 def ascii_digits(text: str) -> str:
     """``text`` with the decimal digits of every script (Bengali, Persian, Arabic-Indic,
     Devanagari, full-width ...) written as ASCII digits; same length, so spans carry over."""
-    if text.isascii():
+    if text.isascii() or _OTHER_DIGIT.search(text) is None:
         return text
-    return "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in text)
+    return _OTHER_DIGIT.sub(lambda m: str(unicodedata.decimal(m.group(0))), text)
+
+
+#: A decimal digit (``str.isdecimal``: category Nd, what ``\d`` matches) other than ASCII.
+_OTHER_DIGIT = re.compile(r"(?![0-9])\d")
 
 
 def window_before(text: str, start: int, size: int) -> str:

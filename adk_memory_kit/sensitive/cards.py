@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import ClassVar
 
 from adk_memory_kit.sensitive.base import PAYMENT_CARD, Finding
 from adk_memory_kit.sensitive.numbers import card_network, luhn_valid
@@ -25,6 +26,7 @@ _MAYBE = re.compile(r"[A-Za-z][:#]?\d{4}|\d[ \t.-]{0,3}\r?\n[ \t]*\d")
 class SplitCardDetector:
     """Card numbers glued to a word or split over a line break (see the module docstring)."""
 
+    least_digits: ClassVar[int] = 13  # the shortest card number
     name: str = "card_split"
 
     def find(self, text: str) -> list[Finding]:

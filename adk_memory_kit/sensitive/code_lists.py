@@ -110,17 +110,28 @@ def code_list_spans(text: str) -> list[tuple[int, int]]:
                 return
         found.extend(m.span() for m in run)
 
+    # a code's shape is read only once the next code joins it (most codes in prose stand
+    # alone): ``pending`` says the run's one code has not had its shape read yet
+    pending = False
     for m in _CODE.finditer(text):
         code = m.group(0)
         if ("-" in code and _single_key(code)) or _BASE32_KEY.fullmatch(code):
             if not public_label_before(text, m.start()):
                 found.append(m.span())
-        this = _shape(code)
         joined = bool(run) and _SEPARATOR.fullmatch(text, run[-1].end(), m.start()) is not None
-        if this is not None and joined and this == shape:
-            run.append(m)
+        if joined and pending:
+            shape, pending = _shape(run[0].group(0)), False
+            if shape is None:  # no code: no run
+                run, joined = [], False
+        if joined:
+            this = _shape(code)
+            if this is not None and this == shape:
+                run.append(m)
+                continue
+            close()
+            run, shape = ([m], this) if this is not None else ([], None)
             continue
         close()
-        run, shape = ([m], this) if this is not None else ([], None)
+        run, shape, pending = [m], None, True
     close()
     return found

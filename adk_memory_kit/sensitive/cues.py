@@ -214,10 +214,14 @@ for _kind, _strong, _block in _TABLE:
 _LATIN = "a-z0-9\u00c0-\u024f"
 #: Every cue at a word start (Latin cues also at a word end; others anywhere).
 _LATIN_START = re.compile(rf"[{_LATIN}]")
-#: (a cue in a script written without spaces may follow a Latin word: "wifi密码")
+_OTHER_CUES = sorted(w for w in CUES if not _LATIN_START.match(w))
+#: (a cue in a script written without spaces may follow a Latin word: "wifi密码"). The
+#: lookahead before the other scripts' tree is a one-character test that spares the tree's
+#: many branches at every Latin position (the same matches, about three times faster).
 CUE_PATTERN = re.compile(
     rf"(?<![{_LATIN}])(?:{prefix_tree(sorted(w for w in CUES if _LATIN_START.match(w)))})|"
-    rf"(?:{prefix_tree(sorted(w for w in CUES if not _LATIN_START.match(w)))})"
+    rf"(?=[{re.escape(''.join(sorted({w[0] for w in _OTHER_CUES})))}])"
+    rf"(?:{prefix_tree(_OTHER_CUES)})"
 )
 _ASCII_END = re.compile(rf"[{_LATIN}]")
 

@@ -123,8 +123,10 @@ def detect_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> 
 def _run(text: str, detectors: Sequence[Detector]) -> set[Finding]:
     """Every finding of ``detectors`` in ``text``, the text read once for all of them."""
     findings: set[Finding] = set()
-    scan = TextScan(text)  # read once: its lower case and keyword heads, for all detectors
+    scan = TextScan(text)  # read once: its lower case, digits, cues and keyword heads
     for detector in detectors:
+        if scan.digits < getattr(detector, "least_digits", 0):
+            continue  # too few digits for any of this detector's matches
         find_in = getattr(detector, "find_in", None)
         findings.update(detector.find(text) if find_in is None else find_in(scan))
     return findings

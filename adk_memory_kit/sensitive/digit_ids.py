@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass
+from typing import ClassVar
 
 from adk_memory_kit.sensitive.base import (
     BANK_ACCOUNT,
@@ -73,12 +74,14 @@ _LETTERED = re.compile(
 )
 #: A Portuguese Cartão de Cidadão's layout: 8 digits, a check digit, two letters, a digit
 #: (``14882371 2ZX7``, ``14829375 1 ZX9``): an id whatever its checksum.
-_CC_LAYOUT = re.compile(r"(?<![\w-])\d{8}[ -]?\d[ -]?[A-Z]{2}\d(?![\w-])")
+_CC_LAYOUT = re.compile(r"\d(?<![\w-]\d)\d{7}[ -]?\d[ -]?[A-Z]{2}\d(?![\w-])")
 #: Letters that start a ticket, order or invoice reference (``INC0089341``), not an id.
 _REFERENCE_PREFIXES = frozenset(
     "INC REQ CHG PRB RITM TKT REF ORD INV PO SO SR CR RC TX TRX TXN ID NO BK KB".split()
 )
 _SEPARATORS = re.compile(r"[ \u00a0./-]+")
+#: Deletes the separators of a ``_RUN`` match, which leaves its digits.
+_NO_SEPARATORS = str.maketrans("", "", " \u00a0./-")
 
 
 def card_shaped(run: str) -> bool:
@@ -94,10 +97,10 @@ def card_shaped(run: str) -> bool:
 
 
 def public_shape(text: str, start: int, end: int) -> bool:
-    """Whether the digit run ``text[start:end]`` is public by its shape or what stands
-    around it (see the module docstring)."""
+    """Whether the digit run ``text[start:end]`` (a ``_RUN`` match) is public by its shape
+    or what stands around it (see the module docstring)."""
     run = text[start:end]
-    digits = "".join(c for c in run if c.isdigit())
+    digits = run.translate(_NO_SEPARATORS)
     if _GLUED_AFTER.match(text, end) or (start and text[start - 1] in _CURRENCY):
         return True
     if _UNIT_AFTER.match(text, end) or text[end : end + 1] == ":":
@@ -136,16 +139,20 @@ def _grouped_account(run: str, n: int) -> bool:
 class DigitIdDetector:
     """Long digit runs not public by shape or label (see the module docstring)."""
 
+    least_digits: ClassVar[int] = 7  # a lettered id; a run has LEAST_DIGITS
     name: str = "digit_id"
 
     def find(self, text: str) -> list[Finding]:
-        if says_public(text):
-            return []
+        found = self._found(text)
+        return [] if found and says_public(text) else found
+
+    def _found(self, text: str) -> list[Finding]:
+        """:meth:`find`'s findings in a message that does not say its number is public."""
         found: list[Finding] = []
         memo: dict[tuple[int, str], bool] = {}  # a flood repeats one context: read it once
         for m in _RUN.finditer(text):
             a, b = m.span()
-            n = sum(c.isdigit() for c in m.group(0))
+            n = len(m.group(0).translate(_NO_SEPARATORS))  # its digits
             iban = _IBAN_HEAD.search(text, max(0, a - 5), a)
             if iban is not None and n >= 10:
                 found.append(Finding(BANK_ACCOUNT, self.name, iban.start(), b))

@@ -33,7 +33,7 @@ from adk_memory_kit.sensitive.base import (
     RECOVERY,
     Finding,
 )
-from adk_memory_kit.sensitive.cues import CUE_PATTERN, SHORT_VALUE_CUES, Cue, cue_at
+from adk_memory_kit.sensitive.cues import SHORT_VALUE_CUES, Cue
 from adk_memory_kit.sensitive.passwords import PROSE_WORDS
 from adk_memory_kit.sensitive.public_numbers import public_label_before
 from adk_memory_kit.sensitive.scan import TextScan
@@ -133,6 +133,8 @@ _VALUE_BEFORE = re.compile(
 )
 _VERB = re.compile(r"[ \t](?:is|was|=|es|est|ist|era|é|è|sind|are)[ \t]", re.IGNORECASE)
 _CONNECT = re.compile(r"[ \t]*(?:[:=：]|->|=>|は|が|を)[ \t]*")
+#: What a ``_PUBLIC_VALUE`` match can start with (the long s matches "s" ignoring case).
+_PUBLIC_HEADS = frozenset("sehwSEHW\u017f")
 _PUBLIC_VALUE = re.compile(
     r"(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2|sha(?:1|256|384|512)-|sk-ssh|https?://|www\.)",
     re.IGNORECASE,
@@ -226,49 +228,50 @@ class CueValueDetector:
 
     def find_in(self, scan: TextScan) -> list[Finding]:
         text = scan.text
-        lower = scan.lower if len(scan.lower) == len(text) else text
+        lower = scan.cue_text
         strict = is_strict()
         found: list[Finding] = []
         covered = 0
         # the outcome depends only on the text around the cue: a text that repeats one
         # context many times (a flood) is read once per distinct context
         memo: dict[tuple[str, int, bool], list[tuple[int, int]]] = {}
-        for m in CUE_PATTERN.finditer(lower):
-            cue = cue_at(lower, m.start(), m.end())
-            if cue is None or (not cue.strong and not strict):
+        for start, end, cue in scan.cues():
+            if not cue.strong and not strict:
                 continue
-            lo = max(0, m.start() - 72)
-            hi = min(len(text), m.end() + RECOVERY_WINDOW + 8)
-            key = (text[lo:hi], m.start() - lo, hi == len(text))
+            lo = max(0, start - 72)
+            hi = min(len(text), end + RECOVERY_WINDOW + 8)
+            key = (text[lo:hi], start - lo, hi == len(text))
             rel = memo.get(key)
             if rel is None:
-                rel = [(a - m.start(), b - m.start()) for a, b in self._spans(text, lower, m, cue)]
+                rel = [(a - start, b - start) for a, b in self._spans(text, lower, start, end, cue)]
                 if len(memo) < 4096:
                     memo[key] = rel
             for a, b in rel:
-                a, b = a + m.start(), b + m.start()
-                if a >= covered or b <= m.start():
+                a, b = a + start, b + start
+                if a >= covered or b <= start:
                     found.append(Finding(cue.kind, self.name, a, b))
                     covered = max(covered, b)
         return found
 
-    def _spans(self, text: str, lower: str, m: re.Match[str], cue: Cue) -> list[tuple[int, int]]:
-        """The values of the cue ``m``: the one before it, then those after it."""
-        word = m.group(0)
-        if _excluded(lower, m.start(), m.end(), word):
+    def _spans(
+        self, text: str, lower: str, start: int, end: int, cue: Cue
+    ) -> list[tuple[int, int]]:
+        """The values of the cue ``lower[start:end]``: the one before it, then those after it."""
+        word = lower[start:end]
+        if _excluded(lower, start, end, word):
             return []
         spans: list[tuple[int, int]] = []
-        lo = max(0, m.start() - 64)
+        lo = max(0, start - 64)
         # every value holds a digit, and "<value> is the <cue>" a verb between blanks
-        if _DIGIT.search(text, lo, m.start()) and _VERB.search(text, lo, m.start()):
-            before = _VALUE_BEFORE.search(text, lo, m.start())
+        if _DIGIT.search(text, lo, start) and _VERB.search(text, lo, start):
+            before = _VALUE_BEFORE.search(text, lo, start)
             if before is not None and self._shaped(before.group(1), cue, text, before.start(1)):
-                if not _SENTENCE_END.search(text, before.end(1), m.start()):
+                if not _SENTENCE_END.search(text, before.end(1), start):
                     spans.append(before.span(1))
-        spans += self._after(text, m.end(), cue, word)
+        spans += self._after(text, end, cue, word)
         if spans and not (cue.strong and cue.kind in (CREDENTIAL, RECOVERY)):
             # "código de rastreio ... é NL4829": a public label near the cue names the value
-            lo = max(0, m.start() - LABEL_REACH)
+            lo = max(0, start - LABEL_REACH)
             spans = [(a, b) for a, b in spans if not public_label_before(text, a, a - lo)]
         return spans
 
@@ -314,6 +317,19 @@ class CueValueDetector:
         most_words = 12 if size == STRONG_WINDOW else 6
         for tok in _TOKEN.finditer(text, pos, limit):
             raw = tok.group(0)
+            if _DIGIT.search(raw) is None:  # a word (no value): read without cutting it out
+                if raw.startswith("[REDACTED:"):
+                    return spans  # the cue's value already redacted
+                if _LETTER.search(raw) is None:
+                    continue  # punctuation (no public value starts there)
+                if raw.lstrip(_OPEN)[:1] in _PUBLIC_HEADS:
+                    b = tok.end() - (len(raw) - len(raw.rstrip(_STRIP)))
+                    if _PUBLIC_VALUE.match(text[tok.end() - len(raw.lstrip(_OPEN)) : b]):
+                        return spans
+                fillers += 1
+                if _read_enough(spans, many, fillers, most_words):
+                    return spans
+                continue
             a = tok.start() + (len(raw) - len(raw.lstrip(_OPEN)))
             b = tok.end() - (len(raw) - len(raw.rstrip(_STRIP)))
             if a >= b:

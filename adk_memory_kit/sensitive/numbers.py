@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 from stdnum import iban as stdnum_iban
 from stdnum import luhn
@@ -205,6 +205,7 @@ class NumberDetector:
     checksum holds and either an id word precedes it or it is written in the id's own layout.
     """
 
+    least_digits: ClassVar[int] = 9  # a run of fewer digits is skipped (no card or id)
     name: str = "numbers"
     window: int = 48
 
@@ -326,6 +327,7 @@ class IbanDetector:
     word after a grouped IBAN ("... 2874 is my account") is never taken in.
     """
 
+    least_digits: ClassVar[int] = 2  # the check digits
     name: str = "iban"
     kind: str = IBAN
 
@@ -385,6 +387,7 @@ _DNI_CUE = re.compile(r"(?<![a-z])(?:dni|nie|nif|documento|identidad|ausweis|id)
 class AlnumIdDetector:
     """India PAN, Spanish DNI/NIE, Italian codice fiscale (stdnum) and UK NINO (shape)."""
 
+    least_digits: ClassVar[int] = 4  # a PAN's (the fewest of these ids)
     name: str = "alnum_ids"
 
     def find(self, text: str) -> list[Finding]:
@@ -461,6 +464,7 @@ class IdDocumentDetector:
     """A passport, licence or id-card number near its name (within ``window`` characters
     either side, same sentence); the number is the span."""
 
+    least_digits: ClassVar[int] = 4  # a document number's
     name: str = "id_document"
     window: int = 60
 

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 
 from adk_memory_kit.sensitive.base import CREDENTIAL, Finding
-from adk_memory_kit.sensitive.cues import CUE_PATTERN, cue_at
+from adk_memory_kit.sensitive.scan import TextScan
 
 #: A whitespace-free token of 6+ characters holding a digit or a symbol (found at C speed).
 _TOKEN = re.compile(r"(?<!\S)(?=[^\s\d!#$%&*+?^~|]*[\d!#$%&*+?^~|])\S{6,}")
@@ -95,16 +95,9 @@ def title_and_digits(token: str) -> bool:
     return not any(c in _SYMBOLS or c == "_" for c in token) and sum(map(str.isupper, token)) == 1
 
 
-def _credential_cue(text: str) -> bool:
-    """Whether ``text`` holds a strong credential cue in any of the cue languages."""
-    lower = text.lower()
-    if len(lower) != len(text):
-        lower = text
-    for m in CUE_PATTERN.finditer(lower):
-        cue = cue_at(lower, m.start(), m.end())
-        if cue is not None and cue.strong and cue.kind == CREDENTIAL:
-            return True
-    return False
+def _credential_cue(scan: TextScan) -> bool:
+    """Whether the text holds a strong credential cue in any of the cue languages."""
+    return any(cue.strong and cue.kind == CREDENTIAL for _, _, cue in scan.cues())
 
 
 def _in_code(ticks: list[int], start: int) -> bool:
@@ -119,6 +112,11 @@ class PasswordShapeDetector:
     name: str = "password_shape"
 
     def find(self, text: str) -> list[Finding]:
+        return self.find_in(TextScan(text))
+
+    def find_in(self, scan: TextScan) -> list[Finding]:
+        """:meth:`find` on a text read once for every detector."""
+        text = scan.text
         found: list[Finding] = []
         ticks = [i for i, c in enumerate(text) if c == "`"] if "`" in text else []
         cue: bool | None = None  # read once, when a token needs it
@@ -137,7 +135,7 @@ class PasswordShapeDetector:
                 continue  # a network, user or product name ("the wifi is called Home_5G")
             if title_and_digits(token):
                 if cue is None:
-                    cue = _credential_cue(text)
+                    cue = _credential_cue(scan)
                 if not cue:
                     continue
             found.append(Finding(CREDENTIAL, self.name, a, b))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from adk_memory_kit.sensitive.base import PRIVATE_CONTACT, Finding
 from adk_memory_kit.sensitive.public_numbers import phone_spans
+from adk_memory_kit.sensitive.scan import TextScan
 from adk_memory_kit.sensitive.secrecy import asks_secrecy
 from adk_memory_kit.sensitive.vocab import Vocabulary
 
@@ -49,6 +50,13 @@ class PrivateContactDetector:
     name: str = "private_contact"
 
     def find(self, text: str) -> list[Finding]:
+        return self.find_in(TextScan(text))
+
+    def find_in(self, scan: TextScan) -> list[Finding]:
+        """:meth:`find` on a text read once for every detector."""
+        text = scan.text
+        if not scan.digits and "@" not in text:
+            return []  # every phone number and address holds a digit, every e-mail an "@"
         if not _PRIVATE.found_in(text) and not asks_secrecy(text):
             return []
         spans = set(phone_spans(text))

@@ -81,6 +81,7 @@ _PHONE_WORD = re.compile(
     re.IGNORECASE,
 )
 _RUN = re.compile(r"\d(?<![\w.,/-]\d)(?:[ \u00a0./-]?\d)*")
+_NO_SEPARATORS = str.maketrans("", "", " \u00a0./-")  # a _RUN match less these: its digits
 _NANP = re.compile(r"(?:1[ .-])?\d{3}[ .-]\d{3}[ .-]\d{4}")
 
 
@@ -141,7 +142,7 @@ def phone_spans(text: str) -> tuple[tuple[int, int], ...]:
     clause (``PHONE_WINDOW`` characters), left to right (kept for the text's other readers)."""
     spans: list[tuple[int, int]] = []
     for m in _RUN.finditer(text):
-        digits = sum(c.isdigit() for c in m.group(0))
+        digits = len(m.group(0).translate(_NO_SEPARATORS))
         if digits < 7 or digits > 15:
             continue
         a, b = m.span()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -21,6 +22,8 @@ from importlib import resources
 
 from adk_memory_kit.sensitive.base import RECOVERY, Finding
 from adk_memory_kit.sensitive.code_lists import code_list_spans
+from adk_memory_kit.sensitive.scan import TextScan
+from adk_memory_kit.sensitive.vocab import words_of
 
 #: Fewest words of a phrase (a phrase has 12 to 24); at most ``SEED_OUTSIDE`` of them may be
 #: off the list (a mistyped or misremembered word); without a cue or numbering,
@@ -42,9 +45,10 @@ _LISTS = (
 )  # fmt: skip
 #: A word standing alone: "detail0" (glued to a digit) is no phrase word.
 _WORD = re.compile(r"(?<![^\W_])[^\W\d_]+(?![^\W_])")
+_ASCII_WORD = re.compile(r"(?<![a-z0-9])[a-z]+(?![a-z0-9])")  # _WORD in lower-case ASCII
 #: What may stand between two words of a phrase: spaces, commas, a number ("1. abandon").
 _GAP = re.compile(r"[\s,;|/-]*(?:\d{1,2}[.):]?[\s,;|/-]*)?")
-_BITLOCKER = re.compile(r"(?<!\d)\d{6}(?:-\d{6}){7}(?!\d)")
+_BITLOCKER = re.compile(r"\d(?<!\d\d)\d{5}(?:-\d{6}){7}(?!\d)")  # (a digit first: fast)
 _BASE32 = re.compile(r"(?<![A-Za-z0-9])[A-Za-z2-7]{4}(?:[ -][A-Za-z2-7]{4}){3,7}(?![A-Za-z0-9])")
 
 
@@ -71,31 +75,35 @@ def _union() -> frozenset[str]:
     return frozenset().union(*_wordlists())
 
 
-def _seed_spans(text: str) -> list[tuple[int, int]]:
+def _seed_spans(text: str, lower: str) -> list[tuple[int, int]]:
     """Seed phrases, read closely only where some ``SEED_WORDS`` words in a row hold
-    ``SEED_WORDS - SEED_OUTSIDE`` list words, mostly distinct (one counting pass)."""
+    ``SEED_WORDS - SEED_OUTSIDE`` list words, mostly distinct (one counting pass);
+    ``lower`` is ``text.lower()``."""
     union = _union()
-    words = [w if w.isascii() else fold(w) for w in _WORD.findall(text.lower())]
     need = SEED_WORDS - SEED_OUTSIDE
     # a window needs `need` list words and 3/4 distinct words: so some distinct list words
-    if len(union.intersection(words)) < need - (SEED_WORDS - math.ceil(0.75 * SEED_WORDS)):
+    least = need - (SEED_WORDS - math.ceil(0.75 * SEED_WORDS))
+    if lower.isascii():
+        # its words (no accent to fold) are among the text's letter runs, which the word
+        # lists of every layer read once (vocab.words_of): too few there, too few here
+        if len(union.intersection(words_of(text)[1])) < least:
+            return []
+        words = _ASCII_WORD.findall(lower)  # _WORD, read by ASCII classes (faster)
+    else:
+        words = [w if w.isascii() else fold(w) for w in _WORD.findall(lower)]
+    if len(union.intersection(words)) < least:
         return []
-    flags = "".join("1" if w in union else "0" for w in words)
+    flags = bytes(map(union.__contains__, words))  # 1 where a word is on a list
     # 10 ones among 12 places leave at most two zeros: some run of ones is 4 long
-    if flags.count("1") < need or "1111" not in flags:
+    if flags.count(1) < need or b"\x01\x01\x01\x01" not in flags:
         return []
-    ones = [0, *itertools.accumulate(c == "1" for c in flags)]
-    seen: dict[str, int] = {}  # the words of the current window and their counts
-    for i, w in enumerate(words):
-        seen[w] = seen.get(w, 0) + 1
-        if i >= SEED_WORDS:
-            old = words[i - SEED_WORDS]
-            seen[old] -= 1
-            if not seen[old]:
-                del seen[old]
-        if i + 1 >= SEED_WORDS and ones[i + 1] - ones[i + 1 - SEED_WORDS] >= need:
-            if len(seen) >= 0.75 * SEED_WORDS:
-                return _seed_runs(text)
+    ones = [0, *itertools.accumulate(flags)]
+    # the windows (by their end) holding `need` list words, counted at C speed; then one
+    # with 3/4 of its words distinct
+    full = map(need.__le__, map(operator.sub, ones[SEED_WORDS:], ones))
+    for end in itertools.compress(range(SEED_WORDS, len(words) + 1), full):
+        if len(set(words[end - SEED_WORDS : end])) >= 0.75 * SEED_WORDS:
+            return _seed_runs(text)
     return []
 
 
@@ -123,8 +131,10 @@ def _seed_runs(text: str) -> list[tuple[int, int]]:
         word = fold(m.group(0))
         for i, words in enumerate(lists):
             run = runs[i]
-            joined = run.words > 0 and _GAP.fullmatch(text, run.last, m.start()) is not None
             on = word in words
+            if not on and not run.words:
+                continue  # no run of this list, and the word starts none
+            joined = run.words > 0 and _GAP.fullmatch(text, run.last, m.start()) is not None
             if on or (joined and run.outside < SEED_OUTSIDE and m.group(0).islower()):
                 if not joined:
                     span = run.span()
@@ -175,10 +185,19 @@ class RecoveryDetector:
     name: str = "recovery"
 
     def find(self, text: str) -> list[Finding]:
-        spans = _seed_spans(text) + code_list_spans(text)
-        spans += [m.span() for m in _BITLOCKER.finditer(text)]
-        for m in _BASE32.finditer(text):
-            compact = m.group(0).replace(" ", "").replace("-", "")
-            if any(c.isdigit() for c in compact) and any(c.isalpha() for c in compact):
-                spans.append(m.span())
+        return self.find_in(TextScan(text))
+
+    def find_in(self, scan: TextScan) -> list[Finding]:
+        """:meth:`find` on a text read once for every detector."""
+        text = scan.text
+        spans = _seed_spans(text, scan.lower)
+        if scan.digits or "-" in text:  # a key, and most codes of a list, hold one
+            spans += code_list_spans(text)
+        if scan.digits:  # every BitLocker and setup key holds one
+            if scan.digits >= 48:  # a BitLocker key's count
+                spans += [m.span() for m in _BITLOCKER.finditer(text)]
+            for m in _BASE32.finditer(text):
+                compact = m.group(0).replace(" ", "").replace("-", "")
+                if any(c.isdigit() for c in compact) and any(c.isalpha() for c in compact):
+                    spans.append(m.span())
         return [Finding(RECOVERY, self.name, a, b) for a, b in spans]

@@ -1,4 +1,5 @@
-"""One reading of a text shared by every detector: its lower case and its keyword heads.
+"""One reading of a text shared by every detector: its lower case, whether it holds a digit,
+its cue words and its keyword heads.
 
 Several detectors start from a keyword (a password word, a login phrase, a document name, a
 health term), each found where one of its lower-case head literals starts a word. Searching
@@ -10,7 +11,9 @@ the character before is not an ASCII letter (overlapping heads included), in ord
 ``None`` where lower-casing could mislead a head search (the text changes length when
 lower-cased, or holds a character that a case-insensitive pattern reads as another ASCII
 letter), or the text is longer than ``SHARED_MAX``: the caller then reads the text the way
-it would alone.
+it would alone. :attr:`TextScan.digits` lets a detector whose every finding holds ``least_digits``
+decimal digits be skipped on a text holding fewer; :meth:`TextScan.cues` lists the cue words of
+:mod:`.cues` once for the layers that read them.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import re
 from collections.abc import Iterable
 
 from adk_memory_kit.sensitive.base import LiteralHeads, matches_at_heads, prefix_tree
+from adk_memory_kit.sensitive.cues import CUE_PATTERN, Cue, cue_at
 
 #: Characters that lower-case to one ASCII letter or that a case-insensitive pattern matches
 #: with one, though they are none: dotless i, long s, the Kelvin sign.
@@ -30,6 +34,7 @@ _ODD = ""  # the key that marks a text read without the shared pass
 SHARED_MAX = 32_768
 _SETS: dict[str, LiteralHeads] = {}
 _combined: tuple[re.Pattern[str], dict[str, tuple[str, ...]]] | None = None
+_DIGIT = re.compile(r"\d")
 
 
 def register_heads(name: str, heads: LiteralHeads) -> str:
@@ -62,12 +67,14 @@ def _build() -> tuple[re.Pattern[str], dict[str, tuple[str, ...]]]:
 class TextScan:
     """A text with what several detectors read from it, each computed once, on first use."""
 
-    __slots__ = ("text", "_lower", "_heads")
+    __slots__ = ("text", "_lower", "_heads", "_digits", "_cues")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._lower: str | None = None
         self._heads: dict[str, list[int]] | None = None
+        self._digits: int | None = None
+        self._cues: list[tuple[int, int, Cue]] | None = None
 
     @property
     def lower(self) -> str:
@@ -75,6 +82,33 @@ class TextScan:
         if self._lower is None:
             self._lower = self.text.lower()
         return self._lower
+
+    @property
+    def digits(self) -> int:
+        """How many decimal digits (what ``\\d`` matches) the text holds."""
+        if self._digits is None:
+            text = self.text
+            self._digits = (
+                sum(map(text.count, "0123456789")) if text.isascii() else len(_DIGIT.findall(text))
+            )
+        return self._digits
+
+    @property
+    def cue_text(self) -> str:
+        """The text cues are read in: its lower case, or the text itself where lower-casing
+        changes its length."""
+        return self.lower if len(self.lower) == len(self.text) else self.text
+
+    def cues(self) -> list[tuple[int, int, Cue]]:
+        """``(start, end, cue)`` of every whole-word cue in :attr:`cue_text`, in order."""
+        if self._cues is None:
+            lower = self.cue_text
+            self._cues = [
+                (m.start(), m.end(), cue)
+                for m in CUE_PATTERN.finditer(lower)
+                if (cue := cue_at(lower, m.start(), m.end())) is not None
+            ]
+        return self._cues
 
     def heads(self, name: str) -> list[int] | None:
         """The start of every head of set ``name`` at a word start (see the module

@@ -30,14 +30,19 @@ class ShapeDetector:
     name: str = "shape"
 
     def find(self, text: str) -> list[Finding]:
-        found = [
-            Finding(CREDENTIAL, "url_password", *m.span(1)) for m in _URL_PASSWORD.finditer(text)
-        ]
+        found: list[Finding] = []
+        if "://" in text:  # every URL password follows one
+            found += [
+                Finding(CREDENTIAL, "url_password", *m.span(1))
+                for m in _URL_PASSWORD.finditer(text)
+            ]
         if "<<" in text:
             for m in _MRZ.finditer(text):
                 line = m.group(0)
                 if "<<" in line and sum(c.isdigit() for c in line) >= 6 or line[:2] in ("P<",):
                     found.append(Finding(GOVERNMENT_ID, "mrz", *m.span()))
+        if "0" not in text:  # an IFSC's fifth character
+            return found
         for m in _IFSC.finditer(text):
             # a branch code is public: it counts given with an account number
             near = text[max(0, m.start() - 100) : m.end() + 100]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import ClassVar
 
 from adk_memory_kit.sensitive.base import CREDENTIAL, Finding
 from adk_memory_kit.sensitive.public_numbers import (
@@ -81,11 +82,10 @@ class ShortCodeDetector:
     """Short digit codes in a message that names a lock, an alarm, a PIN or a secret (see
     the module docstring); each code is a span."""
 
+    least_digits: ClassVar[int] = LEAST  # a code has that many digits
     name: str = "short_code"
 
     def find(self, text: str) -> list[Finding]:
-        if says_public(text) or (not _TRIGGER.found_in(text) and not asks_secrecy(text)):
-            return []
         found: list[Finding] = []
         memo: dict[tuple[int, str], bool] = {}  # a flood repeats one context: read it once
         for m in _CODE.finditer(text):
@@ -101,4 +101,10 @@ class ShortCodeDetector:
                     memo[key] = public
             if not public:
                 found.append(Finding(CREDENTIAL, self.name, a, b))
+        # the message is read only for a code that is not public by itself (most texts
+        # have none: a year, a date, an amount)
+        if not found or says_public(text):
+            return []
+        if not _TRIGGER.found_in(text) and not asks_secrecy(text):
+            return []
         return found

@@ -17,6 +17,7 @@ from functools import lru_cache
 from adk_memory_kit.sensitive.base import prefix_tree
 
 _WORD = re.compile(r"[^\W\d_]+")
+_ASCII_WORD = re.compile(r"[a-z]+")  # _WORD in lower-case ASCII (a faster class)
 
 
 def _spaced_script(entry: str) -> bool:
@@ -32,7 +33,7 @@ def _spaced_script(entry: str) -> bool:
 def words_of(text: str) -> tuple[str, frozenset[str]]:
     """``text`` in lower case and its distinct words (split once for every vocabulary)."""
     lower = text.lower()
-    return lower, frozenset(_WORD.findall(lower))
+    return lower, frozenset((_ASCII_WORD if lower.isascii() else _WORD).findall(lower))
 
 
 def _at_word_start(pattern: re.Pattern[str], lower: str) -> bool:
