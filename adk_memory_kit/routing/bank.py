@@ -18,6 +18,12 @@ label                      decision
 
 ``split`` is ``tune`` or ``heldout``, fixed by a hash of the text (a quarter held out), so the
 split never changes when examples are added elsewhere in the file.
+
+``data/bank_other_writers.jsonl`` (written by ``benchmarks/bank_other_writers_build.py``) holds
+the messages of the routing corpora other writers wrote for first reads, once read: sentences
+in 25+ languages and dialects the kit's English bank lacks, split the same way. The router
+for sentences in other languages (:func:`load_world_bank`) learns from both, a row there
+counting :data:`OTHER_WRITERS_WEIGHT` of one of the kit's.
 """
 
 from __future__ import annotations
@@ -46,6 +52,13 @@ LABEL_HOMES: dict[str, MemoryHome | None] = {
 }
 
 
+#: Where a row comes from: the kit's own bank, or the corpora other writers wrote.
+KIT, OTHER_WRITERS = "kit", "other_writers"
+#: How much an other writer's row counts in training against one of the kit's (their labels
+#: follow each writer's reading of the homes; the kit's rows set the conventions).
+OTHER_WRITERS_WEIGHT = 0.5
+
+
 @dataclass(frozen=True)
 class Example:
     """One labelled utterance."""
@@ -53,6 +66,12 @@ class Example:
     text: str
     label: str
     split: str = "tune"
+    source: str = KIT
+
+    @property
+    def weight(self) -> float:
+        """How much the row counts in training."""
+        return OTHER_WRITERS_WEIGHT if self.source == OTHER_WRITERS else 1.0
 
     @property
     def preference(self) -> str | None:
@@ -82,16 +101,37 @@ def bank_text() -> str:
     return resources.files("adk_memory_kit.routing").joinpath("data/bank.jsonl").read_text("utf-8")
 
 
-@lru_cache(maxsize=1)
-def load_bank() -> tuple[Example, ...]:
-    """Every example of the shipped bank, in file order."""
+def _rows(text: str, source: str) -> list[Example]:
     out = []
-    for line in bank_text().splitlines():
+    for line in text.splitlines():
         if line.strip():
             row = json.loads(line)
             label_home(row["label"])  # validates the label
-            out.append(Example(row["text"], row["label"], row.get("split", "tune")))
-    return tuple(out)
+            out.append(Example(row["text"], row["label"], row.get("split", "tune"), source))
+    return out
+
+
+@lru_cache(maxsize=1)
+def load_bank() -> tuple[Example, ...]:
+    """Every example of the shipped bank, in file order."""
+    return tuple(_rows(bank_text(), KIT))
+
+
+def other_writers_text() -> str:
+    name = "data/bank_other_writers.jsonl"
+    return resources.files("adk_memory_kit.routing").joinpath(name).read_text("utf-8")
+
+
+@lru_cache(maxsize=1)
+def load_world_bank() -> tuple[Example, ...]:
+    """The bank and the other writers' rows: what the router for other languages learns."""
+    return (*load_bank(), *_rows(other_writers_text(), OTHER_WRITERS))
+
+
+def world_digest() -> str:
+    """A digest of what the router for other languages learns from (rows and their weight)."""
+    body = f"{bank_text()}\x1f{other_writers_text()}\x1f{OTHER_WRITERS_WEIGHT}"
+    return hashlib.sha256(body.encode()).hexdigest()
 
 
 def bank_digest() -> str:

@@ -1,4 +1,8 @@
-"""The offline learned router: a small linear head over MiniLM embeddings (numpy only).
+"""The offline learned router: a small linear head over sentence embeddings (numpy only).
+
+The embedding is MiniLM joined with USE multilingual v3 (:func:`default_router_embedder`):
+MiniLM reads English as the bank was tuned on it, the multilingual encoder puts other
+languages in one space with English, so rows learned in one language carry to the rest.
 
 It learns from the shipped example bank (:mod:`.bank`) plus any preference names an
 application adds with a few phrasings each, at start-up; then one batched embedding call
@@ -19,29 +23,68 @@ import asyncio
 import hashlib
 import json
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.routing.bank import (
+    KIT,
     USER_STATE_PREFIX,
     Example,
     bank_digest,
     is_preference,
     label_home,
     load_bank,
+    load_world_bank,
+    world_digest,
 )
 from adk_memory_kit.routing.cues import CUES_DIGEST, N_CUES, cue_vector
 from adk_memory_kit.routing.rule import MemoryHome
+from adk_memory_kit.text.language import reads_as_other_language
 
-CACHE_FILE = "data/bank_embeddings.npy"
-CACHE_META = "data/bank_embeddings.json"
-HEAD_FILE = "data/bank_head.npz"
 UPDATE_BANK = "data/update_bank.jsonl"
-UPDATE_HEAD_FILE = "data/update_head.npz"
+
+
+@dataclass(frozen=True)
+class Shipped:
+    """What a router learns from, and the package files holding its embeddings and heads
+    (valid while ``digest()`` and the embedder match what wrote them)."""
+
+    embeddings: str
+    meta: str
+    head: str
+    update_head: str
+    digest: Callable[[], str]
+    examples: Callable[[], tuple[Example, ...]]
+
+
+#: The English router: the kit's bank, MiniLM.
+BANK = Shipped(
+    "data/bank_embeddings.npy",
+    "data/bank_embeddings.json",
+    "data/bank_head.npz",
+    "data/update_head.npz",
+    bank_digest,
+    load_bank,
+)
+#: The router for sentences in other languages: the bank and the other writers' rows, MiniLM
+#: joined with the multilingual encoder.
+WORLD = Shipped(
+    "data/world_embeddings.npy",
+    "data/world_embeddings.json",
+    "data/world_head.npz",
+    "data/world_update_head.npz",
+    world_digest,
+    load_world_bank,
+)
+# the English router's file names, as other modules and benchmarks name them
+CACHE_FILE, CACHE_META, HEAD_FILE = BANK.embeddings, BANK.meta, BANK.head
+UPDATE_HEAD_FILE = BANK.update_head
 
 #: The labels of a lasting fact; the update head tells the two apart.
 LASTING = ("long_term", "update")
@@ -107,26 +150,36 @@ class LinearHead:
         self.weights = np.zeros((0, 0), dtype=np.float32)
         self.bias = np.zeros(0, dtype=np.float32)
 
-    def fit(self, features: np.ndarray, labels: Sequence[str]) -> LinearHead:
+    def fit(
+        self,
+        features: np.ndarray,
+        labels: Sequence[str],
+        weights: Sequence[float] | None = None,
+    ) -> LinearHead:
+        """Fit to ``labels``; ``weights``: how much each row counts (default: all alike)."""
         self.labels = tuple(sorted(set(labels)))
         index = {label: i for i, label in enumerate(self.labels)}
         target = np.zeros((len(labels), len(self.labels)), dtype=np.float32)
         target[np.arange(len(labels)), [index[label] for label in labels]] = 1.0
-        weights = np.zeros((features.shape[1], len(self.labels)), dtype=np.float32)
+        counts = np.ones(len(labels), dtype=np.float32) if weights is None else np.asarray(
+            weights, dtype=np.float32)  # fmt: skip
+        counts = counts / counts.mean()
+        coef = np.zeros((features.shape[1], len(self.labels)), dtype=np.float32)
         bias = np.zeros(len(self.labels), dtype=np.float32)
         t = self.temperature
         rate, last = 1.0, np.inf
         for _ in range(self.steps):
-            probs = _softmax(features @ weights * t + bias)
+            probs = _softmax(features @ coef * t + bias)
             if self.backoff is not None:
-                loss = float(-np.log(probs[target > 0] + 1e-12).mean())
+                picked = probs[target > 0] + 1e-12
+                loss = float(-(np.log(picked) * counts).mean())
                 if loss > last:
                     rate *= self.backoff
                 last = loss
-            grad = (probs - target) / len(features)
-            weights -= rate * (t * features.T @ grad + self.l2 * weights)
+            grad = (probs - target) * counts[:, None] / len(features)
+            coef -= rate * (t * features.T @ grad + self.l2 * coef)
             bias -= rate * grad.sum(axis=0)
-        self.weights, self.bias = weights, bias
+        self.weights, self.bias = coef, bias
         return self
 
     def predict_proba(self, features: np.ndarray) -> np.ndarray:
@@ -150,10 +203,10 @@ def load_update_bank() -> tuple[Example, ...]:
     return tuple(Example(r["text"], r["label"], r.get("split", "tune")) for r in rows)
 
 
-def update_bank_digest() -> str:
-    """A digest of the bank and the update bank (the shipped update head is valid for both)."""
+def update_bank_digest(shipped: Shipped = BANK) -> str:
+    """A digest of a router's rows and the update bank (its update head is valid for both)."""
     text = resources.files("adk_memory_kit.routing").joinpath(UPDATE_BANK).read_text("utf-8")
-    return hashlib.sha256((bank_digest() + text).encode()).hexdigest()
+    return hashlib.sha256((shipped.digest() + text).encode()).hexdigest()
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
@@ -162,10 +215,10 @@ def _softmax(z: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def _meta_matches(meta: dict, model_id: str) -> bool:
-    """Whether shipped vectors were made from this bank, embedder, prefix and cues."""
+def _meta_matches(meta: dict, model_id: str, shipped: Shipped = BANK) -> bool:
+    """Whether shipped vectors were made from these rows, embedder, prefix and cues."""
     return (
-        meta.get("digest") == bank_digest()
+        meta.get("digest") == shipped.digest()
         and meta.get("model_id") == model_id
         and meta.get("embed_prefix") == EMBED_PREFIX
         and meta.get("cues") == N_CUES
@@ -173,29 +226,31 @@ def _meta_matches(meta: dict, model_id: str) -> bool:
     )
 
 
-def _cached_bank_embeddings(model_id: str, count: int) -> np.ndarray | None:
-    """The shipped embeddings of the bank, if they match its text and the embedder."""
+def _cached_bank_embeddings(
+    model_id: str, count: int, shipped: Shipped = BANK
+) -> np.ndarray | None:
+    """The shipped embeddings of the rows, if they match their text and the embedder."""
     base = resources.files("adk_memory_kit.routing")
     try:
-        meta = json.loads(base.joinpath(CACHE_META).read_text("utf-8"))
-        if not _meta_matches(meta, model_id):
+        meta = json.loads(base.joinpath(shipped.meta).read_text("utf-8"))
+        if not _meta_matches(meta, model_id, shipped):
             return None
-        with resources.as_file(base.joinpath(CACHE_FILE)) as path:
+        with resources.as_file(base.joinpath(shipped.embeddings)) as path:
             vectors = np.load(path).astype(np.float32)
     except (FileNotFoundError, ValueError, OSError):
         return None
     return vectors if vectors.shape[0] == count else None
 
 
-def _cached_head(model_id: str, params: dict) -> LinearHead | None:
-    """The shipped head trained on the whole bank, if it matches the bank, embedder and
+def _cached_head(model_id: str, params: dict, shipped: Shipped = BANK) -> LinearHead | None:
+    """The shipped head trained on all the rows, if it matches them, the embedder and the
     hyper-parameters (training takes seconds on a busy CPU; loading it, milliseconds)."""
     base = resources.files("adk_memory_kit.routing")
     try:
-        meta = json.loads(base.joinpath(CACHE_META).read_text("utf-8"))
-        if not _meta_matches(meta, model_id) or meta.get("head_params") != params:
+        meta = json.loads(base.joinpath(shipped.meta).read_text("utf-8"))
+        if not _meta_matches(meta, model_id, shipped) or meta.get("head_params") != params:
             return None
-        with resources.as_file(base.joinpath(HEAD_FILE)) as path:
+        with resources.as_file(base.joinpath(shipped.head)) as path:
             data = np.load(path)
             head = LinearHead(l2=params["l2"])
             head.weights = data["weights"].astype(np.float32)
@@ -206,18 +261,18 @@ def _cached_head(model_id: str, params: dict) -> LinearHead | None:
     return head
 
 
-def _cached_update_head(model_id: str, params: dict) -> LinearHead | None:
+def _cached_update_head(model_id: str, params: dict, shipped: Shipped = BANK) -> LinearHead | None:
     """The shipped update head, if it matches both banks, the embedder and its parameters."""
     base = resources.files("adk_memory_kit.routing")
     try:
-        meta = json.loads(base.joinpath(CACHE_META).read_text("utf-8"))
-        if not _meta_matches(meta, model_id) or meta.get("update_head") != {
+        meta = json.loads(base.joinpath(shipped.meta).read_text("utf-8"))
+        if not _meta_matches(meta, model_id, shipped) or meta.get("update_head") != {
             **params,
             "backoff": UPDATE_BACKOFF,
-            "digest": update_bank_digest(),
+            "digest": update_bank_digest(shipped),
         }:
             return None
-        with resources.as_file(base.joinpath(UPDATE_HEAD_FILE)) as path:
+        with resources.as_file(base.joinpath(shipped.update_head)) as path:
             data = np.load(path)
             head = LinearHead(l2=params["l2"], backoff=UPDATE_BACKOFF)
             head.weights = data["weights"].astype(np.float32)
@@ -228,14 +283,33 @@ def _cached_update_head(model_id: str, params: dict) -> LinearHead | None:
     return head
 
 
+def default_router_embedder() -> Any:
+    """MiniLM (what the bank's English was tuned on; the store shares its vectors) joined with
+    the multilingual encoder (a space shared across languages: what the router learns from
+    one language carries to others)."""
+    from adk_memory_kit.embedders import LocalMiniLMEmbedder
+    from adk_memory_kit.embedders.multilingual import JoinedEmbedder, MultilingualEncoder
+
+    return JoinedEmbedder(LocalMiniLMEmbedder(), MultilingualEncoder())
+
+
 class LearnedRouter:
     """Decides each sentence's home (and preference name) from its embedding.
+
+    Two routers in one: a sentence :func:`~adk_memory_kit.text.language.reads_as_other_language`
+    (confidently not English) goes to ``other_languages``, a router on MiniLM joined with the
+    multilingual encoder that learns from the bank and the other writers' rows
+    (:data:`WORLD`); every other sentence to this one, on MiniLM and the kit's bank as before.
+    The default router has both; one built with an embedder or examples of its own has only
+    itself unless ``other_languages`` is given.
 
     Args:
         embedder: anything with ``embed_sync(texts)`` / ``embed(texts)`` and ``model_id``
             (default: the shipped :class:`~adk_memory_kit.embedders.LocalMiniLMEmbedder`).
-        examples: the labelled examples (default: the shipped bank's ``tune`` and ``heldout``
-            rows; pass ``split="tune"`` to :meth:`from_bank` to evaluate honestly).
+        examples: the labelled examples (default: the rows of ``shipped``, both splits; pass
+            ``split="tune"`` to :meth:`from_bank` to evaluate honestly).
+        shipped: the rows and package files it learns from (:data:`BANK` or :data:`WORLD`).
+        other_languages: the router for sentences in other languages (see above).
         extra_preferences: an application's own preference names, each with at least
             :data:`MIN_PHRASINGS` example phrasings; learned at start-up as
             ``user_state:<name>``.
@@ -261,7 +335,15 @@ class LearnedRouter:
         l2: float = 0.01,
         guards: Mapping[str, float] | None = None,
         update_floor: float = UPDATE_FLOOR,
+        shipped: Shipped = BANK,
+        other_languages: LearnedRouter | None = None,
     ) -> None:
+        if other_languages is None and embedder is None and examples is None and shipped is BANK:
+            other_languages = LearnedRouter(
+                default_router_embedder(), shipped=WORLD, extra_preferences=extra_preferences
+            )
+        self.other_languages = other_languages
+        self.shipped = shipped
         self.update_floor = update_floor
         self.update_head = LinearHead(l2=l2, backoff=UPDATE_BACKOFF)
         self.guards = dict(DEFAULT_GUARDS if guards is None else guards)
@@ -273,7 +355,7 @@ class LearnedRouter:
             embedder = LocalMiniLMEmbedder()
         self.embedder = embedder
         self._use_cache = examples is None
-        self.examples = tuple(examples if examples is not None else load_bank())
+        self.examples = tuple(examples if examples is not None else shipped.examples())
         splits = {e.split for e in self.examples}
         self.update_examples = tuple(e for e in load_update_bank() if e.split in splits)
         extra: list[Example] = []
@@ -297,7 +379,11 @@ class LearnedRouter:
 
     @classmethod
     def from_bank(cls, embedder=None, *, split: str = "tune", **kw) -> LearnedRouter:
-        """A router trained on one split of the shipped bank."""
+        """A router trained on one split of the shipped rows (with the embedder left to its
+        default, both routers, each on that split)."""
+        if embedder is None and "other_languages" not in kw:
+            world = [e for e in load_world_bank() if e.split == split]
+            kw["other_languages"] = cls(default_router_embedder(), examples=world, shipped=WORLD)
         return cls(embedder, examples=[e for e in load_bank() if e.split == split], **kw)
 
     @property
@@ -324,28 +410,34 @@ class LearnedRouter:
         """Embed the examples (the bank from the shipped cache when valid) and train (the
         shipped heads when nothing was added to the bank)."""
         if self._use_cache and not self.extra:
-            head = _cached_head(self.embedder.model_id, self.head_params)
-            update_head = _cached_update_head(self.embedder.model_id, self.head_params)
+            head = _cached_head(self.embedder.model_id, self.head_params, self.shipped)
+            update_head = _cached_update_head(
+                self.embedder.model_id, self.head_params, self.shipped
+            )
             if head is not None and update_head is not None:
                 self.head, self.update_head, self._fitted = head, update_head, True
                 return self
         texts = [e.text for e in self.examples]
         cached = (
-            _cached_bank_embeddings(self.embedder.model_id, len(texts)) if self._use_cache else None
+            _cached_bank_embeddings(self.embedder.model_id, len(texts), self.shipped)
+            if self._use_cache
+            else None
         )
         vectors = cached if cached is not None else self._embed_sync(texts)
         if self.extra:
             vectors = np.vstack([vectors, self._embed_sync([e.text for e in self.extra])])
         every = (*self.examples, *self.extra)
         features = self.features([e.text for e in every], vectors)
-        self.head.fit(features, [e.label for e in every])
+        self.head.fit(features, [e.label for e in every], [e.weight for e in every])
         self._fit_update_head(every, features)
         self._fitted = True
         return self
 
     def _fit_update_head(self, every: Sequence[Example], features: np.ndarray) -> None:
         """Train the update head on the lasting facts of ``every`` and the update bank."""
-        lasting = [i for i, e in enumerate(every) if e.label in LASTING]
+        # the other writers' lasting facts are not told apart from changes (their corpora say
+        # "long_term" for both): the update head learns from the kit's own rows only
+        lasting = [i for i, e in enumerate(every) if e.label in LASTING and e.source == KIT]
         extra = [e.text for e in self.update_examples]
         labels = {every[i].label for i in lasting} | {e.label for e in self.update_examples}
         if len(labels) < len(LASTING):
@@ -400,18 +492,46 @@ class LearnedRouter:
                     break
         return Decision(labels[best], float(row[best]))
 
+    def _other(self, texts: Sequence[str]) -> list[bool]:
+        """Which of ``texts`` go to the router for other languages."""
+        if self.other_languages is None:
+            return [False] * len(texts)
+        return [reads_as_other_language(t) for t in texts]
+
     def classify_sync(self, texts: Sequence[str]) -> list[Decision]:
-        """One embedding call for all ``texts``, then the head."""
+        """One embedding call for all ``texts`` (per router), then the head."""
         if not texts:
             return []
+        other = self._other(texts)
+        if self.other_languages is not None and any(other):
+            mine = [t for t, o in zip(texts, other, strict=True) if not o]
+            theirs = [t for t, o in zip(texts, other, strict=True) if o]
+            return _merged(
+                other,
+                self.decide(mine, self._embed_sync(mine)) if mine else [],
+                self.other_languages.classify_sync(theirs),
+            )
         return self.decide(texts, self._embed_sync(texts))
 
     async def classify(self, texts: Sequence[str]) -> list[Decision]:
         """One embedding call for the texts not decided recently, then the head. Decisions
         are remembered (up to ``cache_size`` texts), so ingestion asking about a sentence the
-        routing plugin classified in this process costs no second embedding."""
+        routing plugin classified in this process costs no second embedding. Sentences in
+        another language are the other-languages router's (see the class)."""
         if not texts:
             return []
+        other = self._other(texts)
+        if self.other_languages is not None and any(other):
+            mine = [t for t, o in zip(texts, other, strict=True) if not o]
+            theirs = [t for t, o in zip(texts, other, strict=True) if o]
+            return _merged(
+                other,
+                await self._classify_own(mine) if mine else [],
+                await self.other_languages.classify(theirs),
+            )
+        return await self._classify_own(texts)
+
+    async def _classify_own(self, texts: Sequence[str]) -> list[Decision]:
         await self.fit()
         missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if missing:
@@ -425,43 +545,49 @@ class LearnedRouter:
         return [self._cache[t] for t in texts]
 
 
-def write_embedding_cache(embedder=None) -> str:
-    """Embed the bank and write the cache shipped with the package; returns its path."""
-    from pathlib import Path
+def _merged(
+    other: Sequence[bool], mine: Sequence[Decision], theirs: Sequence[Decision]
+) -> list[Decision]:
+    """Two routers' decisions back in the order of the sentences (``other``: whose each is)."""
+    own, foreign = iter(mine), iter(theirs)
+    return [next(foreign) if o else next(own) for o in other]
 
-    router = LearnedRouter(embedder)
+
+def write_embedding_cache(embedder=None) -> str:
+    """Embed both routers' rows and write the files shipped with the package (the English
+    router's on ``embedder``, default MiniLM; the other languages' on the joined embedder);
+    returns the English embeddings' path."""
+    english = LearnedRouter(embedder)
+    _write_shipped(english)
+    if english.other_languages is not None:
+        _write_shipped(english.other_languages)
+    return str(Path(__file__).parent / english.shipped.embeddings)
+
+
+def _write_shipped(router: LearnedRouter) -> None:
+    shipped, base = router.shipped, Path(__file__).parent
     texts = [e.text for e in router.examples]
     vectors = router._embed_sync(texts)
-    base = Path(__file__).parent
-    np.save(base / CACHE_FILE, vectors.astype(np.float16))
+    np.save(base / shipped.embeddings, vectors.astype(np.float16))
     stored = vectors.astype(np.float16).astype(np.float32)  # train on what ships
     features = router.features(texts, stored)
-    router.head.fit(features, [e.label for e in router.examples])
+    router.head.fit(
+        features, [e.label for e in router.examples], [e.weight for e in router.examples]
+    )
     router._fit_update_head(router.examples, features)
-    np.savez(
-        base / UPDATE_HEAD_FILE,
-        weights=router.update_head.weights,
-        bias=router.update_head.bias,
-        labels=np.array(router.update_head.labels),
-    )
-    np.savez(
-        base / HEAD_FILE,
-        weights=router.head.weights,
-        bias=router.head.bias,
-        labels=np.array(router.head.labels),
-    )
+    for name, head in ((shipped.update_head, router.update_head), (shipped.head, router.head)):
+        np.savez(base / name, weights=head.weights, bias=head.bias, labels=np.array(head.labels))
     meta = {
-        "digest": bank_digest(),
+        "digest": shipped.digest(),
         "model_id": router.embedder.model_id,
         "head_params": router.head_params,
         "update_head": {
             **router.head_params,
             "backoff": UPDATE_BACKOFF,
-            "digest": update_bank_digest(),
+            "digest": update_bank_digest(shipped),
         },
         "embed_prefix": EMBED_PREFIX,
         "cues": N_CUES,
         "cues_digest": CUES_DIGEST,
     }
-    (base / CACHE_META).write_text(json.dumps(meta) + "\n", encoding="utf-8")
-    return str(base / CACHE_FILE)
+    (base / shipped.meta).write_text(json.dumps(meta) + "\n", encoding="utf-8")

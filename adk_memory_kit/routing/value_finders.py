@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
+from adk_memory_kit.routing.cue_vocabulary import vocabulary_pattern
 from adk_memory_kit.routing.language_names_data import LANGUAGE_NAMES
 
 Finder = Callable[[str], str | None]
@@ -37,10 +38,14 @@ def _retired(text: str, start: int, end: int) -> bool:
 
 
 def _pattern(table: Mapping[str, str]) -> re.Pattern[str]:
-    return re.compile(
-        r"\b(" + "|".join(sorted(map(re.escape, table), key=len, reverse=True)) + r")\b",
-        re.IGNORECASE,
-    )
+    """The phrases of ``table`` as whole words, longest first; a phrase of a script written
+    without spaces (日本語, ภาษาไทย) anywhere (:func:`~.cue_vocabulary.vocabulary_pattern`)."""
+    return vocabulary_pattern(table)
+
+
+def _phrase(match: re.Match[str]) -> str:
+    """The table key a match stands for (lower case, single spaces)."""
+    return " ".join(match.group(0).lower().split())
 
 
 def _first(table: Mapping[str, str], *, retire: bool = True) -> Finder:
@@ -54,7 +59,7 @@ def _first(table: Mapping[str, str], *, retire: bool = True) -> Finder:
     def find(text: str) -> str | None:
         matches = list(pattern.finditer(text))
         kept = [m for m in matches if not (retire and _retired(text, m.start(), m.end()))]
-        return table[kept[0].group(1).lower()] if kept else None
+        return table[_phrase(kept[0])] if kept else None
 
     return find
 
@@ -69,7 +74,7 @@ def _retired_first(table: Mapping[str, str]) -> Finder:
         matches = list(pattern.finditer(text))
         if not matches or not all(_retired(text, m.start(), m.end()) for m in matches):
             return None
-        return table[matches[0].group(1).lower()]
+        return table[_phrase(matches[0])]
 
     return find
 
@@ -177,7 +182,7 @@ def _units(text: str) -> str | None:
         if _NUMBER_BEFORE.search(text[: match.start()]):
             continue
         if not _retired(text, match.start(), match.end()):
-            return _UNITS[match.group(1).lower()]
+            return _UNITS[_phrase(match)]
     return None
 
 

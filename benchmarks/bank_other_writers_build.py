@@ -1,0 +1,96 @@
+"""Write ``adk_memory_kit/routing/data/bank_other_writers.jsonl``: the router's training rows
+from the routing corpora other writers wrote for first reads, once they have been read.
+
+Usage::
+
+    python benchmarks/bank_other_writers_build.py [--through 12]
+
+Each corpus ``benchmarks/data/routing_first_read_rN.jsonl`` (N up to ``--through``) was written
+by a helper who never read the kit, in a style of its own (personas, dialects, 25+
+languages), and read once before anything was tuned on it. After its first read it is an
+old corpus, and its messages are the kind of text the router most lacks: its own bank is
+English. A message with one expected home becomes a row (``long_term``, ``session`` ->
+``session_state``, ``review``, ``drop``, ``none`` -> ``nothing``, ``forget``); a ``user_state``
+message becomes ``user_state:<name>`` when ``benchmarks/data/routing_user_state_names.jsonl``
+names one preference of the kit's vocabulary for it (labelled by a helper, by meaning), and is
+left out otherwise; messages with two homes are left out. Each row's split is the bank's
+(a quarter held out by a hash of its text), so ``benchmarks/routing.py`` scores the router on
+other writers' sentences it was not trained on as well as on the kit's own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from adk_memory_kit.routing.bank import split_of
+
+HERE = Path(__file__).parent
+OUT = HERE.parent / "adk_memory_kit" / "routing" / "data" / "bank_other_writers.jsonl"
+#: The issue's own examples, which tests route and no training row may contain
+#: (tests/routing/test_learned_router.py: ISSUE_EXAMPLES).
+HELD_FOR_TESTS = (
+    "everyone calls me sam",
+    "for this trip i'm bringing my partner",
+    "i'm vegetarian",
+    "i always take an aisle seat",
+    "stop asking me to confirm prices",
+    "i'm travelling to lisbon",
+    "which flight is cheaper?",
+    "forget what i said",
+)
+LABELS = {
+    "long_term": "long_term",
+    "session": "session_state",
+    "review": "review",
+    "drop": "drop",
+    "none": "nothing",
+    "forget": "forget",
+}
+
+
+def rows(through: int) -> list[dict[str, str]]:
+    names = {}
+    for line in (HERE / "data" / "routing_user_state_names.jsonl").read_text("utf-8").splitlines():
+        if line.strip():
+            named = json.loads(line)
+            names[named["text"]] = named["label"]
+    out, seen = [], set()
+    for n in range(1, through + 1):
+        path = HERE / "data" / f"routing_first_read_r{n}.jsonl"
+        for line in path.read_text("utf-8").splitlines():
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            if len(row["homes"]) != 1 or row["text"] in seen:
+                continue
+            if any(quoted in row["text"].lower() for quoted in HELD_FOR_TESTS):
+                continue
+            home = row["homes"][0]
+            label = names.get(row["text"], "none") if home == "user_state" else LABELS[home]
+            if label == "none":
+                continue
+            seen.add(row["text"])
+            out.append(
+                {
+                    "text": row["text"],
+                    "label": label,
+                    "split": split_of(row["text"]),
+                    "from": f"r{n}",
+                }
+            )
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--through", type=int, default=12, help="the last corpus read")
+    args = parser.parse_args()
+    built = rows(args.through)
+    OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in built), "utf-8")
+    print(f"{OUT.name}: {len(built)} rows from r1-r{args.through}")
+
+
+if __name__ == "__main__":
+    main()
