@@ -77,6 +77,9 @@ def _renice_on_connect(dbapi_connection: Any, _record: Any) -> None:
         pid, data_dir, addr = cursor.fetchone()
     finally:
         cursor.close()
+        # the query opened a transaction: end it, so the connection is handed out idle (an
+        # autocommit one, as index builds take, cannot be made from one in a transaction)
+        dbapi_connection.rollback()
     _renice(int(pid), data_dir, addr)
 
 

@@ -37,6 +37,13 @@ CHILD = textwrap.dedent(
         except OSError:
             local = False
         backend = os.getpriority(os.PRIO_PROCESS, pid) if local else None
+        # a new connection is handed out idle: it can be made autocommit (index builds are)
+        async with engine.connect() as conn:
+            conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
+            await conn.execute(text("SELECT 1"))
+        async with engine.connect() as one, engine.connect() as two:
+            two = await two.execution_options(isolation_level="AUTOCOMMIT")
+            await two.execute(text("SELECT 1"))
         print(os.nice(0), backend)
         await engine.dispose()
 
