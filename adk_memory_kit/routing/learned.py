@@ -504,8 +504,7 @@ class LearnedRouter:
             return []
         other = self._other(texts)
         if self.other_languages is not None and any(other):
-            mine = [t for t, o in zip(texts, other, strict=True) if not o]
-            theirs = [t for t, o in zip(texts, other, strict=True) if o]
+            mine, theirs = _parted(texts, other)
             return _merged(
                 other,
                 self.decide(mine, self._embed_sync(mine)) if mine else [],
@@ -522,8 +521,7 @@ class LearnedRouter:
             return []
         other = self._other(texts)
         if self.other_languages is not None and any(other):
-            mine = [t for t, o in zip(texts, other, strict=True) if not o]
-            theirs = [t for t, o in zip(texts, other, strict=True) if o]
+            mine, theirs = _parted(texts, other)
             return _merged(
                 other,
                 await self._classify_own(mine) if mine else [],
@@ -543,6 +541,12 @@ class LearnedRouter:
         for text in texts:
             self._cache.move_to_end(text)
         return [self._cache[t] for t in texts]
+
+
+def _parted(texts: Sequence[str], other: Sequence[bool]) -> tuple[list[str], list[str]]:
+    """``texts`` for this router and for the other-languages one (``other``: whose each is)."""
+    mine = [t for t, o in zip(texts, other, strict=True) if not o]
+    return mine, [t for t, o in zip(texts, other, strict=True) if o]
 
 
 def _merged(
