@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event, text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 logger = logging.getLogger(__name__)
@@ -66,7 +67,11 @@ async def lower_backend_priority(conn: AsyncConnection) -> bool:
     ``True`` if done. The connection must be discarded after its work (see the module)."""
     if not hasattr(os, "setpriority"):
         return False
-    row = (await conn.execute(_WHO)).one()
+    try:
+        row = (await conn.execute(_WHO)).one()
+    except DBAPIError as exc:  # a role that may not read data_directory: leave it as it is
+        logger.debug("could not locate a backend to lower: %s", type(exc.orig).__name__)
+        return False
     return _renice(int(row.pid), row.data_dir, row.addr)
 
 
@@ -75,6 +80,10 @@ def _renice_on_connect(dbapi_connection: Any, _record: Any) -> None:
     try:
         cursor.execute(_WHO_SQL)
         pid, data_dir, addr = cursor.fetchone()
+    except Exception as exc:  # noqa: BLE001 - best effort: a role that may not read
+        # data_directory (row-level security's) keeps its connection, at normal priority
+        logger.debug("could not locate a backend to lower: %s", type(exc).__name__)
+        return
     finally:
         cursor.close()
         # the query opened a transaction: end it, so the connection is handed out idle (an

@@ -29,11 +29,14 @@ CHILD = textwrap.dedent(
         engine = make_engine(sys.argv[1], pool_size=1)
         run_as_batch_job(engine)
         async with engine.connect() as conn:
-            row = (await conn.execute(text(
-                "SELECT pg_backend_pid(), current_setting('data_directory', true)"))).one()
-        pid, data_dir = int(row[0]), row[1]
+            pid = int(await conn.scalar(text("SELECT pg_backend_pid()")))
+            try:  # a role without pg_read_all_settings (row-level security's) may not see it
+                data_dir = await conn.scalar(text("SELECT current_setting('data_directory')"))
+            except Exception:
+                data_dir = None
         try:
-            local = os.path.realpath(os.readlink(f"/proc/{pid}/cwd")) == os.path.realpath(data_dir)
+            local = data_dir is not None and (
+                os.path.realpath(os.readlink(f"/proc/{pid}/cwd")) == os.path.realpath(data_dir))
         except OSError:
             local = False
         backend = os.getpriority(os.PRIO_PROCESS, pid) if local else None
@@ -59,6 +62,6 @@ def test_a_batch_job_runs_itself_and_its_backends_at_the_lowest_priority(db_url)
     assert done.returncode == 0, done.stderr[-2000:]
     own, backend = done.stdout.split()
     assert int(own) == BUILD_NICENESS
-    if backend == "None":
-        pytest.skip("the server's backends are not processes of this host")
+    if backend == "None":  # the process still ran, its connections usable (asserted above)
+        pytest.skip("the server's backends are not this host's, or the role may not see where")
     assert int(backend) == BUILD_NICENESS
