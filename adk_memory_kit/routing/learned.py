@@ -1,8 +1,10 @@
 """The offline learned router: a small linear head over sentence embeddings (numpy only).
 
-The embedding is MiniLM joined with USE multilingual v3 (:func:`default_router_embedder`):
-MiniLM reads English as the bank was tuned on it, the multilingual encoder puts other
-languages in one space with English, so rows learned in one language carry to the rest.
+Two routers in one (:class:`LearnedRouter`): English on MiniLM and the kit's bank; a sentence
+confidently in another language on MiniLM joined with USE multilingual v3
+(:func:`default_router_embedder`), whose space is shared across languages, trained on the
+bank and the other writers' first-read corpora, so rows learned in one language carry to the
+rest.
 
 It learns from the shipped example bank (:mod:`.bank`) plus any preference names an
 application adds with a few phrasings each, at start-up; then one batched embedding call
