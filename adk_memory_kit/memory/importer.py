@@ -19,7 +19,7 @@ or row number), never its text.
 An import is heavy work: it holds one of the server's heavy-work slots (memory/admission.py)
 from start to end, as index builds, purges and reindexing do, so it waits while they hold
 them all and never runs beside another import of the same server. Beside live traffic, run
-it in a process of its own at low priority (``adk-memory-kit memory import`` does:
+it in a process of its own at low priority (``adk-memory-kit import`` does:
 :func:`~.backend_priority.run_as_batch_job`).
 """
 

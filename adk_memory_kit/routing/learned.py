@@ -84,9 +84,6 @@ WORLD = Shipped(
     world_digest,
     load_world_bank,
 )
-# the English router's file names, as other modules and benchmarks name them
-CACHE_FILE, CACHE_META, HEAD_FILE = BANK.embeddings, BANK.meta, BANK.head
-UPDATE_HEAD_FILE = BANK.update_head
 
 #: The labels of a lasting fact; the update head tells the two apart.
 LASTING = ("long_term", "update")

@@ -10,7 +10,7 @@ import pytest
 from adk_memory_kit.routing.cue_vocabulary import vocabulary_pattern
 from adk_memory_kit.routing.cue_words import gives_standing_order, says_lasting
 from adk_memory_kit.routing.cues import CUES_DIGEST, cue_vector
-from adk_memory_kit.routing.learned import CACHE_META, LearnedRouter
+from adk_memory_kit.routing.learned import BANK, LearnedRouter
 from adk_memory_kit.routing.offline import shared_learned_extractor
 from adk_memory_kit.text.signals import content_stems, is_filler
 
@@ -68,7 +68,7 @@ def test_words_of_any_script_count_as_words() -> None:
 
 def test_the_shipped_head_was_trained_with_these_cues() -> None:
     meta = json.loads(
-        resources.files("adk_memory_kit.routing").joinpath(CACHE_META).read_text("utf-8")
+        resources.files("adk_memory_kit.routing").joinpath(BANK.meta).read_text("utf-8")
     )
     assert meta["cues_digest"] == CUES_DIGEST
 
