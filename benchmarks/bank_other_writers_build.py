@@ -13,7 +13,8 @@ English. A message with one expected home becomes a row (``long_term``, ``sessio
 ``session_state``, ``review``, ``drop``, ``none`` -> ``nothing``, ``forget``); a ``user_state``
 message becomes ``user_state:<name>`` when ``benchmarks/data/routing_user_state_names.jsonl``
 names one preference of the kit's vocabulary for it (labelled by a helper, by meaning), and is
-left out otherwise; messages with two homes are left out. Each row's split is the bank's
+left out otherwise (``reply_style`` and ``standing_choices`` are labelled too, for a vocabulary
+that may one day hold them); messages with two homes are left out. Each row's split is the bank's
 (a quarter held out by a hash of its text), so ``benchmarks/routing.py`` scores the router on
 other writers' sentences it was not trained on as well as on the kit's own.
 """
@@ -24,7 +25,8 @@ import argparse
 import json
 from pathlib import Path
 
-from adk_memory_kit.routing.bank import split_of
+from adk_memory_kit.profile.presets import DEFAULT_PREFERENCES
+from adk_memory_kit.routing.bank import USER_STATE_PREFIX, split_of
 
 HERE = Path(__file__).parent
 OUT = HERE.parent / "adk_memory_kit" / "routing" / "data" / "bank_other_writers.jsonl"
@@ -40,6 +42,11 @@ HELD_FOR_TESTS = (
     "which flight is cheaper?",
     "forget what i said",
 )
+#: Names the helper gave that the kit's vocabulary lacks (a wish about how replies are
+#: written, standing choices of brands or times): such a message is left out, like one with
+#: no name, until the vocabulary has a home for it.
+UNNAMED = frozenset({"reply_style", "standing_choices"}) - set(DEFAULT_PREFERENCES)
+
 LABELS = {
     "long_term": "long_term",
     "session": "session_state",
@@ -69,7 +76,7 @@ def rows(through: int) -> list[dict[str, str]]:
                 continue
             home = row["homes"][0]
             label = names.get(row["text"], "none") if home == "user_state" else LABELS[home]
-            if label == "none":
+            if label == "none" or label.removeprefix(USER_STATE_PREFIX) in UNNAMED:
                 continue
             seen.add(row["text"])
             out.append(
