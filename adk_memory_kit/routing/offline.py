@@ -45,6 +45,7 @@ from adk_memory_kit.routing.stated_preferences import CLOSED_VALUES, stated_pref
 from adk_memory_kit.routing.value_finders import (
     DEFAULT_FINDERS,
     DEFAULT_RETIRED_FINDERS,
+    MEANING_FALLBACKS,
     Finder,
     allowed_value_finder,
     allowed_value_retired,
@@ -374,6 +375,9 @@ class LearnedExtractor:
             name = label.split(":", 1)[1]
             finder = self.finders.get(name)
             value = finder(sentence) if finder else None
+            fallback = MEANING_FALLBACKS.get(name)
+            if not value and fallback and finder is DEFAULT_FINDERS.get(name):
+                value = fallback(sentence)
             if value and name in self.vocabulary:
                 # flagged: the applier also supersedes the lasting fact said before, if any
                 preference = self._preference(sentence, when, name, value)

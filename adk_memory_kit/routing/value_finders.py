@@ -9,7 +9,8 @@ import re
 from collections.abc import Callable, Mapping
 
 from adk_memory_kit.routing.cue_vocabulary import vocabulary_pattern
-from adk_memory_kit.routing.language_names_data import LANGUAGE_NAMES
+from adk_memory_kit.routing.language_names_data import LANGUAGE_BY_CODE, LANGUAGE_NAMES
+from adk_memory_kit.text.language import english_probability, written_language
 
 Finder = Callable[[str], str | None]
 
@@ -326,6 +327,59 @@ def _reply_language(find: Finder, *, retiring: bool = False) -> Finder:
         return find(text[to_me.start() :]) or find(text)
 
     return finder
+
+
+# a name in quotes of any script; a word of any script (a capitalised one starts a name)
+_QUOTED = re.compile(r"[\"'«„“「『‘]([^\"'«»„“”「」『』‘’]{1,40})[\"'»“”」』’]")
+_WORD = re.compile(r"[^\W\d_][\w'’.-]*")
+
+#: Below this probability of English, a sentence is read for a name without English cues.
+_NOT_ENGLISH = 0.1
+
+
+def _name_said_in_another_language(text: str) -> str | None:
+    """The name a sentence in another language asks the user be called, read when the router
+    has already named the preference and the English cues found none ("zi-mi Nelu",
+    "panggil gw Bang Udin aja", "Säg mer eifach Rüedu, nid Herr Zbinden"): the first quoted
+    name, else the first run of one to three capitalised words after the sentence's first
+    word; ``None`` in English (whose cues decide alone: "My middle name is Ann" names no one
+    to call the user) or in a script without capitals and quotes."""
+    text = text[:MAX_FINDER_CHARS]
+    words = list(_WORD.finditer(text))
+    if len(words) < 2 or english_probability(text) >= _NOT_ENGLISH:
+        return None
+    for quoted in _QUOTED.finditer(text):
+        name = quoted.group(1).strip()
+        if name and len(name.split()) <= 3 and name[0].isupper():
+            return name
+    run: list[str] = []
+    for previous, word in zip(words, words[1:], strict=False):
+        joined = not run or text[previous.end() : word.start()].strip() == ""
+        if word.group(0)[0].isupper() and word.group(0) not in _NON_NAMES and joined:
+            run.append(word.group(0))
+            if len(run) == 3:
+                break
+        elif run:
+            break
+    return " ".join(run).rstrip(".-'’") if run else None
+
+
+def _language_written_in(text: str) -> str | None:
+    """The language a sentence in another language is written in, as the reply language the
+    router named with no language word found in it ("Відповідай тільки українською"):
+    ``None`` for English, short or mixed sentences, or an unsure identifier."""
+    if len(text.split()) < 3:
+        return None
+    code = written_language(text[:MAX_FINDER_CHARS])
+    return LANGUAGE_BY_CODE.get(code) if code else None
+
+
+#: Finders the offline extractor tries, for the kit's own finder of a name, when the router
+#: named that preference and the kit's finder found no value in the sentence.
+MEANING_FALLBACKS: dict[str, Finder] = {
+    "preferred_name": _name_said_in_another_language,
+    "language": _language_written_in,
+}
 
 
 #: The value finder of each default preference name.

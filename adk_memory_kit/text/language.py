@@ -40,3 +40,19 @@ def english_probability(text: str) -> float:
 def reads_as_other_language(text: str) -> bool:
     """Whether ``text`` is confidently in a language other than English."""
     return english_probability(text) < MAX_ENGLISH_PROBABILITY
+
+
+#: A sentence is written in one language when the identifier gives it at least this.
+MIN_WRITTEN_PROBABILITY = 0.9
+
+
+def written_language(text: str) -> str | None:
+    """The code of the language ``text`` is confidently written in, other than English
+    (``None`` when unsure or English)."""
+    if not text.strip():
+        return None
+    with _LOCK:
+        code, probability = _identifier().classify(text)
+    if code == "en" or probability < MIN_WRITTEN_PROBABILITY:
+        return None
+    return str(code)

@@ -86,3 +86,48 @@ def test_the_shipped_heads_for_other_languages_match_their_rows():
     router = LearnedRouter().other_languages
     assert router is not None
     assert _cached_head(router.embedder.model_id, router.head_params, WORLD) is not None
+
+
+# -- a preference the router names in another language, its value found without English cues
+
+NAMED = [
+    ("Zwracaj się do mnie po prostu Kasia, bez żadnej pani.", "preferred_name", "Kasia"),
+    ("Mi chiamano tutti Beppe, chiamami così anche tu.", "preferred_name", "Beppe"),
+    ("Bana Ayşe Abla de, herkes öyle diyor.", "preferred_name", "Ayşe Abla"),
+    ("Trả lời tôi bằng tiếng Việt nhé, tôi không giỏi tiếng Anh.", "language", "Vietnamese"),
+]
+
+
+def test_none_of_the_named_sentences_is_a_training_row():
+    assert not {e.text for e in load_world_bank()} & {text for text, _, _ in NAMED}
+
+
+@pytest.mark.parametrize(("text", "name", "value"), NAMED)
+async def test_a_preference_named_in_another_language_keeps_its_value(
+    extractor, text, name, value
+):
+    (routed,) = await extractor.route_sentences([(text, None)])
+    assert [(c.key, c.value) for c in routed.candidates if c.exact_value] == [(name, value)]
+
+
+def test_the_fallbacks_read_no_value_in_english_or_in_a_short_text():
+    from adk_memory_kit.routing.value_finders import MEANING_FALLBACKS
+
+    name, language = MEANING_FALLBACKS["preferred_name"], MEANING_FALLBACKS["language"]
+    assert name("My middle name is Ann") is None  # a fact, not what to call the user
+    assert name("My manager is also called Hannah") is None
+    assert name("나한테는 그냥 이모라고 불러") is None  # no capitals, no quotes: no guess
+    assert name("Säg mer eifach Rüedu, nid Herr Zbinden, mir sy ja nid ufem Amt") == "Rüedu"
+    assert name("Bundan sonra bana hep 'Mehmet Bey' diye hitap et lütfen") == "Mehmet Bey"
+    assert language("Reply in whatever language you like") is None
+    assert language("Svenska") is None
+    assert language("Відповідай тільки так, навіть якщо я щось напишу інакше") == "Ukrainian"
+
+
+async def test_an_app_finder_is_never_second_guessed():
+    from adk_memory_kit.routing.value_finders import MEANING_FALLBACKS
+
+    own = LearnedExtractor(finders={"preferred_name": lambda _text: None})
+    assert own.finders["preferred_name"] is not MEANING_FALLBACKS["preferred_name"]
+    (routed,) = await own.route_sentences([(NAMED[0][0], None)])
+    assert not [c for c in routed.candidates if c.exact_value]
