@@ -103,9 +103,7 @@ def test_none_of_the_named_sentences_is_a_training_row():
 
 
 @pytest.mark.parametrize(("text", "name", "value"), NAMED)
-async def test_a_preference_named_in_another_language_keeps_its_value(
-    extractor, text, name, value
-):
+async def test_a_preference_named_in_another_language_keeps_its_value(extractor, text, name, value):
     (routed,) = await extractor.route_sentences([(text, None)])
     assert [(c.key, c.value) for c in routed.candidates if c.exact_value] == [(name, value)]
 
