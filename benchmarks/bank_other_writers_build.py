@@ -13,8 +13,8 @@ English. A message with one expected home becomes a row (``long_term``, ``sessio
 ``session_state``, ``review``, ``drop``, ``none`` -> ``nothing``, ``forget``); a ``user_state``
 message becomes ``user_state:<name>`` when ``benchmarks/data/routing_user_state_names.jsonl``
 names one preference of the kit's vocabulary for it (labelled by a helper, by meaning), and is
-left out otherwise (``reply_style`` and ``standing_choices`` are labelled too, for a vocabulary
-that may one day hold them); messages with two homes are left out. Each row's split is the bank's
+left out otherwise (``standing_choices`` is labelled too, for a vocabulary that may one day
+hold it); messages with two homes are left out. Each row's split is the bank's
 (a quarter held out by a hash of its text), so ``benchmarks/routing.py`` scores the router on
 other writers' sentences it was not trained on as well as on the kit's own.
 """

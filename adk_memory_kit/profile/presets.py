@@ -34,6 +34,7 @@ DEFAULT_SUBJECT_TERMS: Mapping[str, tuple[str, ...]] = {
     "time_format": ("time format", "clock"),
     "date_format": ("date format",),
     "contact_channel": ("reminders", "notifications", "contact"),
+    "reply_style": ("reply style", "replies"),
 }
 
 
@@ -51,4 +52,8 @@ DEFAULT_PREFERENCES: Mapping[str, str] = {
     "time_format": "how times are written: 24-hour or 12-hour",
     "date_format": "how dates are written, e.g. DD/MM/YYYY, MM/DD/YYYY, YYYY-MM-DD",
     "contact_channel": "how the user wants reminders and messages, e.g. WhatsApp, SMS, email",
+    "reply_style": (
+        "how replies are written, one or more of: short, detailed, bullet points, prose, "
+        "informal, formal, plain words, no emoji"
+    ),
 }

@@ -44,6 +44,8 @@ from adk_memory_kit.routing.outcomes import (
     RoutingOutcome,
     long_term_entry,
 )
+from adk_memory_kit.routing.reply_style import REPLY_STYLE
+from adk_memory_kit.routing.reply_style import merged as merged_reply_style
 from adk_memory_kit.routing.rule import Candidate, MemoryHome, route
 from adk_memory_kit.sensitive import HEALTH, Detector, detect_sensitive, finding_kinds
 
@@ -391,8 +393,11 @@ class MemoryApplier:
         if newer:
             return RoutingOutcome(home, "already_saved", candidate.key, newer)
         value = candidate.value if candidate.value is not None else ""
+        held = context.state.get(self.vocabulary.state_key(candidate.key))
         if candidate.key in ACCUMULATING_PREFERENCES and value:
-            value = _joined(context.state.get(self.vocabulary.state_key(candidate.key)), value)
+            value = _joined(held, value)
+        elif candidate.key == REPLY_STYLE and value:
+            value = merged_reply_style(held, value)
         try:
             saved = write_preference(
                 context.state,

@@ -35,6 +35,7 @@ from adk_memory_kit.routing.cue_words import (
     scoped_to_now,
 )
 from adk_memory_kit.routing.dialogue_acts import is_request_to_agent
+from adk_memory_kit.routing.reply_style import REPLY_STYLE
 from adk_memory_kit.routing.rule import Candidate
 
 #: Phrases that scope a whole request to this task, strong enough to move even a lasting fact
@@ -157,6 +158,8 @@ def choose_by_harm(
             chosen.append(c)
         elif preference and question:
             continue  # a question never writes user: state
+        elif preference and c.key == REPLY_STYLE and command and not says_lasting(sentence):
+            continue  # "Summarise my findings": done in the turn, no style for every reply
         elif command and not preference and c.needed_in_future_sessions and not c.replaces_earlier:
             continue  # a bare command is done in the turn, not kept as a fact
         elif c.needed_in_future_sessions and (

@@ -27,8 +27,8 @@ from datetime import datetime
 from google.adk.events.event import Event
 
 from adk_memory_kit.profile.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
-from adk_memory_kit.routing.cue_words import only_thanks
-from adk_memory_kit.routing.dialogue_acts import reports_the_users_life
+from adk_memory_kit.routing.cue_words import only_thanks, says_lasting
+from adk_memory_kit.routing.dialogue_acts import is_request_to_agent, reports_the_users_life
 from adk_memory_kit.routing.edits.change_requests import asks_to_change
 from adk_memory_kit.routing.edits.forget_requests import (
     asks_to_forget,
@@ -39,7 +39,8 @@ from adk_memory_kit.routing.edits.forget_requests import (
 from adk_memory_kit.routing.edits.keep_requests import asks_not_to_keep
 from adk_memory_kit.routing.extractors import RuleBasedExtractor, dated, event_text, event_time
 from adk_memory_kit.routing.harm import choose_by_harm, clauses, forget_label
-from adk_memory_kit.routing.learned import Decision, LearnedRouter
+from adk_memory_kit.routing.learned import DEFAULT_GUARDS, Decision, LearnedRouter
+from adk_memory_kit.routing.reply_style import REPLY_STYLE
 from adk_memory_kit.routing.rule import Candidate
 from adk_memory_kit.routing.stated_preferences import CLOSED_VALUES, stated_preference
 from adk_memory_kit.routing.value_finders import (
@@ -142,6 +143,14 @@ _SHORT_SENTENCE_WORDS = 8
 #: in it (the detectors decide what is a secret; the bank's sensitive examples they miss
 #: score 0.94, ids in ordinary sentences such as an order number up to about 0.8).
 DROP_WITHOUT_FINDING = 0.9
+
+
+#: A reply-style wish the router is less sure of than this goes to review instead.
+REPLY_STYLE_FLOOR = 0.4
+
+
+#: Labels a request to change one of the user's details overrides: it is an update.
+_CHANGE_NOT = frozenset({"forget", "review", "nothing", "drop", "session_state"})
 
 
 # a clause that gives a reason or a consequence ("... because we're going to Osaka", "..., so
@@ -252,9 +261,10 @@ class LearnedExtractor:
             ruled = self.rules.extract_text(sentence, observed_at=when)
             return SentenceRoute(sentence, tuple(ruled), None, True)
         label = decision.label
-        if label == "forget" and asks_to_change(sentence):
+        if label in _CHANGE_NOT and asks_to_change(sentence):
             # "Change my dentist to Dr Reyes": a lasting fact replacing the old one, never a
-            # deletion (the bank's forget examples sit close to such a request)
+            # deletion, an order for a reviewer or nothing (the bank's forget, review and
+            # question examples all sit close to such a request)
             label = "update"
         if label == "forget":
             pass
@@ -271,10 +281,16 @@ class LearnedExtractor:
         elif decision.preference and _ASKS_TO_FORGET.match(sentence):
             # a deletion verb on a saved preference ("clear my home airport")
             label = "forget"
+        if decision.preference == REPLY_STYLE and decision.confidence < REPLY_STYLE_FLOOR:
+            # an unsure wish about the agent's replies: a person decides (review over user:
+            # state for anything about the agent's conduct)
+            label = "review"
         label = forget_label(sentence, label)
-        if label == "review" and reports_the_users_life(sentence):
+        unsure_drop = label == "drop" and decision.confidence < DEFAULT_GUARDS["drop"]
+        if (label == "review" or unsure_drop) and reports_the_users_life(sentence):
             # a report of what the user did or has ("Went with Direct Line this year, the
-            # renewal quote was daft") is no instruction for a reviewer: a lasting fact
+            # renewal quote was daft") is no instruction for a reviewer, nor a secret on a
+            # guess the guard would not act on (the detectors found none): a lasting fact
             label = "update" if decision.replaces_earlier else "long_term"
         if label == "forget" and is_statement(sentence):
             # what the user did ("We got rid of the landline"): a change to a lasting fact
@@ -382,6 +398,12 @@ class LearnedExtractor:
                 # flagged: the applier also supersedes the lasting fact said before, if any
                 preference = self._preference(sentence, when, name, value)
                 return replace(preference, replaces_earlier=changes)
+            if name == REPLY_STYLE and finder is DEFAULT_FINDERS.get(name):
+                if is_request_to_agent(sentence) and not says_lasting(sentence):
+                    return None  # "Summarise my findings": done in the turn
+                # a wish about the agent's replies in no value the kit keeps ("I'd rather you
+                # didn't make jokes"): its conduct, so a person decides, never a recalled fact
+                return Candidate(text=sentence, changes_agent_behaviour=True, observed_at=when)
             retired = self.retired_finders.get(name)
             gone = retired(sentence) if retired and name in self.vocabulary else None
             # "I'm not vegetarian any more": a fact that replaces the diet said before, and
@@ -412,7 +434,7 @@ class LearnedExtractor:
 def _is_value(word: str) -> bool:
     """Whether a capitalised word is itself a value of a default preference ("Window",
     "English", "Economy"), not a person's name."""
-    return any(find(word) for find in DEFAULT_FINDERS.values())
+    return any(find(word) for name, find in DEFAULT_FINDERS.items() if name != REPLY_STYLE)
 
 
 def _not_the_users_preference(route: SentenceRoute, finders: Mapping[str, Finder]) -> SentenceRoute:

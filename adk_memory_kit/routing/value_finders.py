@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 
 from adk_memory_kit.routing.cue_vocabulary import vocabulary_pattern
 from adk_memory_kit.routing.language_names_data import LANGUAGE_BY_CODE, LANGUAGE_NAMES
+from adk_memory_kit.routing.reply_style import find_reply_style
 from adk_memory_kit.text.language import english_probability, written_language
 
 Finder = Callable[[str], str | None]
@@ -333,6 +334,9 @@ def _reply_language(find: Finder, *, retiring: bool = False) -> Finder:
 _QUOTED = re.compile(r"[\"'«„“「『‘]([^\"'«»„“”「」『』‘’]{1,40})[\"'»“”」』’]")
 _WORD = re.compile(r"[^\W\d_][\w'’.-]*")
 
+#: Languages that capitalise nouns (and German's formal "Sie"): only a quoted name is read.
+_NOUNS_CAPITALISED = frozenset({"de", "lb"})
+
 #: Below this probability of English, a sentence is read for a name without English cues.
 _NOT_ENGLISH = 0.1
 
@@ -352,6 +356,8 @@ def _name_said_in_another_language(text: str) -> str | None:
         name = quoted.group(1).strip()
         if name and len(name.split()) <= 3 and name[0].isupper():
             return name
+    if written_language(text) in _NOUNS_CAPITALISED:
+        return None  # "Bitte siezen Sie mich": a capital there is a noun or "Sie", no name
     run: list[str] = []
     for previous, word in zip(words, words[1:], strict=False):
         joined = not run or text[previous.end() : word.start()].strip() == ""
@@ -396,6 +402,7 @@ DEFAULT_FINDERS: dict[str, Finder] = {
     "time_format": _first(_TIME_FORMAT),
     "date_format": _first(_DATE_FORMAT),
     "contact_channel": _first(_CHANNEL),
+    "reply_style": find_reply_style,
 }
 
 

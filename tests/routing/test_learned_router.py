@@ -399,7 +399,6 @@ async def test_a_report_of_the_users_life_is_never_sent_to_review(sentence):
     "sentence",
     [
         "Quit with the disclaimers.",
-        "Shorter answers from here on.",
         "Book without checking with me first.",
         # said of the user or in the past, but about the agent's work (a review found these)
         "Confirm with me before paying any invoice.",
