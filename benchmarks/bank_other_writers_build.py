@@ -3,7 +3,7 @@ from the routing corpora other writers wrote for first reads, once they have bee
 
 Usage::
 
-    python benchmarks/bank_other_writers_build.py [--through 12]
+    python benchmarks/bank_other_writers_build.py [--through 14]
 
 Each corpus ``benchmarks/data/routing_first_read_rN.jsonl`` (N up to ``--through``) was written
 by a helper who never read the kit, in a style of its own (personas, dialects, 25+
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from adk_memory_kit.profile.presets import DEFAULT_PREFERENCES
@@ -90,13 +91,24 @@ def rows(through: int) -> list[dict[str, str]]:
     return out
 
 
+#: The last first-read corpus read before the shipped rows were written.
+LAST_READ = 14
+
+
+def write_rows(description: str, build: Callable[[int], list[dict]], out: Path) -> int:
+    """Parse ``--through``, write ``build(through)``'s rows to ``out`` as JSON lines, say how
+    many; returns ``through``."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--through", type=int, default=LAST_READ, help="the last corpus read")
+    through = parser.parse_args().through
+    built = build(through)
+    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in built), "utf-8")
+    print(f"{out.name}: {len(built)} rows, first reads r1-r{through}")
+    return through
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--through", type=int, default=12, help="the last corpus read")
-    args = parser.parse_args()
-    built = rows(args.through)
-    OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in built), "utf-8")
-    print(f"{OUT.name}: {len(built)} rows from r1-r{args.through}")
+    write_rows(__doc__.splitlines()[0], rows, OUT)
 
 
 if __name__ == "__main__":

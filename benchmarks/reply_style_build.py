@@ -18,9 +18,10 @@ router's other rows. The kit's phrasings are also rows of the router's bank
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
+
+from bank_other_writers_build import write_rows
 
 from adk_memory_kit.routing.bank import load_world_bank, split_of
 from adk_memory_kit.routing.reply_style import VALUES, write_head
@@ -122,12 +123,7 @@ def negatives(taken: set[str]) -> list[dict]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--through", type=int, default=14, help="the last corpus read")
-    args = parser.parse_args()
-    built = rows(args.through)
-    OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in built), "utf-8")
-    print(f"{OUT.name}: {len(built)} rows (r1-r{args.through}, training rows, the kit's)")
+    write_rows(__doc__.splitlines()[0], rows, OUT)
     print(f"head: {write_head()}")
 
 
