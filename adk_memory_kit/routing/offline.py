@@ -281,12 +281,14 @@ class LearnedExtractor:
         elif decision.preference and _ASKS_TO_FORGET.match(sentence):
             # a deletion verb on a saved preference ("clear my home airport")
             label = "forget"
-        if decision.preference == REPLY_STYLE and decision.confidence < REPLY_STYLE_FLOOR:
+        unsure_style = decision.preference == REPLY_STYLE and label == decision.label
+        if unsure_style and decision.confidence < REPLY_STYLE_FLOOR:
             # an unsure wish about the agent's replies: a person decides (review over user:
             # state for anything about the agent's conduct)
             label = "review"
         label = forget_label(sentence, label)
-        unsure_drop = label == "drop" and decision.confidence < DEFAULT_GUARDS["drop"]
+        floor = getattr(self.router, "guards", DEFAULT_GUARDS).get("drop", DEFAULT_GUARDS["drop"])
+        unsure_drop = label == "drop" and decision.confidence < floor
         if (label == "review" or unsure_drop) and reports_the_users_life(sentence):
             # a report of what the user did or has ("Went with Direct Line this year, the
             # renewal quote was daft") is no instruction for a reviewer, nor a secret on a

@@ -126,3 +126,10 @@ async def test_through_the_runner_wishes_merge_and_requests_write_nothing(db_url
     finally:
         await runner.close()
         await sessions.close()
+
+
+async def test_a_request_to_forget_a_style_is_still_a_request_to_forget():
+    (routed,) = await LearnedExtractor().route_sentences(
+        [("Stop remembering that I like short answers.", None)]
+    )
+    assert [c.forget_request for c in routed.candidates] == [True]
