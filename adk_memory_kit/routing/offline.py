@@ -34,6 +34,7 @@ from adk_memory_kit.routing.edits.forget_requests import (
     asks_to_forget,
     forget_subject,
     is_vague,
+    may_ask_to_forget,
     routes_as_request,
 )
 from adk_memory_kit.routing.edits.keep_requests import asks_not_to_keep
@@ -52,6 +53,7 @@ from adk_memory_kit.routing.value_finders import (
     allowed_value_retired,
 )
 from adk_memory_kit.sensitive import HEALTH, Detector, detect_sensitive
+from adk_memory_kit.sensitive.redacted import RedactedMarkerDetector
 from adk_memory_kit.text.people import users_part
 from adk_memory_kit.text.sentences import split_sentences
 from adk_memory_kit.text.signals import content_stems, is_factless_question, is_filler
@@ -144,6 +146,9 @@ _SHORT_SENTENCE_WORDS = 8
 #: score 0.94, ids in ordinary sentences such as an order number up to about 0.8).
 DROP_WITHOUT_FINDING = 0.9
 
+
+#: The detector of the gate's own ``[REDACTED:<kind>]`` markers.
+MASKED = RedactedMarkerDetector().name
 
 #: A reply-style wish the router is less sure of than this goes to review instead.
 REPLY_STYLE_FLOOR = 0.4
@@ -297,10 +302,16 @@ class LearnedExtractor:
         if label == "forget" and is_statement(sentence):
             # what the user did ("We got rid of the landline"): a change to a lasting fact
             label = "update"
+        findings = detect_sensitive(sentence, self.detectors)
+        masked = bool(findings) and all(f.detector == MASKED for f in findings)
+        if label == "forget" and masked and not may_ask_to_forget(sentence):
+            # text the gate already masked, with no word a request to forget is said with in
+            # any language the kit reads ("My card is [REDACTED:payment_card]", as ADK's
+            # session service keeps it): the router's guess, so it is dropped like the original
+            label = "drop"
         if label == "forget":  # acted on, never stored: safe even with sensitive words in it
             request = Candidate(text=sentence, forget_request=True, observed_at=when)
             return SentenceRoute(sentence, (request,), decision, False)
-        findings = detect_sensitive(sentence, self.detectors)
         ruled = self.rules.extract_text(sentence, observed_at=when)
         if findings:
             health_only = all(f.kind == HEALTH for f in findings)

@@ -423,3 +423,15 @@ async def test_an_instruction_to_the_agent_still_goes_to_review(sentence):
 async def test_sentences_that_only_sound_like_requests_to_forget_are_not(sentence):
     (routed,) = await LearnedExtractor().route_sentences([(sentence, None)])
     assert not any(c.forget_request for c in routed.candidates), sentence
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["My card is [REDACTED:payment_card].", "The alarm code is [REDACTED:credential], ok?"],
+)
+async def test_a_masked_secret_is_dropped_whatever_the_router_guesses(sentence):
+    # what ADK's session service keeps after the redaction plugin masked it: the marker is
+    # the kit's own finding, and no word asks to forget anything, so a weak "forget" guess of
+    # the router must not turn it into a request the handler cannot understand
+    (routed,) = await LearnedExtractor().route_sentences([(sentence, None)])
+    assert [route(c) for c in routed.candidates] == [MemoryHome.DROP], sentence
