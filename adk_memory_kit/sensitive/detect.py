@@ -50,6 +50,7 @@ from adk_memory_kit.sensitive.recovery import RecoveryDetector
 from adk_memory_kit.sensitive.redacted import RedactedMarkerDetector
 from adk_memory_kit.sensitive.scan import TextScan
 from adk_memory_kit.sensitive.secrecy import asks_secrecy
+from adk_memory_kit.sensitive.secret_meaning import judge
 from adk_memory_kit.sensitive.settings import (
     GateSettings,
     Sensitivity,
@@ -117,6 +118,8 @@ def detect_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> 
         findings |= card_companions(text, findings)  # a card's security code, its PIN
         findings |= pin_accounts(text, findings)  # the wallet or account a PIN opens
         findings |= bank_companions(text, findings)  # an account's branch, transit, clearing
+    if chosen is DEFAULT_DETECTORS or chosen is SECRET_DETECTORS:
+        findings = judge(text, findings)  # the cue-less layers answer to the secret head
     return sorted(findings, key=lambda f: (f.start, f.end, f.kind, f.detector))
 
 

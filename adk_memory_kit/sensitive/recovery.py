@@ -124,6 +124,28 @@ class _Run:
 
 
 def _seed_runs(text: str) -> list[tuple[int, int]]:
+    return [(a, b) for a, b in _word_runs(text) if _seed_like(text, a, b)]
+
+
+#: Twelve or more single Han characters set apart by spaces: how a Chinese phrase is written.
+_HAN_RUN = re.compile(r"[\u4e00-\u9fff](?:[ \t,、，]+[\u4e00-\u9fff]){11,}(?![\u4e00-\u9fff])")
+
+
+def seed_runs(text: str) -> list[tuple[int, int]]:
+    """Runs of ``SEED_WORDS`` or more seed words, mostly distinct, with or without a cue (a
+    caller that knows the text gives a secret); Chinese phrases as twelve or more single Han
+    characters set apart by spaces."""
+    runs = [(a, b) for a, b in _word_runs(text) if _distinct(text, a, b)]
+    return runs + [m.span() for m in _HAN_RUN.finditer(text)]
+
+
+def _distinct(text: str, start: int, end: int) -> bool:
+    found = [fold(w) for w in _WORD.findall(text, start, end)]
+    return len(found) >= SEED_WORDS and len(set(found)) >= 0.75 * len(found)
+
+
+def _word_runs(text: str) -> list[tuple[int, int]]:
+    """Runs of words from one BIP-39 list (at most ``SEED_OUTSIDE`` off it), long enough."""
     lists = _wordlists()
     found: list[tuple[int, int]] = []
     runs = [_Run() for _ in lists]
@@ -160,16 +182,15 @@ def _seed_runs(text: str) -> list[tuple[int, int]]:
         span = run.span()
         if span is not None:
             found.append(span)
-    return [(a, b) for a, b in found if _seed_like(text, a, b)]
+    return found
 
 
 def _seed_like(text: str, start: int, end: int) -> bool:
     """A run counts when its words are mostly distinct (a phrase is drawn at random) and it is
     long, numbered or near a seed cue (200 characters before, 120 after)."""
-    found = [fold(w) for w in _WORD.findall(text, start, end)]
-    words = len(found)
-    if words < SEED_WORDS or len(set(found)) < 0.75 * words:
+    if not _distinct(text, start, end):
         return False
+    words = len(_WORD.findall(text, start, end))
     if words >= SEED_WORDS_ALONE:
         return True
     numbered = sum(c.isdigit() for c in text[start:end]) >= words // 2

@@ -1,0 +1,117 @@
+"""The secret head's verdict applied to findings: the cue-less layers answer to meaning.
+
+:func:`judge` runs after every detector of the default set (``detect_sensitive``). For each
+window of the text (the whole text up to :data:`~.secret_model.WINDOW` characters, else
+runs of whole lines that fit), the secret head (:mod:`.secret_model`) gives P(the window
+gives a secret):
+
+* below ``VETO``, the head is sure the window gives none: findings of the layers without a
+  format of their own (a value near a cue word, a digit run, a short code, a
+  password-shaped token, a keyword-introduced password) are dropped there. Findings with a
+  format (checksums, vendor prefixes, shapes, private keys) are always kept.
+* at ``ADD`` or above, the window gives a secret: every value-shaped token in it (three
+  digits or more, or letters mixed with a digit in five characters or more) and every run of
+  twelve or more seed words is a finding, cue word or not, in any language.
+* in between, nothing changes.
+
+Without the head's encoder, for texts of fewer than three words (a bare value: the head
+needs a message) and past the bounds below, findings stay as the layers made them: the gate
+then fails closed as before. Thresholds were chosen leave-one-writer-out on fifteen
+first-read corpora (``benchmarks/secret_head_train.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from adk_memory_kit.sensitive.base import CREDENTIAL, Finding
+from adk_memory_kit.sensitive.recovery import seed_runs
+from adk_memory_kit.sensitive.secret_model import WINDOW, secret_probabilities
+from adk_memory_kit.sensitive.settings import is_strict
+
+#: (drop the cue-less layers' findings below, treat every value as secret at or above)
+THRESHOLDS_STRICT = (0.1, 0.7)
+THRESHOLDS_BALANCED = (0.2, 0.9)
+#: Texts longer than this, and windows past the first ``MAX_WINDOWS``, are left as found.
+MAX_CHARS = 65_536
+MAX_WINDOWS = 32
+DETECTOR = "secret_meaning"
+
+#: Layers without a format of their own: their findings answer to the head's veto.
+CUE_LESS = frozenset(
+    {
+        "cue_value", "digit_id", "short_code", "password_shape", "password", "login_phrase",
+        "pin", "token", "high_entropy",
+    }
+)  # fmt: skip
+
+_VALUE = re.compile(r"[^\s\"'«»“”‘’,;()\[\]{}<>]*\d[^\s\"'«»“”‘’,;()\[\]{}<>]*")
+_TRAILING = ".:!?"
+
+
+def value_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """Value-shaped tokens of ``text[start:end]``: three digits or more, or at least one
+    digit and two letters in five characters or more (trailing sentence marks left out)."""
+    spans = []
+    for m in _VALUE.finditer(text, start, len(text) if end is None else end):
+        token = m.group(0).rstrip(_TRAILING)
+        digits = sum(c.isdigit() for c in token)
+        letters = sum(c.isalpha() for c in token)
+        if digits >= 3 or (letters >= 2 and len(token) >= 5):
+            spans.append((m.start(), m.start() + len(token)))
+    return spans
+
+
+def windows(text: str) -> list[tuple[int, int]]:
+    """The text cut at line ends into pieces of at most :data:`WINDOW` characters (a longer
+    line is cut at that length)."""
+    if len(text) <= WINDOW:
+        return [(0, len(text))]
+    out: list[tuple[int, int]] = []
+    start = pos = 0
+    for line in text.splitlines(keepends=True):
+        end = pos + len(line)
+        if end - start > WINDOW and pos > start:
+            out.append((start, pos))
+            start = pos
+        while end - start > WINDOW:
+            out.append((start, start + WINDOW))
+            start += WINDOW
+        pos = end
+    if start < len(text):
+        out.append((start, len(text)))
+    return out
+
+
+def judge(text: str, findings: set[Finding]) -> set[Finding]:
+    """``findings`` after the head's verdict on each window of ``text`` (module docstring)."""
+    if len(text) > MAX_CHARS or len(text.split()) < 3:
+        return findings
+    cut = windows(text)[:MAX_WINDOWS]
+    veto, add = THRESHOLDS_STRICT if is_strict() else THRESHOLDS_BALANCED
+    cue_less = [f for f in findings if f.detector in CUE_LESS]
+    candidates = [(a, b) for a, b in cut if _has_value(text, a, b)]
+    if not cue_less and not candidates:
+        return findings  # nothing the head would change: no model call
+    probs = secret_probabilities([text[a:b] for a, b in cut])
+    if probs is None:
+        return findings
+    out = set(findings)
+    for (a, b), p in zip(cut, probs, strict=True):
+        if p < veto:
+            out -= {f for f in cue_less if a <= f.start < b}
+        elif p >= add:
+            out |= set(_values(text, a, b))
+    return out
+
+
+def _has_value(text: str, a: int, b: int) -> bool:
+    return any(c.isdigit() for c in text[a:b]) or len(text[a:b].split()) >= 12
+
+
+def _values(text: str, a: int, b: int) -> Iterable[Finding]:
+    for x, y in value_spans(text, a, b):
+        yield Finding(CREDENTIAL, DETECTOR, x, y)
+    for x, y in seed_runs(text[a:b]):
+        yield Finding(CREDENTIAL, DETECTOR, a + x, a + y)

@@ -1,0 +1,108 @@
+"""Train the secret head of ``adk_memory_kit.sensitive`` (``secret_model.py``) and write its
+weights to ``adk_memory_kit/sensitive/data/secret_head.npz``.
+
+Data: the first-read corpora already read once (``benchmarks/data/privacy_first_read_w*.jsonl``
+up to ``--last``: each written by a different writer who never read the kit) and the kit's own
+labelled corpus (``privacy_corpus.jsonl``). A row is positive when it gives a secret other
+than health (health has its own head); the look-alikes are the negatives. Inputs: USE
+multilingual v3 of the message, hashed character n-grams and a few value shapes
+(``secret_model.features``); a logistic regression (``C``).
+
+The figures printed are leave-one-writer-out: for each first-read corpus, a head trained on
+every other corpus scores it, so they say how the head reads a writer it never saw. The
+shipped weights are then fit on all of them.
+
+Usage::
+
+    python benchmarks/secret_head_train.py [--last 15] [--C 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+from scipy.sparse import csr_matrix, hstack
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from adk_memory_kit.embedders.multilingual import MultilingualEncoder  # noqa: E402
+from adk_memory_kit.sensitive import secret_model  # noqa: E402
+
+DATA = ROOT / "benchmarks" / "data"
+OUT = ROOT / "adk_memory_kit" / "sensitive" / "data" / "secret_head.npz"
+
+
+def load(last: int) -> list[dict]:
+    rows = []
+    for i in range(1, last + 1):
+        path = DATA / f"privacy_first_read_w{i}.jsonl"
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                rows.append({**json.loads(line), "source": f"w{i}"})
+    for line in (DATA / "privacy_corpus.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            rows.append({**json.loads(line), "source": "kit"})
+    return [r for r in rows if r["kind"] != "health"]  # health: its own head
+
+
+def matrix(rows: list[dict]) -> csr_matrix:
+    texts = [r["text"][: secret_model.WINDOW] for r in rows]
+    vectors = MultilingualEncoder().embed_array(texts)
+    use, ngrams, shapes = secret_model.features(texts, vectors)
+    indptr, indices, values = [0], [], []
+    for buckets in ngrams:
+        indices.extend(buckets)
+        values.extend(buckets.values())
+        indptr.append(len(indices))
+    grams = csr_matrix((values, indices, indptr), shape=(len(rows), 1 << secret_model.HASH_BITS))
+    return hstack([csr_matrix(use), grams, csr_matrix(shapes)]).tocsr()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--last", type=int, default=15, help="the last first-read corpus used")
+    parser.add_argument("--C", type=float, default=10.0)
+    args = parser.parse_args(argv)
+    rows = load(args.last)
+    X = matrix(rows)
+    y = np.array([r["label"] == "positive" for r in rows])
+    sources = np.array([r["source"] for r in rows])
+    p = np.zeros(len(rows))
+    writers = sorted({s for s in sources if s != "kit"}, key=lambda s: int(s[1:]))
+    print("| writer left out | rows | AUC |\n|---|---:|---:|")
+    for w in writers:
+        test = sources == w
+        model = LogisticRegression(C=args.C, max_iter=5000).fit(X[~test], y[~test])
+        p[test] = model.predict_proba(X[test])[:, 1]
+        print(f"| {w} | {int(test.sum())} | {roc_auc_score(y[test], p[test]):.3f} |")
+    held = sources != "kit"
+    print(f"| **all, each left out** | {int(held.sum())} | "
+          f"{roc_auc_score(y[held], p[held]):.3f} |")  # fmt: skip
+    print("\n| threshold | positives at or above | look-alikes at or above |\n|---:|---:|---:|")
+    pos, neg = p[held & y], p[held & ~y]
+    for t in (0.1, 0.2, 0.5, 0.7, 0.8, 0.9):
+        print(f"| {t} | {np.mean(pos >= t):.3f} | {np.mean(neg >= t):.3f} |")
+    model = LogisticRegression(C=args.C, max_iter=5000).fit(X, y)
+    coef = model.coef_[0].astype(np.float32)
+    dim, grams = 512, 1 << secret_model.HASH_BITS
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(
+        OUT,
+        use=coef[:dim],
+        ngrams=coef[dim : dim + grams],
+        shapes=coef[dim + grams :],
+        bias=np.float32(model.intercept_[0]),
+    )
+    print(f"\nwrote {OUT.relative_to(ROOT)} ({len(rows)} rows, {int(y.sum())} positive)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
