@@ -6,7 +6,7 @@ up to ``--last``: each written by a different writer who never read the kit) and
 labelled corpus (``privacy_corpus.jsonl``). A row is positive when it gives a secret other
 than health (health has its own head); the look-alikes are the negatives. Inputs: USE
 multilingual v3 of the message, hashed character n-grams and a few value shapes
-(``secret_model.features``); a logistic regression (``C``).
+(``secret_model``, ``ngrams``); a logistic regression (``C``).
 
 The figures printed are leave-one-writer-out: for each first-read corpus, a head trained on
 every other corpus scores it, so they say how the head reads a writer it never saw. The
@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from adk_memory_kit.embedders.multilingual import MultilingualEncoder  # noqa: E402
 from adk_memory_kit.sensitive import secret_model  # noqa: E402
+from adk_memory_kit.sensitive.ngrams import HASH_BITS, ngram_buckets  # noqa: E402
 
 DATA = ROOT / "benchmarks" / "data"
 OUT = ROOT / "adk_memory_kit" / "sensitive" / "data" / "secret_head.npz"
@@ -54,14 +55,14 @@ def load(last: int) -> list[dict]:
 
 def matrix(rows: list[dict]) -> csr_matrix:
     texts = [r["text"][: secret_model.WINDOW] for r in rows]
-    vectors = MultilingualEncoder().embed_array(texts)
-    use, ngrams, shapes = secret_model.features(texts, vectors)
+    use = MultilingualEncoder().embed_array(texts)
+    shapes = np.stack([secret_model.shape_features(t) for t in texts])
     indptr, indices, values = [0], [], []
-    for buckets in ngrams:
+    for buckets in map(ngram_buckets, texts):
         indices.extend(buckets)
         values.extend(buckets.values())
         indptr.append(len(indices))
-    grams = csr_matrix((values, indices, indptr), shape=(len(rows), 1 << secret_model.HASH_BITS))
+    grams = csr_matrix((values, indices, indptr), shape=(len(rows), 1 << HASH_BITS))
     return hstack([csr_matrix(use), grams, csr_matrix(shapes)]).tocsr()
 
 
@@ -91,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {t} | {np.mean(pos >= t):.3f} | {np.mean(neg >= t):.3f} |")
     model = LogisticRegression(C=args.C, max_iter=5000).fit(X, y)
     coef = model.coef_[0].astype(np.float32)
-    dim, grams = 512, 1 << secret_model.HASH_BITS
+    dim, grams = 512, 1 << HASH_BITS
     OUT.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(
         OUT,
