@@ -8,7 +8,10 @@ corpora) gives P(the sentence reveals someone's health); at or above the thresho
 sensitivity in force (:func:`~adk_memory_kit.sensitive.health_model.thresholds`) the
 sentence is health. Negation ("no allergies"), other people's jobs ("my sister is a
 cardiologist"), general advice and figures of speech are the head's to read: its training
-sentences hold them in every language. Two rules stay, both cheap and both about harm:
+sentences hold them in every language. The bar is higher for a sentence with none of the
+vocabularies' health words (``NO_TERM_THRESHOLD``) and where another sense of them is near
+(a book, a star sign, a race, a server: ``OTHER_SENSE_THRESHOLD``). Two rules stay, both
+cheap and both about harm:
 
 * a bare word or value ("lactose", "insulin") states nobody's health: not judged;
 * at ``strict``, a sentence with a health word that asks to keep it secret counts.
@@ -42,6 +45,43 @@ from adk_memory_kit.sensitive.settings import is_strict
 #: text go to the head (bounds on its cost); the rest are decided as without the model.
 MODEL_MAX_CHARS = 65_536
 MODEL_MAX_SENTENCES = 32
+
+#: A sentence with none of the vocabularies' health words needs this much of the head.
+NO_TERM_THRESHOLD = 0.5
+#: ... one with another sense of health words near (a book, a star sign, a race, glasses).
+OTHER_SENSE_THRESHOLD = 0.9
+
+
+#: Another sense of health words near: media, star signs, sport, eyewear, stock, machines.
+_OTHER_SENSE = re.compile(
+    r"(?<![a-z])(?:zodiac|horoscope|astrolog\w*|star ?sign|(?:cancer|scorpio|virgo) season|"
+    r"novel|book|film|movie|tv|show|series|episode|documentary|podcast|netflix|museum|"
+    r"exhibit\w*|gallery|chapter|character|plot|reading|sunglasses|glasses|lenses|goggles|"
+    r"race|rowing|swimming|stroke count|golf|tennis|sku|reorder|restock|inventory|in stock|"
+    r"consignment|pod|node|server|cluster|container|deploy\w*|cron|endpoint|database|db|"
+    r"charity|fundrais\w*|awareness|donat\w*|walk for|run for|news|article|board exams?|"
+    r"syllabus|lecture|hírek\w*|gazeti\w*|noticias?|nachrichten|zeitung|journal|jornal|"
+    r"giornale|uutis\w*|haber\w*|wiadomości|новин\w*|новост\w*|"
+    r"surgery hours|(?:i'm|im|i am|she's|he's|she is|he is|a|an) (?:cancer|leo|virgo|gemini|"
+    r"libra|scorpio|aries|taurus|pisces|capricorn|aquarius|sagittarius)(?! patient| survivor))"
+    r"(?![a-z])"
+)
+
+
+#: The same senses in scripts without spaces or with glued articles (drama, film, novel, news).
+_OTHER_SENSE_SCRIPTS = re.compile(
+    "ドラマ|映画|小説|漫画|アニメ|ニュース|드라마|영화|소설|뉴스|웹툰|电视剧|电影|小说|新闻|"
+    "مسلسل|فيلم|أخبار|اخبار|خبر|سریال|فیلم|رمان|סדרה|סרט|חדשות|ละคร|หนัง|ข่าว|"
+    "नाटक|फिल्म|समाचार|নাটক|সিনেমা|খবর|படம்|செய்தி"
+)
+
+
+def _other_sense(sentence: str) -> bool:
+    lower = sentence.lower()
+    if _OTHER_SENSE.search(lower) is not None:
+        return True
+    return not lower.isascii() and _OTHER_SENSE_SCRIPTS.search(lower) is not None
+
 
 #: Scripts written without spaces between words: a sentence's length tells, not its spaces.
 _UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u9fff\uac00-\ud7af]")
@@ -82,7 +122,10 @@ class MeaningHealthDetector:
         found: list[Finding] = []
         for (a, b), p in zip(judged, probs, strict=True):
             inside = [(x, y) for x, y in terms if a <= x < b]
-            if p >= bar or (strict and inside and asks_secrecy(text[a:b])):
+            need = bar if inside else max(bar, NO_TERM_THRESHOLD)
+            if _other_sense(text[a:b]):
+                need = max(need, OTHER_SENSE_THRESHOLD)
+            if p >= need or (strict and inside and asks_secrecy(text[a:b])):
                 found += [Finding(HEALTH, self.name, x, y) for x, y in inside] or [
                     Finding(HEALTH, self.name, a, b)
                 ]

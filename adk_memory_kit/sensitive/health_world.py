@@ -1,12 +1,9 @@
-"""Health words of the languages the MiniLM head does not read: one concept table, many
-languages, and the rule that decides a sentence the head cannot judge.
+"""Health words of many languages: one concept table, read where the health head is absent.
 
-The head (:mod:`~adk_memory_kit.sensitive.health_model`) is an English model: a sentence in
-Japanese, Arabic, Bengali, Thai or Korean reaches it as unknown tokens, and its probability
-says nothing. Such a sentence is decided by its vocabulary, failing closed: a health word
-of this table (or of the pre-filter's own Japanese list) in a sentence the head cannot read
-makes the sentence health unless the word is negated or another sense is near (see
-:class:`~adk_memory_kit.sensitive.health_meaning.MeaningHealthDetector`).
+The health head (:mod:`~adk_memory_kit.sensitive.health_model`) decides with its encoder;
+without it, a sentence is decided by its vocabulary, failing closed (see
+:class:`~adk_memory_kit.sensitive.health_meaning.MeaningHealthDetector`), and the findings of
+a sentence judged health span these words.
 
 The table is concepts by language, not phrasings: disease, diagnosis, doctor, hospital,
 medicine, treatment, surgery, and the conditions most often named (diabetes, insulin,
@@ -103,15 +100,6 @@ pt: baixa-médica cadeira-de-rodas celíaca celíaco
 """
 
 
-#: Where care happens and who gives it: a sentence naming only these ("the cafe in front of
-#: the hospital", "the actor who plays a doctor") is not decided by them alone.
-CARE_PLACES = frozenset(
-    "病院 医者 医師 医院 医生 병원 의사 مستشفى دكتور طبيب بیمارستان دکتر پزشک רופא "
-    "डॉक्टर अस्पताल ডাক্তার হাসপাতাল மருத்துவர் டாக்டர் மருத்துவமனை โรงพยาบาล หมอ "
-    "hospital doctor doktor dokter daktari hospitali ospital".split()
-) | {"\u05d1\u05d9\u05ea \u05d7\u05d5\u05dc\u05d9\u05dd"}
-
-
 def _entries(table: str) -> list[str]:
     out = []
     for line in table.split("\n"):
@@ -122,9 +110,6 @@ def _entries(table: str) -> list[str]:
 
 _SPACED_ENTRIES = [e.replace("-", " ") for e in _entries(_SPACED)]
 _WORD_ENTRIES = [e.replace("-", " ") for e in _entries(_WORDS)]
-#: Letters of the scripts an English model reads (Latin, with its accents).
-_LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
-_LETTER = re.compile(r"[^\W\d_]")
 
 
 @lru_cache(maxsize=1)
@@ -150,9 +135,3 @@ def world_terms(text: str) -> list[tuple[int, int]]:
     if not lower.isascii():
         spans += [m.span() for m in anywhere.finditer(lower)]
     return sorted(spans)
-
-
-def head_cannot_read(sentence: str) -> bool:
-    """Whether most letters of ``sentence`` are of scripts the English head does not read."""
-    letters = len(_LETTER.findall(sentence))
-    return letters > 0 and len(_LATIN.findall(sentence)) * 2 < letters

@@ -9,9 +9,13 @@ gives a secret):
   format of their own (a value near a cue word, a digit run, a short code, a
   password-shaped token, a keyword-introduced password) are dropped there. Findings with a
   format (checksums, vendor prefixes, shapes, private keys) are always kept.
+  Only in a window of ``VETO_WORDS`` words or more: a short text gives the head too little
+  to be sure of ("cadenas du vélo 0-3-8-1").
 * at ``ADD`` or above, the window gives a secret: every value-shaped token in it (three
   digits or more, or letters mixed with a digit in five characters or more) and every run of
-  twelve or more seed words is a finding, cue word or not, in any language.
+  twelve or more seed words is a finding, cue word or not, in any language; except amounts
+  ("120.00"), phone numbers (unless the message asks for secrecy), public artifacts and
+  placeholders (:mod:`.public`), and tokens another finding already covers.
 * in between, nothing changes.
 
 Without the head's encoder, for texts of fewer than three words (a bare value: the head
@@ -26,7 +30,10 @@ import re
 from collections.abc import Iterable
 
 from adk_memory_kit.sensitive.base import CREDENTIAL, Finding
+from adk_memory_kit.sensitive.public import public_spans
+from adk_memory_kit.sensitive.public_numbers import phone_spans
 from adk_memory_kit.sensitive.recovery import seed_runs
+from adk_memory_kit.sensitive.secrecy import asks_secrecy
 from adk_memory_kit.sensitive.secret_model import WINDOW, secret_probabilities
 from adk_memory_kit.sensitive.settings import is_strict
 
@@ -36,6 +43,8 @@ THRESHOLDS_BALANCED = (0.2, 0.9)
 #: Texts longer than this, and windows past the first ``MAX_WINDOWS``, are left as found.
 MAX_CHARS = 65_536
 MAX_WINDOWS = 32
+#: The fewest words of a window whose cue-less findings the head may drop.
+VETO_WORDS = 8
 DETECTOR = "secret_meaning"
 
 #: Layers without a format of their own: their findings answer to the head's veto.
@@ -48,6 +57,8 @@ CUE_LESS = frozenset(
 
 _VALUE = re.compile(r"[^\s\"'«»“”‘’,;()\[\]{}<>]*\d[^\s\"'«»“”‘’,;()\[\]{}<>]*")
 _TRAILING = ".:!?"
+#: A sum of money: up to seven digits, thousands grouped, two decimals, a currency sign.
+_AMOUNT = re.compile(r"[$€£¥₹₦₱]?\d{1,3}(?:[.,' ]?\d{3})*[.,]\d{2}[$€£¥₹₦₱]?")
 
 
 def value_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
@@ -58,7 +69,7 @@ def value_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple
         token = m.group(0).rstrip(_TRAILING)
         digits = sum(c.isdigit() for c in token)
         letters = sum(c.isalpha() for c in token)
-        if digits >= 3 or (letters >= 2 and len(token) >= 5):
+        if (digits >= 3 or (letters >= 2 and len(token) >= 5)) and not _AMOUNT.fullmatch(token):
             spans.append((m.start(), m.start() + len(token)))
     return spans
 
@@ -98,12 +109,30 @@ def judge(text: str, findings: set[Finding]) -> set[Finding]:
     if probs is None:
         return findings
     out = set(findings)
+    added: list[Finding] = []
     for (a, b), p in zip(cut, probs, strict=True):
-        if p < veto:
+        if p < veto and len(text[a:b].split()) >= VETO_WORDS:
             out -= {f for f in cue_less if a <= f.start < b}
         elif p >= add:
-            out |= set(_values(text, a, b))
+            added += _values(text, a, b)
+    if added:
+        out |= set(_not_public(text, _uncovered(added, findings)))
     return out
+
+
+def _uncovered(added: list[Finding], findings: set[Finding]) -> list[Finding]:
+    """``added`` less what overlaps a finding of the layers (one secret, one finding)."""
+    taken = sorted((f.start, f.end) for f in findings)
+    return [f for f in added if not any(a < f.end and f.start < b for a, b in taken)]
+
+
+def _not_public(text: str, added: list[Finding]) -> list[Finding]:
+    """``added`` less phone numbers (unless the message asks for
+    secrecy), public artifacts and placeholders."""
+    public = list(public_spans(text))
+    if not asks_secrecy(text):
+        public += phone_spans(text)
+    return [f for f in added if not any(a <= f.start and f.end <= b for a, b in public)]
 
 
 def _has_value(text: str, a: int, b: int) -> bool:

@@ -67,7 +67,16 @@ def test_public_shapes_are_not_password_shaped(token: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "the guest network is called Lobby_5G_2025, ask for the password at the desk",
+        pytest.param(
+            "the guest network is called Lobby_5G_2025, ask for the password at the desk",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="a false positive the gate accepts: the secret head (stop 57) reads a "
+                "wifi message as giving its password (P 0.97; in the fifteen corpora it learned "
+                "from, such messages nearly always do) and redacts the network's name, the "
+                "message's only value; failing closed costs the name, not a secret",
+            ),
+        ),
         "on sale this week: Galaxy22Ultra and iPad11Air",
         "def check(pw): return bcrypt.checkpw(pw, stored)",
     ],

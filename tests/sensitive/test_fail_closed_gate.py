@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import ValidationError
 
+from adk_memory_kit.embedders.multilingual import MultilingualEncoder
 from adk_memory_kit.sensitive import (
     BANK_ACCOUNT,
     CREDENTIAL,
@@ -18,11 +19,11 @@ from adk_memory_kit.sensitive import (
     RECOVERY,
     detect_sensitive,
     get_sensitivity,
-    health_model,
     redact_for_store,
     sensitivity_scope,
     set_sensitivity,
 )
+from adk_memory_kit.sensitive.meaning_encoder import use_meaning_encoder
 from tests.support.redaction import assert_gone as _gone
 
 
@@ -151,13 +152,16 @@ def test_negation_professions_and_other_senses_are_not_health(text: str) -> None
     assert HEALTH not in _kinds(text)
 
 
-def test_without_the_model_strict_fails_closed(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(health_model, "_embedder", lambda: None)
-    text = "my husband was diagnosed with PTSD"
-    assert HEALTH in _kinds(text)
-    with sensitivity_scope("balanced"):
-        assert HEALTH in _kinds(text)  # the rule detector still reads it
-        assert HEALTH not in _kinds("my brother had a biopsy")
+def test_without_the_model_strict_fails_closed() -> None:
+    use_meaning_encoder(None)
+    try:
+        text = "my husband was diagnosed with PTSD"
+        assert HEALTH in _kinds(text)
+        with sensitivity_scope("balanced"):
+            assert HEALTH in _kinds(text)  # the rule detector still reads it
+            assert HEALTH not in _kinds("my brother had a biopsy")
+    finally:
+        use_meaning_encoder(MultilingualEncoder)
 
 
 @pytest.mark.parametrize(
