@@ -316,9 +316,7 @@ def main(argv: list[str] | None = None) -> int:
             f"  1 KB message: p50 {t['p50_1kb_ms']:.2f} ms, p95 {t['p95_1kb_ms']:.2f} ms wall; "
             f"p95 {t['p95_1kb_cpu_ms']:.2f} ms CPU"
         )
-        print(
-            f"  1 KB with the meaning heads off: p95 {t['p95_1kb_ms_head_off']:.2f} ms wall"
-        )
+        print(f"  1 KB with the meaning heads off: p95 {t['p95_1kb_ms_head_off']:.2f} ms wall")
         print(
             f"  1 MB adversarial ({len(t['adversarial_1mb_s'])} inputs): slowest {worst[0]} "
             f"{worst[1]:.2f} s wall; slowest CPU {worst_cpu[0]} {worst_cpu[1]:.2f} s"

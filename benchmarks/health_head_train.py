@@ -9,7 +9,9 @@ Data:
   with medical ones);
 * the first-read privacy corpora already read once (``privacy_first_read_w*.jsonl`` up to
   ``--last``): a health row is positive, every other row (other secrets, look-alikes) negative;
-* the kit's own corpus (``privacy_corpus.jsonl``), the same way.
+* the kit's own corpus (``privacy_corpus.jsonl``), the same way;
+* ordinary messages (``meaning_data.ordinary_messages``: the routing corpora and the router's
+  bank, less what is sensitive or names a health word), negative.
 
 Inputs: USE multilingual v3 of the sentence and its hashed character n-grams; a logistic
 regression. The figures printed are leave-one-writer-out (each writer, and each first-read
@@ -31,6 +33,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from meaning_data import ordinary_by_source
 from scipy.sparse import csr_matrix, hstack
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
@@ -65,6 +68,9 @@ def load(last: int) -> list[dict]:
             health = r["label"] == "positive" and r["kind"] == "health"
             rows.append({"text": r["text"], "health": health, "source": name,
                          "lookalike": r["label"] == "negative"})  # fmt: skip
+    for t, source in ordinary_by_source().items():  # four folds of routing writers
+        fold = 0 if source == "bank" else int(source[1:]) % 4
+        rows.append({"text": t, "health": False, "source": f"ordinary {fold}"})
     return rows
 
 
@@ -104,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     print("| held out | health rows | recall strict / balanced | negatives flagged strict / "
           "balanced |\n|---|---:|---:|---:|")  # fmt: skip
     groups = [(w, sources == w) for w in "ABCD"]
+    groups += [("ordinary messages", np.char.startswith(sources.astype(str), "ordinary"))]
     groups += [(f"first-read corpora w1-w{args.last} (look-alikes only)", corpus)]
     for name, k in groups:
         neg = k & (lookalike if name.startswith("first") else ~y)

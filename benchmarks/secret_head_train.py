@@ -2,9 +2,11 @@
 weights to ``adk_memory_kit/sensitive/data/secret_head.npz``.
 
 Data: the first-read corpora already read once (``benchmarks/data/privacy_first_read_w*.jsonl``
-up to ``--last``: each written by a different writer who never read the kit) and the kit's own
-labelled corpus (``privacy_corpus.jsonl``). A row is positive when it gives a secret other
-than health (health has its own head); the look-alikes are the negatives. Inputs: USE
+up to ``--last``: each written by a different writer who never read the kit), the kit's own
+labelled corpus (``privacy_corpus.jsonl``) and ordinary messages (``meaning_data``: the
+routing corpora and the router's bank, less what is sensitive), negative. A row is
+positive when it gives a secret other than health (health has its own head); the
+look-alikes are the negatives. Inputs: USE
 multilingual v3 of the message, hashed character n-grams and a few value shapes
 (``secret_model``, ``ngrams``); a logistic regression (``C``).
 
@@ -25,6 +27,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from meaning_data import ordinary_messages
 from scipy.sparse import csr_matrix, hstack
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
@@ -50,7 +53,9 @@ def load(last: int) -> list[dict]:
     for line in (DATA / "privacy_corpus.jsonl").read_text(encoding="utf-8").splitlines():
         if line.strip():
             rows.append({**json.loads(line), "source": "kit"})
-    return [r for r in rows if r["kind"] != "health"]  # health: its own head
+    rows = [r for r in rows if r["kind"] != "health"]  # health: its own head
+    ordinary = [{"text": t, "label": "negative", "source": "ordinary"} for t in ordinary_messages()]
+    return rows + ordinary
 
 
 def matrix(rows: list[dict]) -> csr_matrix:
@@ -76,20 +81,25 @@ def main(argv: list[str] | None = None) -> int:
     y = np.array([r["label"] == "positive" for r in rows])
     sources = np.array([r["source"] for r in rows])
     p = np.zeros(len(rows))
-    writers = sorted({s for s in sources if s != "kit"}, key=lambda s: int(s[1:]))
+    writers = sorted({s for s in sources if s[1:].isdigit()}, key=lambda s: int(s[1:]))
     print("| writer left out | rows | AUC |\n|---|---:|---:|")
     for w in writers:
         test = sources == w
         model = LogisticRegression(C=args.C, max_iter=5000).fit(X[~test], y[~test])
         p[test] = model.predict_proba(X[test])[:, 1]
         print(f"| {w} | {int(test.sum())} | {roc_auc_score(y[test], p[test]):.3f} |")
-    held = sources != "kit"
+    held = np.isin(sources, writers)
     print(f"| **all, each left out** | {int(held.sum())} | "
           f"{roc_auc_score(y[held], p[held]):.3f} |")  # fmt: skip
-    print("\n| threshold | positives at or above | look-alikes at or above |\n|---:|---:|---:|")
+    test = sources == "ordinary"
+    model = LogisticRegression(C=args.C, max_iter=5000).fit(X[~test], y[~test])
+    ordinary = model.predict_proba(X[test])[:, 1]
+    print("\n| threshold | positives at or above | look-alikes at or above | ordinary messages "
+          "at or above (held out) |\n|---:|---:|---:|---:|")  # fmt: skip
     pos, neg = p[held & y], p[held & ~y]
     for t in (0.1, 0.2, 0.5, 0.7, 0.8, 0.9):
-        print(f"| {t} | {np.mean(pos >= t):.3f} | {np.mean(neg >= t):.3f} |")
+        print(f"| {t} | {np.mean(pos >= t):.3f} | {np.mean(neg >= t):.3f} | "
+              f"{np.mean(ordinary >= t):.3f} |")  # fmt: skip
     model = LogisticRegression(C=args.C, max_iter=5000).fit(X, y)
     coef = model.coef_[0].astype(np.float32)
     dim, grams = 512, 1 << HASH_BITS

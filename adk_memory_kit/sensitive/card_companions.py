@@ -80,7 +80,7 @@ _PIN_VALUE = re.compile(r"\d{4,8}")
 #: A number a PIN may open: 7 to 16 digits, single spaces, hyphens or dots between groups,
 #: a leading ``+`` allowed (a mobile-money wallet is a phone number).
 _ACCOUNT = re.compile(r"(?<![\w.,/-])\+?\d(?:[ .-]?\d){6,15}(?![\w/]|[.,]\d)")
-_PIN_DETECTORS = frozenset({"pin", "password", "short_code", "cue_value"})
+_PIN_DETECTORS = frozenset({"pin", "password", "short_code", "cue_value", "weak_cue_value"})
 
 
 def pin_accounts(text: str, findings: Iterable[Finding]) -> set[Finding]:

@@ -29,7 +29,7 @@ from adk_memory_kit.sensitive.card_companions import (
 )
 from adk_memory_kit.sensitive.cards import SplitCardDetector
 from adk_memory_kit.sensitive.digit_ids import DigitIdDetector
-from adk_memory_kit.sensitive.failclosed import CUE_VALUE, CueValueDetector
+from adk_memory_kit.sensitive.failclosed import CUE_VALUES, CueValueDetector
 from adk_memory_kit.sensitive.health import HealthDetector
 from adk_memory_kit.sensitive.health_meaning import MeaningHealthDetector
 from adk_memory_kit.sensitive.numbers import (
@@ -156,7 +156,7 @@ _CUE_FREE = frozenset({"digit_id", "password_shape", "short_code"})
 
 
 def _tier(f: Finding) -> int:
-    return 2 if f.detector in _CUE_FREE else 1 if f.detector == CUE_VALUE else 0
+    return 2 if f.detector in _CUE_FREE else 1 if f.detector in CUE_VALUES else 0
 
 
 def _drop_redundant(findings: set[Finding]) -> set[Finding]:
@@ -194,14 +194,16 @@ def _drop_public(text: str, findings: set[Finding]) -> set[Finding]:
     spans = public_spans(text)
     if spans:
         findings = {f for f in findings if not any(a <= f.start and f.end <= b for a, b in spans)}
-    if any(f.detector == CUE_VALUE for f in findings) and not asks_secrecy(text):
+    if any(f.detector in CUE_VALUES for f in findings) and not asks_secrecy(text):
         if says_public(text):
-            return {f for f in findings if f.detector != CUE_VALUE}
+            return {f for f in findings if f.detector not in CUE_VALUES}
         phones = phone_spans(text)
         if phones:
             starts = [a for a, _ in phones]
             findings = {
-                f for f in findings if f.detector != CUE_VALUE or not _inside(phones, starts, f)
+                f
+                for f in findings
+                if f.detector not in CUE_VALUES or not _inside(phones, starts, f)
             }
     return findings
 

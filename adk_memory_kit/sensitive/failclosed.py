@@ -39,7 +39,9 @@ from adk_memory_kit.sensitive.public_numbers import public_label_before
 from adk_memory_kit.sensitive.scan import TextScan
 from adk_memory_kit.sensitive.settings import is_strict
 
-CUE_VALUE = "cue_value"  # the detector name of this layer's findings
+CUE_VALUE = "cue_value"  # the detector name of this layer's findings after a strong cue
+WEAK_CUE_VALUE = "weak_cue_value"  # ... after a weak cue (code, key, id, account ...)
+CUE_VALUES = frozenset({CUE_VALUE, WEAK_CUE_VALUE})
 WINDOW = 56
 #: How far before its cue a public label ("order", "rastreio", "予約") still names a value.
 LABEL_REACH = 24
@@ -249,7 +251,8 @@ class CueValueDetector:
             for a, b in rel:
                 a, b = a + start, b + start
                 if a >= covered or b <= start:
-                    found.append(Finding(cue.kind, self.name, a, b))
+                    name = self.name if cue.strong else WEAK_CUE_VALUE
+                    found.append(Finding(cue.kind, name, a, b))
                     covered = max(covered, b)
         return found
 

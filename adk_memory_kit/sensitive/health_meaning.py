@@ -9,12 +9,16 @@ sensitivity in force (:func:`~adk_memory_kit.sensitive.health_model.thresholds`)
 sentence is health. Negation ("no allergies"), other people's jobs ("my sister is a
 cardiologist"), general advice and figures of speech are the head's to read: its training
 sentences hold them in every language. The bar is higher for a sentence with none of the
-vocabularies' health words (``NO_TERM_THRESHOLD``) and where another sense of them is near
-(a book, a star sign, a race, a server: ``OTHER_SENSE_THRESHOLD``). Two rules stay, both
-cheap and both about harm:
+vocabularies' health words (``NO_TERM_THRESHOLD``), for an English sentence that names no
+person (``NO_PERSON_THRESHOLD``) and where another sense of them is near (a book, a star
+sign, a race, a server: ``OTHER_SENSE_THRESHOLD``). Three rules stay, all
+cheap and all about harm:
 
 * a bare word or value ("lactose", "insulin") states nobody's health: not judged;
-* at ``strict``, a sentence with a health word that asks to keep it secret counts.
+* at ``strict``, a sentence with a health word that asks to keep it secret counts;
+* the rule detector's hit (:class:`~adk_memory_kit.sensitive.health.HealthDetector`: a
+  health word about a person, "someone allergic to nuts") counts unless the head is sure
+  (``RULE_FLOOR``) the sentence is not about health.
 
 Findings span the sentence's health words (the vocabularies of
 :mod:`~adk_memory_kit.sensitive.health_vocab`), or the whole sentence when it has none, so
@@ -47,7 +51,13 @@ MODEL_MAX_CHARS = 65_536
 MODEL_MAX_SENTENCES = 32
 
 #: A sentence with none of the vocabularies' health words needs this much of the head.
-NO_TERM_THRESHOLD = 0.5
+NO_TERM_THRESHOLD = 0.8
+#: ... an English sentence that names no person ("a tropical depression is forming"); persons
+#: are recognised in English only, so other languages are not held to it.
+NO_PERSON_THRESHOLD = 0.5
+#: The rule detector's hit (a health word about a person) counts unless the head is this sure
+#: its sentence is not about health.
+RULE_FLOOR = 0.05
 #: ... one with another sense of health words near (a book, a star sign, a race, glasses).
 OTHER_SENSE_THRESHOLD = 0.9
 
@@ -81,6 +91,23 @@ def _other_sense(sentence: str) -> bool:
     if _OTHER_SENSE.search(lower) is not None:
         return True
     return not lower.isascii() and _OTHER_SENSE_SCRIPTS.search(lower) is not None
+
+
+#: English function words: two of them in a sentence of Latin letters make it English.
+_ENGLISH = frozenset(
+    "a an the i you he she we they it is are was were be been am do does did have has had "
+    "of to in on at for with from by about and or but not no my your his her our their me "
+    "him them this that these those what when where who how if so as will would can could "
+    "should just there here".split()
+)
+_ASCII_WORD = re.compile(r"[a-z']+")
+
+
+def _english(sentence: str) -> bool:
+    return (
+        sentence.isascii()
+        and len(_ENGLISH.intersection(_ASCII_WORD.findall(sentence.lower()))) >= 2
+    )
 
 
 #: Scripts written without spaces between words: a sentence's length tells, not its spaces.
@@ -120,15 +147,25 @@ class MeaningHealthDetector:
         strict = is_strict()
         bar = thresholds()[0 if strict else 1]
         found: list[Finding] = []
+        rules_in: list[tuple[int, int]] = []  # sentences whose rule hits count
         for (a, b), p in zip(judged, probs, strict=True):
             inside = [(x, y) for x, y in terms if a <= x < b]
+            sentence = text[a:b]
             need = bar if inside else max(bar, NO_TERM_THRESHOLD)
-            if _other_sense(text[a:b]):
+            if _english(sentence) and not _has_person(sentence):
+                need = max(need, NO_PERSON_THRESHOLD)
+            if _other_sense(sentence):
                 need = max(need, OTHER_SENSE_THRESHOLD)
-            if p >= need or (strict and inside and asks_secrecy(text[a:b])):
+            if p >= need or (strict and inside and asks_secrecy(sentence)):
                 found += [Finding(HEALTH, self.name, x, y) for x, y in inside] or [
                     Finding(HEALTH, self.name, a, b)
                 ]
+            elif p >= RULE_FLOOR and need < OTHER_SENSE_THRESHOLD:
+                rules_in.append((a, b))
+        if rules_in:
+            found += [
+                f for f in self.rules.find_in(scan) if any(a <= f.start < b for a, b in rules_in)
+            ]
         if rest:
             found += self._without_head(scan, rest, terms, strict)
         return found

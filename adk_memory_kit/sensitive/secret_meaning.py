@@ -5,17 +5,18 @@ window of the text (the whole text up to :data:`~.secret_model.WINDOW` character
 runs of whole lines that fit), the secret head (:mod:`.secret_model`) gives P(the window
 gives a secret):
 
-* below ``VETO``, the head is sure the window gives none: findings of the layers without a
-  format of their own (a value near a cue word, a digit run, a short code, a
-  password-shaped token, a keyword-introduced password) are dropped there. Findings with a
-  format (checksums, vendor prefixes, shapes, private keys) are always kept.
-  Only in a window of ``VETO_WORDS`` words or more: a short text gives the head too little
-  to be sure of ("cadenas du vélo 0-3-8-1").
+* below ``VETO``, the head is sure the window gives none: findings of the layers with
+  neither a format nor a strong cue word (a value after a weak cue such as "code" or
+  "account", a long digit run, a short code, a password-shaped token) are dropped there,
+  in a window of ``VETO_WORDS`` words or more (a short text gives the head too little to be
+  sure of: "cadenas du vélo 0-3-8-1"). Findings with a format (checksums, vendor prefixes,
+  shapes, private keys) or after a strong cue ("password", "PIN") are always kept.
 * at ``ADD`` or above, the window gives a secret: every value-shaped token in it (three
   digits or more, or letters mixed with a digit in five characters or more) and every run of
   twelve or more seed words is a finding, cue word or not, in any language; except amounts
-  ("120.00"), phone numbers (unless the message asks for secrecy), public artifacts and
-  placeholders (:mod:`.public`), and tokens another finding already covers.
+  ("120.00"), dates with their year, times of day, phone numbers (unless the message asks
+  for secrecy), public artifacts and placeholders (:mod:`.public`), and tokens another
+  finding already covers.
 * in between, nothing changes.
 
 Without the head's encoder, for texts of fewer than three words (a bare value: the head
@@ -30,6 +31,7 @@ import re
 from collections.abc import Iterable
 
 from adk_memory_kit.sensitive.base import CREDENTIAL, Finding
+from adk_memory_kit.sensitive.failclosed import WEAK_CUE_VALUE
 from adk_memory_kit.sensitive.public import public_spans
 from adk_memory_kit.sensitive.public_numbers import phone_spans
 from adk_memory_kit.sensitive.recovery import seed_runs
@@ -47,18 +49,19 @@ MAX_WINDOWS = 32
 VETO_WORDS = 8
 DETECTOR = "secret_meaning"
 
-#: Layers without a format of their own: their findings answer to the head's veto.
-CUE_LESS = frozenset(
-    {
-        "cue_value", "digit_id", "short_code", "password_shape", "password", "login_phrase",
-        "pin", "token", "high_entropy",
-    }
-)  # fmt: skip
+#: Layers with neither a format nor a strong cue word: their findings answer to the head's
+#: veto. A value after a keyword the writer chose ("password", "PIN", "sort code") is kept
+#: whatever the head says (it learned from writers told to avoid those words).
+CUE_LESS = frozenset({WEAK_CUE_VALUE, "digit_id", "short_code", "password_shape"})
 
 _VALUE = re.compile(r"[^\s\"'«»“”‘’,;()\[\]{}<>]*\d[^\s\"'«»“”‘’,;()\[\]{}<>]*")
 _TRAILING = ".:!?"
-#: A sum of money: up to seven digits, thousands grouped, two decimals, a currency sign.
-_AMOUNT = re.compile(r"[$€£¥₹₦₱]?\d{1,3}(?:[.,' ]?\d{3})*[.,]\d{2}[$€£¥₹₦₱]?")
+#: A sum of money (thousands grouped, two decimals, a currency sign), a date with its year, a
+#: time of day: values that say when or how much, not who or how to get in.
+_NOT_SECRET = re.compile(
+    r"[$€£¥₹₦₱]?\d{1,3}(?:[.,' ]?\d{3})*[.,]\d{2}[$€£¥₹₦₱]?"
+    r"|\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[./-]\d{1,2}[./-](?:\d{2}|\d{4})|\d{1,2}[:h]\d{2}(?::\d{2})?"
+)
 
 
 def value_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
@@ -69,7 +72,7 @@ def value_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple
         token = m.group(0).rstrip(_TRAILING)
         digits = sum(c.isdigit() for c in token)
         letters = sum(c.isalpha() for c in token)
-        if (digits >= 3 or (letters >= 2 and len(token) >= 5)) and not _AMOUNT.fullmatch(token):
+        if (digits >= 3 or (letters >= 2 and len(token) >= 5)) and not _NOT_SECRET.fullmatch(token):
             spans.append((m.start(), m.start() + len(token)))
     return spans
 
