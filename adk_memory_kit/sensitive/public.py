@@ -6,6 +6,11 @@ Stripe publishable key (``pk_live_...``), a number labelled as a part, model, se
 order number, and a template placeholder (``${DB_PASSWORD}``, ``{{ secret }}``).
 Guarantee: :func:`~adk_memory_kit.sensitive.detect_sensitive` drops a finding only when it
 lies wholly inside one of these spans; a secret next to one is still found.
+
+:func:`example_value` says whether a value is an example by its form, in any language: a
+number printed as an example (:mod:`.published_examples`), or a placeholder: six digits or
+more of which four in five are one digit (``0000 0000 0000``, ``4111 1111 1111 1111``,
+``A000000000X``), or a value masked with ``X``/``*`` (``FR76 XXXX XXXX``).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import re
 
 from adk_memory_kit.sensitive.base import prefix_tree
+from adk_memory_kit.sensitive.published_examples import PUBLISHED_EXAMPLES
 
 _PUBLIC = re.compile(
     r"integrity\s*=\s*[\"']?sha(?:256|384|512)-[A-Za-z0-9+/=]+"
@@ -68,3 +74,18 @@ def public_spans(text: str) -> list[tuple[int, int]]:
     if "{" in text or "<" in text:
         spans += [m.span() for m in _PLACEHOLDER.finditer(text)]
     return spans
+
+
+_SEPARATORS = str.maketrans("", "", " -./")
+
+
+def example_value(value: str) -> bool:
+    """Whether ``value`` is an example by its form (see the module docstring)."""
+    compact = value.translate(_SEPARATORS).upper()
+    if compact in PUBLISHED_EXAMPLES:
+        return True
+    digits = [c for c in compact if c.isdigit()]
+    if len(digits) >= 6 and max(map(digits.count, set(digits))) >= 0.8 * len(digits):
+        return True
+    masked = sum(c in "X*•" for c in compact)
+    return masked >= 4 and masked * 5 >= 2 * len(compact)

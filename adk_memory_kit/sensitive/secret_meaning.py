@@ -17,7 +17,11 @@ gives a secret):
   ("120.00"), dates with their year, times of day, phone numbers (unless the message asks
   for secrecy), public artifacts and placeholders (:mod:`.public`), and tokens another
   finding already covers.
-* in between, nothing changes.
+* below ``ADD``, a finding whose value is an example by its form (a published example
+  IBAN or test card, a placeholder such as ``0000 0000 0000``: :func:`~.public.example_value`)
+  is dropped: the message does not give it as a secret. (Writers do give the IBAN
+  registry's examples as their own accounts; then the head reads a message that gives one.)
+* in between, nothing else changes.
 
 Without the head's encoder, for texts of fewer than three words (a bare value: the head
 needs a message) and past the bounds below, findings stay as the layers made them: the gate
@@ -32,7 +36,7 @@ from collections.abc import Iterable
 
 from adk_memory_kit.sensitive.base import CREDENTIAL, Finding
 from adk_memory_kit.sensitive.failclosed import WEAK_CUE_VALUE
-from adk_memory_kit.sensitive.public import public_spans
+from adk_memory_kit.sensitive.public import example_value, public_spans
 from adk_memory_kit.sensitive.public_numbers import phone_spans
 from adk_memory_kit.sensitive.recovery import seed_runs
 from adk_memory_kit.sensitive.secrecy import asks_secrecy
@@ -56,6 +60,7 @@ CUE_LESS = frozenset({WEAK_CUE_VALUE, "digit_id", "short_code", "password_shape"
 
 _VALUE = re.compile(r"[^\s\"'«»“”‘’,;()\[\]{}<>]*\d[^\s\"'«»“”‘’,;()\[\]{}<>]*")
 _TRAILING = ".:!?"
+_JOIN = re.compile(r"[ -]")  # what may stand between two parts of one value
 #: A sum of money (thousands grouped, two decimals, a currency sign), a date with its year, a
 #: time of day: values that say when or how much, not who or how to get in.
 _NOT_SECRET = re.compile(
@@ -105,8 +110,9 @@ def judge(text: str, findings: set[Finding]) -> set[Finding]:
     cut = windows(text)[:MAX_WINDOWS]
     veto, add = THRESHOLDS_STRICT if is_strict() else THRESHOLDS_BALANCED
     cue_less = [f for f in findings if f.detector in CUE_LESS]
+    examples = [f for f in findings if example_value(text[f.start : f.end])]
     candidates = [(a, b) for a, b in cut if _has_value(text, a, b)]
-    if not cue_less and not candidates:
+    if not cue_less and not examples and not candidates:
         return findings  # nothing the head would change: no model call
     probs = secret_probabilities([text[a:b] for a, b in cut])
     if probs is None:
@@ -116,8 +122,10 @@ def judge(text: str, findings: set[Finding]) -> set[Finding]:
     for (a, b), p in zip(cut, probs, strict=True):
         if p < veto and len(text[a:b].split()) >= VETO_WORDS:
             out -= {f for f in cue_less if a <= f.start < b}
-        elif p >= add:
+        if p >= add:
             added += _values(text, a, b)
+        else:
+            out -= {f for f in examples if a <= f.start < b}
     if added:
         out |= set(_not_public(text, _uncovered(added, findings)))
     return out
@@ -143,7 +151,16 @@ def _has_value(text: str, a: int, b: int) -> bool:
 
 
 def _values(text: str, a: int, b: int) -> Iterable[Finding]:
+    """The window's values, neighbours joined (``4960 5744 4743 4345`` is one), less examples
+    by their form (:func:`~.public.example_value`)."""
+    runs: list[list[int]] = []
     for x, y in value_spans(text, a, b):
-        yield Finding(CREDENTIAL, DETECTOR, x, y)
+        if runs and _JOIN.fullmatch(text, runs[-1][1], x):
+            runs[-1][1] = y
+        else:
+            runs.append([x, y])
+    for x, y in runs:
+        if not example_value(text[x:y]):
+            yield Finding(CREDENTIAL, DETECTOR, x, y)
     for x, y in seed_runs(text[a:b]):
         yield Finding(CREDENTIAL, DETECTOR, a + x, a + y)
