@@ -1,0 +1,187 @@
+"""The gate's two meaning heads (stop 57): a message that gives a secret, and a sentence about
+someone's health, read in any language the multilingual encoder reads.
+
+The sentences here are the kit's own, written for these tests; the heads learned from the
+first-read corpora of other writers (``benchmarks/secret_head_train.py``,
+``benchmarks/health_head_train.py``), none of which holds them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from adk_memory_kit.embedders.multilingual import MultilingualEncoder
+from adk_memory_kit.sensitive import HEALTH, detect_sensitive, redact_for_store, sensitivity_scope
+from adk_memory_kit.sensitive.meaning_encoder import use_meaning_encoder
+from adk_memory_kit.sensitive.public import example_value
+from adk_memory_kit.sensitive.secret_meaning import judge, value_spans, windows
+from adk_memory_kit.sensitive.secret_model import WINDOW, secret_probabilities
+from tests.support.redaction import assert_gone, assert_kept
+
+
+@pytest.fixture
+def heads_off() -> Iterator[None]:
+    use_meaning_encoder(None)
+    try:
+        yield
+    finally:
+        use_meaning_encoder(MultilingualEncoder)
+
+
+def _health(text: str) -> bool:
+    return HEALTH in {f.kind for f in detect_sensitive(text)}
+
+
+# the secret head: values given as secrets without a cue word the layers know
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("A porta da garagem abre com 7731, não conta pra ninguém", "7731"),
+        (
+            "Ο κωδικός για το ντουλάπι του γυμναστηρίου είναι 4490, μην τον δώσεις σε κανέναν",
+            "4490",
+        ),
+    ],
+)
+def test_a_code_given_in_another_language_is_redacted(text: str, secret: str) -> None:
+    assert_gone(text, secret)
+
+
+def test_a_seed_phrase_with_no_cue_the_layers_know_is_redacted() -> None:
+    words = "orbit velvet kitten solar juice cabin thunder glance pumpkin dizzy eagle vivid"
+    assert_gone(f"my wallet words are {words}, keep them safe", words)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "tracking ya parcel ni 4419 2230 1187 inakuja kesho asubuhi, usijali sana",
+        "For the invoice use our company registration number 08412237 and the VAT number "
+        "193 4412 08, both are on the website",
+        "The docs say to try the test card 4111 1111 1111 1111 in sandbox mode only",
+        "Form template: account number 0000 0000 0000, replace it with yours",
+    ],
+)
+def test_public_numbers_and_examples_are_kept(text: str) -> None:
+    assert_kept(text)
+
+
+def test_a_registry_example_given_as_ones_own_account_is_still_redacted() -> None:
+    # writers do give the IBAN registry's examples as their accounts: the head decides
+    assert_gone("please send the deposit to my account DE89 3704 0044 0532 0130 00, thanks",
+                "DE89 3704 0044 0532 0130 00")  # fmt: skip
+
+
+def test_a_strong_cue_keeps_its_value_whatever_the_head_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the head learned from writers told to avoid the word "password"; its veto reaches only
+    # the layers with neither a format nor a strong cue
+    from adk_memory_kit.sensitive import secret_meaning
+
+    weak = "our club bank is 55120873 as printed on the flyer for the bake sale"
+    assert any(f.detector == "weak_cue_value" for f in _unjudged(weak))  # the layer finds it
+    monkeypatch.setattr(secret_meaning, "secret_probabilities", lambda texts: [0.0] * len(texts))
+    strong = "The password to the office wifi is tr0ub4dor, ask me if it fails"
+    assert_gone(strong, "tr0ub4dor")
+    assert_kept(weak)
+
+
+def _unjudged(text: str):  # type: ignore[no-untyped-def]
+    use_meaning_encoder(None)
+    try:
+        return detect_sensitive(text)
+    finally:
+        use_meaning_encoder(MultilingualEncoder)
+
+
+def test_amounts_dates_times_and_phone_numbers_are_not_added() -> None:
+    text = (
+        "my locker code is 64cf05, the gym closes at 22:30 on 2025-03-14, fee 45.00, "
+        "call 0612 345 678"
+    )
+    once = redact_for_store(text)
+    assert "64cf05" not in once
+    for kept in ("22:30", "2025-03-14", "45.00", "0612 345 678"):
+        assert kept in once, once
+
+
+def test_without_the_encoder_the_layers_decide_alone(heads_off: None) -> None:
+    text = "A porta da garagem abre com 7731, não conta pra ninguém"
+    assert secret_probabilities([text]) is None
+    findings = set(detect_sensitive(text))
+    assert judge(text, findings) == findings  # nothing dropped, nothing added
+    # a published test card is kept (fail closed): only the head may call it an example
+    assert_gone("The docs say to try the test card 4111 1111 1111 1111 in sandbox mode only",
+                "4111 1111 1111 1111")  # fmt: skip
+
+
+def test_the_heads_read_windows_of_long_texts() -> None:
+    line = "INFO worker ok\n"
+    text = line * 60 + "ssh pass for the box is 'Kv8#pLm2Qz' keep it\n" + line * 60
+    cut = windows(text)
+    assert all(b - a <= WINDOW for a, b in cut) and cut[0][0] == 0 and cut[-1][1] == len(text)
+    assert all(x[1] == y[0] for x, y in zip(cut, cut[1:], strict=False))
+    assert_gone(text, "Kv8#pLm2Qz")
+
+
+def test_value_spans_take_values_not_words() -> None:
+    text = "code 4471#, room B12, ref AB-1234-XY and the word hello"
+    found = [text[a:b] for a, b in value_spans(text)]
+    assert found == ["4471#", "AB-1234-XY"]
+
+
+@pytest.mark.parametrize(
+    ("value", "example"),
+    [
+        ("4111 1111 1111 1111", True),
+        ("4242424242424242", True),
+        ("PT50 0000 0000 0000 0000 0000 0", True),
+        ("FR76 XXXX XXXX XXXX XXXX", True),
+        ("A000000000X", True),
+        ("4960 5744 4743 4345", False),
+        ("20-45-77", False),
+    ],
+)
+def test_example_values_by_their_form(value: str, example: bool) -> None:
+    assert example_value(value) is example
+
+
+# the health head
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mi hermana tiene cáncer de mama y empieza la quimio el lunes",
+        "Babu yangu ana kisukari, anachoma sindano ya insulini kila asubuhi",
+        "Meine Mutter nimmt seit Jahren Blutdrucktabletten",
+        "Ich habe seit März eine Depression und nehme Sertralin",
+    ],
+)
+def test_health_in_other_languages_is_health(text: str) -> None:
+    assert _health(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Keine Allergien, kein Diabetes, alles in Ordnung beim Check-up",
+        "My cousin works as a nurse in the oncology ward",
+        "The radio doctor said everyone should get a flu shot this winter",
+        "I went hiking with my sister last weekend.",
+        "Our team lost because two players were injured last season",
+    ],
+)
+def test_negation_jobs_advice_and_life_are_not_health(text: str) -> None:
+    assert not _health(text)
+
+
+def test_balanced_asks_the_head_for_more() -> None:
+    text = "Mi hermana tiene cáncer de mama y empieza la quimio el lunes"
+    with sensitivity_scope("balanced"):
+        assert _health(text)
