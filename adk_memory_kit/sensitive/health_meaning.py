@@ -10,7 +10,9 @@ sentence is health. Negation ("no allergies"), other people's jobs ("my sister i
 cardiologist"), general advice and figures of speech are the head's to read: its training
 sentences hold them in every language. The bar is higher for a sentence with none of the
 vocabularies' health words (``NO_TERM_THRESHOLD``), for an English sentence that names no
-person (``NO_PERSON_THRESHOLD``) and where another sense of them is near (a book, a star
+person (``NO_PERSON_THRESHOLD``), for one whose every health word is negated in any language
+(``NEGATED_THRESHOLD``; :mod:`~adk_memory_kit.sensitive.negation`) and where another sense of
+them is near (a book, a star
 sign, a race, a server: ``OTHER_SENSE_THRESHOLD``). Three rules stay, all
 cheap and all about harm:
 
@@ -41,6 +43,7 @@ from adk_memory_kit.sensitive.base import HEALTH, Finding
 from adk_memory_kit.sensitive.health import _NEGATED, HealthDetector, _has_person
 from adk_memory_kit.sensitive.health_model import health_probabilities, thresholds
 from adk_memory_kit.sensitive.health_vocab import health_terms, sentences
+from adk_memory_kit.sensitive.negation import negated
 from adk_memory_kit.sensitive.scan import TextScan
 from adk_memory_kit.sensitive.secrecy import asks_secrecy
 from adk_memory_kit.sensitive.settings import is_strict
@@ -54,10 +57,12 @@ MODEL_MAX_SENTENCES = 32
 NO_TERM_THRESHOLD = 0.8
 #: ... an English sentence that names no person ("a tropical depression is forming"); persons
 #: are recognised in English only, so other languages are not held to it.
-NO_PERSON_THRESHOLD = 0.5
+NO_PERSON_THRESHOLD = 0.6
 #: The rule detector's hit (a health word about a person) counts unless the head is this sure
 #: its sentence is not about health.
-RULE_FLOOR = 0.05
+RULE_FLOOR = 0.03
+#: ... one whose every health word is negated, in any language (:mod:`.negation`).
+NEGATED_THRESHOLD = 0.5
 #: ... one with another sense of health words near (a book, a star sign, a race, glasses).
 OTHER_SENSE_THRESHOLD = 0.9
 
@@ -154,6 +159,8 @@ class MeaningHealthDetector:
             need = bar if inside else max(bar, NO_TERM_THRESHOLD)
             if _english(sentence) and not _has_person(sentence):
                 need = max(need, NO_PERSON_THRESHOLD)
+            if inside and all(negated(text, x, y) for x, y in inside):
+                need = max(need, NEGATED_THRESHOLD)
             if _other_sense(sentence):
                 need = max(need, OTHER_SENSE_THRESHOLD)
             if p >= need or (strict and inside and asks_secrecy(sentence)):

@@ -7,10 +7,12 @@ order number, and a template placeholder (``${DB_PASSWORD}``, ``{{ secret }}``).
 Guarantee: :func:`~adk_memory_kit.sensitive.detect_sensitive` drops a finding only when it
 lies wholly inside one of these spans; a secret next to one is still found.
 
-:func:`example_value` says whether a value is an example by its form, in any language: a
-number printed as an example (:mod:`.published_examples`), or a placeholder: six digits or
-more of which four in five are one digit (``0000 0000 0000``, ``4111 1111 1111 1111``,
-``A000000000X``), or a value masked with ``X``/``*`` (``FR76 XXXX XXXX``).
+:func:`example_value` says whether a value is a placeholder by its form, in any language:
+six digits or more of which four in five are one digit (``0000 0000 0000``, ``A000000000X``,
+``PT50 0000 0000 0000 0000 0000 0``), or a value masked with ``X``/``*`` (``FR76 XXXX
+XXXX``). A card number (a network's prefix, 13 to 19 digits, Luhn) is never one: the
+sandboxes' test cards (``4111 1111 1111 1111``) are what people type to try a redaction
+gate, and a gate that lets them through looks broken; a flagged test card costs nothing.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 import re
 
 from adk_memory_kit.sensitive.base import prefix_tree
-from adk_memory_kit.sensitive.published_examples import PUBLISHED_EXAMPLES
+from adk_memory_kit.sensitive.numbers import luhn_valid
 
 _PUBLIC = re.compile(
     r"integrity\s*=\s*[\"']?sha(?:256|384|512)-[A-Za-z0-9+/=]+"
@@ -80,12 +82,11 @@ _SEPARATORS = str.maketrans("", "", " -./")
 
 
 def example_value(value: str) -> bool:
-    """Whether ``value`` is an example by its form (see the module docstring)."""
+    """Whether ``value`` is a placeholder by its form (see the module docstring)."""
     compact = value.translate(_SEPARATORS).upper()
-    if compact in PUBLISHED_EXAMPLES:
-        return True
     digits = [c for c in compact if c.isdigit()]
     if len(digits) >= 6 and max(map(digits.count, set(digits))) >= 0.8 * len(digits):
-        return True
+        return not (compact.isdigit() and compact[0] in "23456" and 13 <= len(compact) <= 19
+                    and luhn_valid(compact))  # fmt: skip
     masked = sum(c in "X*•" for c in compact)
     return masked >= 4 and masked * 5 >= 2 * len(compact)

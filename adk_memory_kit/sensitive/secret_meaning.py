@@ -12,15 +12,13 @@ gives a secret):
   sure of: "cadenas du vélo 0-3-8-1"). Findings with a format (checksums, vendor prefixes,
   shapes, private keys) or after a strong cue ("password", "PIN") are always kept.
 * at ``ADD`` or above, the window gives a secret: every value-shaped token in it (three
-  digits or more, or letters mixed with a digit in five characters or more) and every run of
+  digits or more, or two letters and two digits in five characters or more) and every run of
   twelve or more seed words is a finding, cue word or not, in any language; except amounts
   ("120.00"), dates with their year, times of day, phone numbers (unless the message asks
   for secrecy), public artifacts and placeholders (:mod:`.public`), and tokens another
   finding already covers.
-* below ``ADD``, a finding whose value is an example by its form (a published example
-  IBAN or test card, a placeholder such as ``0000 0000 0000``: :func:`~.public.example_value`)
-  is dropped: the message does not give it as a secret. (Writers do give the IBAN
-  registry's examples as their own accounts; then the head reads a message that gives one.)
+* the veto reaches, on the same terms, a finding whose value is a placeholder by its form
+  (``0000 0000 0000``, ``A000000000X``: :func:`~.public.example_value`).
 * in between, nothing else changes.
 
 Without the head's encoder, for texts of fewer than three words (a bare value: the head
@@ -70,14 +68,17 @@ _NOT_SECRET = re.compile(
 
 
 def value_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
-    """Value-shaped tokens of ``text[start:end]``: three digits or more, or at least one
-    digit and two letters in five characters or more (trailing sentence marks left out)."""
+    """Value-shaped tokens of ``text[start:end]``: three digits or more, or two digits and two
+    letters in five characters or more (trailing sentence marks left out; one digit among
+    letters is how Arabizi writes a letter: "3lina", "7ottou")."""
     spans = []
     for m in _VALUE.finditer(text, start, len(text) if end is None else end):
         token = m.group(0).rstrip(_TRAILING)
         digits = sum(c.isdigit() for c in token)
         letters = sum(c.isalpha() for c in token)
-        if (digits >= 3 or (letters >= 2 and len(token) >= 5)) and not _NOT_SECRET.fullmatch(token):
+        if (digits >= 3 or (digits >= 2 and letters >= 2 and len(token) >= 5)) and not (
+            _NOT_SECRET.fullmatch(token)
+        ):
             spans.append((m.start(), m.start() + len(token)))
     return spans
 
@@ -121,11 +122,9 @@ def judge(text: str, findings: set[Finding]) -> set[Finding]:
     added: list[Finding] = []
     for (a, b), p in zip(cut, probs, strict=True):
         if p < veto and len(text[a:b].split()) >= VETO_WORDS:
-            out -= {f for f in cue_less if a <= f.start < b}
-        if p >= add:
+            out -= {f for f in (*cue_less, *examples) if a <= f.start < b}
+        elif p >= add:
             added += _values(text, a, b)
-        else:
-            out -= {f for f in examples if a <= f.start < b}
     if added:
         out |= set(_not_public(text, _uncovered(added, findings)))
     return out

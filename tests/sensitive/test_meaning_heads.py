@@ -62,7 +62,6 @@ def test_a_seed_phrase_with_no_cue_the_layers_know_is_redacted() -> None:
         "tracking ya parcel ni 4419 2230 1187 inakuja kesho asubuhi, usijali sana",
         "For the invoice use our company registration number 08412237 and the VAT number "
         "193 4412 08, both are on the website",
-        "The docs say to try the test card 4111 1111 1111 1111 in sandbox mode only",
         "Form template: account number 0000 0000 0000, replace it with yours",
     ],
 )
@@ -70,10 +69,12 @@ def test_public_numbers_and_examples_are_kept(text: str) -> None:
     assert_kept(text)
 
 
-def test_a_registry_example_given_as_ones_own_account_is_still_redacted() -> None:
-    # writers do give the IBAN registry's examples as their accounts: the head decides
+def test_the_iban_registrys_examples_are_redacted_like_any_account() -> None:
+    # people give them as their own accounts as often as they quote them as examples
     assert_gone("please send the deposit to my account DE89 3704 0044 0532 0130 00, thanks",
                 "DE89 3704 0044 0532 0130 00")  # fmt: skip
+    assert_gone("Maaşı bu hesaba köçürün: AZ21 NABZ 0000 0000 1370 1000 1944",
+                "AZ21 NABZ 0000 0000 1370 1000 1944")  # fmt: skip
 
 
 def test_a_strong_cue_keeps_its_value_whatever_the_head_says(
@@ -115,9 +116,9 @@ def test_without_the_encoder_the_layers_decide_alone(heads_off: None) -> None:
     assert secret_probabilities([text]) is None
     findings = set(detect_sensitive(text))
     assert judge(text, findings) == findings  # nothing dropped, nothing added
-    # a published test card is kept (fail closed): only the head may call it an example
-    assert_gone("The docs say to try the test card 4111 1111 1111 1111 in sandbox mode only",
-                "4111 1111 1111 1111")  # fmt: skip
+    # a placeholder is kept as found (fail closed): only the head may call it an example
+    assert_gone("Form template: account number 0000 0000 0000, replace it with yours",
+                "0000 0000 0000")  # fmt: skip
 
 
 def test_the_heads_read_windows_of_long_texts() -> None:
@@ -130,16 +131,16 @@ def test_the_heads_read_windows_of_long_texts() -> None:
 
 
 def test_value_spans_take_values_not_words() -> None:
-    text = "code 4471#, room B12, ref AB-1234-XY and the word hello"
+    text = "code 4471#, room B12, ref AB-1234-XY, ma3e 7ottou and the word hello"
     found = [text[a:b] for a, b in value_spans(text)]
-    assert found == ["4471#", "AB-1234-XY"]
+    assert found == ["4471#", "AB-1234-XY"]  # Arabizi words write letters with one digit
 
 
 @pytest.mark.parametrize(
     ("value", "example"),
     [
-        ("4111 1111 1111 1111", True),
-        ("4242424242424242", True),
+        ("4111 1111 1111 1111", False),  # a test card is a card: what users type to try
+        ("0000 0000 0000 0000", True),
         ("PT50 0000 0000 0000 0000 0000 0", True),
         ("FR76 XXXX XXXX XXXX XXXX", True),
         ("A000000000X", True),
