@@ -30,7 +30,8 @@ _WORDS = frozenset(
     bukan tanpa tiada wala hindi walang không chẳng hana sina hakuna bila ez ezta gabe
     لا ليس بدون مش مفيش معندوش ماعندي نه ندارم ندارد نیست بدون אין לא בלי नहीं नही बिना
     nahi nahin nai না নেই இல்லை amuma የለም არ არა ոչ չկա ekki engin ekkert nav nē nėra
-    pole ilma байхгүй үгүй නෑ නැහැ nta ntabwo
+    pole ilma байхгүй үгүй නෑ නැහැ nta ntabwo žádnou žádný žádná žádné žádnu nemám nemá
+    voch chka chunem ar nadaram nadarad nist ماعنديش ماعندي ماعندو معنديش te nni
     """.split()
 )
 #: Negation in scripts written without spaces: found anywhere in the window.

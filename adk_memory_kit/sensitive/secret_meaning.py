@@ -7,7 +7,7 @@ gives a secret):
 
 * below ``VETO``, the head is sure the window gives none: findings of the layers with
   neither a format nor a strong cue word (a value after a weak cue such as "code" or
-  "account", a long digit run, a short code, a password-shaped token) are dropped there,
+  "account", a long digit run, a password-shaped token) are dropped there,
   in a window of ``VETO_WORDS`` words or more (a short text gives the head too little to be
   sure of: "cadenas du vélo 0-3-8-1"). Findings with a format (checksums, vendor prefixes,
   shapes, private keys) or after a strong cue ("password", "PIN") are always kept.
@@ -20,6 +20,11 @@ gives a secret):
 * the veto reaches, on the same terms, a finding whose value is a placeholder by its form
   (``0000 0000 0000``, ``A000000000X``: :func:`~.public.example_value`).
 * in between, nothing else changes.
+
+A message that names a company by its legal form (:mod:`.legal_entities`: "d.o.o.", "GmbH",
+"UAB") and does not ask for secrecy is not judged: its long digit runs and values after a
+weak cue are dropped (the number beside a company's form is the company's registration, tax
+or VAT number) and nothing is added.
 
 Without the head's encoder, for texts of fewer than three words (a bare value: the head
 needs a message) and past the bounds below, findings stay as the layers made them: the gate
@@ -34,6 +39,7 @@ from collections.abc import Iterable
 
 from adk_memory_kit.sensitive.base import CREDENTIAL, Finding
 from adk_memory_kit.sensitive.failclosed import WEAK_CUE_VALUE
+from adk_memory_kit.sensitive.legal_entities import names_a_company
 from adk_memory_kit.sensitive.public import example_value, public_spans
 from adk_memory_kit.sensitive.public_numbers import phone_spans
 from adk_memory_kit.sensitive.recovery import seed_runs
@@ -53,9 +59,12 @@ DETECTOR = "secret_meaning"
 
 #: Layers with neither a format nor a strong cue word: their findings answer to the head's
 #: veto. A value after a keyword the writer chose ("password", "PIN", "sort code") is kept
-#: whatever the head says (it learned from writers told to avoid those words).
-CUE_LESS = frozenset({WEAK_CUE_VALUE, "digit_id", "short_code", "password_shape"})
+#: whatever the head says (it learned from writers told to avoid those words), and so is a
+#: short code (found only in a message naming a lock, a PIN or a secret: a cue).
+CUE_LESS = frozenset({WEAK_CUE_VALUE, "digit_id", "password_shape"})
 
+#: The layers whose findings beside a company's legal form are the company's numbers.
+_COMPANY_NUMBERS = frozenset({WEAK_CUE_VALUE, "digit_id"})
 _VALUE = re.compile(r"[^\s\"'«»“”‘’,;()\[\]{}<>]*\d[^\s\"'«»“”‘’,;()\[\]{}<>]*")
 _TRAILING = ".:!?"
 _JOIN = re.compile(r"[ -]")  # what may stand between two parts of one value
@@ -108,6 +117,10 @@ def judge(text: str, findings: set[Finding]) -> set[Finding]:
     """``findings`` after the head's verdict on each window of ``text`` (module docstring)."""
     if len(text) > MAX_CHARS or len(text.split()) < 3:
         return findings
+    if names_a_company(text) and not asks_secrecy(text):
+        # a number beside a company's legal form is the company's (registration, tax, VAT):
+        # the layers without a format or strong cue do not flag it, the head adds nothing
+        return {f for f in findings if f.detector not in _COMPANY_NUMBERS}
     cut = windows(text)[:MAX_WINDOWS]
     veto, add = THRESHOLDS_STRICT if is_strict() else THRESHOLDS_BALANCED
     cue_less = [f for f in findings if f.detector in CUE_LESS]
