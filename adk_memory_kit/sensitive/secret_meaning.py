@@ -15,8 +15,9 @@ gives a secret):
   digits or more, or two letters and two digits in five characters or more) and every run of
   twelve or more seed words is a finding, cue word or not, in any language; except amounts
   ("120.00"), dates with their year, times of day, phone numbers (unless the message asks
-  for secrecy), public artifacts and placeholders (:mod:`.public`), and tokens another
-  finding already covers.
+  for secrecy), public artifacts and placeholders (:mod:`.public`), tokens another finding
+  already covers, and the values of a sentence the head, reading it alone, is sure gives no
+  secret ("Booked QX7T2L." beside a password).
 * the veto reaches, on the same terms, a finding whose value is a placeholder by its form
   (``0000 0000 0000``, ``A000000000X``: :func:`~.public.example_value`).
 * in between, nothing else changes.
@@ -39,6 +40,7 @@ from collections.abc import Iterable
 
 from adk_memory_kit.sensitive.base import CREDENTIAL, Finding
 from adk_memory_kit.sensitive.failclosed import WEAK_CUE_VALUE
+from adk_memory_kit.sensitive.health_vocab import sentences
 from adk_memory_kit.sensitive.legal_entities import names_a_company
 from adk_memory_kit.sensitive.public import example_value, public_spans
 from adk_memory_kit.sensitive.public_numbers import phone_spans
@@ -137,10 +139,24 @@ def judge(text: str, findings: set[Finding]) -> set[Finding]:
         if p < veto and len(text[a:b].split()) >= VETO_WORDS:
             out -= {f for f in (*cue_less, *examples) if a <= f.start < b}
         elif p >= add:
-            added += _values(text, a, b)
+            added += _values(text, a, b, veto)
     if added:
         out |= set(_not_public(text, _uncovered(added, findings)))
     return out
+
+
+def _values_of_secret_sentences(text: str, a: int, b: int, veto: float) -> list[tuple[int, int]]:
+    """Value spans of ``text[a:b]``; where two sentences or more hold values, those of a
+    sentence of two words or more the head reads alone below half of ``veto`` are left out
+    (a bare value on its own line is kept: the head needs words to judge)."""
+    spans = value_spans(text, a, b)
+    holding = [(x, y) for x, y in sentences(text[a:b]) if any(a + x <= s < a + y for s, _ in spans)]
+    if len(holding) < 2:
+        return spans
+    judged = [(x, y) for x, y in holding if len(text[a + x : a + y].split()) >= 2]
+    probs = secret_probabilities([text[a + x : a + y] for x, y in judged]) if judged else []
+    quiet = [(a + x, a + y) for (x, y), p in zip(judged, probs or [], strict=False) if p < veto / 2]
+    return [(s, e) for s, e in spans if not any(x <= s < y for x, y in quiet)]
 
 
 def _uncovered(added: list[Finding], findings: set[Finding]) -> list[Finding]:
@@ -162,11 +178,12 @@ def _has_value(text: str, a: int, b: int) -> bool:
     return any(c.isdigit() for c in text[a:b]) or len(text[a:b].split()) >= 12
 
 
-def _values(text: str, a: int, b: int) -> Iterable[Finding]:
+def _values(text: str, a: int, b: int, veto: float) -> Iterable[Finding]:
     """The window's values, neighbours joined (``4960 5744 4743 4345`` is one), less examples
-    by their form (:func:`~.public.example_value`)."""
+    by their form (:func:`~.public.example_value`) and less those of a sentence the head,
+    reading it alone, is sure gives none ("Booked QX7T2L." beside a password)."""
     runs: list[list[int]] = []
-    for x, y in value_spans(text, a, b):
+    for x, y in _values_of_secret_sentences(text, a, b, veto):
         if runs and _JOIN.fullmatch(text, runs[-1][1], x):
             runs[-1][1] = y
         else:
