@@ -186,3 +186,57 @@ def test_balanced_asks_the_head_for_more() -> None:
     text = "Mi hermana tiene cáncer de mama y empieza la quimio el lunes"
     with sensitivity_scope("balanced"):
         assert _health(text)
+
+
+# company numbers and negation
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Zagrebački holding d.o.o., matični broj 080042653, stoji na svakom računu",
+        "Rechnung an Bauer Messtechnik GmbH, Registernummer 4438120091, bitte bis Freitag",
+        "UAB „Saulės kampas“, įmonės kodas 305612847, sąskaitoje viskas teisinga",
+    ],
+)
+def test_a_number_beside_a_companys_legal_form_is_the_companys(text: str) -> None:
+    from adk_memory_kit.sensitive.legal_entities import names_a_company
+
+    assert names_a_company(text)
+    assert_kept(text)
+
+
+def test_a_company_form_does_not_hide_a_card_or_a_strong_cue() -> None:
+    assert_gone("Pay the fuel with the Trans-Pol sp. z o.o. card 5168 4410 2295 7036, PIN 4471",
+                "5168 4410 2295 7036", "4471")  # fmt: skip
+
+
+def test_short_words_that_are_also_company_forms_are_not_read_as_one() -> None:
+    from adk_memory_kit.sensitive.legal_entities import names_a_company
+
+    assert not names_a_company("manda pra minha conta: Itaú ag 3456 cc 12345-6")
+    assert not names_a_company("ilagay mo sa account ko sa BPI")
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("У меня нет аллергии ни на что", "аллергии"),
+        ("Doktor dedi ki şeker hastalığım yok", "şeker"),
+        ("糖尿病はないと言われた", "糖尿病"),
+        ("kein Diabetes, alles gut", "Diabetes"),
+    ],
+)
+def test_negation_is_read_before_or_after_the_word(text: str, word: str) -> None:
+    from adk_memory_kit.sensitive.negation import negated
+
+    start = text.index(word)
+    assert negated(text, start, start + len(word))
+
+
+def test_a_health_word_without_negation_is_not_negated() -> None:
+    from adk_memory_kit.sensitive.negation import negated
+
+    text = "Mama ana kisukari tangu mwaka jana"
+    start = text.index("kisukari")
+    assert not negated(text, start, start + len("kisukari"))
