@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 import zlib
 
+import numpy as np
+
 #: n-grams are hashed into 2**HASH_BITS buckets.
 HASH_BITS = 16
 _MASK = (1 << HASH_BITS) - 1
@@ -30,6 +32,6 @@ def ngram_buckets(text: str, limit: int = 600) -> dict[int, float]:
     return {k: v / norm for k, v in counts.items()}
 
 
-def dot(weights, buckets: dict[int, float]) -> float:  # type: ignore[no-untyped-def]
+def dot(weights: np.ndarray, buckets: dict[int, float]) -> float:
     """``weights · buckets`` (``weights``: one float per bucket)."""
     return float(sum(weights[k] * v for k, v in buckets.items()))
