@@ -28,22 +28,14 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-from pathlib import Path
 
 import numpy as np
-from meaning_data import ordinary_by_source
-from scipy.sparse import csr_matrix, hstack
+from meaning_data import ROOT, jsonl, meaning_matrix, ordinary_by_source, privacy_rows
+from scipy.sparse import csr_matrix
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from adk_memory_kit.embedders.multilingual import MultilingualEncoder  # noqa: E402
-from adk_memory_kit.sensitive.health_model import WINDOW  # noqa: E402
-from adk_memory_kit.sensitive.ngrams import HASH_BITS, ngram_buckets  # noqa: E402
+from adk_memory_kit.sensitive.health_model import WINDOW
 
 DATA = ROOT / "benchmarks" / "data"
 OUT = ROOT / "adk_memory_kit" / "sensitive" / "data" / "health_head.npz"
@@ -53,21 +45,15 @@ OUT = ROOT / "adk_memory_kit" / "sensitive" / "data" / "health_head.npz"
 STRICT_RECALL = 0.95
 
 
-def _jsonl(path: Path) -> list[dict]:
-    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
-
-
 def load(last: int) -> list[dict]:
     rows = []
     for w in "ABCD":
-        for r in _jsonl(DATA / f"health_training_{w}.jsonl"):
+        for r in jsonl(DATA / f"health_training_{w}.jsonl"):
             rows.append({"text": r["text"], "health": bool(r["health"]), "source": w})
-    corpora = [(f"w{i}", DATA / f"privacy_first_read_w{i}.jsonl") for i in range(1, last + 1)]
-    for name, path in [*corpora, ("kit", DATA / "privacy_corpus.jsonl")]:
-        for r in _jsonl(path):
-            health = r["label"] == "positive" and r["kind"] == "health"
-            rows.append({"text": r["text"], "health": health, "source": name,
-                         "lookalike": r["label"] == "negative"})  # fmt: skip
+    for r, name in privacy_rows(last):
+        health = r["label"] == "positive" and r["kind"] == "health"
+        rows.append({"text": r["text"], "health": health, "source": name,
+                     "lookalike": r["label"] == "negative"})  # fmt: skip
     for t, source in ordinary_by_source().items():  # four folds of routing writers
         fold = 0 if source == "bank" else int(source[1:]) % 4
         rows.append({"text": t, "health": False, "source": f"ordinary {fold}"})
@@ -75,15 +61,7 @@ def load(last: int) -> list[dict]:
 
 
 def matrix(rows: list[dict]) -> csr_matrix:
-    texts = [r["text"][:WINDOW] for r in rows]
-    use = MultilingualEncoder().embed_array(texts)
-    indptr, indices, values = [0], [], []
-    for buckets in map(ngram_buckets, texts):
-        indices.extend(buckets)
-        values.extend(buckets.values())
-        indptr.append(len(indices))
-    grams = csr_matrix((values, indices, indptr), shape=(len(rows), 1 << HASH_BITS))
-    return hstack([csr_matrix(use), grams]).tocsr()
+    return meaning_matrix([r["text"][:WINDOW] for r in rows])
 
 
 def main(argv: list[str] | None = None) -> int:

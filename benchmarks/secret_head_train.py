@@ -22,37 +22,21 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-from pathlib import Path
 
 import numpy as np
-from meaning_data import ordinary_messages
-from scipy.sparse import csr_matrix, hstack
+from meaning_data import ROOT, meaning_matrix, ordinary_messages, privacy_rows
+from scipy.sparse import csr_matrix
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from adk_memory_kit.sensitive import secret_model
+from adk_memory_kit.sensitive.ngrams import HASH_BITS
 
-from adk_memory_kit.embedders.multilingual import MultilingualEncoder  # noqa: E402
-from adk_memory_kit.sensitive import secret_model  # noqa: E402
-from adk_memory_kit.sensitive.ngrams import HASH_BITS, ngram_buckets  # noqa: E402
-
-DATA = ROOT / "benchmarks" / "data"
 OUT = ROOT / "adk_memory_kit" / "sensitive" / "data" / "secret_head.npz"
 
 
 def load(last: int) -> list[dict]:
-    rows = []
-    for i in range(1, last + 1):
-        path = DATA / f"privacy_first_read_w{i}.jsonl"
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                rows.append({**json.loads(line), "source": f"w{i}"})
-    for line in (DATA / "privacy_corpus.jsonl").read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            rows.append({**json.loads(line), "source": "kit"})
+    rows = [{**r, "source": source} for r, source in privacy_rows(last)]
     rows = [r for r in rows if r["kind"] != "health"]  # health: its own head
     ordinary = [{"text": t, "label": "negative", "source": "ordinary"} for t in ordinary_messages()]
     return rows + ordinary
@@ -60,15 +44,7 @@ def load(last: int) -> list[dict]:
 
 def matrix(rows: list[dict]) -> csr_matrix:
     texts = [r["text"][: secret_model.WINDOW] for r in rows]
-    use = MultilingualEncoder().embed_array(texts)
-    shapes = np.stack([secret_model.shape_features(t) for t in texts])
-    indptr, indices, values = [0], [], []
-    for buckets in map(ngram_buckets, texts):
-        indices.extend(buckets)
-        values.extend(buckets.values())
-        indptr.append(len(indices))
-    grams = csr_matrix((values, indices, indptr), shape=(len(rows), 1 << HASH_BITS))
-    return hstack([csr_matrix(use), grams, csr_matrix(shapes)]).tocsr()
+    return meaning_matrix(texts, np.stack([secret_model.shape_features(t) for t in texts]))
 
 
 def main(argv: list[str] | None = None) -> int:
