@@ -131,6 +131,14 @@ def _seed_runs(text: str) -> list[tuple[int, int]]:
 _HAN_RUN = re.compile(r"[\u4e00-\u9fff](?:[ \t,、，]+[\u4e00-\u9fff]){11,}(?![\u4e00-\u9fff])")
 
 
+def may_hold_a_seed(text: str) -> bool:
+    """Whether ``text`` holds ``SEED_WORDS`` words of the BIP-39 lists, or a run of single Han
+    characters set apart by spaces (one pass; a cheap first look before :func:`seed_runs`)."""
+    union = _union()
+    words = sum(1 for w in _WORD.findall(text.lower()) if (w if w.isascii() else fold(w)) in union)
+    return words >= SEED_WORDS or _HAN_RUN.search(text) is not None
+
+
 def seed_runs(text: str) -> list[tuple[int, int]]:
     """Runs of ``SEED_WORDS`` or more seed words, mostly distinct, with or without a cue (a
     caller that knows the text gives a secret); Chinese phrases as twelve or more single Han

@@ -44,7 +44,7 @@ from adk_memory_kit.sensitive.health_vocab import sentences
 from adk_memory_kit.sensitive.legal_entities import names_a_company
 from adk_memory_kit.sensitive.public import example_value, public_spans
 from adk_memory_kit.sensitive.public_numbers import phone_spans
-from adk_memory_kit.sensitive.recovery import seed_runs
+from adk_memory_kit.sensitive.recovery import may_hold_a_seed, seed_runs
 from adk_memory_kit.sensitive.secrecy import asks_secrecy
 from adk_memory_kit.sensitive.secret_model import WINDOW, secret_probabilities
 from adk_memory_kit.sensitive.settings import is_strict
@@ -175,7 +175,10 @@ def _not_public(text: str, added: list[Finding]) -> list[Finding]:
 
 
 def _has_value(text: str, a: int, b: int) -> bool:
-    return any(c.isdigit() for c in text[a:b]) or len(text[a:b].split()) >= 12
+    """Whether the window holds something the head could add: a digit, or twelve words of
+    the seed-phrase lists."""
+    window = text[a:b]
+    return any(c.isdigit() for c in window) or may_hold_a_seed(window)
 
 
 def _values(text: str, a: int, b: int, veto: float) -> Iterable[Finding]:
