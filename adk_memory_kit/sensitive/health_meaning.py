@@ -20,7 +20,9 @@ cheap and all about harm:
 * at ``strict``, a sentence with a health word that asks to keep it secret counts;
 * the rule detector's hit (:class:`~adk_memory_kit.sensitive.health.HealthDetector`: a
   health word about a person, "someone allergic to nuts") counts unless the head is sure
-  (``RULE_FLOOR``) the sentence is not about health.
+  (``RULE_FLOOR``) the sentence is not about health; in an English sentence it always
+  counts (the rules read English; the head, trained mostly on other languages, reads an
+  extractor's "The user's health: asthma" low).
 
 Findings span the sentence's health words (the vocabularies of
 :mod:`~adk_memory_kit.sensitive.health_vocab`), or the whole sentence when it has none, so
@@ -98,7 +100,7 @@ def _other_sense(sentence: str) -> bool:
     return not lower.isascii() and _OTHER_SENSE_SCRIPTS.search(lower) is not None
 
 
-#: English function words: two of them in a sentence of Latin letters make it English.
+#: English function words: in a sentence of Latin letters they make it English.
 _ENGLISH = frozenset(
     "a an the i you he she we they it is are was were be been am do does did have has had "
     "of to in on at for with from by about and or but not no my your his her our their me "
@@ -109,10 +111,12 @@ _ASCII_WORD = re.compile(r"[a-z']+")
 
 
 def _english(sentence: str) -> bool:
-    return (
-        sentence.isascii()
-        and len(_ENGLISH.intersection(_ASCII_WORD.findall(sentence.lower()))) >= 2
-    )
+    """Latin letters only and an English function word, or two in a sentence of more than
+    six words ("The user's health: asthma" is English; a Spanish "no" alone in a long
+    sentence is not enough)."""
+    words = _ASCII_WORD.findall(sentence.lower())
+    need = 1 if len(words) <= 6 else 2
+    return sentence.isascii() and len(_ENGLISH.intersection(words)) >= need
 
 
 #: Scripts written without spaces between words: a sentence's length tells, not its spaces.
@@ -167,7 +171,7 @@ class MeaningHealthDetector:
                 found += [Finding(HEALTH, self.name, x, y) for x, y in inside] or [
                     Finding(HEALTH, self.name, a, b)
                 ]
-            elif p >= RULE_FLOOR and need < OTHER_SENSE_THRESHOLD:
+            elif need < OTHER_SENSE_THRESHOLD and (p >= RULE_FLOOR or _english(sentence)):
                 rules_in.append((a, b))
         if rules_in:
             found += [

@@ -50,11 +50,13 @@ from adk_memory_kit.sensitive.secret_model import WINDOW, secret_probabilities
 from adk_memory_kit.sensitive.settings import is_strict
 
 #: (drop the cue-less layers' findings below, treat every value as secret at or above)
-THRESHOLDS_STRICT = (0.1, 0.7)
+THRESHOLDS_STRICT = (0.1, 0.8)
 THRESHOLDS_BALANCED = (0.2, 0.9)
 #: Texts longer than this, and windows past the first ``MAX_WINDOWS``, are left as found.
 MAX_CHARS = 65_536
 MAX_WINDOWS = 32
+#: The most non-empty lines of a window whose every value the head may redact.
+MESSAGE_LINES = 3
 #: The fewest words of a window whose cue-less findings the head may drop.
 VETO_WORDS = 8
 DETECTOR = "secret_meaning"
@@ -138,7 +140,7 @@ def judge(text: str, findings: set[Finding]) -> set[Finding]:
     for (a, b), p in zip(cut, probs, strict=True):
         if p < veto and len(text[a:b].split()) >= VETO_WORDS:
             out -= {f for f in (*cue_less, *examples) if a <= f.start < b}
-        elif p >= add:
+        elif p >= add and _message_like(text[a:b]):
             added += _values(text, a, b, veto)
     if added:
         out |= set(_not_public(text, _uncovered(added, findings)))
@@ -172,6 +174,13 @@ def _not_public(text: str, added: list[Finding]) -> list[Finding]:
     if not asks_secrecy(text):
         public += phone_spans(text)
     return [f for f in added if not any(a <= f.start and f.end <= b for a, b in public)]
+
+
+def _message_like(window: str) -> bool:
+    """Whether ``window`` reads as a message (at most ``MESSAGE_LINES`` non-empty lines), not
+    a rendered block, a log or a file: there every value is not the secret, and the layers
+    (formats, keywords, cues) read such texts."""
+    return sum(1 for line in window.splitlines() if line.strip()) <= MESSAGE_LINES
 
 
 def _has_value(text: str, a: int, b: int) -> bool:

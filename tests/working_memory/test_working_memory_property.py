@@ -11,6 +11,7 @@ from google.adk.sessions import DatabaseSessionService
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from adk_memory_kit.sensitive import redact_value
 from adk_memory_kit.testing import ScriptedLlm
 from adk_memory_kit.working_memory import Scratchpad, WorkingMemoryConfig, render_view
 from adk_memory_kit.working_memory import operations as ops
@@ -203,10 +204,14 @@ def test_random_tool_sequences_through_runner_never_exceed_view_cap(config, turn
     _check_state(state, config, _replay(config, turns, message))
 
 
+#: Texts the redaction gate keeps whole: the round trip is the property here (the oracle
+#: does not redact; what the gate takes out of stored state is tested in tests/sensitive).
+#: A random string can be password-shaped ("0&a1⁄4" once NFKC-normalised is), and then the
+#: stored value is rightly the gate's marker, not the string.
 _DB_TEXT = st.one_of(
     st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=200),
     st.lists(_WORDS, max_size=8).map(" ".join),
-)
+).filter(lambda t: redact_value(t) == t)
 _DB_OP = st.one_of(
     st.builds(lambda g: ("set_goal", {"goal": g}), _DB_TEXT),
     st.builds(
