@@ -14,7 +14,8 @@ gives a secret):
 * at ``ADD`` or above, in a window of at most ``MESSAGE_LINES`` non-empty lines (a message,
   not a rendered block, a log or a file), the window gives a secret: every value-shaped
   token in it (three digits or more, or two letters and two digits in five characters or
-  more) and every run of twelve or more seed words is a finding, cue word or not, in any language; except amounts
+  more) and every run of twelve or more seed words is a finding, cue word or not, in any
+  language; except amounts
   ("120.00"), dates with their year, times of day, phone numbers (unless the message asks
   for secrecy), public artifacts and placeholders (:mod:`.public`), tokens another finding
   already covers, and the values of a sentence the head, reading it alone, is sure gives no
