@@ -13,16 +13,18 @@ the detector then decides without it (fail closed at ``strict``). No text is log
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from importlib import resources
+from typing import Any
 
 import numpy as np
 
-from adk_memory_kit.sensitive.meaning_encoder import available, vectors
+from adk_memory_kit.sensitive.meaning_encoder import available, use_meaning_encoder, vectors
 from adk_memory_kit.sensitive.ngrams import dot, ngram_buckets
 
-__all__ = ["health_probabilities", "model_available", "thresholds"]
+__all__ = ["health_probabilities", "model_available", "thresholds", "use_health_embedder"]
 
 _WEIGHTS = "data/health_head.npz"
 #: The head reads at most this many characters of a sentence.
@@ -65,3 +67,28 @@ def health_probabilities(sentences: Sequence[str]) -> list[float] | None:
         for r, w in zip(rows, windows, strict=True)
     ]
     return [1.0 / (1.0 + float(np.exp(-x))) for x in logits]
+
+
+def use_health_embedder(factory: Callable[[], Any] | None) -> None:
+    """Deprecated (stop 57): the health head reads the gate's multilingual encoder now;
+    use :func:`~adk_memory_kit.sensitive.meaning_encoder.use_meaning_encoder`. ``None`` still
+    turns the head off (both meaning heads); a MiniLM factory has no effect."""
+    warnings.warn(
+        "use_health_embedder is deprecated: the health head reads the multilingual encoder; "
+        "use adk_memory_kit.sensitive.meaning_encoder.use_meaning_encoder",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    if factory is None:
+        use_meaning_encoder(None)
+
+
+_OLD_THRESHOLDS = {"HEAD_THRESHOLD_STRICT": 0, "HEAD_THRESHOLD_BALANCED": 1}
+
+
+def __getattr__(name: str) -> float:
+    """The MiniLM head's threshold names, deprecated: :func:`thresholds` gives the bars."""
+    if name in _OLD_THRESHOLDS:
+        warnings.warn(f"{name} is deprecated: use thresholds()", DeprecationWarning, stacklevel=2)
+        return thresholds()[_OLD_THRESHOLDS[name]]
+    raise AttributeError(name)

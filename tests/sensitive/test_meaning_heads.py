@@ -240,3 +240,17 @@ def test_a_health_word_without_negation_is_not_negated() -> None:
     text = "Mama ana kisukari tangu mwaka jana"
     start = text.index("kisukari")
     assert not negated(text, start, start + len("kisukari"))
+
+
+def test_the_old_health_embedder_hook_still_imports_and_warns() -> None:
+    from adk_memory_kit.sensitive import health_model
+
+    with pytest.warns(DeprecationWarning):
+        health_model.use_health_embedder(None)  # turns the heads off, as it did the MiniLM one
+    try:
+        assert health_model.health_probabilities(["my mother has diabetes"]) is None
+    finally:
+        use_meaning_encoder(MultilingualEncoder)
+    assert health_model.health_probabilities(["my mother has diabetes"]) is not None
+    with pytest.warns(DeprecationWarning):
+        assert health_model.HEAD_THRESHOLD_STRICT == health_model.thresholds()[0]
