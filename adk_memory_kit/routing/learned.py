@@ -46,6 +46,7 @@ from adk_memory_kit.routing.bank import (
     world_digest,
 )
 from adk_memory_kit.routing.cues import CUES_DIGEST, N_CUES, cue_vector
+from adk_memory_kit.routing.home_head import HOMES, LABEL_HOME, home_of, home_probabilities
 from adk_memory_kit.routing.rule import MemoryHome
 from adk_memory_kit.text.language import reads_as_other_language
 
@@ -102,6 +103,13 @@ EMBED_PREFIX = "user: "
 
 #: Labels that keep a sentence out of every store the agent reads.
 SAFE_LABELS = frozenset({"drop", "review", "forget", "forget_vague"})
+
+#: How much the home head weighs against this router's own head in choosing a home, for the
+#: English router (``False``) and the router for other languages (``True``).
+HOME_HEAD_WEIGHT = {False: 0.5, True: 0.5}
+
+#: The homes of :data:`SAFE_LABELS`.
+_SAFE_HOMES = frozenset({"drop", "review", "forget"})
 
 #: A guarded label wins when its probability reaches this floor, whatever scored highest.
 DEFAULT_GUARDS = {"drop": 0.25, "review": 0.3}
@@ -322,6 +330,11 @@ class LearnedRouter:
             least this (default :data:`UPDATE_FLOOR`); a preference sentence gets
             ``Decision.replaces_earlier`` the same way. It only sets the flag: the home is
             the same, and an update replaces only a memory about its subject.
+        read_homes: let the home head (:mod:`.home_head`, trained on many writers in many
+            languages) choose each sentence's home; this router's own head then only names
+            the label within it (which preference, a fact or an update). Default: on for the
+            routers on the shipped rows, off for one built with examples of its own. Without
+            the multilingual encoder the router decides alone.
     """
 
     def __init__(
@@ -336,10 +349,15 @@ class LearnedRouter:
         update_floor: float = UPDATE_FLOOR,
         shipped: Shipped = BANK,
         other_languages: LearnedRouter | None = None,
+        read_homes: bool | None = None,
     ) -> None:
+        self.read_homes = examples is None if read_homes is None else read_homes
         if other_languages is None and embedder is None and examples is None and shipped is BANK:
             other_languages = LearnedRouter(
-                default_router_embedder(), shipped=WORLD, extra_preferences=extra_preferences
+                default_router_embedder(),
+                shipped=WORLD,
+                extra_preferences=extra_preferences,
+                read_homes=read_homes,
             )
         self.other_languages = other_languages
         self.shipped = shipped
@@ -462,7 +480,11 @@ class LearnedRouter:
             self.fit_sync()
         features = self.features(texts, vectors)
         probs = self.head.predict_proba(features)
-        decisions = [self._pick(row) for row in probs]
+        homes = home_probabilities(texts) if self.read_homes else None
+        if homes is None:
+            decisions = [self._pick(row) for row in probs]
+        else:
+            decisions = [self._pick_in_home(row, h) for row, h in zip(probs, homes, strict=True)]
         lasting = [
             i for i, d in enumerate(decisions) if d.label in LASTING or is_preference(d.label)
         ]
@@ -490,6 +512,29 @@ class LearnedRouter:
                     best = labels.index(guarded)
                     break
         return Decision(labels[best], float(row[best]))
+
+    def _pick_in_home(self, row: np.ndarray, homes: np.ndarray) -> Decision:
+        """The home the home head gives (a guarded home wins at its floor, as in
+        :meth:`_pick`), then this head's most likely label within it; its confidence is the
+        home head's. A home none of this head's labels belongs to: :meth:`_pick`."""
+        labels = self.head.labels
+        mine = np.zeros(len(HOMES), dtype=np.float32)
+        for i, label in enumerate(labels):
+            mine[HOMES.index(home_of(label))] += float(row[i])
+        weight = HOME_HEAD_WEIGHT[self.shipped is WORLD]
+        homes = weight * homes + (1.0 - weight) * mine
+        home = HOMES[int(homes.argmax())]
+        if home not in _SAFE_HOMES:
+            for guarded, floor in self.guards.items():
+                guarded_home = LABEL_HOME.get(guarded.split(":", 1)[0])
+                if guarded_home and float(homes[HOMES.index(guarded_home)]) >= floor:
+                    home = guarded_home
+                    break
+        inside = [i for i, label in enumerate(labels) if home_of(label) == home]
+        if not inside:
+            return self._pick(row)
+        best = max(inside, key=lambda i: float(row[i]))
+        return Decision(labels[best], float(homes[HOMES.index(home)]))
 
     def _other(self, texts: Sequence[str]) -> list[bool]:
         """Which of ``texts`` go to the router for other languages."""

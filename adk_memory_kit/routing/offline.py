@@ -292,17 +292,18 @@ class LearnedExtractor:
             # state for anything about the agent's conduct)
             label = "review"
         label = forget_label(sentence, label)
-        floor = getattr(self.router, "guards", DEFAULT_GUARDS).get("drop", DEFAULT_GUARDS["drop"])
-        unsure_drop = label == "drop" and decision.confidence < floor
-        if (label == "review" or unsure_drop) and reports_the_users_life(sentence):
-            # a report of what the user did or has ("Went with Direct Line this year, the
-            # renewal quote was daft") is no instruction for a reviewer, nor a secret on a
-            # guess the guard would not act on (the detectors found none): a lasting fact
-            label = "update" if decision.replaces_earlier else "long_term"
+        findings = detect_sensitive(sentence, self.detectors)
+        unsure_drop = label == "drop" and not findings and decision.confidence < DROP_WITHOUT_FINDING
+        if label in ("review", "nothing") or unsure_drop:
+            if reports_the_users_life(sentence):
+                # a report of what the user did or has ("Went with Direct Line this year, the
+                # renewal quote was daft", "Turned down the offer from Arup") is no
+                # instruction for a reviewer, nor chatter, nor a secret on a guess no
+                # detector backs: a lasting fact (losing it is the costlier mistake)
+                label = "update" if decision.replaces_earlier else "long_term"
         if label == "forget" and is_statement(sentence):
             # what the user did ("We got rid of the landline"): a change to a lasting fact
             label = "update"
-        findings = detect_sensitive(sentence, self.detectors)
         masked = bool(findings) and all(f.detector == MASKED for f in findings)
         if label == "forget" and masked and not may_ask_to_forget(sentence):
             # text the gate already masked, with no word a request to forget is said with in
