@@ -60,9 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--C", type=float, default=10.0)
     args = parser.parse_args(argv)
     bank = [(e.text, home_of(e.label)) for e in load_bank() if e.split == "tune"]
-    corpora = {
-        i: jsonl(DATA / f"routing_first_read_r{i}.jsonl") for i in range(1, args.last + 1)
-    }
+    corpora = {i: jsonl(DATA / f"routing_first_read_r{i}.jsonl") for i in range(1, args.last + 1)}
     texts = sorted(
         {t[:WINDOW] for t, _ in bank}
         | {t[:WINDOW] for rows in corpora.values() for m in rows for t, _ in corpus_rows(m)}
@@ -79,7 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---:|---:|---|")
     total = [0, 0]
     for left_out, messages in corpora.items():
-        rows = bank + [r for i, ms in corpora.items() if i != left_out for m in ms for r in corpus_rows(m)]
+        rows = bank + [
+            r for i, ms in corpora.items() if i != left_out for m in ms for r in corpus_rows(m)
+        ]
         model = fit(rows)
         parts = sorted({s[:WINDOW] for m in messages for s in sentences_of(m["text"])})
         probs = dict(zip(parts, model.predict_proba(X[[index[s] for s in parts]]), strict=True))
@@ -112,7 +112,9 @@ def main(argv: list[str] | None = None) -> int:
         ngrams=coef[:, dim : dim + grams].astype(np.float16),
         bias=model.intercept_[order].astype(np.float32),
     )
-    print(f"\nwrote {OUT.relative_to(ROOT)} ({len(rows)} rows: {dict(Counter(h for _, h in rows))})")
+    print(
+        f"\nwrote {OUT.relative_to(ROOT)} ({len(rows)} rows: {dict(Counter(h for _, h in rows))})"
+    )
     return 0
 
 

@@ -26,7 +26,7 @@ import hashlib
 import json
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -108,6 +108,11 @@ SAFE_LABELS = frozenset({"drop", "review", "forget", "forget_vague"})
 #: English router (``False``) and the router for other languages (``True``).
 HOME_HEAD_WEIGHT = {False: 0.5, True: 0.5}
 
+_REPLY_STYLE = USER_STATE_PREFIX + "reply_style"
+
+#: Homes a runner-up label is never taken from (:attr:`Decision.runner_up`).
+_NO_RUNNER_UP = frozenset({"drop", "forget"})
+
 #: The homes of :data:`SAFE_LABELS`.
 _SAFE_HOMES = frozenset({"drop", "review", "forget"})
 
@@ -128,6 +133,10 @@ class Decision:
     #: replaces an earlier fact ("I dropped Spanish, I'm learning Japanese now"); a lasting
     #: fact carries it in its label (``update``)
     replaces_earlier: bool = False
+    #: the most likely label outside the ``drop`` and ``forget`` homes: what the sentence is
+    #: when the detectors find nothing sensitive in it (``None``: no other label; a request
+    #: to forget is acted on only when it is the router's first choice)
+    runner_up: str | None = None
 
     @property
     def home(self) -> MemoryHome | None:
@@ -495,9 +504,16 @@ class LearnedRouter:
                 changed = p >= self.update_floor
                 old = decisions[i]
                 if is_preference(old.label):
-                    decisions[i] = Decision(old.label, old.confidence, replaces_earlier=changed)
+                    decisions[i] = replace(old, replaces_earlier=changed)
                 else:
-                    decisions[i] = Decision("update" if changed else "long_term", old.confidence)
+                    decisions[i] = replace(old, label="update" if changed else "long_term")
+        runners = [i for i, d in enumerate(decisions) if d.runner_up in LASTING]
+        if runners and "update" in self.update_head.labels:
+            column = self.update_head.labels.index("update")
+            p_update = self.update_head.predict_proba(features[runners])[:, column]
+            for i, p in zip(runners, p_update.tolist(), strict=True):
+                second = "update" if p >= self.update_floor else "long_term"
+                decisions[i] = replace(decisions[i], runner_up=second)
         return decisions
 
     def _pick(self, row: np.ndarray) -> Decision:
@@ -511,7 +527,11 @@ class LearnedRouter:
                 if guarded in labels and float(row[labels.index(guarded)]) >= floor:
                     best = labels.index(guarded)
                     break
-        return Decision(labels[best], float(row[best]))
+        others = [i for i, label in enumerate(labels) if home_of(label) not in _NO_RUNNER_UP]
+        second = max(others, key=lambda i: float(row[i])) if others else None
+        return Decision(
+            labels[best], float(row[best]), runner_up=None if second is None else labels[second]
+        )
 
     def _pick_in_home(self, row: np.ndarray, homes: np.ndarray) -> Decision:
         """The home the home head gives (a guarded home wins at its floor, as in
@@ -523,6 +543,11 @@ class LearnedRouter:
             mine[HOMES.index(home_of(label))] += float(row[i])
         weight = HOME_HEAD_WEIGHT[self.shipped is WORLD]
         homes = weight * homes + (1.0 - weight) * mine
+        if self.shipped is not WORLD and home_of(self.head.labels[int(row.argmax())]) != "forget":
+            # in English a request to forget is this router's to call ("I don't remember my
+            # PIN" is none): acting on one by mistake deletes what the user wanted kept
+            homes = homes.copy()
+            homes[HOMES.index("forget")] = 0.0
         home = HOMES[int(homes.argmax())]
         if home not in _SAFE_HOMES:
             for guarded, floor in self.guards.items():
@@ -533,8 +558,16 @@ class LearnedRouter:
         inside = [i for i, label in enumerate(labels) if home_of(label) == home]
         if not inside:
             return self._pick(row)
-        best = max(inside, key=lambda i: float(row[i]))
-        return Decision(labels[best], float(homes[HOMES.index(home)]))
+        own = int(row.argmax())
+        # a wish about the agent's replies goes to review when no value is found: only this
+        # router (the kit's bank teaches it) names one ("I use Android." is no reply style)
+        named = [i for i in inside if labels[i] != _REPLY_STYLE or i == own] or inside
+        best = max(named, key=lambda i: float(row[i]))
+        others = [i for i, label in enumerate(labels) if home_of(label) not in _NO_RUNNER_UP]
+        second = max(
+            others, key=lambda i: (float(homes[HOMES.index(home_of(labels[i]))]), float(row[i]))
+        )
+        return Decision(labels[best], float(homes[HOMES.index(home)]), runner_up=labels[second])
 
     def _other(self, texts: Sequence[str]) -> list[bool]:
         """Which of ``texts`` go to the router for other languages."""

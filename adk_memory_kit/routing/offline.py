@@ -293,14 +293,15 @@ class LearnedExtractor:
             label = "review"
         label = forget_label(sentence, label)
         findings = detect_sensitive(sentence, self.detectors)
-        unsure_drop = label == "drop" and not findings and decision.confidence < DROP_WITHOUT_FINDING
-        if label in ("review", "nothing") or unsure_drop:
-            if reports_the_users_life(sentence):
-                # a report of what the user did or has ("Went with Direct Line this year, the
-                # renewal quote was daft", "Turned down the offer from Arup") is no
-                # instruction for a reviewer, nor chatter, nor a secret on a guess no
-                # detector backs: a lasting fact (losing it is the costlier mistake)
-                label = "update" if decision.replaces_earlier else "long_term"
+        if label == "drop" and not findings and decision.confidence < DROP_WITHOUT_FINDING:
+            # the detectors found nothing: an unsure "sensitive" guess would silently lose a
+            # phone number, an order number or a plot number; the next most likely label
+            label = decision.runner_up or label
+        if label in ("review", "nothing") and reports_the_users_life(sentence):
+            # a report of what the user did or has ("Went with Direct Line this year, the
+            # renewal quote was daft", "Turned down the offer from Arup") is no instruction
+            # for a reviewer, nor chatter: a lasting fact (losing it is the costlier mistake)
+            label = "update" if decision.replaces_earlier else "long_term"
         if label == "forget" and is_statement(sentence):
             # what the user did ("We got rid of the landline"): a change to a lasting fact
             label = "update"

@@ -62,12 +62,12 @@ async def _search(memory, h: Harness, query: str, **kw) -> list[str]:
     ("old", "new", "question"),
     [
         (
-            "You can reach me at 07700 900123.",
+            "Best number for me is 07700 900123.",
             "I've got a new phone, the number is 07700 900456 now, please use that one.",
             "What is the user's phone number?",
         ),
         (
-            "My laptop is an old ThinkPad X220.",
+            "Laptop-wise it is a ThinkPad X220.",
             "I replaced the ThinkPad with a MacBook Air last week.",
             "What laptop does the user have?",
         ),
@@ -139,7 +139,7 @@ async def test_an_unrelated_earlier_sentence_is_left_to_ingestion(stack):
 async def test_a_forget_request_keeps_a_fact_said_earlier_from_being_stored(stack):
     start, memory = stack
     h = await start()
-    target, neighbour = "You can reach me at 07700 900123.", "My laptop is an old ThinkPad X220."
+    target, neighbour = "Best number for me is 07700 900123.", "My laptop is an old ThinkPad X220."
     await h.turn(target)
     await h.turn(neighbour)
     assert target not in await _search(memory, h, target), "precondition: left to ingestion"

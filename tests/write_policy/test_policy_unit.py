@@ -150,9 +150,10 @@ def test_policy_names_resolve_and_bad_values_are_refused(monkeypatch):
 
 async def test_only_a_sure_session_only_verdict_keeps_a_sentence_out():
     sure = "Just for this conversation, assume I'm travelling with my two nephews."
-    # the router says ~0.4 (was "My greenhouse tomatoes finally ripened this week.", ~0.5,
-    # until the bank learned lasting changes said with a time word: now an update, 0.55)
-    unsure = "Our pond has frogspawn in it this week."
+    # the router says ~0.55 (was "Our pond has frogspawn in it this week.", ~0.4, until the
+    # home head read it as a lasting fact; before that "My greenhouse tomatoes finally
+    # ripened this week.", until the bank learned lasting changes said with a time word)
+    unsure = "The boiler is playing up again today."
     events = [ev("user", sure, 1), ev("user", unsure, 2)]
     # by default only the sure verdict keeps its sentence out of long-term memory
     assert await kept(events) == [unsure]
