@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -48,6 +49,7 @@ from adk_memory_kit.routing.bank import (
 from adk_memory_kit.routing.cues import CUES_DIGEST, N_CUES, cue_vector
 from adk_memory_kit.routing.home_head import HOMES, LABEL_HOME, home_of, home_probabilities
 from adk_memory_kit.routing.rule import MemoryHome
+from adk_memory_kit.sensitive.meaning_encoder import on_change
 from adk_memory_kit.text.language import reads_as_other_language
 
 UPDATE_BANK = "data/update_bank.jsonl"
@@ -375,6 +377,8 @@ class LearnedRouter:
         self.guards = dict(DEFAULT_GUARDS if guards is None else guards)
         self.cache_size = 4096
         self._cache: OrderedDict[str, Decision] = OrderedDict()
+        if self.read_homes:
+            _forget_decisions_when_the_encoder_changes(self)
         if embedder is None:
             from adk_memory_kit.embedders import LocalMiniLMEmbedder
 
@@ -406,10 +410,18 @@ class LearnedRouter:
     @classmethod
     def from_bank(cls, embedder=None, *, split: str = "tune", **kw) -> LearnedRouter:
         """A router trained on one split of the shipped rows (with the embedder left to its
-        default, both routers, each on that split)."""
+        default, both routers, each on that split). It reads homes with the shipped home head,
+        which learned from the bank's tune split only (and other writers' corpora), so the
+        held-out split stays unseen."""
+        kw.setdefault("read_homes", True)
         if embedder is None and "other_languages" not in kw:
             world = [e for e in load_world_bank() if e.split == split]
-            kw["other_languages"] = cls(default_router_embedder(), examples=world, shipped=WORLD)
+            kw["other_languages"] = cls(
+                default_router_embedder(),
+                examples=world,
+                shipped=WORLD,
+                read_homes=kw["read_homes"],
+            )
         return cls(embedder, examples=[e for e in load_bank() if e.split == split], **kw)
 
     @property
@@ -618,6 +630,19 @@ class LearnedRouter:
         for text in texts:
             self._cache.move_to_end(text)
         return [self._cache[t] for t in texts]
+
+
+def _forget_decisions_when_the_encoder_changes(router: LearnedRouter) -> None:
+    """Clear ``router``'s remembered decisions whenever the home head's encoder is replaced
+    (they were made with the old one); the listener holds the router weakly."""
+    ref = weakref.ref(router)
+
+    def clear() -> None:
+        alive = ref()
+        if alive is not None:
+            alive._cache.clear()
+
+    on_change(clear)
 
 
 def _parted(texts: Sequence[str], other: Sequence[bool]) -> tuple[list[str], list[str]]:

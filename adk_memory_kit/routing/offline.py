@@ -40,7 +40,7 @@ from adk_memory_kit.routing.edits.forget_requests import (
 from adk_memory_kit.routing.edits.keep_requests import asks_not_to_keep
 from adk_memory_kit.routing.extractors import RuleBasedExtractor, dated, event_text, event_time
 from adk_memory_kit.routing.harm import choose_by_harm, clauses, forget_label
-from adk_memory_kit.routing.learned import DEFAULT_GUARDS, Decision, LearnedRouter
+from adk_memory_kit.routing.learned import Decision, LearnedRouter
 from adk_memory_kit.routing.reply_style import REPLY_STYLE
 from adk_memory_kit.routing.rule import Candidate
 from adk_memory_kit.routing.stated_preferences import CLOSED_VALUES, stated_preference
