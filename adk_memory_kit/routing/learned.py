@@ -112,6 +112,10 @@ HOME_HEAD_WEIGHT = {False: 0.5, True: 0.5}
 
 _REPLY_STYLE = USER_STATE_PREFIX + "reply_style"
 
+#: A sentence the home heads call sensitive is a request to forget when they give forget at
+#: least this (both keep it out of every store; only a request is acted on).
+FORGET_OVER_DROP = 0.25
+
 #: Homes a runner-up label is never taken from (:attr:`Decision.runner_up`).
 _NO_RUNNER_UP = frozenset({"drop", "forget"})
 
@@ -561,6 +565,10 @@ class LearnedRouter:
             homes = homes.copy()
             homes[HOMES.index("forget")] = 0.0
         home = HOMES[int(homes.argmax())]
+        if home == "drop" and float(homes[HOMES.index("forget")]) >= FORGET_OVER_DROP:
+            # both keep the sentence out of every store; a request to forget is also acted on
+            # ("delete the diagnosis from your memory" names something sensitive)
+            home = "forget"
         if home not in _SAFE_HOMES:
             for guarded, floor in self.guards.items():
                 guarded_home = LABEL_HOME.get(guarded.split(":", 1)[0])
