@@ -242,11 +242,18 @@ class LearnedExtractor:
     ) -> list[SentenceRoute]:
         """Route each sentence (one batched embedding call for those that need the router)."""
         trivial = [is_trivial(s) for s, _ in sentences]
-        ask = [s for (s, _), t in zip(sentences, trivial, strict=True) if not t]
+        # a question that states nothing is asked too, but only for a sure "this session's
+        # work" ("what would 35 pounds of fish at 250 a pound come to?"): nothing else
+        questions = [
+            t and is_factless_question(s) for (s, _), t in zip(sentences, trivial, strict=True)
+        ]
+        ask = [s for (s, _), t, q in zip(sentences, trivial, questions, strict=True) if not t or q]
         decisions = iter(await self.router.classify(ask) if ask else [])
         routes = []
-        for (sentence, when), skip in zip(sentences, trivial, strict=True):
-            decision = None if skip else next(decisions)
+        for (sentence, when), skip, question in zip(sentences, trivial, questions, strict=True):
+            decision = None if skip and not question else next(decisions)
+            if question and not _sure_session_work(decision):
+                decision = None
             route = self._with_stated_preference(self._route(sentence, when, decision), when)
             chosen = choose_by_harm(
                 sentence,
@@ -444,6 +451,19 @@ class LearnedExtractor:
         if label == "forget":
             return Candidate(text=sentence, forget_request=True, observed_at=when)
         return None
+
+
+#: The router's least confidence that a question stating nothing is this session's work.
+SESSION_QUESTION_FLOOR = 0.5
+
+
+def _sure_session_work(decision: Decision | None) -> bool:
+    """Whether the router calls a fact-less question this session's work, surely enough."""
+    return (
+        decision is not None
+        and decision.label == "session_state"
+        and decision.confidence >= SESSION_QUESTION_FLOOR
+    )
 
 
 def _is_value(word: str) -> bool:

@@ -123,3 +123,24 @@ async def test_an_unsure_drop_no_detector_backs_takes_the_runner_up(decision, ho
     sentence = "My allotment is the third plot past the water tap."
     (routed,) = await extractor.route_sentences([(sentence, None)])
     assert [route(c) for c in routed.candidates] == homes
+
+
+@pytest.mark.parametrize(
+    ("decision", "homes"),
+    [
+        # a question that states nothing is kept only as this session's work, and only when
+        # the router is sure of it
+        (Decision("session_state", 0.8), [MemoryHome.SESSION_STATE]),
+        (Decision("session_state", 0.3), []),
+        (Decision("long_term", 0.9), []),
+        (Decision("review", 0.9), []),
+    ],
+)
+async def test_a_question_stating_nothing_is_only_ever_this_sessions_work(decision, homes):
+    from adk_memory_kit.routing.offline import is_trivial
+
+    question = "What does the word saudade mean?"
+    assert is_trivial(question)
+    extractor = LearnedExtractor(_Says(decision))  # type: ignore[arg-type]
+    (routed,) = await extractor.route_sentences([(question, None)])
+    assert [route(c) for c in routed.candidates] == homes
