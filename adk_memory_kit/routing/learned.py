@@ -112,6 +112,11 @@ HOME_HEAD_WEIGHT = {False: 0.5, True: 0.5}
 
 _REPLY_STYLE = USER_STATE_PREFIX + "reply_style"
 
+#: Homes the home head may give a change of a lasting fact that this reader's update head
+#: flags; the reader's call stands there (a change read as this session's note or as
+#: nothing leaves the old fact current).
+_NOT_A_CHANGE = frozenset({"session", "none", "review"})
+
 #: A sentence the home heads call sensitive is a request to forget when they give forget at
 #: least this (both keep it out of every store; only a request is acted on).
 FORGET_OVER_DROP = 0.25
@@ -143,6 +148,9 @@ class Decision:
     #: when the detectors find nothing sensitive in it (``None``: no other label; a request
     #: to forget is acted on only when it is the router's first choice)
     runner_up: str | None = None
+    #: this reader's own most likely label when the home head was asked (``None``: the
+    #: reader decided alone)
+    own_label: str | None = None
 
     @property
     def home(self) -> MemoryHome | None:
@@ -509,7 +517,15 @@ class LearnedRouter:
         if homes is None:
             decisions = [self._pick(row) for row in probs]
         else:
-            decisions = [self._pick_in_home(row, h) for row, h in zip(probs, homes, strict=True)]
+            changed = np.zeros(len(texts), dtype=bool)
+            if "update" in self.update_head.labels:
+                column = self.update_head.labels.index("update")
+                p_changed = self.update_head.predict_proba(features)[:, column]
+                changed = p_changed >= self.update_floor
+            decisions = [
+                self._pick_in_home(row, h, bool(c))
+                for row, h, c in zip(probs, homes, changed, strict=True)
+            ]
         lasting = [
             i for i, d in enumerate(decisions) if d.label in LASTING or is_preference(d.label)
         ]
@@ -549,17 +565,28 @@ class LearnedRouter:
             labels[best], float(row[best]), runner_up=None if second is None else labels[second]
         )
 
-    def _pick_in_home(self, row: np.ndarray, homes: np.ndarray) -> Decision:
+    def _pick_in_home(self, row: np.ndarray, homes: np.ndarray, changed: bool = False) -> Decision:
         """The home the home head gives (a guarded home wins at its floor, as in
         :meth:`_pick`), then this head's most likely label within it; its confidence is the
-        home head's. A home none of this head's labels belongs to: :meth:`_pick`."""
+        home head's. A home none of this head's labels belongs to: :meth:`_pick`; so is a
+        request to forget or a change of a lasting fact (``changed``: the update head's
+        verdict) that is this head's own first choice."""
         labels = self.head.labels
         mine = np.zeros(len(HOMES), dtype=np.float32)
         for i, label in enumerate(labels):
             mine[HOMES.index(home_of(label))] += float(row[i])
         weight = HOME_HEAD_WEIGHT[self.shipped is WORLD]
         homes = weight * homes + (1.0 - weight) * mine
-        if self.shipped is not WORLD and home_of(self.head.labels[int(row.argmax())]) != "forget":
+        first = labels[int(row.argmax())]
+        if home_of(first) == "forget" or (
+            first in LASTING and changed and HOMES[int(homes.argmax())] in _NOT_A_CHANGE
+        ):
+            # a request to forget, and a change of a lasting fact, are this reader's to call:
+            # it learned them from the kit's and the other writers' requests and the update
+            # bank, and the home head reads them less well ("ya no ..., ahora ..." is no
+            # session note; a missed change leaves the old fact current)
+            return replace(self._pick(row), own_label=first)
+        if self.shipped is not WORLD:
             # in English a request to forget is this router's to call ("I don't remember my
             # PIN" is none): acting on one by mistake deletes what the user wanted kept
             homes = homes.copy()
@@ -587,7 +614,12 @@ class LearnedRouter:
         second = max(
             others, key=lambda i: (float(homes[HOMES.index(home_of(labels[i]))]), float(row[i]))
         )
-        return Decision(labels[best], float(homes[HOMES.index(home)]), runner_up=labels[second])
+        return Decision(
+            labels[best],
+            float(homes[HOMES.index(home)]),
+            runner_up=labels[second],
+            own_label=first,
+        )
 
     def _other(self, texts: Sequence[str]) -> list[bool]:
         """Which of ``texts`` go to the router for other languages."""

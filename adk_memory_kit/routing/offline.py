@@ -356,7 +356,7 @@ class LearnedExtractor:
             # the detectors found nothing: an unsure "sensitive" guess would silently lose an
             # order number or a plot number; the sentence is left to the other filters
             return SentenceRoute(sentence, (), decision, False)
-        made = self._make(sentence, when, label, changes)
+        made = self._make(sentence, when, label, changes, decision.own_label, decision.confidence)
         return SentenceRoute(sentence, (made,) if made else (), decision, False)
 
     def _with_stated_preference(self, route: SentenceRoute, when: datetime | None) -> SentenceRoute:
@@ -390,11 +390,20 @@ class LearnedExtractor:
         )
 
     def _make(
-        self, sentence: str, when: datetime | None, label: str, changes: bool = False
+        self,
+        sentence: str,
+        when: datetime | None,
+        label: str,
+        changes: bool = False,
+        own_label: str | None = None,
+        confidence: float = 1.0,
     ) -> Candidate | None:
         """The candidate a label gives (``None``: nothing to keep); ``changes``: the router
         says the sentence replaces an earlier fact (the candidate is flagged
-        ``replaces_earlier``)."""
+        ``replaces_earlier``); ``own_label``: the reader's own first choice where the home
+        head chose the home (a value read by meaning alone, such as the language a sentence
+        is written in, is taken only when the reader named that preference itself, or the
+        heads are at least :data:`SURE_PREFERENCE` sure of the home: ``confidence``)."""
 
         def lasting(
             key: str | None = None, replaces_earlier: bool = False, retires: str | None = None
@@ -414,7 +423,8 @@ class LearnedExtractor:
             finder = self.finders.get(name)
             value = finder(sentence) if finder else None
             fallback = MEANING_FALLBACKS.get(name)
-            if not value and fallback and finder is DEFAULT_FINDERS.get(name):
+            named = own_label is None or own_label == label or confidence >= SURE_PREFERENCE
+            if not value and fallback and named and finder is DEFAULT_FINDERS.get(name):
                 value = fallback(sentence)
             if value and name in self.vocabulary:
                 # flagged: the applier also supersedes the lasting fact said before, if any
@@ -452,6 +462,10 @@ class LearnedExtractor:
             return Candidate(text=sentence, forget_request=True, observed_at=when)
         return None
 
+
+#: The heads' least confidence in a ``user:`` home for a value read by meaning alone (the
+#: language a sentence is written in) when the reader did not name the preference itself.
+SURE_PREFERENCE = 0.6
 
 #: The router's least confidence that a question stating nothing is this session's work.
 SESSION_QUESTION_FLOOR = 0.5
