@@ -513,45 +513,36 @@ class LearnedRouter:
             self.fit_sync()
         features = self.features(texts, vectors)
         probs = self.head.predict_proba(features)
+        # the update head's verdict for every sentence, computed once (no update label: none)
+        changed = np.zeros(len(texts), dtype=bool)
+        if "update" in self.update_head.labels:
+            column = self.update_head.labels.index("update")
+            changed = self.update_head.predict_proba(features)[:, column] >= self.update_floor
         homes = home_probabilities(texts) if self.read_homes else None
         if homes is None:
             decisions = [self._pick(row) for row in probs]
         else:
-            changed = np.zeros(len(texts), dtype=bool)
-            if "update" in self.update_head.labels:
-                column = self.update_head.labels.index("update")
-                p_changed = self.update_head.predict_proba(features)[:, column]
-                changed = p_changed >= self.update_floor
             decisions = [
                 self._pick_in_home(row, h, bool(c))
                 for row, h, c in zip(probs, homes, changed, strict=True)
             ]
-        lasting = [
-            i for i, d in enumerate(decisions) if d.label in LASTING or is_preference(d.label)
-        ]
-        if lasting and "update" in self.update_head.labels:
-            column = self.update_head.labels.index("update")
-            p_update = self.update_head.predict_proba(features[lasting])[:, column]
-            for i, p in zip(lasting, p_update.tolist(), strict=True):
-                changed = p >= self.update_floor
-                old = decisions[i]
+        if "update" in self.update_head.labels:
+            for i, old in enumerate(decisions):
+                flag = bool(changed[i])
                 if is_preference(old.label):
-                    decisions[i] = replace(old, replaces_earlier=changed)
-                else:
-                    decisions[i] = replace(old, label="update" if changed else "long_term")
-        runners = [i for i, d in enumerate(decisions) if d.runner_up in LASTING]
-        if runners and "update" in self.update_head.labels:
-            column = self.update_head.labels.index("update")
-            p_update = self.update_head.predict_proba(features[runners])[:, column]
-            for i, p in zip(runners, p_update.tolist(), strict=True):
-                second = "update" if p >= self.update_floor else "long_term"
-                decisions[i] = replace(decisions[i], runner_up=second)
+                    old = replace(old, replaces_earlier=flag)
+                elif old.label in LASTING:
+                    old = replace(old, label="update" if flag else "long_term")
+                if old.runner_up in LASTING:
+                    old = replace(old, runner_up="update" if flag else "long_term")
+                decisions[i] = old
         return decisions
 
     def _pick(self, row: np.ndarray) -> Decision:
         """The most likely label, unless a guarded label reaches its floor: the cheap mistake
         is the safe one (a likely secret is dropped, a likely order to the assistant is
-        reviewed, rather than stored where the agent reads it back)."""
+        reviewed, rather than stored where the agent reads it back); with the most likely
+        label outside drop and forget as the runner-up."""
         labels = self.head.labels
         best = int(row.argmax())
         if labels[best] not in SAFE_LABELS:
@@ -605,10 +596,9 @@ class LearnedRouter:
         inside = [i for i, label in enumerate(labels) if home_of(label) == home]
         if not inside:
             return self._pick(row)
-        own = int(row.argmax())
         # a wish about the agent's replies goes to review when no value is found: only this
         # router (the kit's bank teaches it) names one ("I use Android." is no reply style)
-        named = [i for i in inside if labels[i] != _REPLY_STYLE or i == own] or inside
+        named = [i for i in inside if labels[i] != _REPLY_STYLE or labels[i] == first] or inside
         best = max(named, key=lambda i: float(row[i]))
         others = [i for i, label in enumerate(labels) if home_of(label) not in _NO_RUNNER_UP]
         second = max(
