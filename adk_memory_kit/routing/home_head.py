@@ -36,7 +36,9 @@ _WEIGHTS = "data/home_head.npz"
 #: The homes the head tells apart, in the order of its columns. ``none``: nothing to keep.
 HOMES = ("drop", "forget", "long_term", "none", "review", "session", "user_state")
 
-#: The router's labels (:mod:`.bank`) by the home each belongs to.
+#: The router's labels (:mod:`.bank`) by the head's class for each. Not the route: a vague
+#: request to forget is a forget here (writers label it so) while the router sends it to
+#: review (:func:`~.bank.label_home`).
 LABEL_HOME = {
     "user_state": "user_state",
     "long_term": "long_term",

@@ -353,8 +353,8 @@ class LearnedExtractor:
                 ]
             return SentenceRoute(sentence, tuple(ruled), decision, True)
         if label == "drop" and decision.confidence < DROP_WITHOUT_FINDING:
-            # the detectors found nothing: an unsure "sensitive" guess would silently lose an
-            # order number or a plot number; the sentence is left to the other filters
+            # the detectors found nothing and the router named no runner-up (see above): the
+            # sentence is left to the other filters
             return SentenceRoute(sentence, (), decision, False)
         made = self._make(sentence, when, label, changes, decision.own_label, decision.confidence)
         return SentenceRoute(sentence, (made,) if made else (), decision, False)

@@ -97,8 +97,6 @@ def test_a_runner_up_is_never_a_drop_or_a_forget():
 class _Says:
     """A router that answers one decision for every sentence."""
 
-    guards = {"drop": 0.25}
-
     def __init__(self, decision: Decision):
         self.decision = decision
 
