@@ -264,6 +264,44 @@ class LearnedExtractor:
             routes.append(
                 _not_the_users_preference(replace(route, candidates=chosen), self.finders)
             )
+        return await self._tasks_beside_secrets(routes, [when for _, when in sentences])
+
+    async def _tasks_beside_secrets(
+        self, routes: list[SentenceRoute], whens: Sequence[datetime | None]
+    ) -> list[SentenceRoute]:
+        """``routes`` where a dropped sentence also asks for this session's work in a part
+        that holds nothing sensitive ("I'm on antidepressants, move Friday's meeting to
+        Monday"): that part joins as a session note, the rest stays dropped. A part is kept
+        only with no digit, no detector finding, and the router :data:`TASK_BESIDE_SECRET`
+        sure it is this session's work."""
+        asks: list[tuple[int, str]] = []
+        for index, route in enumerate(routes):
+            if not route.candidates or not all(c.sensitive for c in route.candidates):
+                continue
+            pieces = [p.strip() for p in _PIECES.split(route.sentence) if p and p.strip()]
+            if len(pieces) < 2:
+                continue
+            for piece in pieces:
+                if len(piece) < _MIN_PIECE_CHARS or any(ch.isdigit() for ch in piece):
+                    continue
+                if detect_sensitive(piece, self.detectors):
+                    continue
+                asks.append((index, piece))
+        if not asks:
+            return routes
+        decisions = await self.router.classify([piece for _, piece in asks])
+        routes = list(routes)
+        for (index, piece), decision in zip(asks, decisions, strict=True):
+            if decision.label != "session_state" or decision.confidence < TASK_BESIDE_SECRET:
+                continue
+            note = Candidate(
+                text=piece,
+                about_user=True,
+                needed_later_this_session=True,
+                observed_at=whens[index],
+            )
+            route = routes[index]
+            routes[index] = replace(route, candidates=(*route.candidates, note))
         return routes
 
     def _route(
@@ -469,6 +507,11 @@ SURE_PREFERENCE = 0.6
 
 #: The router's least confidence that a question stating nothing is this session's work.
 SESSION_QUESTION_FLOOR = 0.5
+
+#: The router's least confidence that a part of a dropped sentence is this session's work.
+TASK_BESIDE_SECRET = 0.3
+_PIECES = re.compile(r"\s*[,;:\uff0c\u3001\uff1b\uff1a]\s*|\s+[-\u2013\u2014]\s+")
+_MIN_PIECE_CHARS = 8
 
 
 def _sure_session_work(decision: Decision | None) -> bool:
