@@ -14,7 +14,9 @@ homes it yields are compared with the expected ones; ``temp:`` scratch counts as
 
 Reported: exact (the message's set of homes equals the expected set), per first expected home
 (that home among the predicted ones, and exact), two-home messages, and the harms: a message
-with sensitive data that reached a store (long-term, ``user:`` or session state), and a
+with sensitive data that reached a store (long-term, ``user:`` or session state; of those,
+the ones dropped with only a part stored in which the detectors find nothing, such as the
+task beside a secret), and a
 ``user:`` value written by a message that states no lasting preference.
 """
 
@@ -30,7 +32,7 @@ from pathlib import Path
 from google.adk.events.event import Event
 from google.genai import types
 
-from adk_memory_kit.routing import MemoryApplier, MemoryHome
+from adk_memory_kit.routing import MemoryApplier, MemoryHome, detect_sensitive
 from adk_memory_kit.routing.offline import shared_learned_extractor
 
 H = MemoryHome
@@ -57,13 +59,27 @@ def event(text: str) -> Event:
 
 async def predicted_homes(text: str, applier: MemoryApplier) -> set[str]:
     """The homes the default router gives ``text`` (temp: scratch and nothing: empty)."""
+    return (await _routed(text, applier))[0]
+
+
+async def _routed(text: str, applier: MemoryApplier) -> tuple[set[str], bool]:
+    """The homes, and whether the message was dropped with only parts of it stored, each a
+    strict part of it in which the detectors find nothing (a task beside a secret)."""
     candidates = await shared_learned_extractor().extract([event(text)])
     homes = set()
+    stored = []
     for candidate in candidates:
         home = applier.classify(candidate)[1]
         if home in LABEL:
             homes.add(LABEL[home])
-    return homes
+            if LABEL[home] in STORES:
+                stored.append(candidate.text)
+    parts_only = (
+        "drop" in homes
+        and bool(stored)
+        and all(t.strip() != text.strip() and not detect_sensitive(t) for t in stored)
+    )
+    return homes, parts_only
 
 
 def load(path: Path) -> list[dict]:
@@ -82,11 +98,11 @@ def load(path: Path) -> list[dict]:
 async def score(rows: list[dict], show_misses: bool) -> dict:
     applier = MemoryApplier(review_queue=None)
     by_first: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # reached, exact, n
-    exact = two = two_exact = leaks = user_writes = 0
+    exact = two = two_exact = leaks = parts = user_writes = 0
     misses = []
     for row in rows:
         expected = {h for h in row["homes"] if h != "none"}
-        got = await predicted_homes(row["text"], applier)
+        got, parts_only = await _routed(row["text"], applier)
         first = row["homes"][0]
         hit = got == expected
         exact += hit
@@ -99,6 +115,7 @@ async def score(rows: list[dict], show_misses: bool) -> dict:
             two_exact += hit
         if "drop" in expected and got & STORES and not (expected & STORES):
             leaks += 1
+            parts += parts_only
         if "user_state" in got and "user_state" not in expected:
             user_writes += 1
         if not hit:
@@ -112,6 +129,7 @@ async def score(rows: list[dict], show_misses: bool) -> dict:
         "by_first_home": {h: tuple(by_first[h]) for h in HOMES if h in by_first},
         "two_home": (two_exact, two),
         "sensitive_to_a_store": leaks,
+        "of_which_only_a_part_without_findings": parts,
         "user_state_written_without_a_preference": user_writes,
     }
 
@@ -131,6 +149,10 @@ def main() -> None:
     two_exact, two = figures["two_home"]
     print(f"two-home messages exact: {two_exact} / {two}")
     print(f"sensitive messages that reached a store: {figures['sensitive_to_a_store']}")
+    print(
+        "  of which the message was dropped and only a part without findings was stored: "
+        f"{figures['of_which_only_a_part_without_findings']}"
+    )
     spurious = figures["user_state_written_without_a_preference"]
     print(f"user: written without a stated preference: {spurious}")
     if args.json:
