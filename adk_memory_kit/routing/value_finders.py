@@ -11,7 +11,9 @@ from collections.abc import Callable, Mapping
 from adk_memory_kit.routing.cue_vocabulary import vocabulary_pattern
 from adk_memory_kit.routing.language_names_data import LANGUAGE_BY_CODE, LANGUAGE_NAMES
 from adk_memory_kit.routing.reply_style import find_reply_style
-from adk_memory_kit.text.language import english_probability, written_language
+from adk_memory_kit.routing.value_names_data import CURRENCY_NAMES, UNIT_SYSTEMS
+from adk_memory_kit.sensitive.negation import negated_before
+from adk_memory_kit.text.language import english_probability, likeliest_language, written_language
 
 Finder = Callable[[str], str | None]
 
@@ -26,15 +28,17 @@ _RETIRED = re.compile(
 )
 _FROM = re.compile(r"\bfrom\s+(?:\w+\s+){0,3}$", re.IGNORECASE)
 _THEN_TO = re.compile(r"^\s+(?:\w+\s+){0,2}?to\b", re.IGNORECASE)
+_PIECE_START = re.compile(r"[,.;:!?\uff0c\u3001\u3002]")
 _CLAUSE_BREAK = re.compile(r"[,.;:!?]|\b(?:and|but|so|now|(?<!used )to)\b", re.IGNORECASE)
 
 
 def _retired(text: str, start: int, end: int) -> bool:
-    """Whether the phrase at ``start:end`` follows a retiring cue in its own clause."""
+    """Whether the phrase at ``start:end`` follows a retiring cue in its own clause, or a
+    negation word of any kept language just before it ("no en dólares", "nie w euro")."""
     before = text[:start]
     breaks = list(_CLAUSE_BREAK.finditer(before))
     clause = before[breaks[-1].end() :] if breaks else before
-    if _RETIRED.search(clause):
+    if _RETIRED.search(clause) or negated_before(_PIECE_START.split(before)[-1]):
         return True
     return bool(_FROM.search(clause)) and bool(_THEN_TO.match(text[end:]))
 
@@ -50,7 +54,33 @@ def _phrase(match: re.Match[str]) -> str:
     return " ".join(match.group(0).lower().split())
 
 
-def _first(table: Mapping[str, str], *, retire: bool = True) -> Finder:
+Accept = Callable[[str, str], bool]
+
+
+def _in_its_language(names: Mapping[str, tuple[str, bool]]) -> Accept:
+    """Whether a phrase of ``text`` is read as a value: a phrase not from ``names`` always;
+    one from ``names`` when English writes it so, or when ``text`` is likeliest written in
+    another language ("stop" is Czech for feet, "mails" Latvian for miles: in an English
+    sentence neither is a unit)."""
+
+    def accept(text: str, phrase: str) -> bool:
+        found = names.get(phrase)
+        if found is None or found[1]:
+            return True
+        return likeliest_language(text[:MAX_FINDER_CHARS]) != "en"
+
+    return accept
+
+
+def _always(_text: str, _phrase: str) -> bool:
+    return True
+
+
+def _values(names: Mapping[str, tuple[str, bool]]) -> dict[str, str]:
+    return {name: value for name, (value, _english) in names.items()}
+
+
+def _first(table: Mapping[str, str], *, retire: bool = True, accept: Accept = _always) -> Finder:
     """A finder returning the canonical value of the earliest phrase of ``table`` found that
     its clause does not retire ("I quit Italian, answer me in Greek now" -> Greek); ``None``
     when every phrase is retired ("I'm not vegetarian any more" states no diet; see
@@ -59,21 +89,21 @@ def _first(table: Mapping[str, str], *, retire: bool = True) -> Finder:
     pattern = _pattern(table)
 
     def find(text: str) -> str | None:
-        matches = list(pattern.finditer(text))
+        matches = [m for m in pattern.finditer(text) if accept(text, _phrase(m))]
         kept = [m for m in matches if not (retire and _retired(text, m.start(), m.end()))]
         return table[_phrase(kept[0])] if kept else None
 
     return find
 
 
-def _retired_first(table: Mapping[str, str]) -> Finder:
+def _retired_first(table: Mapping[str, str], accept: Accept = _always) -> Finder:
     """The value a sentence says no longer holds: the canonical value of its earliest phrase
     of ``table`` when its clause retires every one ("I'm no longer vegetarian" ->
     vegetarian); ``None`` when the sentence names a value it keeps, or none."""
     pattern = _pattern(table)
 
     def find(text: str) -> str | None:
-        matches = list(pattern.finditer(text))
+        matches = [m for m in pattern.finditer(text) if accept(text, _phrase(m))]
         if not matches or not all(_retired(text, m.start(), m.end()) for m in matches):
             return None
         return table[_phrase(matches[0])]
@@ -114,7 +144,7 @@ _LANGUAGES = {
         ).split()
     },
 }
-_CURRENCY = {
+_CURRENCY_WORDS = {
     "euro": "EUR", "euros": "EUR", "eur": "EUR", "dollar": "USD", "dollars": "USD",
     "us dollars": "USD", "usd": "USD", "pound": "GBP", "pounds": "GBP", "sterling": "GBP",
     "gbp": "GBP", "rupee": "INR", "rupees": "INR", "inr": "INR", "yen": "JPY", "jpy": "JPY",
@@ -127,6 +157,11 @@ _CURRENCY = {
     "yuan": "CNY", "krw": "KRW", "won": "KRW", "dólares": "USD", "dolares": "USD",
     "libras": "GBP", "rupias": "INR", "rupien": "INR",
 }  # fmt: skip
+# CLDR's names in the users' languages (benchmarks/value_names_build.py), the kit's own first
+_CURRENCY = {**_values(CURRENCY_NAMES), **_CURRENCY_WORDS}
+_CURRENCY_READ = _in_its_language(
+    {k: v for k, v in CURRENCY_NAMES.items() if k not in _CURRENCY_WORDS}
+)
 _ALLERGENS = {
     w: w
     for w in (
@@ -139,7 +174,7 @@ _ALLERGENS.update({"tree nuts": "tree nuts", "kiwi fruit": "kiwi", "crab and lob
 
 # the units a user wants: a unit named as a system ("in km", "kilometres not miles"), never a
 # measurement ("ran 5 km": a digit before it), see _units
-_UNITS = {
+_UNIT_WORDS = {
     "metric": "metric", "métrico": "metric", "métrica": "metric", "metrisch": "metric",
     "métrique": "metric", "metrico": "metric", "kilometres": "metric", "kilometers": "metric",
     "kilómetros": "metric", "quilômetros": "metric", "kilometer": "metric", "km": "metric",
@@ -150,6 +185,7 @@ _UNITS = {
     "ounces": "imperial", "fahrenheit": "imperial", "feet": "imperial", "inches": "imperial",
     "feet and inches": "imperial", "sq ft": "imperial", "gallons": "imperial",
 }  # fmt: skip
+_UNITS = {**_values(UNIT_SYSTEMS), **_UNIT_WORDS}
 _TIME_FORMAT = {
     "24-hour": "24-hour", "24 hour": "24-hour", "24h": "24-hour", "24-hr": "24-hour",
     "24hr": "24-hour", "24 hr": "24-hour", "24 horas": "24-hour", "24 ore": "24-hour",
@@ -164,6 +200,46 @@ _DATE_FORMAT = {
     "mm/dd": "MM/DD/YYYY", "month first": "MM/DD/YYYY", "yyyy-mm-dd": "YYYY-MM-DD",
     "iso dates": "YYYY-MM-DD", "iso format": "YYYY-MM-DD",
 }  # fmt: skip
+# a date format shown by its fields in any language ("dd/mm/aaaa", "TT.MM.JJJJ",
+# "dia/mês/ano", "zi.lună.an"): three letter groups joined by one separator; the year is a
+# group of four letters, month first only where the first group is the month ("mm/dd")
+_FIELDS = re.compile(
+    r"(?<![\w/.-])([^\W\d_]{1,8})([./-])([^\W\d_]{1,8})\2([^\W\d_]{1,8})(?![\w/-])"
+)
+# ... or by an example date ("24.12.2025", "07.03.2025", "2025-12-24")
+_EXAMPLE = re.compile(r"(?<![\d.])(\d{1,4})([./-])(\d{1,2})\2(\d{2,4})(?![\d.])")
+_YEAR_GROUP = re.compile(r"(\w)\1{3}|\w{4,}", re.IGNORECASE)
+
+
+def _date_format(text: str) -> str | None:
+    """``DD/MM/YYYY``, ``MM/DD/YYYY`` or ``YYYY-MM-DD`` from a named format, a format shown
+    by its fields in any language, or an example date that tells day and month apart (a
+    dotted date is day first: no month-first country writes one)."""
+    text = text[:MAX_FINDER_CHARS]
+    named = _first(_DATE_FORMAT)(text)
+    if named:
+        return named
+    for match in _FIELDS.finditer(text):
+        first, second, third = (g.lower() for g in match.group(1, 3, 4))
+        if _YEAR_GROUP.fullmatch(first) and not _YEAR_GROUP.fullmatch(third):
+            return "YYYY-MM-DD"
+        if first[0] in "mм" and second[0] not in "mм":
+            return "MM/DD/YYYY"
+        return "DD/MM/YYYY"
+    for match in _EXAMPLE.finditer(text):
+        first, separator, second, third = match.groups()
+        if len(first) == 4:
+            return "YYYY-MM-DD"
+        day, month = int(first), int(second)
+        if len(third) == 4 and 12 < day <= 31 and month <= 12:
+            return "DD/MM/YYYY"
+        if len(third) == 4 and day <= 12 < month <= 31:
+            return "MM/DD/YYYY"
+        if separator == "." and day <= 31 and month <= 12:
+            return "DD/MM/YYYY"
+    return None
+
+
 _CHANNEL = {
     "whatsapp": "WhatsApp", "whats app": "WhatsApp", "wa": "WhatsApp", "sms": "SMS",
     "text message": "SMS", "text messages": "SMS", "texts": "SMS", "text": "SMS",
@@ -174,14 +250,17 @@ _CHANNEL = {
     "line app": "LINE", "push notifications": "push notification",
 }  # fmt: skip
 _NUMBER_BEFORE = re.compile(r"\d[\d.,]*\s*$")
+_UNIT_PATTERN = _pattern(_UNITS)
+_UNIT_READ = _in_its_language({k: v for k, v in UNIT_SYSTEMS.items() if k not in _UNIT_WORDS})
 
 
 def _units(text: str) -> str | None:
     """``metric`` or ``imperial`` when a unit is named as a system (no number just before it:
     "in kilometres, not miles" is a preference, "ran 5 km" is a measurement)."""
-    pattern = _pattern(_UNITS)
-    for match in pattern.finditer(text[:MAX_FINDER_CHARS]):
+    for match in _UNIT_PATTERN.finditer(text[:MAX_FINDER_CHARS]):
         if _NUMBER_BEFORE.search(text[: match.start()]):
+            continue
+        if not _UNIT_READ(text, _phrase(match)):
             continue
         if not _retired(text, match.start(), match.end()):
             return _UNITS[_phrase(match)]
@@ -394,13 +473,13 @@ DEFAULT_FINDERS: dict[str, Finder] = {
     "seat": _first(_SEAT),
     "cabin_class": _first(_CABIN),
     "language": _reply_language(_first(_LANGUAGES)),
-    "currency": _first(_CURRENCY),
+    "currency": _first(_CURRENCY, accept=_CURRENCY_READ),
     "allergies": _first(_ALLERGENS, retire=False),
     "home_airport": _airport,
     "preferred_name": _name,
     "units": _units,
     "time_format": _first(_TIME_FORMAT),
-    "date_format": _first(_DATE_FORMAT),
+    "date_format": _date_format,
     "contact_channel": _first(_CHANNEL),
     "reply_style": find_reply_style,
 }
@@ -413,7 +492,7 @@ DEFAULT_RETIRED_FINDERS: dict[str, Finder] = {
     "seat": _retired_first(_SEAT),
     "cabin_class": _retired_first(_CABIN),
     "language": _reply_language(_retired_first(_LANGUAGES), retiring=True),
-    "currency": _retired_first(_CURRENCY),
+    "currency": _retired_first(_CURRENCY, _CURRENCY_READ),
 }
 
 

@@ -64,3 +64,9 @@ def negated(text: str, start: int, end: int) -> bool:
         return False
     window = text[max(0, start - 4 * BEFORE) : end + 4 * AFTER]
     return any(n in window for n in _UNSPACED)
+
+
+def negated_before(text: str, words: int = 2) -> bool:
+    """Whether one of the last ``words`` words of ``text`` is a negation word ("no en",
+    "nie w", "not in": the value named next is one the user does not want)."""
+    return not _WORDS.isdisjoint(_WORD.findall(text[-48:].lower())[-words:])

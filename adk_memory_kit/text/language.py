@@ -56,3 +56,13 @@ def written_language(text: str) -> str | None:
     if code == "en" or probability < MIN_WRITTEN_PROBABILITY:
         return None
     return str(code)
+
+
+def likeliest_language(text: str) -> str:
+    """The identifier's likeliest language code for ``text``, however unsure (``en`` for
+    blank text)."""
+    if not text.strip():
+        return "en"
+    with _LOCK:
+        code, _probability = _identifier().classify(text)
+    return str(code)

@@ -176,3 +176,45 @@ def test_an_airport_is_found_by_name_as_well_as_by_code(text: str, value: str):
 )
 def test_only_the_airport_the_user_flies_from_is_found(text: str, value: str | None):
     assert DEFAULT_FINDERS["home_airport"](text) == value
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "value"),
+    [
+        # CLDR's currency names in the user's language; the one a negation word retires is not
+        # the value ("not in dollars", in any kept language)
+        ("currency", "Preços sempre em reais, nada de dólar americano.", "BRL"),
+        ("currency", "Die Preise bitte in Schweizer Franken, nicht in Euro.", "CHF"),
+        ("currency", "Hesaplar hep Türk lirası olsun, dolar değil.", "TRY"),
+        ("currency", "Put the prices in naira abeg.", "NGN"),
+        ("currency", "Ceny podawaj w forintach? Nie, w złoty polski, nie w euro.", "PLN"),
+        # CLDR's unit names: a unit named as a system, in the user's language
+        ("units", "Las distancias en kilómetros, no en millas.", "metric"),
+        ("units", "Le ricette in grammi e litri, per favore.", "metric"),
+        ("units", "Gimme the weather in fahrenheit, always.", "imperial"),
+        # a date format shown by its fields in any language, or by an example date
+        ("date_format", "Datas no formato dia/mês/ano, por favor.", "DD/MM/YYYY"),
+        ("date_format", "Daten immer als TT.MM.JJJJ schreiben.", "DD/MM/YYYY"),
+        ("date_format", "Write dates as mm/dd/yyyy for me.", "MM/DD/YYYY"),
+        ("date_format", "Dates like 2025-12-24 from now on.", "YYYY-MM-DD"),
+        ("date_format", "Päivämäärät muodossa 24.12.2025, kiitos.", "DD/MM/YYYY"),
+        ("date_format", "Dates like 12/24/2025 please.", "MM/DD/YYYY"),
+    ],
+)
+def test_values_are_read_in_the_users_language(name: str, text: str, value: str):
+    assert DEFAULT_FINDERS[name](text) == value
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        # another language's unit or currency name that is an English word is no value in an
+        # English sentence ("stop": feet in Czech; "mails": miles in Latvian)
+        ("units", "stop using emojis in your replies"),
+        ("units", "Always cc my accountant on the tax mails"),
+        # an example date that does not tell day and month apart names no format
+        ("date_format", "Dates like 03/04/2025 please."),
+    ],
+)
+def test_no_value_is_read_from_a_look_alike(name: str, text: str):
+    assert DEFAULT_FINDERS[name](text) is None
