@@ -7,7 +7,8 @@ that the sentence is about serving the user settle it:
 
 - ``language``: a language named after an address to the agent ("answer me in", "respóndeme",
   "antworte mir");
-- ``preferred_name``: a name after a naming cue ("call me", "me chama de", "nenn mich");
+- ``preferred_name``: a name at a naming cue of a kept language ("call me", "me chama de",
+  "叫我", "って呼んで": :mod:`.name_cues`);
 - ``diet``: a diet after a first-person "I am" in a kept language ("I'm vego", "soy vegana");
 - ``currency``: a currency after "in" with prices, amounts or "everything" ("keep it all in AUD");
 - ``units``, ``time_format``, ``date_format``: the value with a word of wanting ("metric pls",
@@ -26,6 +27,7 @@ from __future__ import annotations
 import re
 
 from adk_memory_kit.routing.cue_words import asks_a_question
+from adk_memory_kit.routing.name_cues import name_after_cue
 from adk_memory_kit.routing.value_finders import DEFAULT_FINDERS, DIET_WORDS
 
 #: "I am <diet>" ending its clause ("I'm vego", "soy vegana, y ...", "ich bin Veganerin."), not
@@ -89,6 +91,10 @@ def stated_preference(sentence: str) -> tuple[str, str] | None:
     if asks_a_question(sentence):
         return None
     name = _NAMING.search(sentence) and DEFAULT_FINDERS["preferred_name"](sentence)
+    if not (name and name[:1].isupper()):
+        # a lower-case word after an English cue is as often no name ("call me back"); a
+        # plain naming cue of another language is read whatever the script
+        name = name_after_cue(sentence, plain=True)
     if name:
         return "preferred_name", name
     language = DEFAULT_FINDERS["language"](sentence)

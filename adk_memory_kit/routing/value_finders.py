@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 
 from adk_memory_kit.routing.cue_vocabulary import vocabulary_pattern
 from adk_memory_kit.routing.language_names_data import LANGUAGE_BY_CODE, LANGUAGE_NAMES
+from adk_memory_kit.routing.name_cues import name_after_cue
 from adk_memory_kit.routing.reply_style import find_reply_style
 from adk_memory_kit.routing.value_names_data import CURRENCY_NAMES, UNIT_SYSTEMS
 from adk_memory_kit.sensitive.negation import negated_before
@@ -342,12 +343,13 @@ def _airport(text: str) -> str | None:
 
 def _name(text: str) -> str | None:
     """The name the user asks to be called, after a cue ("call me", "I go by", "my name
-    is"); none without one: a capitalised word elsewhere is as often a place, a service or
-    someone else ("I'm fern_w on Discord", "My middle name is Ann"), and a sentence with no
-    name found is kept as a lasting fact instead."""
+    is"), or at a naming cue of another kept language (:mod:`.name_cues`); none without one:
+    a capitalised word elsewhere is as often a place, a service or someone else ("I'm fern_w
+    on Discord", "My middle name is Ann"), and a sentence with no name found is kept as a
+    lasting fact instead."""
     names = [m.group("name") for m in _NAME_CUE.finditer(text[:MAX_FINDER_CHARS])]
     names = [n for n in names if n.split()[-1] not in _NON_NAMES]
-    return names[-1].rstrip(".,") if names else None
+    return names[-1].rstrip(".,") if names else name_after_cue(text)
 
 
 # the language the user wants replies in is said of talking to them; learning, studying or
