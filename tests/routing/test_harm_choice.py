@@ -6,6 +6,7 @@ message keeps both facts in their homes."""
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import pytest
@@ -92,9 +93,12 @@ async def test_a_request_to_forget_in_portuguese_is_acted_on(chat):
 
 
 async def test_a_special_category_is_dropped_and_thanks_keep_nothing(chat):
-    app, user, memory, say, _ = chat
+    app, user, memory, say, state = chat
     outcomes = await say("I'm Jewish, so keep that in mind for the dinner plans.")
-    assert {o.home for o in outcomes} == {H.DROP}
+    # the religion is dropped; the task beside it may stay as this session's note, without it
+    homes = {o.home for o in outcomes}
+    assert H.DROP in homes and homes <= {H.DROP, H.SESSION_STATE}
+    assert "jewish" not in json.dumps(await state()).lower()
     assert await say("Danke dir, passt schon!") == []
     assert await memory.count_memories(app_name=app.name, user_id=user) == {}
 
