@@ -70,6 +70,17 @@ tanpa bertanya|no need magtanong|wag mo na akong tanungin|bila kuniuliza|確認�
 without checking wi me|nae need tae check
 """
 
+#: "Automatically" and automated replies or forwards: a standing order about what the
+#: assistant does on its own.
+AUTOMATICALLY = """
+automatically|auto-reply|auto reply|autoreply|auto-forward|auto forward|auto-post|auto post|
+automatisch|automatiquement|automáticamente|automaticamente|automaticament|automatikusan|
+automatycznie|automaticky|automaticamente|automaattisesti|automatisk|automatiskt|automatikong|
+otomatis|secara otomatis|otomatik olarak|otomatikman|tự động|kiotomatiki|αυτόματα|
+автоматически|автоматично|автоматом|אוטומטית|تلقائيا|تلقائياً|بشكل تلقائي|خودکار|
+स्वचालित रूप से|अपने आप|আপনা আপনি|স্বয়ংক্রিয়ভাবে|自動で|自動的に|自动|自動|자동으로
+"""
+
 #: "Forget", "delete", "erase" addressed to the assistant (mostly imperatives).
 FORGET = """
 olvida|olvídalo|olvídate|borra|bórralo|elimina|elimínalo|oublie|oubliez|oublie ça|efface|
@@ -151,6 +162,7 @@ def vocabulary_pattern(words: Iterable[str]) -> re.Pattern[str]:
 ALWAYS_WORDS = _words(ALWAYS)
 FROM_NOW_ON_WORDS = _words(FROM_NOW_ON)
 WITHOUT_ASKING_WORDS = _words(WITHOUT_ASKING)
+AUTOMATICALLY_WORDS = _words(AUTOMATICALLY)
 TONIGHT_WORDS = _words(TONIGHT)
 FORGET_WORDS = _words(FORGET)
 PLEASE_WORDS = _words(PLEASE)

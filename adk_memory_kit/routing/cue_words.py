@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from adk_memory_kit.routing.cue_vocabulary import (
+    AUTOMATICALLY_WORDS,
     FROM_NOW_ON_WORDS,
     LASTING_PATTERN,
     WITHOUT_ASKING_WORDS,
@@ -248,6 +249,30 @@ def gives_standing_order(sentence: str) -> bool:
         STANDING_ORDER.search(sentence) is not None
         or _STANDING_ELSEWHERE.search(fold_apostrophes(sentence)) is not None
     )
+
+
+_AUTOMATICALLY = vocabulary_pattern(AUTOMATICALLY_WORDS)
+
+
+def asks_for_automation(sentence: str) -> bool:
+    """Whether ``sentence`` speaks of something done automatically, in any kept language
+    ("forward those automatically", "自動で投稿して", "автоматично пересилайте"): with no
+    question and no report of the user's life, a standing order for the agent."""
+    return (
+        _AUTOMATICALLY.search(sentence) is not None
+        and not asks_a_question(sentence)
+        and _OF_MY_THING.match(sentence) is None
+    )
+
+
+#: A sentence about something of the user's ("My heating comes on automatically at six",
+#: "Mi nómina entra automáticamente"): a fact, not an order.
+_OF_MY_THING = re.compile(
+    r"\s*(?:my|our|mi|mis|nuestr[ao]s?|mon|ma|mes|notre|nos|mein|meine|unser|unsere|meu|minha|"
+    r"meus|minhas|nosso|nossa|il mio|la mia|i miei|le mie|mijn|onze|moja|mój|moje|мой|моя|моё|мои|"
+    r"мій|моя|моє|мої)\s",
+    re.IGNORECASE,
+)
 
 
 def asks_to_forget_said(sentence: str) -> bool:

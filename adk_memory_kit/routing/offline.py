@@ -27,7 +27,7 @@ from datetime import datetime
 from google.adk.events.event import Event
 
 from adk_memory_kit.profile.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
-from adk_memory_kit.routing.cue_words import only_thanks, says_lasting
+from adk_memory_kit.routing.cue_words import asks_for_automation, only_thanks, says_lasting
 from adk_memory_kit.routing.dialogue_acts import is_request_to_agent, reports_the_users_life
 from adk_memory_kit.routing.edits.change_requests import asks_to_change
 from adk_memory_kit.routing.edits.forget_requests import (
@@ -342,6 +342,12 @@ class LearnedExtractor:
             # the detectors found nothing: an unsure "sensitive" guess would silently lose a
             # phone number, an order number or a plot number; the next most likely label
             label = decision.runner_up or label
+        if label in ("long_term", "update", "session_state", "nothing") and asks_for_automation(
+            sentence
+        ):
+            # something the agent is to do on its own ("every Friday post the numbers to
+            # Slack automatically"): a standing order, which a person reviews
+            label = "review"
         if label in ("review", "nothing") and reports_the_users_life(sentence):
             # a report of what the user did or has ("Went with Direct Line this year, the
             # renewal quote was daft", "Turned down the offer from Arup") is no instruction
