@@ -32,6 +32,7 @@ from adk_memory_kit.sensitive.digit_ids import DigitIdDetector
 from adk_memory_kit.sensitive.failclosed import CUE_VALUES, CueValueDetector
 from adk_memory_kit.sensitive.health import HealthDetector
 from adk_memory_kit.sensitive.health_meaning import MeaningHealthDetector
+from adk_memory_kit.sensitive.login_companions import login_companions
 from adk_memory_kit.sensitive.numbers import (
     AlnumIdDetector,
     IbanDetector,
@@ -120,6 +121,8 @@ def detect_sensitive(text: str, detectors: Sequence[Detector] | None = None) -> 
         findings |= bank_companions(text, findings)  # an account's branch, transit, clearing
     if chosen is DEFAULT_DETECTORS or chosen is SECRET_DETECTORS:
         findings = judge(text, findings)  # the cue-less layers answer to the secret head
+    if findings:
+        findings |= login_companions(text, findings)  # the login a password (kept) opens
     return sorted(findings, key=lambda f: (f.start, f.end, f.kind, f.detector))
 
 
