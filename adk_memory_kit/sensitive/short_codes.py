@@ -45,8 +45,13 @@ mailbox|postbox|buzón|briefkasten|brievenbus|postkasse|intercom|interphone|cito
 unlock|desbloque*|déverrouill*|entsperr*|sblocc*|voicemail|sim card|sim pin|puk|shed|
 storage unit|kapu*|ajtó*|riasztó*|kaputelefon*|lépcsőház*|домофон*|сигналізац*|
 сигнализац*|hwisil|pintu|pagar|kapı*|domofon*|bramk*|
+сейф*|шафк*|шкафчик*|sejf*|szafk*|kluisje|brankas|loker|két sắt|tủ khóa|ตู้เซฟ|ล็อกเกอร์|
 """
-_TRIGGER = Vocabulary(_TRIGGER_WORDS + "|暗証|密码|비밀번호|현관|도어락|비번|オートロック")
+_TRIGGER = Vocabulary(
+    _TRIGGER_WORDS
+    + "|暗証|密码|비밀번호|현관|도어락|비번|オートロック|金庫|ロッカー|保险箱|保險箱|储物柜|"
+    + "密码锁|금고|사물함"
+)
 _CODE = re.compile(
     r"\d(?<![\w.,/:+#$€£-]\d)(?<!\d[ -]\d)(?:(?:[ -]\d){3,7}|\d\d \d{3}|\d{3,7})"
     r"(?![\w/%€$£]|[.,:-]\d|[ -]\d)"

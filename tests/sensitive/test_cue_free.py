@@ -262,6 +262,10 @@ def test_not_code_lists(text: str) -> None:
         ("my locker at the pool opens with 2281", "2281"),
         ("MPIN ko 735190, huwag mong ipagsabi", "735190"),
         ("the safe at grandma's takes 51973#", "51973"),
+        # a safe or a locker named in more languages
+        ("Сейф на дачі відкривається кодом 40417, не забудь.", "40417"),
+        ("Szafka w pracy: 7730, klucz zgubiłem.", "7730"),
+        ("ロッカーの番号、2468 でお願い", "2468"),
     ],
 )
 def test_short_codes_in_a_lock_or_secret_message(text: str, secret: str) -> None:
