@@ -94,6 +94,16 @@ sahau|futa|忘れて|削除して|消して|잊어|지워|삭제해|기억하지
 xoá|comot am|forget am|bin it
 """
 
+#: More ways to tell the assistant to forget, read only by :func:`~.cue_words.tells_to_forget`
+#: (the router's cue vector reads :data:`FORGET` alone: its heads were trained on it).
+FORGET_MORE = """
+pakilimutan|kalimutan mo|gleymdu|gleymið|eyddu|eyðið|唔好記住|唔使記住|唔好記|別記住|别记住|
+不要记住|不要記住|yaad mat rakhna|yaad na rakhna|bhool jaana|bhool jayein|bhula do|
+oublie ça|oubliez ça|tu l'oublies|vous l'oubliez|vergiss das|vergessen sie das|olvida eso|
+esqueça isso|esquece isso|dimentica questo|unut gitsin|забудь об этом|забудьте про|
+забудь про|забудьте про це|забудь про це
+"""
+
 #: "Please" and its kin: a request addressed to the assistant.
 PLEASE = """
 por favor|s'il te plaît|s'il vous plaît|stp|svp|bitte|per favore|per piacere|pfv|pfvr|
@@ -165,6 +175,7 @@ WITHOUT_ASKING_WORDS = _words(WITHOUT_ASKING)
 AUTOMATICALLY_WORDS = _words(AUTOMATICALLY)
 TONIGHT_WORDS = _words(TONIGHT)
 FORGET_WORDS = _words(FORGET)
+FORGET_MORE_WORDS = _words(FORGET_MORE)
 PLEASE_WORDS = _words(PLEASE)
 FIRST_PERSON_WORDS = _words(FIRST_PERSON)
 

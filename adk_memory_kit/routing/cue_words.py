@@ -18,6 +18,8 @@ import re
 
 from adk_memory_kit.routing.cue_vocabulary import (
     AUTOMATICALLY_WORDS,
+    FORGET_MORE_WORDS,
+    FORGET_WORDS,
     FROM_NOW_ON_WORDS,
     LASTING_PATTERN,
     WITHOUT_ASKING_WORDS,
@@ -273,6 +275,29 @@ _OF_MY_THING = re.compile(
     r"мій|моя|моє|мої)\s",
     re.IGNORECASE,
 )
+
+
+#: A deletion verb of another kept language, opening a clause: an order to forget. Words of
+#: three letters or fewer are left out (Dutch "wis" is Scots "was", Turkish "sil" a name).
+_TELLS_TO_FORGET = vocabulary_pattern(
+    tuple(w for w in (*FORGET_WORDS, *FORGET_MORE_WORDS) if len(w) > 3)
+)
+_CLAUSES = re.compile(r"[,.;:!?，。、！？]\s*")
+#: At most this many words stand before the verb in its clause ("Ok, then please forget ...").
+_BEFORE_THE_VERB = 3
+
+
+def tells_to_forget(sentence: str) -> bool:
+    """Whether a clause of ``sentence`` opens (within :data:`_BEFORE_THE_VERB` words) with a
+    deletion verb of a kept language other than English ("Gleymdu lykilorðinu ...",
+    "תשכח את הקוד ...", "強積金個密碼唔好記住喇"); a question never is one."""
+    if asks_a_question(sentence) or "?" in sentence:
+        return False
+    for clause in _CLAUSES.split(sentence):
+        found = _TELLS_TO_FORGET.search(clause)
+        if found and len(clause[: found.start()].split()) <= _BEFORE_THE_VERB:
+            return True
+    return False
 
 
 def asks_to_forget_said(sentence: str) -> bool:

@@ -33,6 +33,7 @@ from adk_memory_kit.routing.cue_words import (
     gives_standing_order,
     says_lasting,
     scoped_to_now,
+    tells_to_forget,
 )
 from adk_memory_kit.routing.dialogue_acts import is_request_to_agent
 from adk_memory_kit.routing.reply_style import REPLY_STYLE
@@ -128,8 +129,10 @@ def clauses(sentence: str) -> list[str]:
 
 def forget_label(sentence: str, label: str) -> str:
     """``forget`` for a sentence that asks, in any kept language, to forget or disregard what
-    was said; else ``label``."""
-    return "forget" if label != "forget" and asks_to_forget_said(sentence) else label
+    was said, or whose clause opens with a deletion verb of another kept language; else
+    ``label``."""
+    asked = asks_to_forget_said(sentence) or tells_to_forget(sentence)
+    return "forget" if label != "forget" and asked else label
 
 
 def choose_by_harm(
