@@ -133,9 +133,9 @@ def name_after_cue(text: str, *, plain: bool = False) -> str | None:
             return name
     for match in _AFTER.finditer(text):
         before = text[: match.start()].rstrip()
-        quoted = list(_QUOTED.finditer(before))
-        if quoted and quoted[-1].end() >= len(before) - 1:
-            return quoted[-1].group(1).strip()
+        quotes = list(_QUOTED.finditer(before))
+        if quotes and quotes[-1].end() >= len(before) - 1:
+            return quotes[-1].group(1).strip()
         name = _words(before, forward=False)
         if name:
             return name

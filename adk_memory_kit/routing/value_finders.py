@@ -212,12 +212,15 @@ _EXAMPLE = re.compile(r"(?<![\d.])(\d{1,4})([./-])(\d{1,2})\2(\d{2,4})(?![\d.])"
 _YEAR_GROUP = re.compile(r"(\w)\1{3}|\w{4,}", re.IGNORECASE)
 
 
+_NAMED_DATE_FORMAT = _first(_DATE_FORMAT)
+
+
 def _date_format(text: str) -> str | None:
     """``DD/MM/YYYY``, ``MM/DD/YYYY`` or ``YYYY-MM-DD`` from a named format, a format shown
     by its fields in any language, or an example date that tells day and month apart (a
     dotted date is day first: no month-first country writes one)."""
     text = text[:MAX_FINDER_CHARS]
-    named = _first(_DATE_FORMAT)(text)
+    named = _NAMED_DATE_FORMAT(text)
     if named:
         return named
     for match in _FIELDS.finditer(text):
