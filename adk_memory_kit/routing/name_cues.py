@@ -86,7 +86,8 @@ _AFTER = re.compile(
     "|".join(sorted(map(re.escape, _AFTER_NAME), key=len, reverse=True)), re.IGNORECASE
 )
 _WORD = re.compile(r"[^\W\d_][\w'’.-]*")
-_QUOTED = re.compile(r"[\"'«„“「『‘]([^\"'«»„“”「」『』‘’]{1,40})[\"'»“”」』’]")
+#: A name in quotes of any script (the quoted text is group 1).
+QUOTED_NAME = re.compile(r"[\"'«„“「『‘]([^\"'«»„“”「」『』‘’]{1,40})[\"'»“”」』’]")
 _STOP = re.compile(r"[\s,.;:!?，。、！？…~]|就|吧|啦|呀|哦|好|了|嘛|นะ|ค่ะ|ครับ|จ้า|ได้|ก็")
 #: Words that are never the name itself: pronouns, articles, honorifics alone, negations.
 _NOT_A_NAME = frozenset(
@@ -120,7 +121,7 @@ def name_after_cue(text: str, *, plain: bool = False) -> str | None:
         if plain and match.group(0).lower() in AMBIGUOUS_CUES:
             continue
         rest = text[match.end() :]
-        quoted = _QUOTED.match(rest.lstrip())
+        quoted = QUOTED_NAME.match(rest.lstrip())
         if quoted:
             return quoted.group(1).strip()
         if _UNSPACED_SCRIPT.match(rest[:1] or " "):
@@ -133,7 +134,7 @@ def name_after_cue(text: str, *, plain: bool = False) -> str | None:
             return name
     for match in _AFTER.finditer(text):
         before = text[: match.start()].rstrip()
-        quotes = list(_QUOTED.finditer(before))
+        quotes = list(QUOTED_NAME.finditer(before))
         if quotes and quotes[-1].end() >= len(before) - 1:
             return quotes[-1].group(1).strip()
         name = _words(before, forward=False)

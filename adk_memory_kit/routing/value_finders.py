@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 
 from adk_memory_kit.routing.cue_vocabulary import vocabulary_pattern
 from adk_memory_kit.routing.language_names_data import LANGUAGE_BY_CODE, LANGUAGE_NAMES
-from adk_memory_kit.routing.name_cues import name_after_cue
+from adk_memory_kit.routing.name_cues import QUOTED_NAME, name_after_cue
 from adk_memory_kit.routing.reply_style import find_reply_style
 from adk_memory_kit.routing.value_names_data import CURRENCY_NAMES, UNIT_SYSTEMS
 from adk_memory_kit.sensitive.negation import negated_before
@@ -414,8 +414,7 @@ def _reply_language(find: Finder, *, retiring: bool = False) -> Finder:
     return finder
 
 
-# a name in quotes of any script; a word of any script (a capitalised one starts a name)
-_QUOTED = re.compile(r"[\"'«„“「『‘]([^\"'«»„“”「」『』‘’]{1,40})[\"'»“”」』’]")
+# a word of any script (a capitalised one starts a name; a quoted name: name_cues.QUOTED_NAME)
 _WORD = re.compile(r"[^\W\d_][\w'’.-]*")
 
 #: Languages that capitalise nouns (and German's formal "Sie"): only a quoted name is read.
@@ -436,7 +435,7 @@ def _name_said_in_another_language(text: str) -> str | None:
     words = list(_WORD.finditer(text))
     if len(words) < 2 or english_probability(text) >= _NOT_ENGLISH:
         return None
-    for quoted in _QUOTED.finditer(text):
+    for quoted in QUOTED_NAME.finditer(text):
         name = quoted.group(1).strip()
         if name and len(name.split()) <= 3 and name[0].isupper():
             return name

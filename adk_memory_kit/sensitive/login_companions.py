@@ -21,12 +21,13 @@ import re
 from collections.abc import Iterable
 
 from adk_memory_kit.sensitive.base import CREDENTIAL, Finding
+from adk_memory_kit.sensitive.failclosed import CUE_VALUE
 
 DETECTOR = "login_companion"
 #: How far before a password its login is looked for (characters).
 REACH = 120
 #: The detectors whose credential findings are passwords or PINs a login opens.
-_PASSWORDS = frozenset({"password", "pin", "token", "password_shape", "cue_value"})
+_PASSWORDS = frozenset({"password", "pin", "token", "password_shape", CUE_VALUE})
 
 _LOGIN_CUE = re.compile(
     r"(?<![\w@.])(?:log[ -]?in|logon|sign[ -]?in|user(?:[ _-]?(?:name|id))?|username|"
