@@ -28,6 +28,7 @@ from adk_memory_kit.sensitive.card_companions import (
     pin_accounts,
 )
 from adk_memory_kit.sensitive.cards import SplitCardDetector
+from adk_memory_kit.sensitive.combinations import CombinationDetector
 from adk_memory_kit.sensitive.digit_ids import DigitIdDetector
 from adk_memory_kit.sensitive.failclosed import CUE_VALUES, CueValueDetector
 from adk_memory_kit.sensitive.health import HealthDetector
@@ -85,6 +86,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
     PasswordShapeDetector(),  # password-shaped tokens, no cue (any language)
     DigitIdDetector(),  # long digit runs not public by shape or label (any language)
     ShortCodeDetector(),  # short codes in a message naming a lock, a PIN or a secret
+    CombinationDetector(),  # 17-42-08: a combination or a sort code (any language)
     PrivateContactDetector(),  # phones and e-mails the message asks to keep private
     CueValueDetector(),  # the fail-closed layer (weak cues only at sensitivity="strict")
     RedactedMarkerDetector(),  # text the gate masked already (a stored, redacted turn)
