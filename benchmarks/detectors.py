@@ -80,6 +80,10 @@ ADVERSARIAL: dict[str, tuple[str, str, str]] = {
     "grouped_codes": ("", "a1b2c-d3e4f ", ""),
     "split_card_lines": ("", "4111 1111\n", ""),
     "health_sentences": ("", "I take insulin. ", ""),
+    # stop 60: key-named values and combinations
+    "key_pairs": ("", "api_key=ab12cd34ef ", ""),
+    "rejected_pairs": ("", "note: x_id=ab12cd34ef ", ""),
+    "combinations": ("", "17-42-08 ", ""),
 }
 
 

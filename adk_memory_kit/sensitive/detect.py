@@ -33,6 +33,7 @@ from adk_memory_kit.sensitive.digit_ids import DigitIdDetector
 from adk_memory_kit.sensitive.failclosed import CUE_VALUES, CueValueDetector
 from adk_memory_kit.sensitive.health import HealthDetector
 from adk_memory_kit.sensitive.health_meaning import MeaningHealthDetector
+from adk_memory_kit.sensitive.key_named import KeyNamedDetector
 from adk_memory_kit.sensitive.login_companions import login_companions
 from adk_memory_kit.sensitive.numbers import (
     AlnumIdDetector,
@@ -87,6 +88,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
     DigitIdDetector(),  # long digit runs not public by shape or label (any language)
     ShortCodeDetector(),  # short codes in a message naming a lock, a PIN or a secret
     CombinationDetector(),  # 17-42-08: a combination or a sort code (any language)
+    KeyNamedDetector(),  # P24_CRC=..., "accountNo":"...": a value its key names secret
     PrivateContactDetector(),  # phones and e-mails the message asks to keep private
     CueValueDetector(),  # the fail-closed layer (weak cues only at sensitivity="strict")
     RedactedMarkerDetector(),  # text the gate masked already (a stored, redacted turn)

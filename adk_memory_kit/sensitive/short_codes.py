@@ -7,9 +7,9 @@ cue right before the code, whether it names a thing a code opens (a lock, an ala
 safe, a locker, a gate, a wifi network, a card's PIN, a one-time code by SMS) or asks to
 keep something secret ("don't tell anyone", "wag mo sabihin", "μην το πεις").
 
-Guarantees: in such a message, a code of ``LEAST`` to ``MOST`` digits (``9-3-7-1-0`` and
-``715 208`` read whole) is a credential unless it is a year, a time, a date, an amount or
-a measure, part of a longer number or word, a phone number, or labelled public in its
+Guarantees: in such a message, a code of ``LEAST`` to ``MOST`` digits (``9-3-7-1-0``,
+``715 208`` and ``279-256`` read whole) is a credential unless it is a year, a time, a date,
+an amount or a measure, part of a longer number or word, a phone number, or labelled public in its
 clause (an order, a room, a port, a card's last digits ...); a message that says its
 number is public or not secret gives none. Linear: one pass for the message, one for codes.
 """
@@ -53,7 +53,7 @@ _TRIGGER = Vocabulary(
     + "密码锁|금고|사물함"
 )
 _CODE = re.compile(
-    r"\d(?<![\w.,/:+#$€£-]\d)(?<!\d[ -]\d)(?:(?:[ -]\d){3,7}|\d\d \d{3}|\d{3,7})"
+    r"\d(?<![\w.,/:+#$€£-]\d)(?<!\d[ -]\d)(?:(?:[ -]\d){3,7}|\d\d[ -]\d{3}|\d{3,7})"
     r"(?![\w/%€$£]|[.,:-]\d|[ -]\d)"
 )
 _YEAR = re.compile(r"19\d\d|20[0-4]\d")
