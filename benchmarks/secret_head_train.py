@@ -16,12 +16,13 @@ shipped weights are then fit on all of them.
 
 Usage::
 
-    python benchmarks/secret_head_train.py [--last 19] [--C 10]
+    python benchmarks/secret_head_train.py [--last 28] [--C 10] [--out PATH]
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import numpy as np
 from meaning_data import ROOT, meaning_matrix, ordinary_messages, privacy_rows
@@ -49,7 +50,8 @@ def matrix(rows: list[dict]) -> csr_matrix:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--last", type=int, default=19, help="the last first-read corpus used")
+    parser.add_argument("--last", type=int, default=28, help="the last first-read corpus used")
+    parser.add_argument("--out", default=str(OUT), help="where the weights go")
     parser.add_argument("--C", type=float, default=10.0)
     args = parser.parse_args(argv)
     rows = load(args.last)
@@ -79,15 +81,16 @@ def main(argv: list[str] | None = None) -> int:
     model = LogisticRegression(C=args.C, max_iter=5000).fit(X, y)
     coef = model.coef_[0].astype(np.float32)
     dim, grams = 512, 1 << HASH_BITS
-    OUT.parent.mkdir(parents=True, exist_ok=True)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(
-        OUT,
+        out,
         use=coef[:dim],
         ngrams=coef[dim : dim + grams],
         shapes=coef[dim + grams :],
         bias=np.float32(model.intercept_[0]),
     )
-    print(f"\nwrote {OUT.relative_to(ROOT)} ({len(rows)} rows, {int(y.sum())} positive)")
+    print(f"\nwrote {out} ({len(rows)} rows, {int(y.sum())} positive)")
     return 0
 
 
