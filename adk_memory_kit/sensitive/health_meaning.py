@@ -3,7 +3,7 @@
 :class:`MeaningHealthDetector` is the kit's health detector. For each sentence (see
 :func:`~adk_memory_kit.sensitive.health_vocab.sentences`) the health head
 (:mod:`~adk_memory_kit.sensitive.health_model`: USE multilingual v3 and character n-grams,
-trained on four independent writers in about fifty languages and on the first-read
+trained on six independent writers in about eighty languages and on the first-read
 corpora) gives P(the sentence reveals someone's health); at or above the threshold of the
 sensitivity in force (:func:`~adk_memory_kit.sensitive.health_model.thresholds`) the
 sentence is health. Negation ("no allergies"), other people's jobs ("my sister is a

@@ -2,7 +2,7 @@
 
 Inputs: USE multilingual v3 of the sentence (:mod:`.meaning_encoder`: one space for many
 languages) and its hashed character n-grams (:mod:`.ngrams`: any script). One logistic
-regression trained on the sentences of four independent writers in about fifty languages and
+regression trained on the sentences of six independent writers in about eighty languages and
 on the health rows and look-alikes of the first-read privacy corpora
 (``benchmarks/health_head_train.py``; weights in ``data/health_head.npz``, thresholds
 chosen leave-one-writer-out there).
