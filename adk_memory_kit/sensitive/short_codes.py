@@ -47,10 +47,18 @@ storage unit|kapu*|ajtó*|riasztó*|kaputelefon*|lépcsőház*|домофон*|�
 сигнализац*|hwisil|pintu|pagar|kapı*|domofon*|bramk*|
 сейф*|шафк*|шкафчик*|sejf*|szafk*|kluisje|brankas|loker|két sắt|tủ khóa|ตู้เซฟ|ล็อกเกอร์|
 """
+#: The word "code" as other languages borrowed it (not the English one: "dress code", "source
+#: code"): a code said in a language no other word of the lists reaches.
+_CODE_WORDS = """
+код*|kod|koda|kodi|kodu|kood*|koodi*|kode|kodea|kodas|kods|kóði|kóða|kód*|cod|codul|codice|
+código|codigo|pinkod*|pin-kod*|კოდ*|կոդ*|کد|کوډ|كود|קוד|কোড|कोड|
+குறியீடு|รหัส|កូដ|ລະຫັດ|ကုဒ်|කේත*|ኮድ|コード|코드|代码|代碼|验证码|驗證碼
+"""
 _TRIGGER = Vocabulary(
     _TRIGGER_WORDS
     + "|暗証|密码|비밀번호|현관|도어락|비번|オートロック|金庫|ロッカー|保险箱|保險箱|储物柜|"
-    + "密码锁|금고|사물함"
+    + "密码锁|금고|사물함|"
+    + _CODE_WORDS
 )
 _CODE = re.compile(
     r"\d(?<![\w.,/:+#$€£-]\d)(?<!\d[ -]\d)(?:(?:[ -]\d){3,7}|\d\d[ -]\d{3}|\d{3,7})"

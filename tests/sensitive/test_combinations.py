@@ -54,3 +54,22 @@ def test_a_year_and_a_flight_number_beside_a_secret_stay(text: str, secret: str,
     of the message): the secret goes, a flight number and a year stay."""
     stored = redact_for_store(text)
     assert secret not in stored and kept in stored, stored
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("Код от подъезда 4821, заходи", "4821"),
+        ("Kodi i derës është 5172, mos ia thuaj askujt", "5172"),
+        ("รหัสประตูบ้าน 7 3 9 1 นะ", "7 3 9 1"),
+        ("د کور کوډ 3-8-2-6 دی", "3-8-2-6"),
+    ],
+)
+def test_a_code_named_by_the_borrowed_word_is_redacted(text: str, secret: str) -> None:
+    """The word "code" as other languages borrowed it (код, kodi, รหัส, کوډ) names a code
+    where no other word of the lists does; the English "code" alone is no trigger."""
+    assert secret not in redact_for_store(text)
+
+
+def test_the_english_word_code_alone_names_no_code() -> None:
+    assert "1234" in redact_for_store("the dress code for table 1234 is smart casual")
