@@ -27,7 +27,7 @@ DETECTOR = "login_companion"
 #: How far before a password its login is looked for (characters).
 REACH = 120
 #: The detectors whose credential findings are passwords or PINs a login opens.
-_PASSWORDS = frozenset({"password", "pin", "token", "password_shape", CUE_VALUE})
+_PASSWORDS = frozenset({"password", "pin", "token", "password_shape", "login_phrase", CUE_VALUE})
 
 _LOGIN_CUE = re.compile(
     r"(?<![\w@.])(?:log[ -]?in|logon|sign[ -]?in|user(?:[ _-]?(?:name|id))?|username|"

@@ -44,7 +44,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from adk_memory_kit.sensitive.base import CREDENTIAL, Finding
+from adk_memory_kit.sensitive.base import BANK_ACCOUNT, CREDENTIAL, Finding
 from adk_memory_kit.sensitive.failclosed import WEAK_CUE_VALUE
 from adk_memory_kit.sensitive.health_vocab import sentences
 from adk_memory_kit.sensitive.legal_entities import names_a_company
@@ -132,7 +132,10 @@ def judge(text: str, findings: set[Finding]) -> set[Finding]:
     if names_a_company(text) and not asks_secrecy(text):
         # a number beside a company's legal form is the company's (registration, tax, VAT):
         # the layers without a format or strong cue do not flag it, the head adds nothing
-        return {f for f in findings if f.detector not in _COMPANY_NUMBERS}
+        # (a bank account beside it stays: a company's account is no public number)
+        return {
+            f for f in findings if f.detector not in _COMPANY_NUMBERS or f.kind == BANK_ACCOUNT
+        }
     cut = windows(text)[:MAX_WINDOWS]
     veto, add = THRESHOLDS_STRICT if is_strict() else THRESHOLDS_BALANCED
     cue_less = [f for f in findings if f.detector in CUE_LESS]

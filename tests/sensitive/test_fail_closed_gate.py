@@ -285,3 +285,10 @@ def test_after_a_card_years_times_amounts_and_the_next_sentence_stay(text: str) 
 )
 def test_cues_in_more_languages_name_the_secret_after_them(text: str, secret: str) -> None:
     _gone(text, secret)
+
+
+def test_a_bank_account_beside_a_company_form_stays_redacted() -> None:
+    """A number beside a company's legal form is the company's public number, but its bank
+    account is not public."""
+    text = "Kindly remit to:\nAccount Name: Okonkwo Traders Ltd\nAccount No: 2049817735\nThanks"
+    assert "2049817735" not in redact_for_store(text)

@@ -38,3 +38,9 @@ def test_the_companion_finds_what_the_cue_layers_leave() -> None:
 )
 def test_a_login_alone_is_no_companion(text: str) -> None:
     assert not any(f.detector == "login_companion" for f in detect_sensitive(text))
+
+
+def test_the_login_of_a_login_phrase_goes_with_its_password() -> None:
+    text = "the shared laptop login is kbanda / Zambezi@Falls2024, use it tonight"
+    stored = redact_for_store(text)
+    assert "Zambezi@Falls2024" not in stored and "kbanda" not in stored, stored
