@@ -5,7 +5,8 @@ Configs, logs, JSON and ``.env`` files say what a value is in the key before it.
 split into its words (``snake_case``, ``camelCase``, ``kebab-case``, dotted), and a value
 whose key holds a word of :data:`KEY_WORDS` (a secret, a key, a token, a hash, a PIN, a bank
 account, a routing or sort code, a government id's short name) is a credential, whatever the
-vendor or the language of the text around it.
+vendor or the language of the text around it, unless the key names a property of it
+(:data:`PROPERTY_WORDS`: its file, URL, name, type, length, expiry).
 
 Guarantees: only ``key=value`` and ``key: value`` pairs (the key a single token, optionally
 quoted) are read; the value must look like a value (six characters or more with a digit, or
@@ -29,6 +30,14 @@ KEY_WORDS = frozenset(
     otp cvv cvc hash crc salt signature credential credentials auth private priv
     iban account acct accountno accountnumber acc routing sortcode bsb ifsc
     ssn tfn nino rfc curp ine dni nie nif cpf pesel passport
+    """.split()
+)
+#: Words of a key that name a property of the secret, not the secret: ``key_file``,
+#: ``token_url``, ``password_min_length``, ``key_name``, ``api_version``.
+PROPERTY_WORDS = frozenset(
+    """
+    file path dir url uri endpoint host name alias label hint type format version region
+    count length len size limit max min ttl timeout expiry expires expiration rotation
     """.split()
 )
 #: A key, optionally quoted, then ``=`` or ``:``, then the value, optionally quoted.
@@ -81,7 +90,8 @@ class KeyNamedDetector:
                 continue
             if "://" in text[m.start("value") - 3 : m.start("value") + 3]:
                 continue  # a URL's scheme, not a key
-            if KEY_WORDS.isdisjoint(key_words(m.group("key"))):
+            words = key_words(m.group("key"))
+            if KEY_WORDS.isdisjoint(words) or not PROPERTY_WORDS.isdisjoint(words):
                 continue
             found.append(Finding(CREDENTIAL, self.name, pos, pos + len(value)))
             pos = m.end()

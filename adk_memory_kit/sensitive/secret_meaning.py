@@ -133,9 +133,7 @@ def judge(text: str, findings: set[Finding]) -> set[Finding]:
         # a number beside a company's legal form is the company's (registration, tax, VAT):
         # the layers without a format or strong cue do not flag it, the head adds nothing
         # (a bank account beside it stays: a company's account is no public number)
-        return {
-            f for f in findings if f.detector not in _COMPANY_NUMBERS or f.kind == BANK_ACCOUNT
-        }
+        return {f for f in findings if f.detector not in _COMPANY_NUMBERS or f.kind == BANK_ACCOUNT}
     cut = windows(text)[:MAX_WINDOWS]
     veto, add = THRESHOLDS_STRICT if is_strict() else THRESHOLDS_BALANCED
     cue_less = [f for f in findings if f.detector in CUE_LESS]

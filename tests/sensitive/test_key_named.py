@@ -47,6 +47,8 @@ def test_a_value_its_key_names_secret_is_redacted(text: str, secrets: tuple[str,
         "account_type: checking",
         "DATABASE_URL=postgres://db.internal:5432/app",
         "password: XXXXXXXXXXXX",
+        "ssl_key_file=/etc/ssl/private/key2024.pem\nAUTH_TOKEN_URL=https2.example/oauth2",
+        'api_key_name: "billing-2024"\ntoken_ttl: 3600s1',
     ],
 )
 def test_placeholders_references_and_plain_keys_are_not_found(text: str) -> None:
