@@ -88,7 +88,7 @@ class KeyNamedDetector:
             value = m.group("value").rstrip(".")
             if not _value_like(value) or _PLACEHOLDER.match(value) or example_value(value):
                 continue
-            if "://" in text[m.start("value") - 3 : m.start("value") + 3]:
+            if "://" in text[pos - 3 : pos + 3]:
                 continue  # a URL's scheme, not a key
             words = key_words(m.group("key"))
             if KEY_WORDS.isdisjoint(words) or not PROPERTY_WORDS.isdisjoint(words):
