@@ -76,6 +76,12 @@ _TABLE: tuple[tuple[str, bool, str], ...] = (
         contrasenya|clau d'accés|jelszó|jelszava|jelszavam|heslo|parolă|κωδικός|κωδικό|
         סיסמה|סיסמא|باسوورد|باسورد|پسورد|رمز عبور|পাসওয়ার্ড|পিন|पासवर्ड|கடவுச்சொல்|
         รหัสผ่าน|nenosiri|lozinka|geslo|parool|пін-код|mpin|upi pin|
+        neno la siri|የይለፍ ቃል|စကားဝှက်|ពាក្យសម្ងាត់|ລະຫັດຜ່ານ|პაროლი|გაროლი|գաղտնաբառ|
+        මුරපදය|ijambo ry'ibanga|iphasiwedi|lykilorð|slaptažodis|fjalëkalimi|şifrə|
+        құпия сөз|нууц үг|پاس ورڈ|парола|лозинка|
+        chave da api|chave de api|chave api|clave de api|clave api|clé api|clé d'api|clé de l'api|
+        api-schlüssel|api-schluessel|chiave api|chiave dell'api|api-sleutel|klucz api|
+        api anahtarı|kunci api|khóa api|api 키|api密钥|api金鑰|api ключ|ключ api|مفتاح api|
         """,
     ),
     (
@@ -136,6 +142,13 @@ _TABLE: tuple[tuple[str, bool, str], ...] = (
         hesap numarası|nomor rekening|no rek|norek|
         số tài khoản|계좌번호|계좌|银行账号|銀行帳號|银行账户|номер счета|номер счёта|
         расчетный счет|
+        رقم الحساب|الحساب البنكي|حساب بنكي|آيبان|ايبان|شماره حساب|شماره شبا|شبا|
+        खाता संख्या|खाता नंबर|অ্যাকাউন্ট নম্বর|হিসাব নম্বর|เลขบัญชี|บัญชีธนาคาร|
+        αριθμός λογαριασμού|αριθμό λογαριασμού|számlaszám|bankszámla|bankszámlaszám|
+        číslo účtu|bankovní účet|bankový účet|cont bancar|număr de cont|numărul contului|
+        namba ya akaunti|akaunti ya benki|מספר חשבון|חשבון בנק|номер рахунку|
+        банківський рахунок|የባንክ ሂሳብ|ሂሳብ ቁጥር|ဘဏ်အကောင့်|nombor akaun|akaun bank|
+        banka hesabı|hesab nömrəsi|sąskaitos numeris|konta numurs|kontonumber|
         """,
     ),
     (
@@ -165,6 +178,28 @@ _TABLE: tuple[tuple[str, bool, str], ...] = (
         주민번호|주민등록번호|여권번호|외국인등록번호|
         身份证号|身份证|身份證|护照号|護照號碼|
         паспорт|снилс|номер паспорта|
+        رقم الهوية|الهوية الوطنية|بطاقة الهوية|الرقم المدني|البطاقة المدنية|الرقم الوطني|
+        الرقم القومي|جواز السفر|رقم الجواز|رخصة القيادة|رقم الإقامة|الرقم الشخصي|
+        کد ملی|شماره ملی|کارت ملی|گذرنامه|شماره گذرنامه|پاسپورت|شماره پاسپورت|گواهینامه|
+        شناختی کارڈ|شناختی نمبر|پاسپورٹ|आधार|आधार नंबर|पैन कार्ड|पैन नंबर|पासपोर्ट|
+        मतदाता पहचान पत्र|ड्राइविंग लाइसेंस|नागरिकता|জাতীয় পরিচয়পত্র|এনআইডি|পাসপোর্ট|
+        জন্ম নিবন্ধন|ஆதார்|கடவுச்சீட்டு|မှတ်ပုံတင်|နိုင်ငံကူးလက်မှတ်|บัตรประชาชน|
+        เลขบัตรประชาชน|เลขประจำตัวประชาชน|หนังสือเดินทาง|เลขประจำตัวผู้เสียภาษี|
+        អត្តសញ្ញាណប័ណ្ណ|លិខិតឆ្លងដែន|ບັດປະຈຳຕົວ|ໜັງສືຜ່ານແດນ|ජාතික හැඳුනුම්පත|
+        αμκα|αφμ|αριθμός ταυτότητας|αριθμό ταυτότητας|ταυτότητα|διαβατήριο|
+        инн|водительское удостоверение|загранпаспорт|удостоверение личности|іпн|рнокпп|
+        ідентифікаційний код|закордонний паспорт|жсн|иин|егн|лична карта|ембг|jmbg|
+        lična karta|licna karta|osobna iskaznica|putovnica|pasoš|תעודת זהות|מספר זהות|
+        דרכון|መታወቂያ|ፓስፖርት|kitambulisho|namba ya kitambulisho|nambari ya kitambulisho|
+        pasipoti|indangamuntu|személyi igazolvány|személyi szám|adóazonosító|taj szám|
+        tajszám|útlevél|rodné číslo|rodne cislo|občanský průkaz|občiansky preukaz|
+        cestovní pas|cestovný pas|carte de identitate|pașaport|cédula|cedula|
+        cédula de identidad|número de seguridad social|cuil|cuit|nuit|
+        bilhete de identidade|cartão de cidadão|título de eleitor|cni|
+        carte nationale d'identité|henkilökortti|ajokortti|kennitala|isikukood|
+        personas kods|asmens kodas|numri personal|პირადი ნომერი|პასპორტი|անձնագիր|
+        şəxsiyyət vəsiqəsi|kad pengenalan|mykad|nombor ic|no ic|id-nommer|id nommer|
+        kaarka aqoonsiga|регистрийн дугаар|
         """,
     ),
     (
@@ -178,6 +213,11 @@ _TABLE: tuple[tuple[str, bool, str], ...] = (
         luottokortti|karta kredytowa|numer karty|kredi kartı|kart numarası|kartu kredit|
         nomor kartu|số thẻ|thẻ tín dụng|카드번호|카드 번호|신용카드|체크카드|
         信用卡|银行卡|卡号|номер карты|кредитная карта|
+        رقم البطاقة|بطاقة ائتمان|بطاقة الائتمان|بطاقة مصرفية|شماره کارت|کارت بانکی|
+        कार्ड नंबर|क्रेडिट कार्ड|डेबिट कार्ड|บัตรเครดิต|เลขบัตร|αριθμός κάρτας|
+        πιστωτική κάρτα|kártyaszám|bankkártya|hitelkártya|číslo karty|platební karta|
+        numărul cardului|card bancar|namba ya kadi|kadi ya benki|מספר כרטיס|כרטיס אשראי|
+        номер картки|кредитна картка|
         """,
     ),
     (

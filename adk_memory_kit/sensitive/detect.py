@@ -47,7 +47,7 @@ from adk_memory_kit.sensitive.numbers import (
 from adk_memory_kit.sensitive.password_shape import PasswordShapeDetector
 from adk_memory_kit.sensitive.passwords import LoginPhraseDetector, PasswordDetector
 from adk_memory_kit.sensitive.private_contact import PrivateContactDetector
-from adk_memory_kit.sensitive.public import public_spans
+from adk_memory_kit.sensitive.public import placeholder_value, public_spans
 from adk_memory_kit.sensitive.public_numbers import phone_spans, says_public
 from adk_memory_kit.sensitive.recovery import RecoveryDetector
 from adk_memory_kit.sensitive.redacted import RedactedMarkerDetector
@@ -103,6 +103,8 @@ DEFAULT_DETECTORS: tuple[Detector, ...] = (
 )
 
 
+#: Kinds whose finding is a value (not a topic): a placeholder of one is no secret.
+_VALUE_KINDS = frozenset({CREDENTIAL, RECOVERY, PAYMENT_CARD, BANK_ACCOUNT, GOVERNMENT_ID, IBAN})
 _TOPIC_DETECTORS = (MeaningHealthDetector, HealthDetector, SpecialCategoryDetector)
 
 
@@ -201,6 +203,14 @@ def _drop_public(text: str, findings: set[Finding]) -> set[Finding]:
     spans = public_spans(text)
     if spans:
         findings = {f for f in findings if not any(a <= f.start and f.end <= b for a, b in spans)}
+    # a value that stands for a secret (a template, a reference, a mask, the docs' EXAMPLE)
+    findings = {
+        f
+        for f in findings
+        if f.kind not in _VALUE_KINDS
+        or f.detector == "redacted_marker"
+        or not placeholder_value(text[f.start : f.end])
+    }
     if any(f.detector in CUE_VALUES for f in findings) and not asks_secrecy(text):
         if says_public(text):
             return {f for f in findings if f.detector not in CUE_VALUES}

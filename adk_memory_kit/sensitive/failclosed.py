@@ -35,6 +35,7 @@ from adk_memory_kit.sensitive.base import (
 )
 from adk_memory_kit.sensitive.cues import SHORT_VALUE_CUES, Cue
 from adk_memory_kit.sensitive.passwords import PROSE_WORDS
+from adk_memory_kit.sensitive.public import placeholder_value
 from adk_memory_kit.sensitive.public_numbers import public_label_before
 from adk_memory_kit.sensitive.scan import TextScan
 from adk_memory_kit.sensitive.settings import is_strict
@@ -144,7 +145,6 @@ _PUBLIC_VALUE = re.compile(
 #: Fewest digits of a value by the cue's kind: bank numbers have 6 or more (sort code, BSB,
 #: routing, accounts), a card 12 or more (a mistyped one has no Luhn to pass).
 _LEAST_DIGITS = {BANK_ACCOUNT: 6, PAYMENT_CARD: 12}
-_PLACEHOLDER = re.compile(r"\$\{|\{\{|<[\w -]+>|%\(|\$[A-Z_]{3,}$|\*{3,}|x{4,}$|X{4,}$")
 _TALK_AFTER_STRONG = PROSE_WORDS | frozenset(
     "same here there what which your my our this that please reset expired".split()
 )
@@ -387,6 +387,6 @@ class CueValueDetector:
             return None
         if cue.kind in (GOVERNMENT_ID, BANK_ACCOUNT) and sum(map(str.isdigit, value)) < 4:
             return None
-        if _PLACEHOLDER.match(value):
+        if placeholder_value(value):
             return None
         return pos, b

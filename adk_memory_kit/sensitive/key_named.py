@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from adk_memory_kit.sensitive.base import CREDENTIAL, Finding
-from adk_memory_kit.sensitive.public import example_value
+from adk_memory_kit.sensitive.public import example_value, placeholder_value
 
 #: Words of a key that say its value is secret (lower case, one word of the split key).
 KEY_WORDS = frozenset(
@@ -46,12 +46,6 @@ _PAIR = re.compile(
     r"""(?P<q>["']?)(?P<value>[^\s"',;}\]]{6,256})(?P=q)"""
 )
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-_PLACEHOLDER = re.compile(
-    r"^(?:<.*>|\$\{.*\}|\{\{.*\}\}|%\(.*\)s?|(?:var|env|local|data|secrets?|vars)\.\w.*|"
-    r"your[_-].*|changeme|change[_-]me|example.*|dummy.*|placeholder.*|none|null|true|false|"
-    r"\*+|x+|X+)$",
-    re.IGNORECASE,
-)
 
 
 def key_words(key: str) -> list[str]:
@@ -86,7 +80,7 @@ class KeyNamedDetector:
             # the search goes on from the value's start; an accepted one, from its end
             pos = m.start("value")
             value = m.group("value").rstrip(".")
-            if not _value_like(value) or _PLACEHOLDER.match(value) or example_value(value):
+            if not _value_like(value) or placeholder_value(value) or example_value(value):
                 continue
             if "://" in text[pos - 3 : pos + 3]:
                 continue  # a URL's scheme, not a key

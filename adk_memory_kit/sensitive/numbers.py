@@ -194,6 +194,18 @@ _SPAN_LENGTHS = frozenset(range(13, 20)) | frozenset(_ID_RULES_BY_LENGTH)
 _CPF_LAYOUT = re.compile(r"\d{3}\.\d{3}\.\d{3}-\d{2}")
 
 
+def _expiry_tail(text: str, groups: list[tuple[int, int]], left: int) -> bool:
+    """Whether the groups after a span are a card's expiry and security code as people paste
+    them on one line: ``MMYY`` (or ``MMYYYY``) with a real month, then at most one group of
+    3-4 digits ("4111 1111 1111 1111 0526 657")."""
+    if left > 2 or not groups:
+        return False
+    expiry = text[groups[0][0] : groups[0][1]]
+    if len(expiry) not in (4, 6) or not 1 <= int(expiry[:2]) <= 12:
+        return False
+    return left == 1 or 3 <= groups[1][1] - groups[1][0] <= 4
+
+
 @dataclass(frozen=True)
 class NumberDetector:
     """Cards, digit-only national ids, found in digit runs and validated with ``stdnum``.
@@ -231,7 +243,7 @@ class NumberDetector:
         all_digits = "".join([text[a:b] for a, b in groups])
         # a span is groups[0:k]; it must end the segment, or be followed by a short group
         for k in range(min(n, 7), 0, -1):
-            if k < n and sizes_all[k] > 2:
+            if k < n and sizes_all[k] > 2 and not _expiry_tail(text, groups[k:], n - k):
                 continue
             count = sum(sizes_all[:k])
             if count not in _SPAN_LENGTHS:  # no card or id has that many digits

@@ -125,6 +125,8 @@ PROSE_WORDS = frozenset(
 _QUOTES = {'"': '"', "'": "'", "`": "`", "\u201c": "\u201d", "\u2018": "\u2019",
            "\u00ab": "\u00bb", "\u201e": "\u201c", "\u201a": "\u2018"}  # fmt: skip
 _TOKEN = re.compile(r"\S{1,200}")
+#: The key that gives a name's value on the next line (Kubernetes and compose ``env`` lists).
+_VALUE_KEYS = frozenset({"value:", "value=", "val:", "default:"})
 _GAP = re.compile("[ \t\u00a0\n]*")
 _WINDOW = 320
 _MAX_FILLERS = 5
@@ -219,8 +221,13 @@ class PasswordDetector:
         limit = min(len(text), ke + _WINDOW)
         newline = text.find("\n", ke, limit)
         line_end = limit if newline < 0 else newline
+        # the value on the next line: after a label ("password:\n  hunter2"), or a keyword
+        # alone on its line (a form read by OCR: "Password\nHunter22!"), whose value must
+        # then be the next line's first word (not "# made with: kubectl ...")
+        next_line_only = False
         if newline >= 0 and not text[ke:line_end].strip(" \t:=\"'"):
-            nxt = text.find("\n", newline + 1, limit)  # "password:\n  hunter2"
+            next_line_only = not text[ke:line_end].strip(" \t\"'")
+            nxt = text.find("\n", newline + 1, limit)
             line_end = limit if nxt < 0 else nxt
         suffix = kw.group("suffix").lower().replace("-", "_").split("_")
         if suffix[-1] in _COMPOUND_NOUNS:
@@ -252,6 +259,14 @@ class PasswordDetector:
             if token is None:
                 return None
             word = token.group(0)
+            if next_line_only:
+                if word.lower() in _VALUE_KEYS:  # "- name: DB_TOKEN\n  value: ..." (YAML env)
+                    next_line_only, connected, labelled = False, True, True
+                    pos = token.end()
+                    continue
+                if word.endswith(":") or not self._direct_ok(kw, word, bare_pass):
+                    return None  # another key ("valueFrom:"), or no secret's shape
+                return self._accept(text, kw, pos, token.end(), line_end, labelled)
             if connected:
                 return self._accept(text, kw, pos, token.end(), line_end, labelled)
             lower = word.lower().rstrip(",")

@@ -81,6 +81,28 @@ def public_spans(text: str) -> list[tuple[int, int]]:
 _SEPARATORS = str.maketrans("", "", " -./")
 
 
+#: A value that stands for one: a template (``${DB_PASSWORD}``, ``{{ secret }}``, ``<your key>``,
+#: ``%(pw)s``), a variable or reference (``$REDIS_PW``, ``var.db_password``,
+#: ``data.aws_secretsmanager_secret_version.x``, ``secrets.TOKEN``), a mask (``****``,
+#: ``xxxx``), or a word that says so (``your_token_here``, ``changeme``, ``dummy``). The
+#: vendors' documented sample keys (``AKIAIOSFODNN7EXAMPLE``) stay findings, as test cards do.
+_STANDS_FOR = re.compile(
+    r"(?:\$\{|\{\{|%\(|<[\w .-]+>$|(?-i:\$[A-Z_][A-Z0-9_]{2,})$|"
+    r"(?:var|vars|env|local|data|secrets?|module|self|process\.env|os\.environ)\.\w|"
+    r"your[_-]|changeme|change[_-]me|example|dummy|placeholder|sample[_-]|"
+    r"fake[_-]|(?:none|null|nil|true|false|undefined)$|\*{3,}|[xX•]{4,}$)",
+    re.IGNORECASE,
+)
+
+
+def placeholder_value(value: str) -> bool:
+    """Whether ``value`` stands for a secret rather than being one (:data:`_STANDS_FOR`:
+    templates, references, masks, the words that say so). Repeated digits
+    (:func:`example_value`) are not enough alone: the secret head decides those."""
+    value = value.strip("\"'`")
+    return bool(value) and _STANDS_FOR.match(value) is not None
+
+
 def example_value(value: str) -> bool:
     """Whether ``value`` is a placeholder by its form (see the module docstring)."""
     compact = value.translate(_SEPARATORS).upper()

@@ -1,0 +1,120 @@
+"""Values that stand for a secret are not secrets, wherever a detector found them; a card
+pasted with its expiry and code on one line is a card; the id, account and card words of
+more languages are cues; a password keyword alone on its line lends its label only to the
+next line's first word."""
+
+from __future__ import annotations
+
+import pytest
+
+from adk_memory_kit.sensitive import detect_sensitive
+from adk_memory_kit.sensitive.gate import redact_for_store
+from adk_memory_kit.sensitive.public import placeholder_value
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "${DB_PASSWORD}",
+        "{{ vault_token }}",
+        "<your-api-key>",
+        "%(password)s",
+        '"$REDIS_PW"',
+        "var.sql_admin_password",
+        "data.aws_secretsmanager_secret_version.fs.secret_string",
+        "secrets.GITHUB_TOKEN",
+        "your_token_here",
+        "changeme",
+        "xxxxxxxxxxxxxxxx",
+        "********",
+    ],
+)
+def test_a_value_that_stands_for_a_secret_is_a_placeholder(value: str) -> None:
+    assert placeholder_value(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "Hunter22!",
+        "$ecretPass9",
+        "oaid8xr6r8gsus8vbyvuxpfbp5o916hb",
+        "4111111111111111",
+        # the vendors' documented sample keys stay findings, as test cards do: a user trying
+        # the gate types them, and a gate that lets them through looks broken
+        "AKIAIOSFODNN7EXAMPLE",
+    ],
+)
+def test_a_real_looking_value_is_not_a_placeholder(value: str) -> None:
+    assert not placeholder_value(value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# .env.example\nAWS_REGION=eu-west-1\nWANDB_API_KEY=xxxxxxxxxxxxxxxxxxxx",
+        'resource "aws_db_instance" "db" {\n  username = "fs_admin"\n'
+        "  password = data.aws_secretsmanager_secret_version.fs.secret_string\n}",
+        'kubectl create secret generic redis-auth --from-literal=password="$REDIS_PW"',
+        "env:\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef:\n        key: password",
+        "redis:\n  existingSecretPasswordKey: password\n# created with: kubectl create secret",
+    ],
+)
+def test_placeholders_and_references_are_not_flagged(text: str) -> None:
+    assert detect_sensitive(text) == [], detect_sensitive(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "secrets"),
+    [
+        ("5167983321004470 0526 657\nc pour Jumia, vite", ("5167983321004470", "657")),
+        ("pay with 4111 1111 1111 1111 1225 123 please", ("4111 1111 1111 1111", "123")),
+        ("4111111111111111 052026", ("4111111111111111",)),
+    ],
+)
+def test_a_card_pasted_with_its_expiry_and_code_is_found(
+    text: str, secrets: tuple[str, ...]
+) -> None:
+    stored = redact_for_store(text)
+    for secret in secrets:
+        assert secret not in stored, stored
+
+
+def test_a_run_whose_tail_is_no_expiry_is_not_read_as_a_card() -> None:
+    # 13 is no month: the groups after the span are not an expiry, the run is one number
+    assert not any(
+        f.kind == "payment_card" for f in detect_sensitive("4111 1111 1111 1111 1326 657")
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("الرقم المدني 09384715، وتاريخ الانتهاء 2027/03/10، سجّلني في الموعد", "09384715"),
+        ("မှတ်ပုံတင်နံပါတ် ၁၂/ဥကမ(နိုင်)၀၄၅၆၇၈ ပါ။ ဖောင်မှာ ဖြည့်ပေးပါ။", "၀၄၅၆၇၈"),
+        ("Ο ΑΜΚΑ μου είναι 12035401234, κρατήστε τον για τα ραντεβού.", "12035401234"),
+        (
+            "A chave da API M-Pesa que a Vodacom mandou: oaid8xr6r8gsus8vbyvuxpfbp5o916hb",
+            "oaid8xr6r8gsus8vbyvuxpfbp5o916hb",
+        ),
+        ("A bankszámlaszám: 11773016-11111018-00000000, oda utald légyszi.", "11773016"),
+        ("Číslo účtu je 19-2000145399/0800, pošli to tam.", "2000145399"),
+    ],
+)
+def test_id_account_and_key_words_of_more_languages_are_cues(text: str, value: str) -> None:
+    assert value not in redact_for_store(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Password\nHunter22!", "Hunter22!"),
+        (
+            '    - name: TWILIO_AUTH_TOKEN\n      value: "41e17b65e6ae5e9696eade5d9cb692f4"',
+            "41e17b65e6ae5e9696eade5d9cb692f4",
+        ),
+        ("wifi password\n  Tr0ub4dor&3", "Tr0ub4dor&3"),
+    ],
+)
+def test_a_keyword_alone_on_its_line_labels_the_next_lines_value(text: str, value: str) -> None:
+    assert value not in redact_for_store(text)
