@@ -9,7 +9,8 @@ its letters are mostly consonants (a word has vowels). Guarantees:
   letter case) one after another, with only separators between them (spaces, commas,
   slashes, bars, semicolons, line breaks, bullets or list numbers), at least half of them
   holding a digit or a hyphen and not all starting with the same three letters (an
-  enumeration: ``item10 item11``), are findings, each code its own span;
+  enumeration: ``item10 item11``), are findings, each code its own span; once two random
+  codes make a list, a code of their shape that reads as letters with vowels joins it;
 - one token of three or more hyphen-joined groups of four to eight characters (the first
   may be two), most holding letters, at most a third of its letters vowels
   (``R7KQ-2MXP-9WTD-4HLC``), is a finding unless labelled public (a serial number); a UUID
@@ -55,11 +56,12 @@ def _random(code: str) -> bool:
     return sum(c in _VOWELS for c in letters) * 4 <= len(letters)
 
 
-def _shape(code: str) -> tuple[object, ...] | None:
+def _shape(code: str, random: bool = True) -> tuple[object, ...] | None:
     """The shape of a random code (its groups' lengths and classes, its case), else
-    ``None``."""
+    ``None``; ``random=False``: of any code (a list's member that happens to read as
+    letters with vowels, ``engi-lxix`` after ``y1wt-wekw``, ``h9jk-zlwp``)."""
     compact = code.replace("-", "").replace(" ", "")
-    if len(compact) < 6 or not _random(code):
+    if len(compact) < 6 or (random and not _random(code)):
         return None
     if compact.isdigit():
         return ("d", len(code), code.count(" "), code.count("-"))
@@ -125,6 +127,8 @@ def code_list_spans(text: str) -> list[tuple[int, int]]:
                 run, joined = [], False
         if joined:
             this = _shape(code)
+            if this is None and len(run) >= 2 and shape is not None:
+                this = _shape(code, random=False)  # a list of random codes goes on
             if this is not None and this == shape:
                 run.append(m)
                 continue

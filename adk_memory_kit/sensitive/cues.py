@@ -78,7 +78,7 @@ _TABLE: tuple[tuple[str, bool, str], ...] = (
         รหัสผ่าน|nenosiri|lozinka|geslo|parool|пін-код|mpin|upi pin|
         neno la siri|የይለፍ ቃል|စကားဝှက်|ពាក្យសម្ងាត់|ລະຫັດຜ່ານ|პაროლი|გაროლი|գաղտնաբառ|
         මුරපදය|ijambo ry'ibanga|iphasiwedi|lykilorð|slaptažodis|fjalëkalimi|şifrə|
-        құпия сөз|нууц үг|پاس ورڈ|парола|лозинка|
+        құпия сөз|нууц үг|پاس ورڈ|парола|лозинка|paswot|paswod|
         chave da api|chave de api|chave api|clave de api|clave api|clé api|clé d'api|clé de l'api|
         api-schlüssel|api-schluessel|chiave api|chiave dell'api|api-sleutel|klucz api|
         api anahtarı|kunci api|khóa api|api 키|api密钥|api金鑰|api ключ|ключ api|مفتاح api|

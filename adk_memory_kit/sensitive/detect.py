@@ -47,7 +47,7 @@ from adk_memory_kit.sensitive.numbers import (
 from adk_memory_kit.sensitive.password_shape import PasswordShapeDetector
 from adk_memory_kit.sensitive.passwords import LoginPhraseDetector, PasswordDetector
 from adk_memory_kit.sensitive.private_contact import PrivateContactDetector
-from adk_memory_kit.sensitive.public import placeholder_value, public_spans
+from adk_memory_kit.sensitive.public import placeholder_at, public_spans
 from adk_memory_kit.sensitive.public_numbers import phone_spans, says_public
 from adk_memory_kit.sensitive.recovery import RecoveryDetector
 from adk_memory_kit.sensitive.redacted import RedactedMarkerDetector
@@ -65,6 +65,7 @@ from adk_memory_kit.sensitive.shapes import ShapeDetector
 from adk_memory_kit.sensitive.short_codes import ShortCodeDetector
 from adk_memory_kit.sensitive.special import SpecialCategoryDetector
 from adk_memory_kit.sensitive.spelled import Respelled, spelled_digits
+from adk_memory_kit.sensitive.table_columns import TableColumnDetector
 from adk_memory_kit.sensitive.vendor import PrivateKeyDetector, VendorTokenDetector
 
 NUMBER_DETECTOR = NumberDetector()
@@ -89,6 +90,7 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
     ShortCodeDetector(),  # short codes in a message naming a lock, a PIN or a secret
     CombinationDetector(),  # 17-42-08: a combination or a sort code (any language)
     KeyNamedDetector(),  # P24_CRC=..., "accountNo":"...": a value its key names secret
+    TableColumnDetector(),  # a CSV / Markdown table's column whose header names a secret
     PrivateContactDetector(),  # phones and e-mails the message asks to keep private
     CueValueDetector(),  # the fail-closed layer (weak cues only at sensitivity="strict")
     RedactedMarkerDetector(),  # text the gate masked already (a stored, redacted turn)
@@ -209,7 +211,7 @@ def _drop_public(text: str, findings: set[Finding]) -> set[Finding]:
         for f in findings
         if f.kind not in _VALUE_KINDS
         or f.detector == "redacted_marker"
-        or not placeholder_value(text[f.start : f.end])
+        or not placeholder_at(text, f.start, f.end)
     }
     if any(f.detector in CUE_VALUES for f in findings) and not asks_secrecy(text):
         if says_public(text):

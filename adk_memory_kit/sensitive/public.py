@@ -3,7 +3,8 @@
 A subresource-integrity hash (``integrity="sha384-..."``), an SSH public key line
 (``ssh-ed25519 AAAA... user@host``), a key fingerprint, a public key or certificate block, a
 Stripe publishable key (``pk_live_...``), a number labelled as a part, model, serial, SKU or
-order number, and a template placeholder (``${DB_PASSWORD}``, ``{{ secret }}``).
+order number, a postal item's S10 tracking id (``RR123456785DE``), and a template placeholder
+(``${DB_PASSWORD}``, ``{{ secret }}``).
 Guarantee: :func:`~adk_memory_kit.sensitive.detect_sensitive` drops a finding only when it
 lies wholly inside one of these spans; a secret next to one is still found.
 
@@ -70,9 +71,16 @@ def _public_matches(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+#: A postal item's id (UPU S10: two letters, eight digits and a check digit, a country code:
+#: ``LA204857312TH``, ``RR123456785DE``): a parcel's tracking number, printed on the parcel.
+_S10 = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{9}[A-Z]{2}(?![A-Za-z0-9])")
+
+
 def public_spans(text: str) -> list[tuple[int, int]]:
     """Spans of public artifacts in ``text`` (left to right)."""
     spans = _public_matches(text)
+    if sum(map(str.isdigit, text)) >= 9:
+        spans += [m.span() for m in _S10.finditer(text)]
     if "{" in text or "<" in text:
         spans += [m.span() for m in _PLACEHOLDER.finditer(text)]
     return spans
@@ -89,10 +97,16 @@ _SEPARATORS = str.maketrans("", "", " -./")
 _STANDS_FOR = re.compile(
     r"(?:\$\{|\{\{|%\(|<[\w .-]+>$|(?-i:\$[A-Z_][A-Z0-9_]{2,})$|"
     r"(?:var|vars|env|local|data|secrets?|module|self|process\.env|os\.environ)\.\w|"
-    r"your[_-]|changeme|change[_-]me|example|dummy|placeholder|sample[_-]|"
+    r"your[_-]|changeme|change[_-]me|replace[_-]?me|replace[_-]with|example|dummy|placeholder|"
+    r"sample[_-]|(?:todo|tbd|fixme)$|"
     r"fake[_-]|(?:none|null|nil|true|false|undefined)$|\*{3,}|[xX•]{4,}$)",
     re.IGNORECASE,
 )
+
+
+#: A masked stretch inside a value (``AKIAXXXXXXXXXXXXXXXX``, ``sk_live_****``).
+_MASK_RUN = re.compile(r"[xX]{6,}|\*{4,}|•{4,}")
+_BRACKETS = {"<": ">", "{": "}", "[": "]", "(": ")"}
 
 
 def placeholder_value(value: str) -> bool:
@@ -100,7 +114,22 @@ def placeholder_value(value: str) -> bool:
     templates, references, masks, the words that say so). Repeated digits
     (:func:`example_value`) are not enough alone: the secret head decides those."""
     value = value.strip("\"'`")
-    return bool(value) and _STANDS_FOR.match(value) is not None
+    if not value:
+        return False
+    return _STANDS_FOR.match(value) is not None or _MASK_RUN.search(value) is not None
+
+
+def placeholder_at(text: str, start: int, end: int) -> bool:
+    """:func:`placeholder_value` of ``text[start:end]``, read with the brackets a detector
+    trimmed from it (``<REPLACE_ME>`` found as ``REPLACE_ME``)."""
+    if placeholder_value(text[start:end]):
+        return True
+    before = text[start - 1] if start > 0 else ""
+    return (
+        before in _BRACKETS
+        and text[end : end + 1] == _BRACKETS[before]
+        and placeholder_value(text[start - 1 : end + 1])
+    )
 
 
 def example_value(value: str) -> bool:

@@ -84,8 +84,11 @@ _JOIN = re.compile(r"[ -]")  # what may stand between two parts of one value
 _NOT_SECRET = re.compile(
     r"[$€£¥₹₦₱]?\d{1,3}(?:[.,' ]?\d{3})*[.,]\d{2}[$€£¥₹₦₱]?"
     r"|\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[./-]\d{1,2}[./-](?:\d{2}|\d{4})|\d{1,2}[:h]\d{2}(?::\d{2})?"
-    r"|(?:19|20)\d\d|[A-Z]{2}\d{2,4}"
+    r"|(?:19|20)\d\d|[A-Z]{2}\d{2,4}|(?:0?[1-9]|[12]\d|3[01])/(?:0?[1-9]|1[0-2])"
 )
+#: An airline's code and a space just before a token: the token is a flight number's digits
+#: ("CU 0131"), read by :func:`value_spans` only when it has two to four digits.
+_FLIGHT_BEFORE = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Z0-9] $")
 
 
 def value_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
@@ -99,6 +102,11 @@ def value_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple
         letters = sum(c.isalpha() for c in token)
         if (digits >= 3 or (digits >= 2 and letters >= 2 and len(token) >= 5)) and not (
             _NOT_SECRET.fullmatch(token)
+            or (
+                token.isdigit()
+                and len(token) <= 4
+                and _FLIGHT_BEFORE.search(text, max(0, m.start() - 3), m.start()) is not None
+            )
         ):
             spans.append((m.start(), m.start() + len(token)))
     return spans

@@ -50,7 +50,7 @@ storage unit|kapu*|ajtó*|riasztó*|kaputelefon*|lépcsőház*|домофон*|�
 #: The word "code" as other languages borrowed it (not the English one: "dress code", "source
 #: code"): a code said in a language no other word of the lists reaches.
 _CODE_WORDS = """
-код*|kod|koda|kodi|kodu|kood*|koodi*|kode|kodea|kodas|kods|kóði|kóða|kód*|cod|codul|codice|
+код*|kod|koda|kodi|kodu|kood*|koodi*|kode|kodea|kodas|kods|kóð*|kód*|cod|codul|codice|
 código|codigo|pinkod*|pin-kod*|კოდ*|կոդ*|کد|کوډ|كود|קוד|কোড|कोड|
 குறியீடு|รหัส|កូដ|ລະຫັດ|ကုဒ်|කේත*|ኮድ|コード|코드|代码|代碼|验证码|驗證碼
 """

@@ -118,3 +118,70 @@ def test_id_account_and_key_words_of_more_languages_are_cues(text: str, value: s
 )
 def test_a_keyword_alone_on_its_line_labels_the_next_lines_value(text: str, value: str) -> None:
     assert value not in redact_for_store(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "secrets"),
+    [
+        (
+            "purge it from history:\n```\nvendor_id,bank_name,routing_number,account_number\n"
+            "V-0193,First Harbor CU,321174602,00482913377\n"
+            "V-0207,Lakeside Savings,071903385,7719002846\n```",
+            ("00482913377", "7719002846", "321174602"),
+        ),
+        (
+            "| user | password | notes |\n|---|---|---|\n| admin | Tr0ub4dor&3 | prod |\n"
+            "| ops | N0tS3cret! | staging |",
+            ("Tr0ub4dor&3", "N0tS3cret!"),
+        ),
+        ("user\tpassword\nbob\tchangeme\nann\tS3cure#pw", ("S3cure#pw",)),
+    ],
+)
+def test_values_under_a_column_whose_header_names_a_secret_are_found(
+    text: str, secrets: tuple[str, ...]
+) -> None:
+    assert any(f.detector == "table_column" for f in detect_sensitive(text))
+    stored = redact_for_store(text)
+    for secret in secrets:
+        assert secret not in stored, stored
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "name,api_key_name,key_length\nprod,stripe-main,32",  # properties of a key, not keys
+        "I have a key, a token, and a password\nMon 9am, Tue 10am, Wed 3pm",  # prose, not a table
+        "user,password\nbob,<your-password>",  # a placeholder in the column
+    ],
+)
+def test_tables_without_a_secret_column_value_are_left(text: str) -> None:
+    assert not any(f.detector == "table_column" for f in detect_sensitive(text))
+
+
+def test_a_list_of_random_codes_keeps_a_member_that_reads_as_letters() -> None:
+    text = "saved the recovery codes here:\ny1wt-wekw\nh9jk-zlwp\nkjq7-jfwn\nu1ca-uh6i\nengi-lxix"
+    stored = redact_for_store(text)
+    for code in ("y1wt-wekw", "u1ca-uh6i", "engi-lxix"):
+        assert code not in stored, stored
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Vuelo CU 0131 Habana–Madrid sale el 14/06 a las 23:55, acuérdate de llevar el pasaporte",
+        "ເລກພັດສະດຸ LA204857312TH ມາຮອດໄປສະນີແລ້ວ ໄປເອົາໄດ້",  # a parcel's S10 tracking id
+    ],
+)
+def test_flight_numbers_short_dates_and_tracking_ids_are_public(text: str) -> None:
+    assert detect_sensitive(text) == [], detect_sensitive(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("Laptop bilong ofis: yusanem jkaupa, paswot Kokomo!2024. No ken givim", "Kokomo!2024"),
+        ("Kóðinn að hliðinu er 7316 og lyklaboxið er 0904. Hundurinn bítur ekki.", "7316"),
+    ],
+)
+def test_the_password_and_code_words_of_more_languages_are_read(text: str, secret: str) -> None:
+    assert secret not in redact_for_store(text)
