@@ -101,7 +101,10 @@ pakilimutan|kalimutan mo|gleymdu|gleymið|eyddu|eyðið|唔好記住|唔使記�
 不要记住|不要記住|yaad mat rakhna|yaad na rakhna|bhool jaana|bhool jayein|bhula do|
 oublie ça|oubliez ça|tu l'oublies|vous l'oubliez|vergiss das|vergessen sie das|olvida eso|
 esqueça isso|esquece isso|dimentica questo|unut gitsin|забудь об этом|забудьте про|
-забудь про|забудьте про це|забудь про це
+забудь про|забудьте про це|забудь про це|poista|poistakaa|unohda|unohtakaa|ξέχασε|ξεχάστε|
+σβήσε|σβήστε|διέγραψε|διαγράψτε|sangula|sangulawo|erabira|zapomeň|zapomeňte|smaž|smažte|
+vymaž|vymažte|odstraň|zabudni|zabudnite|zmaž|uită|uitați|șterge|ștergeți|sterge|glem|glemt det|
+slett|radera|glöm|ลบข้อมูล|ลืมเรื่อง|ลืมที่|dileu|anghofia|lupain|lalekake|busak|hapusen
 """
 
 #: "Please" and its kin: a request addressed to the assistant.

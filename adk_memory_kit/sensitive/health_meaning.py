@@ -44,11 +44,12 @@ from dataclasses import dataclass, field
 from adk_memory_kit.sensitive.base import HEALTH, Finding
 from adk_memory_kit.sensitive.health import _NEGATED, HealthDetector, _has_person
 from adk_memory_kit.sensitive.health_model import health_probabilities, thresholds
-from adk_memory_kit.sensitive.health_vocab import health_terms, sentences
+from adk_memory_kit.sensitive.health_vocab import health_terms, sentences, transliterated_terms
 from adk_memory_kit.sensitive.negation import negated
 from adk_memory_kit.sensitive.scan import TextScan
 from adk_memory_kit.sensitive.secrecy import asks_secrecy
 from adk_memory_kit.sensitive.settings import is_strict
+from adk_memory_kit.text.language import likeliest_language
 
 #: Texts longer than this are read by the rules alone, and at most this many sentences of a
 #: text go to the head (bounds on its cost); the rest are decided as without the model.
@@ -155,6 +156,10 @@ class MeaningHealthDetector:
             judged, rest, probs = [], spans, []
         strict = is_strict()
         bar = thresholds()[0 if strict else 1]
+        # a drug named in a language the head's encoder was not trained on, spelled as the
+        # drug's Latin name ("эналаприл" in Tajik, "ኢንሱሊን" in Tigrinya): at strict it counts
+        # whatever the head says (fail closed)
+        spelled = transliterated_terms(text, drugs_only=True) if strict else []
         found: list[Finding] = []
         rules_in: list[tuple[int, int]] = []  # sentences whose rule hits count
         for (a, b), p in zip(judged, probs, strict=True):
@@ -167,6 +172,10 @@ class MeaningHealthDetector:
                 need = max(need, NEGATED_THRESHOLD)
             if _other_sense(sentence):
                 need = max(need, OTHER_SENSE_THRESHOLD)
+            named_drug = any(a <= x < b for x, _ in spelled)
+            if named_drug and need < OTHER_SENSE_THRESHOLD and not _head_reads(sentence):
+                if not all(negated(text, x, y) for x, y in inside):
+                    need = 0.0
             if p >= need or (strict and inside and asks_secrecy(sentence)):
                 found += [Finding(HEALTH, self.name, x, y) for x, y in inside] or [
                     Finding(HEALTH, self.name, a, b)
@@ -202,6 +211,15 @@ class MeaningHealthDetector:
                 continue
             found += [Finding(HEALTH, self.name, x, y) for x, y in inside]
         return found
+
+
+#: The languages USE multilingual v3 (the head's encoder) was trained on: in them the head's
+#: verdict stands ("paracetamol and ibuprofen can be alternated" in Russian is advice).
+_HEAD_LANGUAGES = frozenset("ar zh nl en fr de it ja ko pl pt es th tr ru".split())
+
+
+def _head_reads(sentence: str) -> bool:
+    return likeliest_language(sentence) in _HEAD_LANGUAGES
 
 
 def _stated(sentence: str) -> bool:

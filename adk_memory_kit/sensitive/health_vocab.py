@@ -184,6 +184,8 @@ def health_terms(sentence: str) -> list[tuple[int, int]]:
                 word, a = word[elided.end() :], a + elided.end()
         if word in words or (len(word) >= 7 and word.endswith(_SUFFIXES)):
             spans.append((a, m.end()))
+    if not lower.isascii():
+        spans += transliterated_terms(lower)
     return sorted(s for s in spans if not _profession(lower, *s))
 
 
@@ -236,3 +238,46 @@ def _slices(text: str, start: int, end: int) -> list[tuple[int, int]]:
 def candidate_sentences(text: str) -> list[tuple[int, int]]:
     """The spans of the sentences of ``text`` that :func:`is_candidate`."""
     return [(a, b) for a, b in sentences(text) if is_candidate(text[a:b])]
+
+
+#: A word in a script that writes its vowels and is read letter by letter into Latin ones:
+#: Cyrillic, Greek, Armenian, Georgian, Ethiopic, the Indic scripts, Thai (not Arabic or
+#: Hebrew, written without most vowels, nor Han, whose drug names are translated).
+_SPELLED_WORD = re.compile(
+    "[\u0370-\u03ff\u0400-\u052f\u0530-\u058f\u10a0-\u10ff\u1200-\u139f"
+    "\u0900-\u0dff\u0e00-\u0e7f]{4,}"
+)
+_NOT_LETTER = re.compile(r"[^a-z]")
+
+
+def transliterated_terms(text: str, drugs_only: bool = False) -> list[tuple[int, int]]:
+    """Spans of words of another script that read, letter by letter in Latin (``anyascii``),
+    as a drug or condition name of the vocabularies ("эналаприл" is enalapril, "ኢንሱሊን"
+    insulin) or start with a stem of five letters or more ("диабет"); ``drugs_only``: the
+    drug names alone."""
+    if text.isascii():
+        return []
+    try:
+        from anyascii import anyascii
+    except ImportError:  # an optional reading: without the package, the other layers alone
+        return []
+    words, stem, _ = _vocab()
+    drugs = _drugs()
+    found: list[tuple[int, int]] = []
+    for m in _SPELLED_WORD.finditer(text.lower()):
+        latin = _NOT_LETTER.sub("", anyascii(m.group(0)).lower())
+        if len(latin) < 5:
+            continue
+        if drugs_only:
+            if latin in drugs:
+                found.append(m.span())
+            continue
+        hit = stem.match(latin)
+        if latin in words or (hit is not None and hit.end() >= 5):
+            found.append(m.span())
+    return found
+
+
+@lru_cache(maxsize=1)
+def _drugs() -> frozenset[str]:
+    return frozenset(DRUGS.split())
