@@ -84,6 +84,11 @@ ADVERSARIAL: dict[str, tuple[str, str, str]] = {
     "key_pairs": ("", "api_key=ab12cd34ef ", ""),
     "rejected_pairs": ("", "note: x_id=ab12cd34ef ", ""),
     "combinations": ("", "17-42-08 ", ""),
+    # stop 61: table columns, spelled drug names, placeholders
+    "table_rows": ("user,password\n", "bob,S3cret#pw9\n", ""),
+    "table_headers": ("", "id,account_number\n", ""),
+    "spelled_words": ("", "эналаприл инсулин ", ""),
+    "masked_values": ("", "api_key=AKIAXXXXXXXXXXXX ", ""),
 }
 
 

@@ -78,7 +78,10 @@ automatisch|automatiquement|automáticamente|automaticamente|automaticament|auto
 automatycznie|automaticky|automaticamente|automaattisesti|automatisk|automatiskt|automatikong|
 otomatis|secara otomatis|otomatik olarak|otomatikman|tự động|kiotomatiki|αυτόματα|
 автоматически|автоматично|автоматом|אוטומטית|تلقائيا|تلقائياً|بشكل تلقائي|خودکار|
-स्वचालित रूप से|अपने आप|আপনা আপনি|স্বয়ংক্রিয়ভাবে|自動で|自動的に|自动|自動|자동으로
+स्वचालित रूप से|अपने आप|আপনা আপনি|স্বয়ংক্রিয়ভাবে|自動で|自動的に|自动|自動|자동으로|
+avtomatik|avtomatik olaraq|avtomatik tarzda|automaatselt|automātiski|automatiškai|automatski|
+автоматски|аўтаматычна|автоматтық түрде|ავტომატურად|ավտոմատ կերպով|automatikisht|sjálfkrafa|
+kwa otomatiki|ដោយស្វ័យប្រវត្តិ|အလိုအလျောက်|ස්වයංක්‍රීයව|தானாக|స్వయంచాలకంగా
 """
 
 #: "Forget", "delete", "erase" addressed to the assistant (mostly imperatives).

@@ -36,10 +36,12 @@ LAYERS: dict[str, int] = {
     "core": 1,
     "_adk_compat": 1,
     "embedders": 1,  # the embedding models need nothing of the kit but errors
-    # 2: infrastructure and stand-alone helpers, language-neutral text helpers included
+    # the language-neutral text helpers (sentences, content words, people, which language a
+    # text is in) need nothing of the kit: the detectors and the store read them alike
+    "text": 1,
+    # 2: infrastructure and stand-alone helpers
     "db": 2,
     "sensitive": 2,  # the health head embeds with the bundled MiniLM
-    "text": 2,
     # 3: storage and the components that need only infrastructure. The long-term store is a
     #    floor: it knows no router, write policy, lifecycle or recall (issue 42)
     "memory": 3,
