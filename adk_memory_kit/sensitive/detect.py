@@ -205,7 +205,7 @@ def _drop_public(text: str, findings: set[Finding]) -> set[Finding]:
     spans = public_spans(text)
     if spans:
         findings = {f for f in findings if not any(a <= f.start and f.end <= b for a, b in spans)}
-    # a value that stands for a secret (a template, a reference, a mask, the docs' EXAMPLE)
+    # a value that stands for a secret (a template, a reference, a mask, a word saying so)
     findings = {
         f
         for f in findings

@@ -58,7 +58,8 @@ def key_words(key: str) -> list[str]:
     return words
 
 
-def _value_like(value: str) -> bool:
+def value_like(value: str) -> bool:
+    """Whether a keyed value looks like one: a digit, or sixteen letters or more."""
     if any(c.isdigit() for c in value):
         return True
     return len(value) >= 16 and value.isalpha()
@@ -80,7 +81,7 @@ class KeyNamedDetector:
             # the search goes on from the value's start; an accepted one, from its end
             pos = m.start("value")
             value = m.group("value").rstrip(".")
-            if not _value_like(value) or placeholder_value(value) or example_value(value):
+            if not value_like(value) or placeholder_value(value) or example_value(value):
                 continue
             if "://" in text[pos - 3 : pos + 3]:
                 continue  # a URL's scheme, not a key

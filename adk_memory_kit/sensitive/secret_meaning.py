@@ -88,7 +88,7 @@ _NOT_SECRET = re.compile(
 )
 #: An airline's code and a space just before a token: the token is a flight number's digits
 #: ("CU 0131"), read by :func:`value_spans` only when it has two to four digits.
-_FLIGHT_BEFORE = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Z0-9] $")
+_FLIGHT_BEFORE = re.compile(r"(?<![A-Za-z0-9])(?!ID|NO|PW|OK)[A-Z][A-Z0-9] $")
 
 
 def value_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from adk_memory_kit.sensitive.base import CREDENTIAL, Finding
-from adk_memory_kit.sensitive.key_named import KEY_WORDS, PROPERTY_WORDS, key_words
+from adk_memory_kit.sensitive.key_named import KEY_WORDS, PROPERTY_WORDS, key_words, value_like
 from adk_memory_kit.sensitive.public import placeholder_value
 
 _DELIMITERS = (",", "\t", ";", "|")
@@ -62,12 +62,6 @@ def _secret_columns(line: str) -> tuple[str, list[int]] | None:
     return None
 
 
-def _value_like(value: str) -> bool:
-    if any(c.isdigit() for c in value):
-        return True
-    return len(value) >= 16 and value.isalpha()
-
-
 @dataclass(frozen=True)
 class TableColumnDetector:
     """Values under a column whose header names a secret (see the module docstring)."""
@@ -94,7 +88,7 @@ class TableColumnDetector:
                     for i in columns:
                         a, b = spans[i]
                         value = line[a:b]
-                        if _value_like(value) and not placeholder_value(value):
+                        if value_like(value) and not placeholder_value(value):
                             found.append(Finding(CREDENTIAL, self.name, offset + a, offset + b))
                     continue
                 header = None
