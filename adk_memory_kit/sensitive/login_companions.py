@@ -10,7 +10,9 @@ carla@example.com / Pipoca@2023").
 
 Guarantees: only a value after a login cue, before a credential finding, counts: an e-mail
 address, else a handle with a digit, a dot, an underscore or an ``@``, else the word right
-after ``:``, ``=`` or "is" (and its kin); never a span inside another finding. Each is a
+after ``:``, ``=`` or "is" (and its kin); with no cue, an e-mail or such a handle joined to
+the password by a slash or a bar ("aishath.n / Maafushi@77"); never a span inside another
+finding. Each is a
 ``credential`` finding of the ``login_companion`` detector. Linear in the text before each
 password.
 """
@@ -35,12 +37,24 @@ _LOGIN_CUE = re.compile(
     r"nome utente|gebruikersnaam|gebruiker|användarnamn|brukernavn|brugernavn|käyttäjätunnus|"
     r"nazwa użytkownika|login|uživatel|felhasználónév|kullanıcı adı|kullanıcı|tên đăng nhập|"
     r"tài khoản|логин|пользователь|користувач|用户名|用戶名|账号|帳號|账户|ユーザー名|ユーザーid|"
-    r"アカウント|아이디|사용자 이름|e-?mail|correo|courriel|acc(?:oun)?t|conta|cuenta|compte)"
+    r"アカウント|아이디|사용자 이름|e-?mail|correo|courriel|acc(?:oun)?t|conta|cuenta|compte|"
+    r"uporabnik|uporabniško ime|korisnik|korisničko ime|kasutaja|kasutajanimi|lietotājs|"
+    r"lietotājvārds|naudotojas|vartotojas|používateľ|utilizator|nume de utilizator|χρήστης|"
+    r"όνομα χρήστη|потребител|корисник|משתמש|שם משתמש|اسم المستخدم|مستخدم|نام کاربری|"
+    r"उपयोगकर्ता|ব্যবহারকারী|pengguna|nama pengguna|mtumiaji|jina la mtumiaji|yusanem|"
+    r"notandanafn|notandi)"
     r"(?![\w@])",
     re.IGNORECASE,
 )
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _HANDLE = re.compile(r"(?<![\w@.])[\w][\w.@-]*[\d._@][\w.@-]*(?![\w@])")
+#: A login right before its password, joined by a slash or a bar (no cue needed): an e-mail,
+#: or a handle with a digit, a dot, an underscore or an ``@``.
+_PAIR_BEFORE = re.compile(
+    r"(?<![\w@.+-])(?P<login>[\w.+-]+@[\w-]+(?:\.[\w-]+)+|[\w][\w.@-]*[\d._@][\w.@-]*)"
+    r"[ \t]*[/|][ \t]*$"
+)
+_PAIR_REACH = 80
 _AFTER_CONNECTOR = re.compile(
     r"(?:\s*[:=]\s*|\s+(?:is|es|est|ist|é|è|är|er|on|jest|je|是|は|=)\s+)"
     r"[\"'«“]?(?P<value>[^\s\"'»”,;/|]{3,64})"
@@ -57,10 +71,12 @@ def login_companions(text: str, findings: Iterable[Finding]) -> set[Finding]:
     for start in passwords:
         lo = max(0, start - REACH)
         cues = list(_LOGIN_CUE.finditer(text, lo, start))
-        if not cues:
-            continue
-        window_start = cues[-1].end()
-        span = _value(text, window_start, start)
+        span = _value(text, cues[-1].end(), start) if cues else None
+        if span is None:
+            # no cue: a login written as the password's pair ("aishath.n / Maafushi@77",
+            # "sara@example.com | Shiraz!1372"), an e-mail or a handle just before it
+            pair = _PAIR_BEFORE.search(text, max(0, start - _PAIR_REACH), start)
+            span = pair.span("login") if pair is not None else None
         if span is None:
             continue
         a, b = span

@@ -44,3 +44,28 @@ def test_the_login_of_a_login_phrase_goes_with_its_password() -> None:
     text = "the shared laptop login is kbanda / Zambezi@Falls2024, use it tonight"
     stored = redact_for_store(text)
     assert "Zambezi@Falls2024" not in stored and "kbanda" not in stored, stored
+
+
+@pytest.mark.parametrize(
+    ("text", "login"),
+    [
+        # no login word: the login is the password's pair, joined by a slash
+        ("ދައްތާ resort staff portal: aishath.n / Maafushi@77 — roster check", "aishath.n"),
+        (
+            "جیمیلم: sara.ahmadi93@gmail.com / Shiraz!1372 — فقط فایلا رو دانلود کن",
+            "sara.ahmadi93@gmail.com",
+        ),
+        # the login word of another language
+        ("eAsistent\nuporabnik: mojca.zupan\ngeslo: Triglav!Jezero88", "mojca.zupan"),
+    ],
+)
+def test_a_login_paired_with_its_password_or_named_in_more_languages_goes_with_it(
+    text: str, login: str
+) -> None:
+    stored = redact_for_store(text) or ""
+    assert login not in stored, stored
+
+
+def test_a_slash_pair_without_a_password_is_left() -> None:
+    text = "the ratio is a.b / c.d in the sheet"
+    assert not any(f.detector == "login_companion" for f in detect_sensitive(text))
