@@ -2,10 +2,11 @@
 weights to ``adk_memory_kit/sensitive/data/health_head.npz``.
 
 Data:
-* ``benchmarks/data/health_training_{A..F}.jsonl``: labelled sentences of six independent
-  writers who never read the kit (``{"text", "health", "lang", "writer"}``; A and B in seven
-  languages, C in 21, D in 23, E in 20 and F in 30 others (stop 60: the languages whose
-  health the first reads missed); about half of each writer's negatives are hard: negated
+* ``benchmarks/data/health_training_{A..F}.jsonl`` (and G with ``--writers``): labelled
+  sentences of independent writers who never read the kit (``{"text", "health", "lang",
+  "writer"}``; A and B in seven languages, C in 21, D in 23, E in 20, F in 30 and G in 30
+  others (stops 60 and 61: the languages whose health the first reads missed); about half
+  of each writer's negatives are hard: negated
   conditions, general advice, someone's job, pharmacy logistics, idioms, words that collide
   with medical ones);
 * the first-read privacy corpora already read once (``privacy_first_read_w*.jsonl`` up to
@@ -23,7 +24,7 @@ shipped weights are then fit on everything.
 
 Usage::
 
-    python benchmarks/health_head_train.py [--last 28] [--C 10] [--out PATH]
+    python benchmarks/health_head_train.py [--last 28] [--C 10] [--writers ABCDEF] [--out PATH]
 """
 
 from __future__ import annotations
@@ -46,12 +47,14 @@ OUT = ROOT / "adk_memory_kit" / "sensitive" / "data" / "health_head.npz"
 #: write what a gate meets: messages, notes and logs).
 STRICT_RECALL = 0.95
 #: The writers of labelled sentences (``health_training_<W>.jsonl``).
+#: The training writers the shipped weights learned from (G, written at stop 61, is there to be
+#: tried with ``--writers ABCDEFG``: docs/privacy.md, stop 61).
 WRITERS = "ABCDEF"
 
 
-def load(last: int) -> list[dict]:
+def load(last: int, writers: str = WRITERS) -> list[dict]:
     rows = []
-    for w in WRITERS:
+    for w in writers:
         for r in jsonl(DATA / f"health_training_{w}.jsonl"):
             rows.append({"text": r["text"], "health": bool(r["health"]), "source": w})
     for r, name in privacy_rows(last):
@@ -73,8 +76,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--last", type=int, default=28, help="the last first-read corpus used")
     parser.add_argument("--out", default=str(OUT), help="where the weights go")
     parser.add_argument("--C", type=float, default=10.0)
+    parser.add_argument("--writers", default=WRITERS, help="the training writers' letters")
     args = parser.parse_args(argv)
-    rows = load(args.last)
+    rows = load(args.last, args.writers)
     X = matrix(rows)
     y = np.array([r["health"] for r in rows])
     sources = np.array([r["source"] for r in rows])
@@ -92,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{strict:.3f} (first-read corpora's held-out recall {STRICT_RECALL})\n")  # fmt: skip
     print("| held out | health rows | recall strict / balanced | negatives flagged strict / "
           "balanced |\n|---|---:|---:|---:|")  # fmt: skip
-    groups = [(w, sources == w) for w in WRITERS]
+    groups = [(w, sources == w) for w in args.writers]
     groups += [("ordinary messages", np.char.startswith(sources.astype(str), "ordinary"))]
     groups += [(f"first-read corpora w1-w{args.last} (look-alikes only)", corpus)]
     for name, k in groups:
