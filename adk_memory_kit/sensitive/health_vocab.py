@@ -246,6 +246,8 @@ def candidate_sentences(text: str) -> list[tuple[int, int]]:
 _SPELLED_WORD = re.compile(
     "[\u0370-\u03ff\u0400-\u052f\u0530-\u058f\u10a0-\u10ff\u1200-\u139f"
     "\u0900-\u0dff\u0e00-\u0e7f]{4,}"
+    # ... and Latin words with a diacritic ("paracétamol", "ibuprofène", "ténofovir")
+    "|[a-z\u00e0-\u024f]*[\u00e0-\u024f][a-z\u00e0-\u024f]*"
 )
 _NOT_LETTER = re.compile(r"[^a-z]")
 
@@ -269,13 +271,21 @@ def transliterated_terms(text: str, drugs_only: bool = False) -> list[tuple[int,
         if len(latin) < 5:
             continue
         if drugs_only:
-            if latin in drugs:
+            if _drug_spelling(latin, drugs):
                 found.append(m.span())
             continue
         hit = stem.match(latin)
-        if latin in words or (hit is not None and hit.end() >= 5):
+        if latin in words or _drug_spelling(latin, drugs) or (hit is not None and hit.end() >= 5):
             found.append(m.span())
     return found
+
+
+def _drug_spelling(latin: str, drugs: frozenset[str]) -> bool:
+    """Whether ``latin`` is a drug's name, or one as many languages end it ("ibuprofene",
+    "sertralina", "metformina": the name's last letter changed or added)."""
+    if latin in drugs:
+        return True
+    return len(latin) >= 7 and (latin[:-1] in drugs or latin[:-1] + "e" in drugs)
 
 
 @lru_cache(maxsize=1)

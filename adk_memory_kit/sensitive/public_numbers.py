@@ -51,7 +51,7 @@ _LABELS = (
 #: Labels in scripts written without spaces (anywhere in the window).
 _LABELS_CJK = (
     r"郵便|邮编|우편|注文|주문|订单|訂單|快递|單號|单号|追跡|予約|請求|发票|พัสดุ|"
-    r"הזמנה|הזמנ|משלוח|الطلب|الشحن|τιμολόγ|εταιρ|送り状|伝票|송장|운송장|คำสั่งซื้อ|ऑर्डर"
+    r"הזמנה|הזמנ|משלוח|الطلب|الشحن|τιμολόγ|εταιρ|送り状|伝票|송장|운송장|คำสั่งซื้อ|ऑर्डर|अर्डर"
 )
 #: Short labels that must be whole words ("ref", not "refuge") anywhere in the clause.
 _WORDS = r"ref|resi|vin|vat|abn|acn|uen|pnr|awb|ean|upc|txn|sku|zip|plz|cep|ups|dhl|dpd|gls|ral"
@@ -118,6 +118,21 @@ _SAYS_PUBLIC = Vocabulary(
     "es público|é público|è pubblico|não é secreto|ikke hemmelig|er offentlig|"
     "on julkinen|julkinen tieto|ei ole salainen|jest jawny"
 )
+
+
+#: An airline's two-character code and a space right before a number ("CU 0131", "ET 3851"):
+#: the number is a flight's (the words a code could also be are left out).
+_AIRLINE_BEFORE = re.compile(r"(?<![A-Za-z0-9])(?!ID|NO|PW|OK)[A-Z][A-Z0-9] $")
+
+
+def flight_digits(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]``, two to four digits, follows an airline's code and a
+    space, as a flight number is written."""
+    return (
+        2 <= end - start <= 4
+        and text[start:end].isdigit()
+        and _AIRLINE_BEFORE.search(text, max(0, start - 3), start) is not None
+    )
 
 
 @lru_cache(maxsize=8)

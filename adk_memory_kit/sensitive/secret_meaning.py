@@ -49,7 +49,7 @@ from adk_memory_kit.sensitive.failclosed import WEAK_CUE_VALUE
 from adk_memory_kit.sensitive.health_vocab import sentences
 from adk_memory_kit.sensitive.legal_entities import names_a_company
 from adk_memory_kit.sensitive.public import example_value, public_spans
-from adk_memory_kit.sensitive.public_numbers import phone_spans
+from adk_memory_kit.sensitive.public_numbers import flight_digits, phone_spans
 from adk_memory_kit.sensitive.recovery import may_hold_a_seed, seed_runs
 from adk_memory_kit.sensitive.secrecy import asks_secrecy
 from adk_memory_kit.sensitive.secret_model import WINDOW, secret_probabilities
@@ -86,9 +86,6 @@ _NOT_SECRET = re.compile(
     r"|\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[./-]\d{1,2}[./-](?:\d{2}|\d{4})|\d{1,2}[:h]\d{2}(?::\d{2})?"
     r"|(?:19|20)\d\d|[A-Z]{2}\d{2,4}|(?:0?[1-9]|[12]\d|3[01])/(?:0?[1-9]|1[0-2])"
 )
-#: An airline's code and a space just before a token: the token is a flight number's digits
-#: ("CU 0131"), read by :func:`value_spans` only when it has two to four digits.
-_FLIGHT_BEFORE = re.compile(r"(?<![A-Za-z0-9])(?!ID|NO|PW|OK)[A-Z][A-Z0-9] $")
 
 
 def value_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
@@ -101,12 +98,7 @@ def value_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple
         digits = sum(c.isdigit() for c in token)
         letters = sum(c.isalpha() for c in token)
         if (digits >= 3 or (digits >= 2 and letters >= 2 and len(token) >= 5)) and not (
-            _NOT_SECRET.fullmatch(token)
-            or (
-                token.isdigit()
-                and len(token) <= 4
-                and _FLIGHT_BEFORE.search(text, max(0, m.start() - 3), m.start()) is not None
-            )
+            _NOT_SECRET.fullmatch(token) or flight_digits(text, m.start(), m.start() + len(token))
         ):
             spans.append((m.start(), m.start() + len(token)))
     return spans

@@ -22,6 +22,7 @@ from typing import ClassVar
 
 from adk_memory_kit.sensitive.base import CREDENTIAL, Finding
 from adk_memory_kit.sensitive.public_numbers import (
+    flight_digits,
     phone_shaped,
     public_label_before,
     says_public,
@@ -85,7 +86,7 @@ def _public(text: str, start: int, end: int) -> bool:
         return True
     if _UNIT_AFTER.match(text, end) or _TIME_BEFORE.search(text, max(0, start - 8), start):
         return True
-    if phone_shaped(text, start, end):
+    if phone_shaped(text, start, end) or flight_digits(text, start, end):
         return True
     return public_label_before(text, start)
 

@@ -185,3 +185,9 @@ def test_flight_numbers_short_dates_and_tracking_ids_are_public(text: str) -> No
 )
 def test_the_password_and_code_words_of_more_languages_are_read(text: str, secret: str) -> None:
     assert secret not in redact_for_store(text)
+
+
+def test_a_flight_number_beside_a_door_word_is_no_code() -> None:
+    # "porte" (a gate, a door) names a lock; "ET 3851" is the flight
+    text = "Vol ET 3851 Djibouti–Addis décolle à 06h40, porte 2, bagage max 23 kg"
+    assert detect_sensitive(text) == [], detect_sensitive(text)

@@ -44,3 +44,16 @@ def test_a_spelled_condition_stem_is_a_vocabulary_word() -> None:
 def test_ordinary_words_of_other_scripts_are_no_health_words(text: str) -> None:
     assert transliterated_terms(text) == []
     assert not any(f.kind == "health" for f in detect_sensitive(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        # Haitian Creole: the drug names as French writes them, with accents and endings
+        ("Mo manman gen dengue, dòktè-a di pran paracétamol sèlman, pa ibuprofène", "ibuprofène"),
+        ("Nu pot veni vineri, mi-au crescut doza de sertralină.", "sertralină"),
+    ],
+)
+def test_a_drug_name_with_accents_or_another_ending_is_read(text: str, word: str) -> None:
+    assert word in [text[a:b] for a, b in transliterated_terms(text, drugs_only=True)]
+    assert any(f.kind == "health" for f in detect_sensitive(text))
