@@ -92,13 +92,14 @@ _SEPARATORS = str.maketrans("", "", " -./")
 #: A value that stands for one: a template (``${DB_PASSWORD}``, ``{{ secret }}``, ``<your key>``,
 #: ``%(pw)s``), a variable or reference (``$REDIS_PW``, ``var.db_password``,
 #: ``data.aws_secretsmanager_secret_version.x``, ``secrets.TOKEN``), a mask (``****``,
-#: ``xxxx``), or a word that says so (``your_token_here``, ``changeme``, ``dummy``). The
+#: ``xxxx``), a call that fetches it (``dbutils.secrets.get(...)``), or a word that says so
+#: (``your_token_here``, ``sk-your-key-here``, ``changeme``, ``dummy``). The
 #: vendors' documented sample keys (``AKIAIOSFODNN7EXAMPLE``) stay findings, as test cards do.
 _STANDS_FOR = re.compile(
     r"(?:\$\{|\{\{|%\(|<[\w .-]+>$|(?-i:\$[A-Z_][A-Z0-9_]{2,})$|"
     r"(?:var|vars|env|local|data|secrets?|module|self|process\.env|os\.environ)\.\w|"
     r"your[_-]|changeme|change[_-]me|replace[_-]?me|replace[_-]with|example|dummy|placeholder|"
-    r"sample[_-]|(?:todo|tbd|fixme)$|"
+    r"sample[_-]|(?:todo|tbd|fixme)$|[A-Za-z_]\w*(?:\.\w+)+\(|[a-z]{2,5}[_-]your[_-]|"
     r"fake[_-]|(?:none|null|nil|true|false|undefined)$|\*{3,}|[xX•]{4,}$)",
     re.IGNORECASE,
 )

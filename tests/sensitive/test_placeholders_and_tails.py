@@ -24,6 +24,9 @@ from adk_memory_kit.sensitive.public import placeholder_value
         "data.aws_secretsmanager_secret_version.fs.secret_string",
         "secrets.GITHUB_TOKEN",
         "your_token_here",
+        "sk-your-key-here",
+        'dbutils.secrets.get(scope="prod-kv", key="looker-client-secret")',
+        'os.getenv("DB_PASSWORD")',
         "changeme",
         "xxxxxxxxxxxxxxxx",
         "********",
@@ -38,6 +41,8 @@ def test_a_value_that_stands_for_a_secret_is_a_placeholder(value: str) -> None:
     [
         "Hunter22!",
         "$ecretPass9",
+        "Summer(2024)!",
+        "Tr(ub4dor&3",
         "oaid8xr6r8gsus8vbyvuxpfbp5o916hb",
         "4111111111111111",
         # the vendors' documented sample keys stay findings, as test cards do: a user trying
