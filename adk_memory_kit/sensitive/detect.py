@@ -209,9 +209,7 @@ def _drop_public(text: str, findings: set[Finding]) -> set[Finding]:
     findings = {
         f
         for f in findings
-        if f.kind not in _VALUE_KINDS
-        or f.detector == "redacted_marker"
-        or not placeholder_at(text, f.start, f.end)
+        if f.kind not in _VALUE_KINDS or not placeholder_at(text, f.start, f.end)
     }
     if any(f.detector in CUE_VALUES for f in findings) and not asks_secrecy(text):
         if says_public(text):

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from anyascii import anyascii
+
 from adk_memory_kit.sensitive.base import prefix_tree
 from adk_memory_kit.sensitive.health_vocab_data import CONDITIONS, DRUGS
 from adk_memory_kit.sensitive.health_world import world_terms
@@ -259,25 +261,27 @@ def transliterated_terms(text: str, drugs_only: bool = False) -> list[tuple[int,
     drug names alone."""
     if text.isascii():
         return []
-    try:
-        from anyascii import anyascii
-    except ImportError:  # an optional reading: without the package, the other layers alone
-        return []
+    wanted = _DRUG if drugs_only else _TERM
+    spelled = _SPELLED_WORD.finditer(text.lower())
+    return [m.span() for m in spelled if _reading(m.group(0)) >= wanted]
+
+
+#: What a spelled word reads as (:func:`_reading`): nothing, a health word, a drug's name.
+_NOTHING, _TERM, _DRUG = 0, 1, 2
+
+
+@lru_cache(maxsize=4096)
+def _reading(word: str) -> int:
+    """What ``word`` reads as in Latin letters; each word is transliterated once, whether
+    :func:`health_terms` or the health head's fail-closed reading asks."""
+    latin = _NOT_LETTER.sub("", anyascii(word).lower())
+    if len(latin) < 5:
+        return _NOTHING
+    if _drug_spelling(latin, _drugs()):
+        return _DRUG
     words, stem, _ = _vocab()
-    drugs = _drugs()
-    found: list[tuple[int, int]] = []
-    for m in _SPELLED_WORD.finditer(text.lower()):
-        latin = _NOT_LETTER.sub("", anyascii(m.group(0)).lower())
-        if len(latin) < 5:
-            continue
-        if drugs_only:
-            if _drug_spelling(latin, drugs):
-                found.append(m.span())
-            continue
-        hit = stem.match(latin)
-        if latin in words or _drug_spelling(latin, drugs) or (hit is not None and hit.end() >= 5):
-            found.append(m.span())
-    return found
+    hit = stem.match(latin)
+    return _TERM if latin in words or (hit is not None and hit.end() >= 5) else _NOTHING
 
 
 def _drug_spelling(latin: str, drugs: frozenset[str]) -> bool:

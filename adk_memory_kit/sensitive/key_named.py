@@ -58,6 +58,13 @@ def key_words(key: str) -> list[str]:
     return words
 
 
+def names_secret(key: str) -> bool:
+    """Whether a key (or a column name) names a secret: a word of :data:`KEY_WORDS` and none
+    of :data:`PROPERTY_WORDS` among its words."""
+    words = key_words(key)
+    return not KEY_WORDS.isdisjoint(words) and PROPERTY_WORDS.isdisjoint(words)
+
+
 def value_like(value: str) -> bool:
     """Whether a keyed value looks like one: a digit, or sixteen letters or more."""
     if any(c.isdigit() for c in value):
@@ -85,8 +92,7 @@ class KeyNamedDetector:
                 continue
             if "://" in text[pos - 3 : pos + 3]:
                 continue  # a URL's scheme, not a key
-            words = key_words(m.group("key"))
-            if KEY_WORDS.isdisjoint(words) or not PROPERTY_WORDS.isdisjoint(words):
+            if not names_secret(m.group("key")):
                 continue
             found.append(Finding(CREDENTIAL, self.name, pos, pos + len(value)))
             pos = m.end()

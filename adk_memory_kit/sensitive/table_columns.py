@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from adk_memory_kit.sensitive.base import CREDENTIAL, Finding
-from adk_memory_kit.sensitive.key_named import KEY_WORDS, PROPERTY_WORDS, key_words, value_like
+from adk_memory_kit.sensitive.key_named import KEY_WORDS, names_secret, value_like
 from adk_memory_kit.sensitive.public import placeholder_value
 
 _DELIMITERS = (",", "\t", ";", "|")
@@ -45,20 +45,17 @@ def _fields(line: str, delimiter: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _secret_columns(line: str) -> tuple[str, list[int]] | None:
-    """The header's delimiter and the indexes of its secret columns, when ``line`` is one."""
+def _header(line: str) -> tuple[str, list[int], int] | None:
+    """The header's delimiter, the indexes of its secret columns and its number of fields,
+    when ``line`` is one."""
     for delimiter in _DELIMITERS:
-        if line.count(delimiter) < 1:
+        if delimiter not in line:
             continue
         fields = [line[a:b] for a, b in _fields(line, delimiter)]
         if len(fields) < 2 or not all(_NAME.fullmatch(f) for f in fields):
             continue
-        secret = []
-        for i, field in enumerate(fields):
-            words = key_words(field.replace(" ", "_"))
-            if not KEY_WORDS.isdisjoint(words) and PROPERTY_WORDS.isdisjoint(words):
-                secret.append(i)
-        return (delimiter, secret) if secret else None
+        secret = [i for i, f in enumerate(fields) if names_secret(f.replace(" ", "_"))]
+        return (delimiter, secret, len(fields)) if secret else None
     return None
 
 
@@ -71,14 +68,11 @@ class TableColumnDetector:
     def find(self, text: str) -> list[Finding]:
         if "\n" not in text or _KEY_WORD.search(text) is None:
             return []
-        lines: list[tuple[int, str]] = []
-        offset = 0
-        for line in text.split("\n"):
-            lines.append((offset, line))
-            offset += len(line) + 1
         found: list[Finding] = []
         header: tuple[str, list[int], int] | None = None  # delimiter, columns, field count
-        for offset, line in lines:
+        next_start = 0
+        for line in text.split("\n"):
+            start, next_start = next_start, next_start + len(line) + 1
             if header is not None:
                 delimiter, columns, count = header
                 if delimiter == "|" and _SEPARATOR_ROW.fullmatch(line) and "-" in line:
@@ -89,12 +83,9 @@ class TableColumnDetector:
                         a, b = spans[i]
                         value = line[a:b]
                         if value_like(value) and not placeholder_value(value):
-                            found.append(Finding(CREDENTIAL, self.name, offset + a, offset + b))
+                            found.append(Finding(CREDENTIAL, self.name, start + a, start + b))
                     continue
                 header = None
-            named = len(line) <= 400 and _KEY_WORD.search(line) is not None
-            read = _secret_columns(line) if named else None
-            if read is not None:
-                delimiter, columns = read
-                header = (delimiter, columns, len(_fields(line, delimiter)))
+            if len(line) <= 400 and _KEY_WORD.search(line) is not None:
+                header = _header(line)
         return found
