@@ -46,14 +46,13 @@ _LOGIN_CUE = re.compile(
     r"(?![\w@])",
     re.IGNORECASE,
 )
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_HANDLE = re.compile(r"(?<![\w@.])[\w][\w.@-]*[\d._@][\w.@-]*(?![\w@])")
-#: A login right before its password, joined by a slash or a bar (no cue needed): an e-mail,
-#: or a handle with a digit, a dot, an underscore or an ``@``.
-_PAIR_BEFORE = re.compile(
-    r"(?<![\w@.+-])(?P<login>[\w.+-]+@[\w-]+(?:\.[\w-]+)+|[\w][\w.@-]*[\d._@][\w.@-]*)"
-    r"[ \t]*[/|][ \t]*$"
-)
+_EMAIL_FORM = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+_HANDLE_FORM = r"[\w][\w.@-]*[\d._@][\w.@-]*"  # a digit, dot, underscore or @ in it
+_EMAIL = re.compile(_EMAIL_FORM)
+_HANDLE = re.compile(rf"(?<![\w@.]){_HANDLE_FORM}(?![\w@])")
+#: A login right before its password, joined by a slash or a bar (no cue needed): an e-mail
+#: or a handle.
+_PAIR_BEFORE = re.compile(rf"(?<![\w@.+-])(?P<login>{_EMAIL_FORM}|{_HANDLE_FORM})[ \t]*[/|][ \t]*$")
 _PAIR_REACH = 80
 _AFTER_CONNECTOR = re.compile(
     r"(?:\s*[:=]\s*|\s+(?:is|es|est|ist|é|è|är|er|on|jest|je|是|は|=)\s+)"
