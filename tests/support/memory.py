@@ -12,12 +12,11 @@ from google.genai import types
 from sqlalchemy import text as sql
 
 from adk_memory_kit.db.rls import operator_connect
+from tests.support.ids import unique
+
+__all__ = ["unique"]  # re-exported: tests import it from here
 
 _counter = itertools.count()
-
-
-def unique(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:8]}"
 
 
 def text_event(author: str, text: str, *, ts: float | None = None, event_id: str | None = None):

@@ -22,13 +22,15 @@ from google.adk.runners import Runner
 from google.adk.sessions import BaseSessionService
 from google.genai import types
 
+from tests.support import ids
+
 
 def call(tool: str, /, **args: Any) -> types.Part:
     return types.Part(function_call=types.FunctionCall(name=tool, args=args))
 
 
 def unique(prefix: str) -> str:
-    return f"{prefix}_{uuid.uuid4().hex[:8]}"
+    return ids.unique(prefix, "_")
 
 
 def user_event(text: str, *, ts: float | None = None, invocation_id: str = "inv-1") -> Event:
