@@ -251,6 +251,10 @@ class MemoryApplier:
                 return await self._forget(candidate, context)
             if home is MemoryHome.PROCEDURAL_REVIEW:
                 return await self._review(candidate, context)
+            if home is MemoryHome.USER_STATE and self._holds_a_value(candidate, context):
+                # the user's own words never replace a value said before: kept as a fact
+                candidate = replace(candidate, key=None, value=None, exact_value=False)
+                return await self._long_term(replace(candidate, in_own_words=False), context)
             if home is MemoryHome.USER_STATE:
                 outcome = self._user_state(candidate, context)
                 if (
@@ -278,6 +282,13 @@ class MemoryApplier:
                 "memory router could not write to %s: %s", home.value, said or type(exc).__name__
             )
             return RoutingOutcome(home, "failed", candidate.key, said or type(exc).__name__)
+
+    def _holds_a_value(self, candidate: Candidate, context: Context) -> bool:
+        """Whether ``candidate`` is a sentence in the user's own words (``in_own_words``) for a
+        preference that already holds a value."""
+        if not candidate.in_own_words or not candidate.key:
+            return False
+        return bool(context.state.get(self.vocabulary.state_key(candidate.key)))
 
     def _clear_retired(self, candidate: Candidate, context: Context) -> bool:
         """Clear the ``user:`` preference a sentence says no longer holds ("I'm not vegan any

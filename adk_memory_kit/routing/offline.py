@@ -26,6 +26,8 @@ from datetime import datetime
 
 from google.adk.events.event import Event
 
+from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.profile.guards import looks_like_instruction, looks_like_standing_order
 from adk_memory_kit.profile.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
 from adk_memory_kit.routing.cue_words import asks_for_automation, only_thanks, says_lasting
 from adk_memory_kit.routing.dialogue_acts import is_request_to_agent, reports_the_users_life
@@ -433,6 +435,24 @@ class LearnedExtractor:
             observed_at=when,
         )
 
+    def _as_said(self, name: str, sentence: str) -> str | None:
+        """``sentence`` as the value of preference ``name`` (``None`` where it may not be one):
+        only a free-text name of the vocabulary (no closed set of values, not the reply
+        style, which a person reviews), within its length, and not reading as an instruction
+        to the agent: the checks :func:`~adk_memory_kit.profile.tools.write_preference`
+        makes, so what is routed to ``user:`` state is what the applier writes there."""
+        if name == REPLY_STYLE or name not in self.vocabulary:
+            return None
+        if name in self.vocabulary.allowed_values:
+            return None
+        try:
+            value = self.vocabulary.check_value(name, sentence)
+        except InvalidInputError:
+            return None
+        if looks_like_instruction(value) or looks_like_standing_order(value):
+            return None
+        return value
+
     def _make(
         self,
         sentence: str,
@@ -486,9 +506,17 @@ class LearnedExtractor:
             # the saved value is cleared (it is not the value the sentence states)
             if gone:
                 return lasting(key=name, replaces_earlier=True, retires=gone)
-            # no value of the preference in it: the label alone does not make it that typed
-            # subject ("My manager is also called Hannah" is no preferred name, and must not
-            # replace "My ex-girlfriend was called Hannah" as if it were)
+            own_words = confidence >= AS_SAID_FLOOR and finder is DEFAULT_FINDERS.get(name)
+            said = self._as_said(name, sentence) if own_words else None
+            if said:
+                # the heads are sure the sentence sets this preference and the kit's finder (an
+                # app's own is never second-guessed) reads no value ("Gwil is fine, no need for
+                # Mr Pritchard"): the user's own words are the value, shown in every session
+                preference = self._preference(sentence, when, name, said)
+                return replace(preference, replaces_earlier=changes, in_own_words=True)
+            # no value of the preference in it and the heads unsure: the label alone does not
+            # make it that typed subject ("My manager is also called Hannah" is no preferred
+            # name, and must not replace "My ex-girlfriend was called Hannah" as if it were)
             return lasting(replaces_earlier=changes)
         if label == "long_term":
             return lasting()
@@ -510,6 +538,13 @@ class LearnedExtractor:
 #: The heads' least confidence in a ``user:`` home for a value read by meaning alone (the
 #: language a sentence is written in) when the reader did not name the preference itself.
 SURE_PREFERENCE = 0.6
+
+#: The heads' least confidence in a ``user:`` home for a sentence whose value no finder reads
+#: to be kept there in the user's own words (:meth:`LearnedExtractor._as_said`). Chosen on the
+#: first-read routing corpora r1-r24, all read before: of the sentences it moves from long-term
+#: memory, 206 of 239 at or above 0.5 were ``user:`` state by their writers, 54 of 96 between
+#: 0.4 and 0.5, 15 of 58 below 0.4.
+AS_SAID_FLOOR = 0.5
 
 #: The router's least confidence that a question stating nothing is this session's work.
 SESSION_QUESTION_FLOOR = 0.5

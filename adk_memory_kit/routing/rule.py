@@ -50,7 +50,9 @@ class Candidate:
     ``forget_request``: the sentence asks to delete memories (routed to ``FORGET``);
     ``retires_value``: the sentence says the preference ``key`` no longer has this value ("I'm
     not vegetarian any more"): the applier clears that ``user:`` value when it is the one
-    stored.
+    stored. ``in_own_words``: ``value`` is the user's whole sentence, not a value a finder
+    read; the applier writes it only where the preference holds no value yet, and keeps the
+    sentence in long-term memory otherwise (a value said before is never overwritten by it).
     """
 
     text: str
@@ -70,6 +72,7 @@ class Candidate:
     replaces_earlier: bool = False
     forget_request: bool = False
     retires_value: str | None = None
+    in_own_words: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.text, str) or not self.text.strip():
