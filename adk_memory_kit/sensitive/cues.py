@@ -200,6 +200,9 @@ _TABLE: tuple[tuple[str, bool, str], ...] = (
         personas kods|asmens kodas|numri personal|პირადი ნომერი|პასპორტი|անձնագիր|
         şəxsiyyət vəsiqəsi|kad pengenalan|mykad|nombor ic|no ic|id-nommer|id nommer|
         kaarka aqoonsiga|регистрийн дугаар|
+        cnic|nicop|nadra|shanakhti card|nid card|nid number|nin number|nin slip|iqama|
+        emirates id|ghana card|omang|huduma number|national identity card|
+        national identity number|identity number|nic number|
         """,
     ),
     (

@@ -74,6 +74,9 @@ POSITIVES: list[tuple[str, set[str]]] = [
     ("personnummer 19900101-1234", {GOVERNMENT_ID}),
     ("NIE X1234567L for the rental form", {GOVERNMENT_ID}),
     ("tax id 12-3456789 for the W-9", {GOVERNMENT_ID}),
+    # a national id named by its own name, in a sentence the secret head reads poorly
+    ("Mera CNIC number 42401-5567823-1 hai, yeh rakh lo.", {GOVERNMENT_ID}),
+    ("Iqama 2345678901, renew before Ramadan", {GOVERNMENT_ID}),
     # payment cards
     ("charge it to 4111 1111 1111 1111", {PAYMENT_CARD}),
     ("card: 5555-5555-5555-4444 exp 12/26", {PAYMENT_CARD}),
