@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import pytest
 from google.adk.agents.llm_agent import LlmAgent
-from google.adk.sessions.database_session_service import DatabaseSessionService
 
-from adk_memory_kit import PgVectorMemoryService
 from adk_memory_kit.profile.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
 from adk_memory_kit.routing import LearnedExtractor, MemoryApplier, MemoryHome, MemoryRoutingPlugin
 from adk_memory_kit.routing.offline import shared_learned_extractor
@@ -28,21 +26,11 @@ HAITIAN = "Rele m Ti Jean, pa 'Monsieur Désir' non."
 SCOTS = "Ca me Hamish, no Mr MacKenzie, it maks me feel auld."
 
 
-@pytest.fixture
-async def services(db_url, embedder):
-    sessions = DatabaseSessionService(db_url=db_url)
-    memory = PgVectorMemoryService(db_url, embedder=embedder)
-    yield sessions, memory
-    await memory.close()
-    await sessions.close()
-
-
 def _agent() -> LlmAgent:
     return LlmAgent(name="helper", model=ScriptedLlm(turns=["Okay."] * 4), instruction="Help.")
 
 
-async def test_a_preference_no_finder_reads_reaches_user_state_in_the_users_words(services):
-    sessions, memory = services
+async def test_a_preference_no_finder_reads_reaches_user_state_in_the_users_words(sessions, memory):
     outcomes: list = []
     plugin = MemoryRoutingPlugin(on_outcomes=outcomes.append)
     h = await Harness(_agent(), sessions, memory=memory, plugins=[plugin]).start()
@@ -61,8 +49,7 @@ async def test_a_preference_no_finder_reads_reaches_user_state_in_the_users_word
     assert {k: second.state[k] for k in kept} == kept
 
 
-async def test_the_users_words_never_replace_a_value_said_before(services):
-    _, memory = services
+async def test_the_users_words_never_replace_a_value_said_before(memory):
     app, user = unique("app"), unique("u")
     candidate = Candidate(
         text=SCOTS,
