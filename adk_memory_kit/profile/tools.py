@@ -46,6 +46,25 @@ def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
+def checked_preference(
+    name: str, value: Any, vocabulary: PreferenceVocabulary = DEFAULT_VOCABULARY
+) -> tuple[str, str]:
+    """The normalised ``(name, value)`` of a preference write, or the error
+    :func:`write_preference` raises for them: an unknown name, a value the vocabulary refuses,
+    or one that reads like an instruction to the agent (the sensitive-data check is not made
+    here)."""
+    name = vocabulary.check_name(name)
+    value = vocabulary.check_value(name, value)
+    if looks_like_instruction(value) or looks_like_standing_order(value):
+        raise InstructionValueError(
+            f"the value for {short(name)} reads like an instruction to the assistant, not a "
+            "preference, and was not stored; save only the value itself (for example "
+            "'aisle' or 'vegetarian'). Requests to change how the assistant behaves are "
+            "not preferences."
+        )
+    return name, value
+
+
 def write_preference(
     state: MutableMapping[str, Any] | State,
     name: str,
@@ -62,15 +81,7 @@ def write_preference(
     :class:`InstructionValueError` for a value that reads like an instruction to the agent
     or a request to change its behaviour.
     """
-    name = vocabulary.check_name(name)
-    value = vocabulary.check_value(name, value)
-    if looks_like_instruction(value) or looks_like_standing_order(value):
-        raise InstructionValueError(
-            f"the value for {short(name)} reads like an instruction to the assistant, not a "
-            "preference, and was not stored; save only the value itself (for example "
-            "'aisle' or 'vegetarian'). Requests to change how the assistant behaves are "
-            "not preferences."
-        )
+    name, value = checked_preference(name, value, vocabulary)
     findings = detect_sensitive(value, detectors)
     if findings:
         kinds = ", ".join(finding_kinds(findings))

@@ -253,8 +253,10 @@ class MemoryApplier:
                 return await self._review(candidate, context)
             if home is MemoryHome.USER_STATE and self._holds_a_value(candidate, context):
                 # the user's own words never replace a value said before: kept as a fact
-                candidate = replace(candidate, key=None, value=None, exact_value=False)
-                return await self._long_term(replace(candidate, in_own_words=False), context)
+                fact = replace(
+                    candidate, key=None, value=None, exact_value=False, in_own_words=False
+                )
+                return await self._long_term(fact, context)
             if home is MemoryHome.USER_STATE:
                 outcome = self._user_state(candidate, context)
                 if (

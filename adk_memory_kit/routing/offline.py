@@ -27,7 +27,7 @@ from datetime import datetime
 from google.adk.events.event import Event
 
 from adk_memory_kit.errors import InvalidInputError
-from adk_memory_kit.profile.guards import looks_like_instruction, looks_like_standing_order
+from adk_memory_kit.profile.tools import checked_preference
 from adk_memory_kit.profile.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
 from adk_memory_kit.routing.cue_words import asks_for_automation, only_thanks, says_lasting
 from adk_memory_kit.routing.dialogue_acts import is_request_to_agent, reports_the_users_life
@@ -441,17 +441,12 @@ class LearnedExtractor:
         style, which a person reviews), within its length, and not reading as an instruction
         to the agent: the checks :func:`~adk_memory_kit.profile.tools.write_preference`
         makes, so what is routed to ``user:`` state is what the applier writes there."""
-        if name == REPLY_STYLE or name not in self.vocabulary:
-            return None
-        if name in self.vocabulary.allowed_values:
+        if name == REPLY_STYLE or name in self.vocabulary.allowed_values:
             return None
         try:
-            value = self.vocabulary.check_value(name, sentence)
+            return checked_preference(name, sentence, self.vocabulary)[1]
         except InvalidInputError:
             return None
-        if looks_like_instruction(value) or looks_like_standing_order(value):
-            return None
-        return value
 
     def _make(
         self,
