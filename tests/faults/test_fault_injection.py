@@ -31,6 +31,7 @@ from adk_memory_kit.db import embedded
 from adk_memory_kit.errors import DatabaseUnavailableError, MemoryKitError
 from adk_memory_kit.lifecycle.forget import data_map, forget_user, pending_forgets
 from adk_memory_kit.lifecycle.idle_job import IdleIngestJob
+from tests.support.ids import unique
 from tests.support.servers import kill_server, stop_server
 
 pytestmark = pytest.mark.slow
@@ -98,15 +99,11 @@ def killed_before_statement(engine, pgdata, marker: str) -> Iterator[list[bool]]
         event.remove(engine.sync_engine, "before_cursor_execute", kill)
 
 
-#: Hex digits written as letters: the words stay plain words. A word with digits in it is a
-#: value, and a message that gives one ("the vault word is zq64259...") may rightly be
-#: redacted by the gate before it is embedded, and then the fault is never injected.
-_AS_LETTERS = str.maketrans("0123456789", "ghijklmnop")
-
-
 def words(n: int = 2) -> list[str]:
-    """Distinctive words no other row holds (letters only)."""
-    return [f"zq{uuid.uuid4().hex[:10].translate(_AS_LETTERS)}" for _ in range(n)]
+    """Distinctive words no other row holds, letters only: a word with digits in it is a value,
+    and a message that gives one ("the vault word is zq64259...") may rightly be redacted by
+    the gate before it is embedded, and then the fault is never injected."""
+    return [unique("zq", "", letters=10) for _ in range(n)]
 
 
 def text_event(text: str, t: float, author: str = "user") -> Event:

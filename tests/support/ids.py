@@ -14,6 +14,7 @@ import uuid
 _LETTERS = str.maketrans("0123456789abcdef", "ghijklmnopqrstuv")
 
 
-def unique(prefix: str, sep: str = "-") -> str:
-    """``prefix`` joined by ``sep`` to eight random letters (32 bits, like ``hex[:8]``)."""
-    return f"{prefix}{sep}{uuid.uuid4().hex[:8].translate(_LETTERS)}"
+def unique(prefix: str, sep: str = "-", letters: int = 8) -> str:
+    """``prefix`` joined by ``sep`` to ``letters`` random letters (four bits each, like
+    ``hex[:letters]``)."""
+    return f"{prefix}{sep}{uuid.uuid4().hex[:letters].translate(_LETTERS)}"

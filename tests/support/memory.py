@@ -12,9 +12,7 @@ from google.genai import types
 from sqlalchemy import text as sql
 
 from adk_memory_kit.db.rls import operator_connect
-from tests.support.ids import unique
-
-__all__ = ["unique"]  # re-exported: tests import it from here
+from tests.support.ids import unique as unique  # re-exported: tests import it from here
 
 _counter = itertools.count()
 
