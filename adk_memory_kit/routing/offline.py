@@ -29,7 +29,11 @@ from google.adk.events.event import Event
 from adk_memory_kit.errors import InvalidInputError
 from adk_memory_kit.profile.tools import checked_preference
 from adk_memory_kit.profile.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
-from adk_memory_kit.routing.cue_words import asks_for_automation, only_thanks, says_lasting
+from adk_memory_kit.routing.cue_words import (
+    asks_for_automation,
+    only_thanks,
+    says_lasting,
+)
 from adk_memory_kit.routing.dialogue_acts import is_request_to_agent, reports_the_users_life
 from adk_memory_kit.routing.edits.change_requests import asks_to_change
 from adk_memory_kit.routing.edits.forget_requests import (
@@ -42,6 +46,7 @@ from adk_memory_kit.routing.edits.forget_requests import (
 from adk_memory_kit.routing.edits.keep_requests import asks_not_to_keep
 from adk_memory_kit.routing.extractors import RuleBasedExtractor, dated, event_text, event_time
 from adk_memory_kit.routing.harm import choose_by_harm, clauses, forget_label
+from adk_memory_kit.routing.home_head import HOMES, home_probabilities
 from adk_memory_kit.routing.learned import Decision, LearnedRouter
 from adk_memory_kit.routing.reply_style import REPLY_STYLE
 from adk_memory_kit.routing.rule import Candidate
@@ -266,7 +271,36 @@ class LearnedExtractor:
             routes.append(
                 _not_the_users_preference(replace(route, candidates=chosen), self.finders)
             )
+        routes = self._requests_for_this_session(routes, [when for _, when in sentences])
         return await self._tasks_beside_secrets(routes, [when for _, when in sentences])
+
+    def _requests_for_this_session(
+        self, routes: list[SentenceRoute], whens: Sequence[datetime | None]
+    ) -> list[SentenceRoute]:
+        """``routes`` where a sentence routed nowhere is a request for this conversation's work
+        ("What's 68 lambs at £94 a head come to?", "Daba l9a liya train Marrakech-Fès
+        ghedda."): the home head (any language) gives it this session at least
+        :data:`SESSION_WORK_FLOOR`, so it becomes a session note. Filler and thanks stay
+        nowhere; without the multilingual encoder nothing changes."""
+        empty = [
+            i
+            for i, route in enumerate(routes)
+            if not route.candidates
+            and not is_filler(route.sentence)
+            and not only_thanks(route.sentence)
+        ]
+        if not empty:
+            return routes
+        probabilities = home_probabilities([routes[i].sentence for i in empty])
+        if probabilities is None:
+            return routes
+        session = HOMES.index("session")
+        routes = list(routes)
+        for i, row in zip(empty, probabilities, strict=True):
+            if float(row[session]) >= SESSION_WORK_FLOOR:
+                note = self._make(routes[i].sentence, whens[i], "session_state")
+                routes[i] = replace(routes[i], candidates=(note,) if note else ())
+        return routes
 
     async def _tasks_beside_secrets(
         self, routes: list[SentenceRoute], whens: Sequence[datetime | None]
@@ -325,7 +359,9 @@ class LearnedExtractor:
             # dog bite thing"): acted on, not sent to a reviewer
             if routes_as_request(sentence, strict=True) and not is_vague(forget_subject(sentence)):
                 label = "forget"
-        elif asks_not_to_keep(sentence) or routes_as_request(sentence, strict=label == "review"):
+        elif asks_not_to_keep(sentence) or routes_as_request(
+            sentence, strict=label in ("review", "session_state")
+        ):
             # "stop remembering ...", "I'd rather you didn't know about ...", "bin the info
             # about my ...": a request the handler's grammar reads, about the user's own thing
             # or what the assistant holds; never stored, nor shown to a reviewer
@@ -544,8 +580,16 @@ AS_SAID_FLOOR = 0.5
 #: The router's least confidence that a question stating nothing is this session's work.
 SESSION_QUESTION_FLOOR = 0.5
 
+#: The home head's least probability of "this session" for a sentence routed nowhere to be
+#: kept as this conversation's work (:meth:`LearnedExtractor._requests_for_this_session`).
+#: The first-read corpora's writers put one-off requests, today's calculations and questions
+#: for the task at hand in the session (issue 44 scores that home); the kit's bank called many
+#: of them nothing. Chosen on r1-r25, all read before: exact 2,907 -> 2,948 of 3,870 at 0.5
+#: (2,938 at 0.7, 2,951 at 0.35), messages whose writer said "nothing" exact 364 at each.
+SESSION_WORK_FLOOR = 0.5
+
 #: The router's least confidence that a part of a dropped sentence is this session's work.
-TASK_BESIDE_SECRET = 0.3
+TASK_BESIDE_SECRET = 0.6
 _PIECES = re.compile(r"\s*[,;:\uff0c\u3001\uff1b\uff1a]\s*|\s+[-\u2013\u2014]\s+")
 _MIN_PIECE_CHARS = 8
 

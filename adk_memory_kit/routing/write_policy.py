@@ -63,6 +63,7 @@ from pydantic import ConfigDict, Field, PlainValidator
 from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.core.index_keys import INDEX_ONLY_REASONS, with_keys, without_keys
 from adk_memory_kit.core.session_policy import POLICY_ENV, WritePolicy, resolve_policy
+from adk_memory_kit.routing.cue_words import scoped_to_now
 from adk_memory_kit.routing.dialogue_acts import is_request_to_agent, states_something
 from adk_memory_kit.routing.extractors import Extractor, RuleBasedExtractor, event_text
 from adk_memory_kit.routing.offline import LearnedExtractor, shared_learned_extractor
@@ -115,6 +116,7 @@ ATTRIBUTION = re.compile(
 
 #: The offline router's label for a sentence with nothing to keep (a request, small talk).
 NOTHING_LABEL = "nothing"
+SESSION_LABEL = "session_state"
 
 #: Homes whose sentences never reach long-term retrieval, recorded or not.
 NEVER_STORED = frozenset(
@@ -237,6 +239,7 @@ async def select_events(
     decisions = RoutingDecisions(events)
     fallback = await _fallback_homes(events, decisions, options)
     classified, nothing = await _classified_homes(events, decisions, fallback, options)
+    unsure = await _unsure_session_notes(events, decisions, options)
     fallback.update(classified)
     recalled = session_recall_stems(events)
     listed = set() if options.keep_tool_echoes else session_result_set_stems(events)
@@ -256,7 +259,11 @@ async def select_events(
         answering, asked = asked and is_user, not is_user and _asks(sentences)
         rows = []
         for index, sentence in enumerate(sentences):
-            reason = _user_or_common_reason(event, index, sentence, decisions, fallback, options)
+            reason = (
+                None
+                if (event.id, index) in unsure
+                else _user_or_common_reason(event, index, sentence, decisions, fallback, options)
+            )
             if reason is None and is_user and not options.keep_requests:
                 says_nothing = not answering and (event.id, index) in nothing
                 reason = _request_reason(sentence, says_nothing)
@@ -309,6 +316,42 @@ async def select_events(
             )
             kept.append(copy.model_copy(update={"custom_metadata": meta}))
     return kept
+
+
+async def _unsure_session_notes(
+    events: Sequence[Event], decisions: RoutingDecisions, options: RoutedOptions
+) -> set[tuple[str, int]]:
+    """The user sentences the routing plugin kept only as this session's notes while the
+    router was not sure they are only that: its label for the sentence is not
+    ``session_state`` at ``session_only_confidence`` or more. They are stored like any other
+    sentence (the rules below still apply): a lasting fact kept for the session alone would be
+    lost when it ends, while a one-off request stored costs a little clutter. A sentence that
+    scopes itself to now ("just for this trip") stays out whatever the router says."""
+    router = options.sentence_router
+    if router is None:
+        return set()
+    slots: list[tuple[str, int]] = []
+    texts: list[str] = []
+    for event in events:
+        if event.author != USER_AUTHOR or event.partial or not event.content or not event.id:
+            continue
+        for index, sentence in enumerate(split_sentences(event_text(event))):
+            if decisions.homes(event.id, index) == {MemoryHome.SESSION_STATE} and not (
+                scoped_to_now(sentence)
+            ):
+                slots.append((event.id, index))
+                texts.append(sentence)
+    if not texts:
+        return set()
+    try:
+        verdicts = await router.router.classify(texts)
+    except Exception:  # the recorded homes stand
+        return set()
+    return {
+        slot
+        for slot, verdict in zip(slots, verdicts, strict=True)
+        if verdict.label != SESSION_LABEL or verdict.confidence < options.session_only_confidence
+    }
 
 
 async def _fallback_homes(

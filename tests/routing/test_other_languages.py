@@ -35,7 +35,10 @@ SAID = [
     ("これから返事は日本語でお願いします。", H.USER_STATE),
     ("先週話した転職の件は忘れてください。", H.FORGET),
     ("Je suis végétarien depuis dix ans.", H.USER_STATE),  # a diet: user:pref_diet
-    ("Quelle heure est-il à Tokyo ?", None),
+    # a question for the moment is this session's work (the bank's definition since stop 62,
+    # as the first-read corpora label "what's the swell like for Bondi this arvo?")
+    ("Quelle heure est-il à Tokyo ?", H.SESSION_STATE),
+    ("Merci, c'est parfait !", None),
 ]
 
 

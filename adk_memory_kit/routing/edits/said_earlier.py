@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING
 from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types as genai_types
 
+from adk_memory_kit.routing.cue_words import scoped_to_now
 from adk_memory_kit.routing.extractors import event_text, event_time
 from adk_memory_kit.routing.outcomes import RECORDING_EARLIER
 from adk_memory_kit.routing.records import RoutingDecisions
+from adk_memory_kit.routing.rule import MemoryHome
 from adk_memory_kit.routing.unstored import unstored_reason
 from adk_memory_kit.text.sentences import split_sentences
 
@@ -50,10 +52,18 @@ def said_entry(key: str, said: SaidEarlier) -> MemoryEntry:
     )
 
 
+def _only_a_session_note(homes: set[MemoryHome], sentence: str) -> bool:
+    """Whether a recorded sentence is only this session's note and not scoped to now:
+    ingestion may still store it (``write_policy``: an unsure session note is stored), so an
+    update or a request to forget weighs it like a sentence no router stored."""
+    return homes == {MemoryHome.SESSION_STATE} and not scoped_to_now(sentence)
+
+
 def unstored_sentences(context: Context, limit: int) -> list[SaidEarlier]:
     """The user's last ``limit`` sentences of earlier turns of this session that no routing
-    record gives a home and that ingestion would store (not sensitive, filler or a
-    question without a fact), oldest first; the sentence indexes are the write policy's.
+    record gives a home but this session's note (not scoped to now), and that ingestion would
+    store (not sensitive, filler or a question without a fact), oldest first; the sentence
+    indexes are the write policy's.
     Empty unless the routing plugin records what the caller decides about them
     (``RECORDING_EARLIER``)."""
     if limit <= 0 or not RECORDING_EARLIER.get():
@@ -71,7 +81,8 @@ def unstored_sentences(context: Context, limit: int) -> list[SaidEarlier]:
         ):
             continue
         for index, sentence in reversed(list(enumerate(split_sentences(event_text(event))))):
-            if decisions.homes(event.id, index) or unstored_reason(sentence):
+            homes = decisions.homes(event.id, index)
+            if (homes and not _only_a_session_note(homes, sentence)) or unstored_reason(sentence):
                 continue
             found.append(SaidEarlier(event.id, index, sentence, event_time(event)))
             if len(found) >= limit:
