@@ -49,6 +49,7 @@ NOW_SCOPE = _words(
     r"today",
     r"tonight",
     r"one-off",
+    r"(?:for|in|during) this (?:conversation|chat|session)",
     # Spanish
     r"(?:s[oó]lo )?(?:esta|por esta) vez",
     r"por ahora",
@@ -275,6 +276,12 @@ _OF_MY_THING = re.compile(
     r"мій|моя|моє|мої)\s",
     re.IGNORECASE,
 )
+
+
+def of_the_users_own_thing(sentence: str) -> bool:
+    """Whether ``sentence`` opens with the user's own thing ("My heating ...", "Mi nómina
+    ...", "Моя машина ..."): what follows describes it."""
+    return _OF_MY_THING.match(sentence) is not None
 
 
 #: A deletion verb of another kept language, opening a clause: an order to forget. Words of

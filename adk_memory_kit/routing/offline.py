@@ -31,6 +31,8 @@ from adk_memory_kit.profile.tools import checked_preference
 from adk_memory_kit.profile.vocabulary import DEFAULT_VOCABULARY, PreferenceVocabulary
 from adk_memory_kit.routing.cue_words import (
     asks_for_automation,
+    gives_standing_order,
+    of_the_users_own_thing,
     only_thanks,
     says_lasting,
 )
@@ -374,6 +376,16 @@ class LearnedExtractor:
             # an unsure wish about the agent's replies: a person decides (review over user:
             # state for anything about the agent's conduct)
             label = "review"
+        if (
+            label == "review"
+            and decision.own_label in ("long_term", "update")
+            and of_the_users_own_thing(sentence)
+            and not gives_standing_order(sentence)
+        ):
+            # "My heating comes on automatically at six.": the home head hears an automation
+            # order, the router's own head a fact about the user's thing; nothing is asked of
+            # the agent, so the fact stands
+            label = decision.own_label
         label = forget_label(sentence, label)
         findings = detect_sensitive(sentence, self.detectors)
         if label == "drop" and not findings and decision.confidence < DROP_WITHOUT_FINDING:

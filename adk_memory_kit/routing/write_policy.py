@@ -10,10 +10,14 @@ call ``PgVectorMemoryService.add_session_to_memory``, which filters the session'
 ==========================================  ==============================================
 sentence                                    stored?
 ==========================================  ==============================================
-a candidate the router sent anywhere        no: DROP, PROCEDURAL_REVIEW, SESSION_STATE and
-                                            TURN_SCRATCH never; LONG_TERM is stored by the
-                                            router as its own dated fact and USER_STATE
-                                            lives in the profile (one fact, one home)
+a candidate the router sent anywhere        no: DROP, PROCEDURAL_REVIEW and TURN_SCRATCH
+                                            never; SESSION_STATE unless it is a statement
+                                            not scoped to now or the router was unsure
+                                            (:func:`session_only_holds`: a lost fact costs
+                                            more than a stored one-off); LONG_TERM is
+                                            stored by the router as its own dated fact and
+                                            USER_STATE lives in the profile (one fact, one
+                                            home)
 sensitive (any detector, health included)   no
 filler / acknowledgement (anyone)           no ("Noted.", "Thanks, that's all, bye!")
 a question that states nothing              no ("Can you order lunch for me?")
@@ -63,9 +67,10 @@ from pydantic import ConfigDict, Field, PlainValidator
 from adk_memory_kit.core.config import KitConfig
 from adk_memory_kit.core.index_keys import INDEX_ONLY_REASONS, with_keys, without_keys
 from adk_memory_kit.core.session_policy import POLICY_ENV, WritePolicy, resolve_policy
-from adk_memory_kit.routing.cue_words import scoped_to_now
+from adk_memory_kit.routing.cue_words import asks_a_question, scoped_to_now
 from adk_memory_kit.routing.dialogue_acts import is_request_to_agent, states_something
 from adk_memory_kit.routing.extractors import Extractor, RuleBasedExtractor, event_text
+from adk_memory_kit.routing.learned import Decision
 from adk_memory_kit.routing.offline import LearnedExtractor, shared_learned_extractor
 from adk_memory_kit.routing.provenance import memory_report_stems
 from adk_memory_kit.routing.records import (
@@ -178,9 +183,10 @@ class RoutedOptions(KitConfig):
         gt=0.0,
         le=1.0,
         description="The router's least confidence for a 'session only' verdict to keep a "
-        "sentence out of long-term memory. Below it the sentence is stored: an unsure verdict "
-        "must not lose a lasting fact (the bank's session-only examples score 0.84 and more; "
-        "an episode such as 'my tomatoes ripened this week' scores about 0.5).",
+        "sentence that states nothing, or asks something, out of long-term memory. Below it "
+        "the sentence is stored: an unsure verdict must not lose a lasting fact. A statement "
+        "is stored whatever the verdict unless it scopes itself to now "
+        "(:func:`session_only_holds`).",
     )
 
     keep_requests: bool = Field(
@@ -318,15 +324,30 @@ async def select_events(
     return kept
 
 
+def session_only_holds(sentence: str, decision: Decision, options: RoutedOptions) -> bool:
+    """Whether the router's "this session only" keeps ``sentence`` out of long-term memory.
+
+    Only when the sentence scopes itself to now ("just for this trip"), or when the router
+    is sure (``session_only_confidence``) and the sentence states nothing or asks something
+    ("Can you book us a table?"). A statement read as this session's work ("Laptop-wise it is
+    a ThinkPad X220.") is stored: a lasting fact kept for the session alone is lost when it
+    ends, while a one-off statement stored costs a little clutter."""
+    if scoped_to_now(sentence):
+        return True
+    return (
+        decision.label == SESSION_LABEL
+        and decision.confidence >= options.session_only_confidence
+        and (asks_a_question(sentence) or not states_something(sentence))
+    )
+
+
 async def _unsure_session_notes(
     events: Sequence[Event], decisions: RoutingDecisions, options: RoutedOptions
 ) -> set[tuple[str, int]]:
-    """The user sentences the routing plugin kept only as this session's notes while the
-    router was not sure they are only that: its label for the sentence is not
-    ``session_state`` at ``session_only_confidence`` or more. They are stored like any other
-    sentence (the rules below still apply): a lasting fact kept for the session alone would be
-    lost when it ends, while a one-off request stored costs a little clutter. A sentence that
-    scopes itself to now ("just for this trip") stays out whatever the router says."""
+    """The user sentences the routing plugin kept only as this session's notes where
+    :func:`session_only_holds` does not keep them out: they are stored like any other
+    sentence (the rules below still apply). The router's decisions are cached by text, so
+    this costs no second embedding of a sentence routed in this process."""
     router = options.sentence_router
     if router is None:
         return set()
@@ -336,9 +357,7 @@ async def _unsure_session_notes(
         if event.author != USER_AUTHOR or event.partial or not event.content or not event.id:
             continue
         for index, sentence in enumerate(split_sentences(event_text(event))):
-            if decisions.homes(event.id, index) == {MemoryHome.SESSION_STATE} and not (
-                scoped_to_now(sentence)
-            ):
+            if decisions.homes(event.id, index) == {MemoryHome.SESSION_STATE}:
                 slots.append((event.id, index))
                 texts.append(sentence)
     if not texts:
@@ -349,8 +368,8 @@ async def _unsure_session_notes(
         return set()
     return {
         slot
-        for slot, verdict in zip(slots, verdicts, strict=True)
-        if verdict.label != SESSION_LABEL or verdict.confidence < options.session_only_confidence
+        for slot, text, verdict in zip(slots, texts, verdicts, strict=True)
+        if not session_only_holds(text, verdict, options)
     }
 
 
@@ -421,9 +440,10 @@ async def _classified_homes(
             nothing.add(slot)
         found = {route(c) for c in routed.candidates} & NEVER_STORED
         decision = routed.decision
-        if decision is not None and decision.confidence < options.session_only_confidence:
-            # an unsure "session only" loses nothing by being stored; an unsure behaviour
-            # change or sensitive sentence is still kept out (those errors are not harmless)
+        if decision is not None and not session_only_holds(routed.sentence, decision, options):
+            # an unsure "session only", or one said of a statement, loses nothing by being
+            # stored; an unsure behaviour change or sensitive sentence is still kept out
+            # (those errors are not harmless)
             found -= {MemoryHome.SESSION_STATE, MemoryHome.TURN_SCRATCH}
         if found:
             homes[slot] = found

@@ -151,22 +151,22 @@ def test_policy_names_resolve_and_bad_values_are_refused(monkeypatch):
 
 
 async def test_only_a_sure_session_only_verdict_keeps_a_sentence_out():
-    sure = "Just for this conversation, assume I'm travelling with my two nephews."
-    # the router says ~0.45 (was "The boiler is playing up again today.", ~0.55, until the
-    # bank's one-off requests and reports of the moment became session work in stop 63;
-    # before that "Our pond has frogspawn in it this week.", until the home head read it as a
-    # lasting fact, and "My greenhouse tomatoes finally ripened this week.", until the bank
-    # learned lasting changes said with a time word)
-    unsure = "The car is making a funny noise again."
-    events = [ev("user", sure, 1), ev("user", unsure, 2)]
+    # sentences that state nothing (no English grammar reads them as requests): the router
+    # says ~0.8 and ~0.45 that they are this session's work
+    sure = "Bitte den Entwurf kürzer machen."
+    unsure = "Daba l9a liya train Marrakech-Fès ghedda."
+    # a statement the router is sure is session work (~0.95) is stored all the same (a lasting
+    # fact read as session work would be lost), unless it scopes itself to now
+    statement = "The printer is jammed again this morning."
+    scoped = "Just for this conversation, assume I'm travelling with my two nephews."
+    events = [ev("user", text, i) for i, text in enumerate((sure, unsure, statement, scoped), 1)]
     # by default only the sure verdict keeps its sentence out of long-term memory
-    assert await kept(events) == [unsure]
+    assert await kept(events) == [unsure, statement]
     # a stricter bar stores both; a laxer one keeps both out
-    assert await kept(events, options=RoutedOptions(session_only_confidence=0.99)) == [
-        sure,
-        unsure,
-    ]
-    assert await kept(events, options=RoutedOptions(session_only_confidence=0.1)) == []
+    strict = RoutedOptions(session_only_confidence=0.99)
+    assert await kept(events, options=strict) == [sure, unsure, statement]
+    lax = RoutedOptions(session_only_confidence=0.1)
+    assert await kept(events, options=lax) == [statement]
     with pytest.raises(InvalidInputError, match="session_only_confidence"):
         RoutedOptions(session_only_confidence=0)
 
