@@ -107,7 +107,17 @@ esqueça isso|esquece isso|dimentica questo|unut gitsin|забудь об это
 забудь про|забудьте про це|забудь про це|poista|poistakaa|unohda|unohtakaa|ξέχασε|ξεχάστε|
 σβήσε|σβήστε|διέγραψε|διαγράψτε|sangula|sangulawo|erabira|zapomeň|zapomeňte|smaž|smažte|
 vymaž|vymažte|odstraň|zabudni|zabudnite|zmaž|uită|uitați|șterge|ștergeți|sterge|glem|glemt det|
-slett|radera|glöm|ลบข้อมูล|ลืมเรื่อง|ลืมที่|dileu|anghofia|lupain|lalekake|busak|hapusen
+slett|radera|glöm|ลบข้อมูล|ลืมเรื่อง|ลืมที่|dileu|anghofia|lupain|lalekake|busak|hapusen|
+zaboravi|zaboravite|obriši|obrišite|izbriši|izbrišite|obrisi|izbrisi|pobriši|заборави|
+заборавите|обриши|избриши|избришите|забрави|забравете|изтрий|изтрийте|pozabi|pozabite|zbriši|
+pamiršk|pamirškite|ištrink|ištrinkite|aizmirsti|izdzēs|izdzēsiet|unusta|unustage|kustuta|
+kustutage|harroje|harrojeni|fshije|fshijeni|დაივიწყე|წაშალე|մոռացիր|ջնջիր|ұмыт|өшір|
+o'chir|o'chirib tashla|unutib yubor|мартчих|устга|እርሳው|አጥፋው|ሰርዝ|बिर्सिदेऊ|बिर्सनुहोस्|
+मेटाइदेऊ|हटाइदेऊ|मेटाउनुहोस्|हटाउनुहोस्|بھول جاؤ|مٹا دو|ہٹا دو|மறந்துவிடு|அழித்துவிடு|మర్చిపో|
+తొలగించు|ಮರೆತುಬಿಡು|ಅಳಿಸು|മറന്നേക്കൂ|മായ്ക്കൂ|विसरून जा|पुसून टाक|ભૂલી જા|ભૂંસી નાખ|ਭੁੱਲ ਜਾ|
+අමතක කරන්න|මකන්න|ลบเรื่อง|ลบที่|ลืมไปเลย|فسخ|فسخه|فسخها|امسحه|امسحها|احذفه|احذفها|انساه|
+انساها|نحيه|نحيها|شيله|شيلها|فراموشش کن|پاکش کن|oblida|oblideu|esborra|esborreu|ahaztu|
+ezabatu|ħassar|déan dearmad|scrios|gløym|gløym det|slet det|chefuo|gbagbe|khohlwa
 """
 
 #: "Please" and its kin: a request addressed to the assistant.

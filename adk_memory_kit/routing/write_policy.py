@@ -11,10 +11,11 @@ call ``PgVectorMemoryService.add_session_to_memory``, which filters the session'
 sentence                                    stored?
 ==========================================  ==============================================
 a candidate the router sent anywhere        no: DROP, PROCEDURAL_REVIEW and TURN_SCRATCH
-                                            never; SESSION_STATE unless it is a statement
-                                            not scoped to now or the router was unsure
-                                            (:func:`session_only_holds`: a lost fact costs
-                                            more than a stored one-off); LONG_TERM is
+                                            never; SESSION_STATE unless the router was
+                                            unsure, with a higher bar for statements not
+                                            scoped to now (:func:`session_only_holds`: a
+                                            lost fact costs more than a stored one-off);
+                                            LONG_TERM is
                                             stored by the router as its own dated fact and
                                             USER_STATE lives in the profile (one fact, one
                                             home)
@@ -184,9 +185,19 @@ class RoutedOptions(KitConfig):
         le=1.0,
         description="The router's least confidence for a 'session only' verdict to keep a "
         "sentence that states nothing, or asks something, out of long-term memory. Below it "
-        "the sentence is stored: an unsure verdict must not lose a lasting fact. A statement "
-        "is stored whatever the verdict unless it scopes itself to now "
-        "(:func:`session_only_holds`).",
+        "the sentence is stored: an unsure verdict must not lose a lasting fact. Statements "
+        "answer to ``statement_session_confidence`` (:func:`session_only_holds`).",
+    )
+    statement_session_confidence: float = Field(
+        0.85,
+        gt=0.0,
+        le=1.0,
+        description="The router's least confidence for a 'session only' verdict to keep a "
+        "statement (a sentence that states something and asks nothing) out of long-term "
+        "memory, unless it scopes itself to now. Higher than for a request: a lasting fact "
+        "read as this session's work is lost when the session ends (the bank's session-only "
+        "statements score 0.84 and more; statements about the user's things misread as "
+        "session work 0.5-0.8).",
     )
 
     keep_requests: bool = Field(
@@ -327,18 +338,20 @@ async def select_events(
 def session_only_holds(sentence: str, decision: Decision, options: RoutedOptions) -> bool:
     """Whether the router's "this session only" keeps ``sentence`` out of long-term memory.
 
-    Only when the sentence scopes itself to now ("just for this trip"), or when the router
-    is sure (``session_only_confidence``) and the sentence states nothing or asks something
-    ("Can you book us a table?"). A statement read as this session's work ("Laptop-wise it is
-    a ThinkPad X220.") is stored: a lasting fact kept for the session alone is lost when it
-    ends, while a one-off statement stored costs a little clutter."""
+    Always when the sentence scopes itself to now ("just for this trip"). Otherwise only for
+    a ``session_state`` verdict the router is sure of: ``session_only_confidence`` for a
+    sentence that states nothing or asks something ("Can you book us a table?"),
+    ``statement_session_confidence`` for a statement ("For this outing my two nephews are
+    coming along": 0.95). An unsure statement ("Laptop-wise it is a ThinkPad X220.": 0.54) is
+    stored: a lasting fact kept for the session alone is lost when it ends, while a one-off
+    statement stored costs a little clutter."""
     if scoped_to_now(sentence):
         return True
-    return (
-        decision.label == SESSION_LABEL
-        and decision.confidence >= options.session_only_confidence
-        and (asks_a_question(sentence) or not states_something(sentence))
-    )
+    if decision.label != SESSION_LABEL:
+        return False
+    if asks_a_question(sentence) or not states_something(sentence):
+        return decision.confidence >= options.session_only_confidence
+    return decision.confidence >= options.statement_session_confidence
 
 
 async def _unsure_session_notes(

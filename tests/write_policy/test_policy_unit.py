@@ -155,20 +155,24 @@ async def test_only_a_sure_session_only_verdict_keeps_a_sentence_out():
     # says ~0.8 and ~0.45 that they are this session's work
     sure = "Bitte den Entwurf kürzer machen."
     unsure = "Daba l9a liya train Marrakech-Fès ghedda."
-    # a statement the router is sure is session work (~0.95) is stored all the same (a lasting
-    # fact read as session work would be lost), unless it scopes itself to now
-    statement = "The printer is jammed again this morning."
+    # statements answer to a higher bar (a lasting fact read as session work would be lost):
+    # ~0.95, ~0.68 and ~0.45; one that scopes itself to now stays out whatever the router says
+    sure_statement = "The printer is jammed again this morning."
+    fairly_sure_statement = "I need a taxi to the airport at 6."
+    unsure_statement = "The car is making a funny noise again."
     scoped = "Just for this conversation, assume I'm travelling with my two nephews."
-    events = [ev("user", text, i) for i, text in enumerate((sure, unsure, statement, scoped), 1)]
-    # by default only the sure verdict keeps its sentence out of long-term memory
-    assert await kept(events) == [unsure, statement]
-    # a stricter bar stores both; a laxer one keeps both out
-    strict = RoutedOptions(session_only_confidence=0.99)
-    assert await kept(events, options=strict) == [sure, unsure, statement]
-    lax = RoutedOptions(session_only_confidence=0.1)
-    assert await kept(events, options=lax) == [statement]
-    with pytest.raises(InvalidInputError, match="session_only_confidence"):
-        RoutedOptions(session_only_confidence=0)
+    said = (sure, unsure, sure_statement, fairly_sure_statement, unsure_statement, scoped)
+    events = [ev("user", text, i) for i, text in enumerate(said, 1)]
+    # by default only the sure verdicts keep their sentences out of long-term memory
+    assert await kept(events) == [unsure, fairly_sure_statement, unsure_statement]
+    # stricter bars store all but the scoped one; laxer ones keep every one out
+    strict = RoutedOptions(session_only_confidence=0.99, statement_session_confidence=0.99)
+    assert await kept(events, options=strict) == list(said[:-1])
+    lax = RoutedOptions(session_only_confidence=0.1, statement_session_confidence=0.1)
+    assert await kept(events, options=lax) == []
+    for name in ("session_only_confidence", "statement_session_confidence"):
+        with pytest.raises(InvalidInputError, match=name):
+            RoutedOptions(**{name: 0})
 
 
 async def test_ids_that_are_not_secrets_are_kept_by_the_default_policy():
