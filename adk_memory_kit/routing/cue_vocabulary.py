@@ -120,6 +120,25 @@ o'chir|o'chirib tashla|unutib yubor|мартчих|устга|እርሳው|አ�
 ezabatu|ħassar|déan dearmad|scrios|gløym|gløym det|slet det|chefuo|gbagbe|khohlwa
 """
 
+#: Requests to forget or delete in languages whose verb ends the clause (Nepali, Hindi, Urdu,
+#: Bengali, Marathi, Gujarati, Punjabi, Tamil, Telugu, Kannada, Malayalam, Sinhala, Persian,
+#: Turkic languages, Korean, Mongolian, Amharic), read only at a clause's end by
+#: :func:`~.cue_words.tells_to_forget`: request forms only ("please forget"), never "I forgot".
+FORGET_AT_END = """
+बिर्सिदिनुहोस्|बिर्सिदिनुस्|बिर्सिनुस्|बिर्सनुस्|बिर्सनुहोस्|बिर्सिदेऊ|बिर्सिदेउ|मेटाइदिनुहोस्|
+मेटाइदिनुस्|मेटाइदेऊ|हटाइदिनुहोस्|हटाइदिनुस्|हटाइदेऊ|मेटाउनुहोस्|हटाउनुहोस्|भूल जाओ|भूल जाइए|
+भूल जाइये|भूल जाना|मिटा दो|मिटा दीजिए|हटा दो|हटा दीजिए|डिलीट कर दो|डिलीट कर दीजिए|bhool jao|
+bhool jaiye|bhool jaana|bhul jao|mita do|hata do|delete kar do|delete kardo|بھول جاؤ|بھول جائیں|
+مٹا دو|مٹا دیں|ہٹا دو|ہٹا دیں|ڈیلیٹ کر دو|ভুলে যাও|ভুলে যান|মুছে ফেলো|মুছে ফেলুন|विसरून जा|
+विसरून जा|पुसून टाक|पुसून टाका|काढून टाका|ભૂલી જા|ભૂલી જાઓ|ભૂંસી નાખ|ભૂંસી નાખો|ਭੁੱਲ ਜਾ|ਭੁੱਲ ਜਾਓ|
+ਮਿਟਾ ਦਿਓ|மறந்துவிடு|மறந்துவிடுங்கள்|அழித்துவிடு|அழித்துவிடுங்கள்|நீக்கிவிடு|మర్చిపో|మర్చిపోండి|
+తొలగించు|తొలగించండి|ಮರೆತುಬಿಡು|ಮರೆತುಬಿಡಿ|ಅಳಿಸಿಬಿಡಿ|മറന്നേക്കൂ|മറന്നേക്ക്|മായ്ക്കൂ|
+අමතක කරන්න|මකන්න|මකා දමන්න|فراموش کن|فراموشش کن|پاک کن|پاکش کن|حذف کن|حذفش کن|unut|unutun|
+silin|unutunuz|o'chiring|unuting|ұмытыңыз|өшіріңіз|ұмыт|өшір|잊어줘|잊어 줘|잊어주세요|잊어 주세요|
+지워줘|지워 줘|지워주세요|지워 주세요|삭제해줘|삭제해 줘|삭제해주세요|삭제해 주세요|мартчих|устга|
+እርሳው|አጥፋው|ሰርዝ
+"""
+
 #: "Please" and its kin: a request addressed to the assistant.
 PLEASE = """
 por favor|s'il te plaît|s'il vous plaît|stp|svp|bitte|per favore|per piacere|pfv|pfvr|
@@ -192,6 +211,7 @@ AUTOMATICALLY_WORDS = _words(AUTOMATICALLY)
 TONIGHT_WORDS = _words(TONIGHT)
 FORGET_WORDS = _words(FORGET)
 FORGET_MORE_WORDS = _words(FORGET_MORE)
+FORGET_AT_END_WORDS = _words(FORGET_AT_END)
 PLEASE_WORDS = _words(PLEASE)
 FIRST_PERSON_WORDS = _words(FIRST_PERSON)
 

@@ -18,6 +18,7 @@ import re
 
 from adk_memory_kit.routing.cue_vocabulary import (
     AUTOMATICALLY_WORDS,
+    FORGET_AT_END_WORDS,
     FORGET_MORE_WORDS,
     FORGET_WORDS,
     FROM_NOW_ON_WORDS,
@@ -294,16 +295,27 @@ _CLAUSES = re.compile(r"[,.;:!?，。、！？]\s*")
 _BEFORE_THE_VERB = 3
 
 
+_FORGET_AT_END = vocabulary_pattern(FORGET_AT_END_WORDS)
+#: At most this many words (particles: है, नि, 요) follow a clause-final request to forget.
+_AFTER_THE_VERB = 2
+
+
 def tells_to_forget(sentence: str) -> bool:
     """Whether a clause of ``sentence`` opens (within :data:`_BEFORE_THE_VERB` words) with a
     deletion verb of a kept language other than English ("Gleymdu lykilorðinu ...",
-    "תשכח את הקוד ...", "強積金個密碼唔好記住喇"); a question never is one."""
+    "תשכח את הקוד ...", "強積金個密碼唔好記住喇"), or, in a language whose verb ends the
+    clause, ends (within :data:`_AFTER_THE_VERB` words) with a request to forget
+    ("त्यो locker को combination बिर्सिदिनुहोस्", "eski adresimi unut"); a question never
+    is one."""
     if asks_a_question(sentence) or "?" in sentence:
         return False
     for clause in _CLAUSES.split(sentence):
         found = _TELLS_TO_FORGET.search(clause)
         if found and len(clause[: found.start()].split()) <= _BEFORE_THE_VERB:
             return True
+        for found in _FORGET_AT_END.finditer(clause):
+            if len(clause[found.end() :].split()) <= _AFTER_THE_VERB:
+                return True
     return False
 
 
