@@ -15,10 +15,9 @@ a candidate the router sent anywhere        no: DROP, PROCEDURAL_REVIEW and TURN
                                             unsure, with a higher bar for statements not
                                             scoped to now (:func:`session_only_holds`: a
                                             lost fact costs more than a stored one-off);
-                                            LONG_TERM is
-                                            stored by the router as its own dated fact and
-                                            USER_STATE lives in the profile (one fact, one
-                                            home)
+                                            LONG_TERM is stored by the router as its own
+                                            dated fact and USER_STATE lives in the profile
+                                            (one fact, one home)
 sensitive (any detector, health included)   no
 filler / acknowledgement (anyone)           no ("Noted.", "Thanks, that's all, bye!")
 a question that states nothing              no ("Can you order lunch for me?")
@@ -344,14 +343,19 @@ def session_only_holds(sentence: str, decision: Decision, options: RoutedOptions
     ``statement_session_confidence`` for a statement ("For this outing my two nephews are
     coming along": 0.95). An unsure statement ("Laptop-wise it is a ThinkPad X220.": 0.54) is
     stored: a lasting fact kept for the session alone is lost when it ends, while a one-off
-    statement stored costs a little clutter."""
+    statement stored costs a little clutter. A sentence that states nothing and that the
+    router finds nothing to keep in (a request the home head made a session note of) stays
+    out, as it would with no note."""
     if scoped_to_now(sentence):
+        return True
+    statement = states_something(sentence) and not asks_a_question(sentence)
+    if not statement and decision.label == NOTHING_LABEL:
         return True
     if decision.label != SESSION_LABEL:
         return False
-    if asks_a_question(sentence) or not states_something(sentence):
-        return decision.confidence >= options.session_only_confidence
-    return decision.confidence >= options.statement_session_confidence
+    if statement:
+        return decision.confidence >= options.statement_session_confidence
+    return decision.confidence >= options.session_only_confidence
 
 
 async def _unsure_session_notes(

@@ -8,8 +8,14 @@ from google.adk.sessions.session import Session
 
 from adk_memory_kit.core.session_policy import WritePolicy, resolve_policy
 from adk_memory_kit.errors import InvalidInputError
+from adk_memory_kit.routing.learned import Decision
 from adk_memory_kit.routing.records import RECALL_RECORD_KEY, ROUTING_RECORD_KEY, ROUTING_STATE_KEY
-from adk_memory_kit.routing.write_policy import RoutedOptions, SentenceVerdict, select_events
+from adk_memory_kit.routing.write_policy import (
+    RoutedOptions,
+    SentenceVerdict,
+    select_events,
+    session_only_holds,
+)
 from adk_memory_kit.text.signals import content_stems, fingerprint
 from tests.support.policy_events import ev, tool_result
 
@@ -173,6 +179,25 @@ async def test_only_a_sure_session_only_verdict_keeps_a_sentence_out():
     for name in ("session_only_confidence", "statement_session_confidence"):
         with pytest.raises(InvalidInputError, match=name):
             RoutedOptions(**{name: 0})
+
+
+def test_which_session_only_verdicts_keep_a_sentence_out():
+    options = RoutedOptions()
+    holds = session_only_holds
+    statement, request = "My laptop is a ThinkPad X220.", "Make this email sound more formal."
+    scoped = "Just for this trip, my laptop is a ThinkPad X220."
+    # a sentence scoped to now stays out whatever the router said of it
+    assert holds(scoped, Decision("long_term", 0.9), options)
+    # a statement needs the higher bar, a request the lower one
+    assert not holds(statement, Decision("session_state", 0.84), options)
+    assert holds(statement, Decision("session_state", 0.86), options)
+    assert not holds(request, Decision("session_state", 0.59), options)
+    assert holds(request, Decision("session_state", 0.61), options)
+    # "nothing to keep" holds for a sentence that states nothing, never for a statement
+    assert holds(request, Decision("nothing", 0.3), options)
+    assert not holds(statement, Decision("nothing", 0.9), options)
+    # any other verdict (a session note made of a runner-up) stores the sentence
+    assert not holds(statement, Decision("drop", 0.9), options)
 
 
 async def test_ids_that_are_not_secrets_are_kept_by_the_default_policy():
