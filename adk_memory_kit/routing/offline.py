@@ -282,12 +282,14 @@ class LearnedExtractor:
         """``routes`` where a sentence routed nowhere is a request for this conversation's work
         ("What's 68 lambs at £94 a head come to?", "Daba l9a liya train Marrakech-Fès
         ghedda."): the home head (any language) gives it this session at least
-        :data:`SESSION_WORK_FLOOR`, so it becomes a session note. Filler and thanks stay
-        nowhere; without the multilingual encoder nothing changes."""
+        :data:`SESSION_WORK_FLOOR`, so it becomes a session note. Filler, thanks and what
+        the router called sensitive stay nowhere; without the multilingual encoder nothing
+        changes."""
         empty = [
             i
             for i, route in enumerate(routes)
             if not route.candidates
+            and not (route.decision is not None and route.decision.label == "drop")
             and not is_filler(route.sentence)
             and not only_thanks(route.sentence)
         ]
@@ -390,8 +392,13 @@ class LearnedExtractor:
         findings = detect_sensitive(sentence, self.detectors)
         if label == "drop" and not findings and decision.confidence < DROP_WITHOUT_FINDING:
             # the detectors found nothing: an unsure "sensitive" guess would silently lose a
-            # phone number, an order number or a plot number; the next most likely label
+            # phone number, an order number or a plot number; the next most likely label,
+            # unless that is this session's work: a session note of what may be a secret
+            # (a line of a key block read alone) would reach session state and the episodic
+            # log, while nothing lasting is lost by keeping nothing
             label = decision.runner_up or label
+            if label == "session_state":
+                label = "nothing"
         if label in ("long_term", "update", "session_state", "nothing") and asks_for_automation(
             sentence
         ):

@@ -38,3 +38,22 @@ async def test_a_one_off_request_is_kept_for_this_session(text):
 @pytest.mark.parametrize("text", ["Thanks a lot!", "Merci, c'est parfait !", "ok"])
 async def test_thanks_and_filler_stay_nowhere(text):
     assert await _homes(text) == []
+
+
+async def test_a_line_of_a_key_block_is_no_session_note():
+    # each line of the block is read alone; a line the detectors find nothing in must not
+    # become a note of this session (session state and the episodic log would keep it)
+    key = "\n".join(
+        [
+            "the deploy key is below",
+            "-----BEGIN EC PRIVATE KEY-----",
+            "MHcCAQEEIB3fQk9vZr2mTq8XyW1pLs0aJd7hGcUe4oNbVt6iYKwRoAoGCCqGSM49",
+            "+QhTe2Kp7ZxLm4Nw8Rv/3Hs9Ad==",
+            "-----END EC PRIVATE KEY-----",
+            "add it to the server",
+        ]
+    )
+    extractor = shared_learned_extractor()
+    routes = await extractor.route_sentences(extractor.sentences([event(key)]))
+    kept = [c.text for r in routes for c in r.candidates if not c.sensitive]
+    assert kept and not any("+QhTe2" in t or "MHcCAQ" in t or "KEY" in t for t in kept), kept
