@@ -109,7 +109,9 @@ class _Says:
     [
         # an unsure "sensitive" guess no detector backs: the next most likely home
         (Decision("drop", 0.5, runner_up="long_term"), [MemoryHome.LONG_TERM]),
-        (Decision("drop", 0.5, runner_up="session_state"), [MemoryHome.SESSION_STATE]),
+        # ... but never this session's note: what may be a secret is not kept for the
+        # session (session state and the episodic log would hold it; stop 63)
+        (Decision("drop", 0.5, runner_up="session_state"), []),
         # no runner-up: nothing is kept, as before
         (Decision("drop", 0.5), []),
         # a sure one is dropped
