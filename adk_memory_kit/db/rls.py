@@ -71,6 +71,7 @@ KIT_TABLES: tuple[str, ...] = (
     "adk_memory_session_snapshots",
     "adk_memory_user_stats",
     "adk_memory_term_stats",
+    "adk_memory_entities",
     "adk_memory_kit_review_queue",
     "adk_episodic_log",
     "adk_memory_kit_forget_fence",
@@ -86,6 +87,7 @@ SHARED_READ_TABLES: tuple[str, ...] = (
     "adk_memory_items",
     "adk_memory_user_stats",
     "adk_memory_term_stats",
+    "adk_memory_entities",
 )
 _GRANTS = "adk_memory_scope_grants"
 #: Kit tables without per-user rows that scoped transactions may read.

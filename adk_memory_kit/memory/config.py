@@ -23,6 +23,8 @@ MIN_SIMILARITY = 0.33
 # two-turn context window (docs/locomo.md, fourth round; 0.05 with the one-turn window).
 SESSION_WEIGHT = 0.025
 NEIGHBOUR_WEIGHT = 0.1
+#: RRF weight of the entity list (issue 48; docs/locomo.md).
+ENTITY_WEIGHT = 0.5
 
 # verifier(entry) -> True to accept; False or a reason (str) to reject; may be async
 Verifier = Callable[[MemoryEntry], "bool | str | Awaitable[bool | str]"]
@@ -130,6 +132,33 @@ class SearchOptions(KitConfig):
         ge=1,
         le=MAX_LIMIT,
         description="How many fused rows the read-time re-orderings consider.",
+    )
+    entity_weight: float = Field(
+        ENTITY_WEIGHT,
+        ge=0,
+        allow_inf_nan=False,
+        description="RRF weight of the entity list: the user's rows naming a rare entity the "
+        "question or its best results name (memory/entity_recall.py; 0: off).",
+    )
+    entity_seeds: int = Field(
+        3,
+        ge=0,
+        le=MAX_LIMIT,
+        description="How many of the best fused rows lend their entities to the entity list.",
+    )
+    entity_max_share: float = Field(
+        0.05,
+        gt=0,
+        le=1,
+        allow_inf_nan=False,
+        description="An entity named by more than this share of the user's rows (and by "
+        "more than two) links nothing: a speaker, the user's own city.",
+    )
+    entity_rows: int = Field(
+        50,
+        ge=1,
+        le=MAX_LIMIT,
+        description="The most rows the entity list reads.",
     )
     relevance_floor: bool = Field(
         True,

@@ -159,3 +159,19 @@ def fuse(
         )
         for row_id in ranked[:limit]
     ]
+
+
+def add_ranked_list(
+    rows: list[Mapping[str, Any]], ranked: list[str], *, weight: float, rrf_k: int
+) -> list[Mapping[str, Any]]:
+    """``rows`` (each with ``id`` and ``score``) with one more ranked list fused in: a row
+    at (1-based) rank ``r`` of ``ranked`` (ids as text) gains ``weight / (rrf_k + r)``; a row
+    of ``ranked`` not in ``rows`` is left out. Best first (score descending; ties keep the
+    order of ``rows``)."""
+    gain = {row_id: weight / (rrf_k + rank) for rank, row_id in enumerate(ranked, start=1)}
+    fused = [
+        {**row, "score": float(row["score"]) + gain[key]} if (key := str(row["id"])) in gain
+        else row
+        for row in rows
+    ]
+    return sorted(fused, key=lambda row: -float(row["score"]))

@@ -29,6 +29,7 @@ from adk_memory_kit.memory.documents import MemoryDocument, StoredKey
 from adk_memory_kit.memory.hygiene import Hygiene
 from adk_memory_kit.memory.tables import SNAPSHOTS, TABLE
 from adk_memory_kit.sensitive import redact_for_store
+from adk_memory_kit.text.entities import entities
 
 # One statement per batch: the rows travel as one JSON array (json_to_recordset), so the
 # statement-level statistics triggers (memory/term_stats.py) run once per batch, not per row.
@@ -42,7 +43,7 @@ from adk_memory_kit.sensitive import redact_for_store
 _COLUMNS = (
     "id, app_name, user_id, session_id, event_id, kind, author, role, text, search_text,"
     " context_text, source_hash, embedding, event_time, subject, expires_at, importance,"
-    " valid_to, metadata, memory_type, tags, valid_from, scope, ann_pending"
+    " valid_to, metadata, memory_type, tags, valid_from, scope, ann_pending, entities"
 )
 _PENDING = f"to_regclass({INDEX_NAME_SQL.format(app='x.app', user='x.user')}) IS NOT NULL"
 _INSERT = f"""
@@ -50,17 +51,18 @@ INSERT INTO {TABLE} AS t ({_COLUMNS})
 SELECT x.id, x.app, x.user, x.session_id, x.event_id, x.kind, x.author, x.role, x.text,
     x.search_text, x.context_text, x.source_hash, CAST(x.embedding AS vector), x.event_time,
     x.subject, x.expires_at, x.importance, x.valid_to, CAST(x.metadata AS jsonb),
-    x.memory_type, x.tags, x.valid_from, coalesce(x.scope, 'user'), {_PENDING}
+    x.memory_type, x.tags, x.valid_from, coalesce(x.scope, 'user'), {_PENDING},
+    coalesce(x.entities, '{{}}')
 FROM json_to_recordset(CAST(:rows AS json)) AS x(id uuid, app text, "user" text,
     session_id text, event_id text, kind text, author text, role text, text text,
     search_text text, context_text text, source_hash text, embedding text,
     event_time timestamptz, subject text, expires_at timestamptz, importance float8,
     valid_to timestamptz, metadata text, memory_type text, tags text[], valid_from timestamptz,
-    scope text)
+    scope text, entities text[])
 ON CONFLICT (app_name, user_id, session_id, event_id) DO UPDATE SET
     kind = EXCLUDED.kind, author = EXCLUDED.author, role = EXCLUDED.role, text = EXCLUDED.text,
     search_text = EXCLUDED.search_text, context_text = EXCLUDED.context_text,
-    source_hash = EXCLUDED.source_hash,
+    source_hash = EXCLUDED.source_hash, entities = EXCLUDED.entities,
     embedding = EXCLUDED.embedding, event_time = EXCLUDED.event_time, ingested_at = now(),
     ann_pending = CASE WHEN t.embedding = EXCLUDED.embedding THEN t.ann_pending
         ELSE EXCLUDED.ann_pending END,
@@ -322,9 +324,9 @@ def row(
         "session_id": doc.session_id,
         "event_id": doc.event_id,
         "kind": doc.kind,
-        "author": gate(doc.author),
+        "author": (author := gate(doc.author)),
         "role": doc.role,
-        "text": gate(doc.text),
+        "text": (stored := gate(doc.text)),
         "search_text": gate(doc.search_text),
         "context_text": gate(context),
         "source_hash": doc.source_hash,
@@ -339,6 +341,8 @@ def row(
         "tags": [gate(t) for t in hygiene.tags],
         "valid_from": hygiene.valid_from or doc.event_time,
         "scope": scope,
+        # the entities the stored (redacted) text names (issue 48, memory/entities.py)
+        "entities": entities(stored, author) if stored else [],
     }
 
 

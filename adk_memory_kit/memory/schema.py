@@ -31,6 +31,7 @@ from adk_memory_kit.errors import (
     EmbeddingDimensionError,
     SchemaMismatchError,
 )
+from adk_memory_kit.memory import entities as entity_table
 from adk_memory_kit.memory import grants, term_stats
 from adk_memory_kit.memory.tables import SNAPSHOTS, TABLE, create_partitions_step
 
@@ -121,6 +122,8 @@ def _steps(dim: int, partitions: int | None = None) -> list[Step]:
         *grants.steps(),
         # issue 45: rows written to a user who has an HNSW index wait outside it (memory/ann.py)
         *_pending_steps(),
+        # issue 48: the entities each row names and the per-user entity table (memory/entities.py)
+        *entity_table.steps(partitions),
     ]
 
 

@@ -25,6 +25,7 @@ from adk_memory_kit.memory.ann_names import index_name
 from adk_memory_kit.memory.config import (
     SearchOptions,
 )
+from adk_memory_kit.memory.entity_recall import expand
 from adk_memory_kit.memory.fusion import FusionWeights, fuse
 from adk_memory_kit.memory.lexical import candidate_queries, coverage_terms
 from adk_memory_kit.memory.query import websearch_or_query
@@ -338,13 +339,16 @@ async def search_on_engine(
     present_tense: bool = False,
     plain_present: bool = False,
     asked: frozenset[str] | None = None,
+    entity_keys: tuple[str, ...] = (),
 ) -> list[Mapping[str, Any]]:
     """The rows :func:`search_rows` returns, with ``embed_query`` called for the query vector.
 
     ``present_tense`` (the question asks about now, :func:`~.rerank.asks_about_now`): the
     newest of the rows answering it about equally well leads them (memory/rerank.py);
     ``plain_present`` (:func:`~.rerank.asks_in_the_present`): the same among stated facts;
-    ``asked``: whom the question asks about (:func:`~.rerank.asked_about`).
+    ``asked``: whom the question asks about (:func:`~.rerank.asked_about`);
+    ``entity_keys``: the question's entities (text/entities.py), for the entity list fused
+    in before the re-orderings (memory/entity_recall.py; ``entity_weight`` 0: not read).
 
     ``on_plan`` is called with the user's plan as soon as it is read (no search starts an
     index build: builds are the write side's, memory/ann.py). With a session or neighbour
@@ -377,6 +381,7 @@ async def search_on_engine(
             options=options,
             filters=filters,
             on_plan=on_plan,
+            entity_keys=entity_keys,
         )
         return rerank(
             rows,
@@ -399,6 +404,7 @@ async def search_on_engine(
         options=options,
         filters=filters,
         on_plan=on_plan,
+        entity_keys=entity_keys,
     )
 
 
@@ -413,6 +419,7 @@ async def _search_on_engine(
     options: SearchOptions,
     filters: SearchFilters | None,
     on_plan: Callable[[SearchPlan], None] | None,
+    entity_keys: tuple[str, ...] = (),
 ) -> list[Mapping[str, Any]]:
     params = search_params(app, user, terms, limit, options, filters)
     plan_ready: asyncio.Future[SearchPlan] = asyncio.get_running_loop().create_future()
@@ -426,13 +433,17 @@ async def _search_on_engine(
         async with engine.connect() as conn:
             if not (plan.heavy and terms):
                 await side  # the plan only: done
-                return await _fused_rows(
+                rows = await _fused_rows(
                     conn, app, user, params["qvec"], terms, limit, options, plan, filters
                 )
-            dense = await _dense_list(conn, plan, params, options)
-            lexical = await side
-            assert lexical is not None  # a heavy user with terms: the lexical lists
-            return await _fuse(conn, params, lexical, dense)
+            else:
+                dense = await _dense_list(conn, plan, params, options)
+                lexical = await side
+                assert lexical is not None  # a heavy user with terms: the lexical lists
+                rows = await _fuse(conn, params, lexical, dense)
+            if not terms or not _entity_list_applies(options, filters):
+                return rows
+            return await _with_entity_list(conn, rows, params, plan, options, filters, entity_keys)
     finally:
         for task in (embedding, side):
             if not task.done():
@@ -440,6 +451,52 @@ async def _search_on_engine(
         await asyncio.gather(embedding, side, return_exceptions=True)
         if plan_ready.done() and not plan_ready.cancelled():
             plan_ready.exception()  # retrieved: the side task's own error is what propagates
+
+
+def _entity_list_applies(options: SearchOptions, filters: SearchFilters | None) -> bool:
+    """Whether the entity list is read: on, and no filter it cannot honour (a time-travel
+    or tag filter, superseded rows asked for)."""
+    f = filters or SearchFilters()
+    return options.entity_weight > 0 and f.as_of is None and f.tags is None and not (
+        f.include_superseded
+    )
+
+
+async def _with_entity_list(
+    conn: AsyncConnection,
+    rows: list[Mapping[str, Any]],
+    params: dict[str, Any],
+    plan: SearchPlan,
+    options: SearchOptions,
+    filters: SearchFilters | None,
+    entity_keys: tuple[str, ...],
+) -> list[Mapping[str, Any]]:
+    """``rows`` with the entity list fused in (memory/entity_recall.py), cut to the limit."""
+    f = filters or SearchFilters()
+
+    async def fetch(ids: list[str]) -> list[Mapping[str, Any]]:
+        if not ids:
+            return []
+        found = {str(r["id"]): r for r in await _rows(conn, FETCH_SQL, {**params, "ids": ids})}
+        return [
+            {**found[i], "score": 0.0, "bm25_score": None, "exact_score": None}
+            for i in ids
+            if i in found
+        ]
+
+    expanded = await expand(
+        conn,
+        rows,
+        app=params["app"],
+        user=params["user"],
+        scopes=f.scopes,
+        types=f.types,
+        asked=entity_keys,
+        user_rows=plan.rows,
+        options=options,
+        fetch=fetch,
+    )
+    return expanded[: params["lim"]]
 
 
 def text_params(terms: list[str], options: SearchOptions) -> dict[str, Any]:

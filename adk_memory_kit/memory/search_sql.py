@@ -121,7 +121,7 @@ _ITEM_COLUMNS = """t.id, t.session_id, t.event_id, t.kind, t.author, t.role, t.t
        t.ingested_at, t.subject, t.valid_to, t.expires_at, t.importance, t.metadata,
        t.memory_type, t.tags, t.valid_from, t.recorded_at, t.last_accessed_at,
        t.access_count, t.last_confirmed_at, t.pinned, t.superseded_reason, t.superseded_by,
-       t.search_text, t.context_text, t.scope"""
+       t.search_text, t.context_text, t.scope, t.entities"""
 
 
 # Light users: exact lists over all of the user's rows (recall 1.0). Document frequencies are

@@ -46,6 +46,7 @@ from adk_memory_kit.memory.pending_rows import (
 )
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.rerank import asked_about, asks_about_now, asks_in_the_present
+from adk_memory_kit.text.entities import entities
 from adk_memory_kit.memory.schema import ensure_schema
 from adk_memory_kit.memory.scoped_search import scoped_search
 from adk_memory_kit.memory.search import SearchFilters
@@ -215,6 +216,7 @@ class MemoryStore:
                 present_tense=asks_about_now(query),
                 plain_present=asks_in_the_present(query),
                 asked=asked_about(query),
+                entity_keys=tuple(entities(query)),
             )
 
         try:

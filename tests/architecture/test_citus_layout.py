@@ -48,6 +48,7 @@ PER_USER = {
     "adk_memory_session_snapshots": "one row per ingested session",
     "adk_memory_user_stats": "BM25 statistics per user (trigger-maintained)",
     "adk_memory_term_stats": "BM25 document frequencies per user and lexeme",
+    "adk_memory_entities": "entity keys per user and scope, with their row counts (issue 48)",
     "adk_episodic_log": "the episodic log (model calls, tools, errors)",
     "adk_memory_kit_ingest_watermarks": "the idle job's watermark per session",
     "adk_memory_kit_forget_fence": "the forget fence (one row per user being forgotten)",

@@ -197,12 +197,14 @@ def test_the_list_of_kit_tables_matches_the_packages_names():
     from adk_memory_kit.episodic.store import TABLE as EPISODIC
     from adk_memory_kit.lifecycle.watermarks import WATERMARKS
     from adk_memory_kit.memory.forget_log import FORGET_LOG
+    from adk_memory_kit.memory.entities import ENTITIES
     from adk_memory_kit.memory.grants import GRANTS
     from adk_memory_kit.memory.tables import SNAPSHOTS, TABLE
     from adk_memory_kit.memory.term_stats import TERM_STATS, USER_STATS
     from adk_memory_kit.routing.review_queue import TABLE as REVIEW
 
-    names = {TABLE, SNAPSHOTS, USER_STATS, TERM_STATS, REVIEW, EPISODIC, FENCE_TABLE, GRANTS}
+    names = {TABLE, SNAPSHOTS, USER_STATS, TERM_STATS, ENTITIES, REVIEW, EPISODIC, FENCE_TABLE}
+    names |= {GRANTS}
     assert names | {FORGET_LOG, WATERMARKS} == set(rls.KIT_TABLES)
 
 

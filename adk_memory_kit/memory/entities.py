@@ -1,0 +1,256 @@
+"""The entity table: which entities each user's memories name, and how many rows name each.
+
+Issue 48. Every memory row carries the entity keys of its stored (already redacted) text in
+its ``entities`` column (text/entities.py extracts them at write time, memory/items_sql.py
+writes them). ``adk_memory_entities`` holds, per app, user, scope and entity key, the number
+of rows naming it (``rows``), so a search can weigh an entity by how rare it is and resolve
+a name ("Mel" -> "melanie", "Mette" -> "my charge nurse") without reading the user's rows.
+
+Guarantees: statement-level triggers on the memory table keep the counts in the same
+transaction as every INSERT, UPDATE (only rows whose entities or scope changed) and DELETE,
+whichever code path writes: a forget, an expiry purge or ``delete_user_memories`` removes the
+entities with the last row naming them. A rolled-back write leaves them unchanged. Every
+statement here filters by ``app_name`` and ``user_id`` (the table is a kit table under
+row-level security, db/rls.py). Rows written before this table existed carry no entities
+until they are written again (docs/locomo.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from adk_memory_kit.db.catalog import home_comment_step
+from adk_memory_kit.db.migrations import Step
+from adk_memory_kit.memory.tables import TABLE, create_partitions_step
+
+ENTITIES = "adk_memory_entities"
+#: The GIN index a search's entity list reads (rows naming any of a set of keys).
+ROWS_INDEX = f"{TABLE}_entities_idx"
+
+
+def _apply(rows: str) -> str:
+    """The statements applying the row deltas in ``rows`` (app, user, scope, entities,
+    sign); entities whose count fell to zero are deleted by primary key."""
+    # scale-lint: trigger body; joined on the statement's rows (app_name, user_id, entity)
+    return f"""
+        INSERT INTO {ENTITIES} AS s (app_name, user_id, scope, entity, rows)
+        SELECT d.app_name, d.user_id, d.scope, e.entity, sum(d.sign)
+        FROM {rows} d CROSS JOIN LATERAL unnest(d.entities) AS e(entity)
+        GROUP BY 1, 2, 3, 4 HAVING sum(d.sign) <> 0 ORDER BY 1, 2, 3, 4
+        ON CONFLICT (app_name, user_id, scope, entity) DO UPDATE SET rows = s.rows + EXCLUDED.rows;
+        DELETE FROM {ENTITIES} s
+        USING (SELECT DISTINCT d.app_name, d.user_id, d.scope, e.entity
+               FROM {rows} d CROSS JOIN LATERAL unnest(d.entities) AS e(entity)
+               WHERE d.sign < 0) u
+        WHERE s.app_name = u.app_name AND s.user_id = u.user_id AND s.scope = u.scope
+            AND s.entity = u.entity AND s.rows <= 0;"""
+
+
+_INSERTED = "(SELECT app_name, user_id, scope, entities, 1 AS sign FROM new_rows)"
+_DELETED = "(SELECT app_name, user_id, scope, entities, -1 AS sign FROM old_rows)"
+_CHANGED = "n.entities IS DISTINCT FROM o.entities OR n.scope IS DISTINCT FROM o.scope"
+_UPDATED = f"""(
+            SELECT n.app_name, n.user_id, n.scope, n.entities, 1 AS sign
+            FROM new_rows n JOIN old_rows o USING (app_name, user_id, id) WHERE {_CHANGED}
+            UNION ALL
+            SELECT o.app_name, o.user_id, o.scope, o.entities, -1 AS sign
+            FROM old_rows o JOIN new_rows n USING (app_name, user_id, id) WHERE {_CHANGED})"""
+
+_FUNCTION = f"""
+CREATE OR REPLACE FUNCTION adk_memory_entities_apply() RETURNS trigger
+LANGUAGE plpgsql AS $fn$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        {_apply(_INSERTED)}
+    ELSIF TG_OP = 'DELETE' THEN
+        {_apply(_DELETED)}
+    ELSIF EXISTS {_UPDATED} THEN
+        {_apply(_UPDATED)}
+    END IF;
+    RETURN NULL;
+END
+$fn$"""
+
+
+def _no_trigger(name: str) -> str:
+    return (
+        f"NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = '{name}'"
+        f" AND tgrelid = to_regclass('{TABLE}'))"
+    )
+
+
+def steps(partitions: int | None) -> list[Step]:
+    """Migration steps (one statement each), appended after the memory table's own: the
+    ``entities`` column (a constant default: no table rewrite), its GIN index, the entity
+    table and the triggers keeping it. The same number of steps whatever ``partitions``."""
+    suffix = " PARTITION BY HASH (user_id)" if partitions else ""
+    trigger = (
+        "CREATE TRIGGER {name} AFTER {op} ON " + TABLE + " REFERENCING {refs}"
+        " FOR EACH STATEMENT EXECUTE FUNCTION adk_memory_entities_apply()"
+    )
+    return [
+        Step(f"ALTER TABLE {TABLE} ADD COLUMN IF NOT EXISTS entities text[] NOT NULL DEFAULT '{{}}'"),
+        Step(
+            f"CREATE INDEX IF NOT EXISTS {ROWS_INDEX} ON {TABLE} USING gin (entities)"
+            " WHERE cardinality(entities) > 0"
+        ),
+        Step(
+            f"CREATE TABLE IF NOT EXISTS {ENTITIES} (app_name text NOT NULL,"
+            " user_id text NOT NULL, scope text NOT NULL, entity text NOT NULL,"
+            " rows bigint NOT NULL, PRIMARY KEY (app_name, user_id, scope, entity))" + suffix
+        ),
+        create_partitions_step(ENTITIES, partitions),
+        home_comment_step(ENTITIES, "memory_entities"),
+        Step(_FUNCTION),
+        Step(
+            trigger.format(name="adk_memory_entities_ins", op="INSERT", refs="NEW TABLE AS new_rows"),
+            only_if=_no_trigger("adk_memory_entities_ins"),
+        ),
+        Step(
+            trigger.format(
+                name="adk_memory_entities_upd",
+                op="UPDATE",
+                refs="OLD TABLE AS old_rows NEW TABLE AS new_rows",
+            ),
+            only_if=_no_trigger("adk_memory_entities_upd"),
+        ),
+        Step(
+            trigger.format(name="adk_memory_entities_del", op="DELETE", refs="OLD TABLE AS old_rows"),
+            only_if=_no_trigger("adk_memory_entities_del"),
+        ),
+    ]
+
+
+# The user's entity keys that a question's names and relations may stand for: each key
+# asked, each name key holding one of the asked names' words or opening with an asked name
+# of three letters or more ("mel" -> "melanie"), and each alias key ("a:<name>=<relation>")
+# naming an asked name or relation. With the number of rows naming each, and the user's
+# row count (for rarity).
+_RESOLVE = text(
+    f"""
+SELECT e.entity, sum(e.rows)::bigint AS rows
+FROM {ENTITIES} e
+WHERE e.app_name = :app AND e.user_id = :user AND e.scope = ANY(:scopes)
+  AND (e.entity = ANY(:keys)
+       OR (e.entity LIKE 'n:%' AND (
+            string_to_array(substr(e.entity, 3), ' ') && CAST(:words AS text[])
+            OR EXISTS (SELECT 1 FROM unnest(CAST(:prefixes AS text[])) p
+                       WHERE e.entity LIKE 'n:' || p || '%')))
+       OR (e.entity LIKE 'a:%' AND (
+            split_part(substr(e.entity, 3), '=', 1) = ANY(:names)
+            OR split_part(e.entity, '=', 2) = ANY(:keys))))
+GROUP BY e.entity
+LIMIT 200
+"""
+)
+
+# The number of rows naming each of ``keys`` (a first-pass result's entities).
+_COUNTS = text(
+    f"""
+SELECT e.entity, sum(e.rows)::bigint AS rows FROM {ENTITIES} e
+WHERE e.app_name = :app AND e.user_id = :user AND e.scope = ANY(:scopes)
+  AND e.entity = ANY(:keys)
+GROUP BY e.entity
+"""
+)
+
+# Rows naming any of ``keys`` (current, recallable), with the keys they name; at most
+# ``:lim`` of them, newest first.
+_LINKED_ROWS = text(
+    f"""
+SELECT t.id::text AS id, t.entities
+FROM {TABLE} t
+WHERE t.app_name = :app AND t.user_id = :user AND t.scope = ANY(:scopes)
+  AND cardinality(t.entities) > 0 AND t.entities && CAST(:keys AS text[])
+  AND t.valid_to IS NULL AND t.review_state IS NULL
+  AND (t.expires_at IS NULL OR t.expires_at > now())
+  AND (CAST(:types AS text[]) IS NULL OR t.memory_type = ANY(:types))
+  AND (CAST(:types AS text[]) IS NOT NULL OR t.memory_type IS DISTINCT FROM 'procedure')
+ORDER BY t.event_time DESC
+LIMIT :lim
+"""
+)
+
+# The stored entities of rows by id.
+_OF_ROWS = text(
+    f"SELECT t.id::text AS id, t.entities FROM {TABLE} t"
+    " WHERE t.app_name = :app AND t.user_id = :user AND t.id = ANY(CAST(:ids AS uuid[]))"
+)
+
+
+async def resolve(
+    conn: AsyncConnection,
+    app: str,
+    user: str,
+    scopes: Sequence[str],
+    keys: Sequence[str],
+) -> dict[str, int]:
+    """The user's entity keys (with their row counts) that the asked ``keys`` stand for."""
+    names = [k[2:] for k in keys if k.startswith("n:")]
+    words = sorted({w for n in names for w in n.split() if len(w) > 1})
+    prefixes = [n.replace("%", "").replace("_", "") for n in names if len(n) >= 3]
+    result = await conn.execute(
+        _RESOLVE,
+        {
+            "app": app,
+            "user": user,
+            "scopes": list(scopes),
+            "keys": list(keys),
+            "words": words,
+            "prefixes": [p for p in prefixes if p],
+            "names": names,
+        },
+    )
+    return {row.entity: int(row.rows) for row in result}
+
+
+async def counts(
+    conn: AsyncConnection, app: str, user: str, scopes: Sequence[str], keys: Sequence[str]
+) -> dict[str, int]:
+    """How many of the user's rows name each of ``keys`` (absent: none)."""
+    if not keys:
+        return {}
+    result = await conn.execute(
+        _COUNTS, {"app": app, "user": user, "scopes": list(scopes), "keys": list(keys)}
+    )
+    return {row.entity: int(row.rows) for row in result}
+
+
+async def linked_rows(
+    conn: AsyncConnection,
+    app: str,
+    user: str,
+    scopes: Sequence[str],
+    keys: Sequence[str],
+    *,
+    types: Sequence[str] | None,
+    limit: int,
+) -> list[tuple[str, list[str]]]:
+    """(id, entity keys) of the user's current rows naming any of ``keys``, newest first."""
+    if not keys:
+        return []
+    result = await conn.execute(
+        _LINKED_ROWS,
+        {
+            "app": app,
+            "user": user,
+            "scopes": list(scopes),
+            "keys": list(keys),
+            "types": list(types) if types is not None else None,
+            "lim": limit,
+        },
+    )
+    return [(row.id, list(row.entities or [])) for row in result]
+
+
+async def of_rows(
+    conn: AsyncConnection, app: str, user: str, ids: Sequence[str]
+) -> dict[str, list[str]]:
+    """The stored entity keys of the user's rows ``ids``."""
+    if not ids:
+        return {}
+    result = await conn.execute(_OF_ROWS, {"app": app, "user": user, "ids": list(ids)})
+    return {row.id: list(row.entities or []) for row in result}
