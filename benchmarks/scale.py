@@ -196,12 +196,14 @@ async def copy_rows(
 ) -> None:
     """COPY ``texts`` as ``user``'s rows (one transaction per ``batch``), appended after the
     ``offset`` rows the user already has: sessions of 50 turns, each turn indexed with the one
-    before it, one minute apart from 2024-01-01 (the statistics triggers run)."""
+    before it, one minute apart from 2024-01-01, each with the entity keys the service would
+    write for it (issue 48; the statistics and entity triggers run)."""
     from adk_memory_kit.memory.tables import TABLE
+    from adk_memory_kit.text.entities import entities
 
     cols = (
         "id, app_name, user_id, session_id, event_id, kind, author, role, text, search_text,"
-        " context_text, source_hash, embedding, event_time"
+        " context_text, source_hash, embedding, event_time, entities"
     )
     start = datetime(2024, 1, 1, tzinfo=timezone.utc)
     t0 = time.perf_counter()
@@ -212,6 +214,7 @@ async def copy_rows(
                 async with cur.copy(f"COPY {TABLE} ({cols}) FROM STDIN") as copy:
                     for i in range(lo, min(len(texts), lo + batch)):
                         body = texts[i]
+                        author, _, said = body.partition(":")
                         await copy.write_row(
                             (
                                 str(uuid.uuid4()),
@@ -220,7 +223,7 @@ async def copy_rows(
                                 f"s-{(offset + i) // 50}",
                                 f"e-{offset + i}",
                                 "event",
-                                body.split(":", 1)[0],
+                                author,
                                 "user",
                                 body,
                                 body,
@@ -228,6 +231,7 @@ async def copy_rows(
                                 "bench",
                                 _literal(embedder.vector(body)),
                                 start + timedelta(minutes=offset + i),
+                                entities(said, author),
                             )
                         )
         if progress:
@@ -473,6 +477,12 @@ async def main() -> None:
     )
     parser.add_argument("--home", default="/tmp/adk_memory_kit_scale")
     parser.add_argument(
+        "--entity-weight",
+        type=float,
+        default=None,
+        help="SearchOptions.entity_weight (after; 0: the entity list off, issue 48)",
+    )
+    parser.add_argument(
         "--no-before",
         action="store_true",
         help="skip the old exact query (minutes at 100k rows); 'after' figures only",
@@ -500,7 +510,11 @@ async def main() -> None:
     stand_in = HashingEmbedder(None if args.no_minilm else minilm)
     tuned = {
         k: v
-        for k, v in {"lexical_budget": args.lexical_budget, "ann_ef_search": args.ef_search}.items()
+        for k, v in {
+            "lexical_budget": args.lexical_budget,
+            "ann_ef_search": args.ef_search,
+            "entity_weight": args.entity_weight,
+        }.items()
         if v is not None
     }
     after_opts = SearchOptions(**tuned)

@@ -141,7 +141,7 @@ class SearchOptions(KitConfig):
         "question or its best results name (memory/entity_recall.py; 0: off).",
     )
     entity_seeds: int = Field(
-        3,
+        5,
         ge=0,
         le=MAX_LIMIT,
         description="How many of the best fused rows lend their entities to the entity list.",

@@ -19,9 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncConnection
-
 from adk_memory_kit.db.catalog import home_comment_step
 from adk_memory_kit.db.migrations import Step
 from adk_memory_kit.memory.tables import TABLE, create_partitions_step
@@ -92,7 +89,9 @@ def steps(partitions: int | None) -> list[Step]:
         " FOR EACH STATEMENT EXECUTE FUNCTION adk_memory_entities_apply()"
     )
     return [
-        Step(f"ALTER TABLE {TABLE} ADD COLUMN IF NOT EXISTS entities text[] NOT NULL DEFAULT '{{}}'"),
+        Step(
+            f"ALTER TABLE {TABLE} ADD COLUMN IF NOT EXISTS entities text[] NOT NULL DEFAULT '{{}}'"
+        ),
         Step(
             f"CREATE INDEX IF NOT EXISTS {ROWS_INDEX} ON {TABLE} USING gin (entities)"
             " WHERE cardinality(entities) > 0"
@@ -106,7 +105,9 @@ def steps(partitions: int | None) -> list[Step]:
         home_comment_step(ENTITIES, "memory_entities"),
         Step(_FUNCTION),
         Step(
-            trigger.format(name="adk_memory_entities_ins", op="INSERT", refs="NEW TABLE AS new_rows"),
+            trigger.format(
+                name="adk_memory_entities_ins", op="INSERT", refs="NEW TABLE AS new_rows"
+            ),
             only_if=_no_trigger("adk_memory_entities_ins"),
         ),
         Step(
@@ -118,139 +119,90 @@ def steps(partitions: int | None) -> list[Step]:
             only_if=_no_trigger("adk_memory_entities_upd"),
         ),
         Step(
-            trigger.format(name="adk_memory_entities_del", op="DELETE", refs="OLD TABLE AS old_rows"),
+            trigger.format(
+                name="adk_memory_entities_del", op="DELETE", refs="OLD TABLE AS old_rows"
+            ),
             only_if=_no_trigger("adk_memory_entities_del"),
         ),
     ]
 
 
-# The user's entity keys that a question's names and relations may stand for: each key
-# asked, each name key holding one of the asked names' words or opening with an asked name
-# of three letters or more ("mel" -> "melanie"), and each alias key ("a:<name>=<relation>")
-# naming an asked name or relation. With the number of rows naming each, and the user's
-# row count (for rarity).
-_RESOLVE = text(
-    f"""
-SELECT e.entity, sum(e.rows)::bigint AS rows
-FROM {ENTITIES} e
-WHERE e.app_name = :app AND e.user_id = :user AND e.scope = ANY(:scopes)
-  AND (e.entity = ANY(:keys)
-       OR (e.entity LIKE 'n:%' AND (
-            string_to_array(substr(e.entity, 3), ' ') && CAST(:words AS text[])
-            OR EXISTS (SELECT 1 FROM unnest(CAST(:prefixes AS text[])) p
-                       WHERE e.entity LIKE 'n:' || p || '%')))
-       OR (e.entity LIKE 'a:%' AND (
-            split_part(substr(e.entity, 3), '=', 1) = ANY(:names)
-            OR split_part(e.entity, '=', 2) = ANY(:keys))))
-GROUP BY e.entity
-LIMIT 200
+# The entity list in one statement (memory/entity_recall.py):
+# * ``asked``: the user's entity keys a question's keys stand for: each key asked, each name
+#   key holding one of the asked names' words or opening with an asked name of three letters
+#   or more ("mel" -> "melanie"), and each alias key ("a:<name>=<relation>") naming an asked
+#   name or relation, which stands for both its name and its relation;
+# * ``seeded``: the keys of the first pass's best rows, at ``:seed_weight``;
+# * ``weighted``: each key (the larger weight when both) times its rarity among the user's
+#   rows, ``ln(:n / rows naming it)``; a key named by more than ``:cap`` rows links nothing;
+# * ``linked``: the user's current, recallable rows naming a weighted key (GIN), at most
+#   ``:lim``, newest first; each row's score is the sum of its keys' weights.
+# Returns the linked rows best first with their score and, for the rows the first pass did
+# not return (``:have``), the columns a search returns (``dense_score`` from ``:qvec``).
+ENTITY_LIST_SQL = f"""
+WITH asked AS MATERIALIZED (
+    SELECT e.entity FROM {ENTITIES} e
+    WHERE e.app_name = :app AND e.user_id = :user AND e.scope = ANY(:scopes)
+      AND cardinality(CAST(:keys AS text[])) > 0
+      AND (e.entity = ANY(:keys)
+           OR (e.entity LIKE 'n:%' AND (
+                string_to_array(substr(e.entity, 3), ' ') && CAST(:words AS text[])
+                OR EXISTS (SELECT 1 FROM unnest(CAST(:prefixes AS text[])) p
+                           WHERE starts_with(e.entity, 'n:' || p))))
+           OR (e.entity LIKE 'a:%' AND (
+                split_part(substr(e.entity, 3), '=', 1) = ANY(:names)
+                OR split_part(e.entity, '=', 2) = ANY(:keys))))
+    LIMIT 200
+), sources AS (
+    SELECT k.entity, 1.0::float8 AS w FROM asked a CROSS JOIN LATERAL unnest(
+        CASE WHEN a.entity LIKE 'a:%'
+             THEN ARRAY['n:' || split_part(substr(a.entity, 3), '=', 1),
+                        split_part(a.entity, '=', 2)]
+             ELSE ARRAY[a.entity] END) AS k(entity)
+    UNION ALL
+    SELECT s.entity, CAST(:seed_weight AS float8) FROM unnest(CAST(:seed_keys AS text[])) s(entity)
+), weighted AS MATERIALIZED (
+    SELECT x.entity, max(x.w) * ln(greatest(CAST(:n AS float8), c.rows + 1) / c.rows) AS weight
+    FROM sources x CROSS JOIN LATERAL (
+        SELECT sum(e.rows)::float8 AS rows FROM {ENTITIES} e
+        WHERE e.app_name = :app AND e.user_id = :user AND e.scope = ANY(:scopes)
+          AND e.entity = x.entity) c
+    WHERE c.rows > 0 AND c.rows <= :cap
+    GROUP BY x.entity, c.rows
+), linked AS MATERIALIZED (
+    SELECT t.id, t.entities FROM {TABLE} t
+    WHERE t.app_name = :app AND t.user_id = :user AND t.scope = ANY(:scopes)
+      AND cardinality(t.entities) > 0
+      AND t.entities && (SELECT coalesce(array_agg(w.entity), ARRAY[]::text[]) FROM weighted w)
+      AND t.valid_to IS NULL AND t.review_state IS NULL
+      AND (t.expires_at IS NULL OR t.expires_at > now())
+      AND (CAST(:types AS text[]) IS NULL OR t.memory_type = ANY(:types))
+      AND (CAST(:types AS text[]) IS NOT NULL OR t.memory_type IS DISTINCT FROM 'procedure')
+    ORDER BY t.event_time DESC
+    LIMIT :lim
+), scored AS (
+    SELECT l.id, sum(w.weight) AS entity_score
+    FROM linked l CROSS JOIN LATERAL unnest(l.entities) AS k(entity)
+    JOIN weighted w ON w.entity = k.entity
+    GROUP BY l.id
+)
+SELECT s.entity_score, s.id AS linked_id, f.*
+FROM scored s
+LEFT JOIN LATERAL (
+    SELECT {{columns}}, 1 - (t.embedding <=> {{qvec}}) AS dense_score FROM {TABLE} t
+    WHERE t.app_name = :app AND t.user_id = :user AND t.id = s.id
+      AND NOT (t.id = ANY(CAST(:have AS uuid[])))
+) f ON true
+ORDER BY s.entity_score DESC, s.id
 """
-)
-
-# The number of rows naming each of ``keys`` (a first-pass result's entities).
-_COUNTS = text(
-    f"""
-SELECT e.entity, sum(e.rows)::bigint AS rows FROM {ENTITIES} e
-WHERE e.app_name = :app AND e.user_id = :user AND e.scope = ANY(:scopes)
-  AND e.entity = ANY(:keys)
-GROUP BY e.entity
-"""
-)
-
-# Rows naming any of ``keys`` (current, recallable), with the keys they name; at most
-# ``:lim`` of them, newest first.
-_LINKED_ROWS = text(
-    f"""
-SELECT t.id::text AS id, t.entities
-FROM {TABLE} t
-WHERE t.app_name = :app AND t.user_id = :user AND t.scope = ANY(:scopes)
-  AND cardinality(t.entities) > 0 AND t.entities && CAST(:keys AS text[])
-  AND t.valid_to IS NULL AND t.review_state IS NULL
-  AND (t.expires_at IS NULL OR t.expires_at > now())
-  AND (CAST(:types AS text[]) IS NULL OR t.memory_type = ANY(:types))
-  AND (CAST(:types AS text[]) IS NOT NULL OR t.memory_type IS DISTINCT FROM 'procedure')
-ORDER BY t.event_time DESC
-LIMIT :lim
-"""
-)
-
-# The stored entities of rows by id.
-_OF_ROWS = text(
-    f"SELECT t.id::text AS id, t.entities FROM {TABLE} t"
-    " WHERE t.app_name = :app AND t.user_id = :user AND t.id = ANY(CAST(:ids AS uuid[]))"
-)
 
 
-async def resolve(
-    conn: AsyncConnection,
-    app: str,
-    user: str,
-    scopes: Sequence[str],
-    keys: Sequence[str],
-) -> dict[str, int]:
-    """The user's entity keys (with their row counts) that the asked ``keys`` stand for."""
+def list_params(keys: Sequence[str]) -> dict[str, list[str]]:
+    """The bound name parameters of :data:`ENTITY_LIST_SQL` for the asked ``keys``."""
     names = [k[2:] for k in keys if k.startswith("n:")]
-    words = sorted({w for n in names for w in n.split() if len(w) > 1})
-    prefixes = [n.replace("%", "").replace("_", "") for n in names if len(n) >= 3]
-    result = await conn.execute(
-        _RESOLVE,
-        {
-            "app": app,
-            "user": user,
-            "scopes": list(scopes),
-            "keys": list(keys),
-            "words": words,
-            "prefixes": [p for p in prefixes if p],
-            "names": names,
-        },
-    )
-    return {row.entity: int(row.rows) for row in result}
-
-
-async def counts(
-    conn: AsyncConnection, app: str, user: str, scopes: Sequence[str], keys: Sequence[str]
-) -> dict[str, int]:
-    """How many of the user's rows name each of ``keys`` (absent: none)."""
-    if not keys:
-        return {}
-    result = await conn.execute(
-        _COUNTS, {"app": app, "user": user, "scopes": list(scopes), "keys": list(keys)}
-    )
-    return {row.entity: int(row.rows) for row in result}
-
-
-async def linked_rows(
-    conn: AsyncConnection,
-    app: str,
-    user: str,
-    scopes: Sequence[str],
-    keys: Sequence[str],
-    *,
-    types: Sequence[str] | None,
-    limit: int,
-) -> list[tuple[str, list[str]]]:
-    """(id, entity keys) of the user's current rows naming any of ``keys``, newest first."""
-    if not keys:
-        return []
-    result = await conn.execute(
-        _LINKED_ROWS,
-        {
-            "app": app,
-            "user": user,
-            "scopes": list(scopes),
-            "keys": list(keys),
-            "types": list(types) if types is not None else None,
-            "lim": limit,
-        },
-    )
-    return [(row.id, list(row.entities or [])) for row in result]
-
-
-async def of_rows(
-    conn: AsyncConnection, app: str, user: str, ids: Sequence[str]
-) -> dict[str, list[str]]:
-    """The stored entity keys of the user's rows ``ids``."""
-    if not ids:
-        return {}
-    result = await conn.execute(_OF_ROWS, {"app": app, "user": user, "ids": list(ids)})
-    return {row.id: list(row.entities or []) for row in result}
+    return {
+        "keys": list(keys),
+        "names": names,
+        "words": sorted({w for n in names for w in n.split() if len(w) > 1}),
+        "prefixes": [n for n in names if len(n) >= 3],
+    }

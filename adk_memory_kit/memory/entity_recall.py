@@ -7,124 +7,94 @@ search, the entity list ranks the user's current rows naming
 
 * the question's entities (text/entities.py), resolved against the user's entity table
   (memory/entities.py): a name's other forms ("Mel" -> "Melanie", "Dahl" -> "Poul Dahl") and
-  the relation it stands in apposition to ("Mette" -> Rannvá's nurse), and back;
-* the entities of the top ``entity_seeds`` fused rows, at half weight;
+  the relation it stands in apposition to ("Mette" -> the user's nurse), and back;
+* the entities of the top ``entity_seeds`` fused rows, at :data:`SEED_KEY_WEIGHT`;
 
-each entity weighted by its rarity among the user's rows (``log(rows / rows naming it)``);
+each entity weighted by its rarity among the user's rows (``ln(rows / rows naming it)``);
 an entity named by more than ``entity_max_share`` of the user's rows (a speaker, the user's
 own city) links nothing. The list is fused into the ranking by reciprocal rank at
-``entity_weight`` (the one RRF of memory/fusion.py: :func:`~.fusion.add_ranked_list`);
-rows it brings that the first pass did not return are fetched by primary key.
+``entity_weight`` (:func:`~.fusion.add_ranked_list`, the RRF of memory/fusion.py).
 
-Guarantees: two indexed reads of the entity table and one GIN read of the user's rows
-(``entity_rows`` at most), on the search's connection; only the user's own rows, in the
-searched scopes, current and recallable (the first pass's filters on types apply; with a
-time-travel or tag filter, or superseded rows asked for, the list is not read).
+Guarantees: one statement on the search's connection (index reads of the entity table, one
+GIN read of at most ``entity_rows`` of the user's rows, the rows the first pass did not
+return fetched in it); only the user's own rows in the searched scopes, current and
+recallable, of the searched types. The caller skips it for a time-travel or tag filter, or
+when superseded rows are asked for.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from adk_memory_kit.memory import entities as entity_table
 from adk_memory_kit.memory.config import SearchOptions
+from adk_memory_kit.memory.entities import list_params
 from adk_memory_kit.memory.fusion import add_ranked_list
+from adk_memory_kit.memory.search_sql import ENTITY_LIST_SQL
 
-#: Weight of a key that a first-pass result names, relative to one the question names.
-SEED_KEY_WEIGHT = 0.5
+#: Weight of a key that a first-pass result names, relative to one the question names
+#: (tuned on LoCoMo's tuning split and the e1-e4 corpora, docs/locomo.md).
+SEED_KEY_WEIGHT = 0.25
 
 Row = Mapping[str, Any]
-Fetch = Callable[[list[str]], Awaitable[list[Row]]]
 
 
-def _alias_parts(key: str) -> tuple[str, str]:
-    """``a:mette=r:rannvá:nurse`` -> (``n:mette``, ``r:rannvá:nurse``)."""
-    name, _, relation = key[2:].partition("=")
-    return f"n:{name}", relation
-
-
-async def _key_weights(
-    conn: AsyncConnection,
-    rows: Sequence[Row],
-    *,
-    app: str,
-    user: str,
-    scopes: Sequence[str],
-    asked: Sequence[str],
-    user_rows: int,
-    options: SearchOptions,
-) -> dict[str, float]:
-    """Each linking key with its weight (rarity, times half for a result's keys)."""
-    found = await entity_table.resolve(conn, app, user, scopes, asked) if asked else {}
-    source: dict[str, float] = {}
-    for key in found:
-        if key.startswith("a:"):
-            for part in _alias_parts(key):
-                source[part] = 1.0
-        else:
-            source[key] = 1.0
-    for row in rows[: options.entity_seeds]:
+def _seed_keys(rows: Sequence[Row], seeds: int) -> list[str]:
+    keys: dict[str, None] = {}
+    for row in rows[:seeds]:
         for key in row.get("entities") or ():
             if not key.startswith("a:"):
-                source.setdefault(key, SEED_KEY_WEIGHT)
-    counts = {k: v for k, v in found.items() if k in source}
-    missing = [k for k in source if k not in counts]
-    counts.update(await entity_table.counts(conn, app, user, scopes, missing))
-    cap = max(2.0, options.entity_max_share * user_rows)
-    weights: dict[str, float] = {}
-    for key, weight in source.items():
-        n = counts.get(key, 0)
-        if 0 < n <= cap:
-            weights[key] = weight * math.log(max(user_rows, n + 1) / n)
-    return weights
+                keys[key] = None
+    return list(keys)
 
 
 async def expand(
     conn: AsyncConnection,
     rows: list[Row],
     *,
-    app: str,
-    user: str,
+    params: Mapping[str, Any],
     scopes: Sequence[str],
     types: Sequence[str] | None,
     asked: Sequence[str],
     user_rows: int,
     options: SearchOptions,
-    fetch: Fetch,
 ) -> list[Row]:
-    """``rows`` (fused, best first, each with ``score`` and ``entities``) with the entity
-    list fused in, best first; unchanged when no rare entity links anything."""
-    if options.entity_weight <= 0 or user_rows <= 0 or not (rows or asked):
+    """``rows`` (fused, best first, each with ``id``, ``score`` and ``entities``) with the
+    entity list fused in, best first. ``params``: the search's bound parameters (``app``,
+    ``user``, ``qvec``). Unchanged when nothing rare links anything."""
+    seeds = _seed_keys(rows, options.entity_seeds)
+    if options.entity_weight <= 0 or user_rows <= 0 or not (asked or seeds):
         return rows
-    weights = await _key_weights(
-        conn,
-        rows,
-        app=app,
-        user=user,
-        scopes=scopes,
-        asked=asked,
-        user_rows=user_rows,
-        options=options,
+    result = await conn.execute(
+        ENTITY_LIST_SQL,
+        {
+            "app": params["app"],
+            "user": params["user"],
+            "qvec": params["qvec"],
+            "scopes": list(scopes),
+            "types": list(types) if types is not None else None,
+            **list_params(asked),
+            "seed_keys": seeds,
+            "seed_weight": SEED_KEY_WEIGHT,
+            "n": user_rows,
+            "cap": max(2.0, options.entity_max_share * user_rows),
+            "lim": options.entity_rows,
+            "have": [str(r["id"]) for r in rows],
+        },
     )
-    if not weights:
+    columns = list(result.keys())
+    ranked: list[str] = []
+    extra: list[Row] = []
+    for values in result.all():
+        found = dict(zip(columns, values, strict=True))
+        ranked.append(str(found.pop("linked_id")))
+        found.pop("entity_score")
+        if found.get("id") is not None:  # not returned by the first pass
+            extra.append({**found, "score": 0.0, "bm25_score": None, "exact_score": None})
+    if not ranked:
         return rows
-    linked = await entity_table.linked_rows(
-        conn, app, user, scopes, list(weights), types=types, limit=options.entity_rows
-    )
-    scored = {
-        row_id: sum(weights.get(k, 0.0) for k in keys)
-        for row_id, keys in linked
-        if any(k in weights for k in keys)
-    }
-    if not scored:
-        return rows
-    ranked = sorted(scored, key=lambda row_id: (-scored[row_id], row_id))
-    have = {str(r["id"]) for r in rows}
-    extra = await fetch([i for i in ranked if i not in have])
     return add_ranked_list(
         [*rows, *extra], ranked, weight=options.entity_weight, rrf_k=options.rrf_k
     )

@@ -170,7 +170,8 @@ def add_ranked_list(
     order of ``rows``)."""
     gain = {row_id: weight / (rrf_k + rank) for rank, row_id in enumerate(ranked, start=1)}
     fused = [
-        {**row, "score": float(row["score"]) + gain[key]} if (key := str(row["id"])) in gain
+        {**row, "score": float(row["score"]) + gain[key]}
+        if (key := str(row["id"])) in gain
         else row
         for row in rows
     ]

@@ -457,8 +457,11 @@ def _entity_list_applies(options: SearchOptions, filters: SearchFilters | None) 
     """Whether the entity list is read: on, and no filter it cannot honour (a time-travel
     or tag filter, superseded rows asked for)."""
     f = filters or SearchFilters()
-    return options.entity_weight > 0 and f.as_of is None and f.tags is None and not (
-        f.include_superseded
+    return (
+        options.entity_weight > 0
+        and f.as_of is None
+        and f.tags is None
+        and not (f.include_superseded)
     )
 
 
@@ -473,28 +476,15 @@ async def _with_entity_list(
 ) -> list[Mapping[str, Any]]:
     """``rows`` with the entity list fused in (memory/entity_recall.py), cut to the limit."""
     f = filters or SearchFilters()
-
-    async def fetch(ids: list[str]) -> list[Mapping[str, Any]]:
-        if not ids:
-            return []
-        found = {str(r["id"]): r for r in await _rows(conn, FETCH_SQL, {**params, "ids": ids})}
-        return [
-            {**found[i], "score": 0.0, "bm25_score": None, "exact_score": None}
-            for i in ids
-            if i in found
-        ]
-
     expanded = await expand(
         conn,
         rows,
-        app=params["app"],
-        user=params["user"],
+        params=params,
         scopes=f.scopes,
         types=f.types,
         asked=entity_keys,
         user_rows=plan.rows,
         options=options,
-        fetch=fetch,
     )
     return expanded[: params["lim"]]
 

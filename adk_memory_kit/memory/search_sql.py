@@ -30,6 +30,7 @@ from functools import lru_cache
 from pgvector.sqlalchemy import VECTOR
 from sqlalchemy import TextClause, bindparam, text
 
+from adk_memory_kit.memory import entities as entity_table
 from adk_memory_kit.memory.ann_names import scope_literals
 from adk_memory_kit.memory.tables import TABLE
 from adk_memory_kit.memory.term_stats import TERM_STATS, USER_STATS
@@ -375,6 +376,11 @@ ORDER BY 1, 3 DESC, 2
 
 
 # The rows a heavy user's search returns, by id (the fusion ran in the process, memory/fusion.py).
+#: The entity list (issue 48): memory/entities.py's statement with the returned columns.
+ENTITY_LIST_SQL = text(
+    entity_table.ENTITY_LIST_SQL.format(columns=_ITEM_COLUMNS, qvec=_QVEC)
+).bindparams(_QVEC_PARAM)
+
 FETCH_SQL = text(
     f"""
 SELECT {_ITEM_COLUMNS}, 1 - (t.embedding <=> {_QVEC}) AS dense_score

@@ -46,10 +46,10 @@ from adk_memory_kit.memory.pending_rows import (
 )
 from adk_memory_kit.memory.query import query_terms
 from adk_memory_kit.memory.rerank import asked_about, asks_about_now, asks_in_the_present
-from adk_memory_kit.text.entities import entities
 from adk_memory_kit.memory.schema import ensure_schema
 from adk_memory_kit.memory.scoped_search import scoped_search
 from adk_memory_kit.memory.search import SearchFilters
+from adk_memory_kit.text.entities import entities
 
 logger = logging.getLogger(__name__)
 #: How many users' last write times a store keeps (the oldest are forgotten first).

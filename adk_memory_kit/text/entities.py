@@ -146,9 +146,7 @@ def _clean(text: str) -> str:
 
 
 def _key(kind: str, value: str) -> str:
-    return f"{kind}:{' '.join(value.lower().replace(chr(0x2019), chr(39)).split())}"[
-        :MAX_KEY_CHARS
-    ]
+    return f"{kind}:{' '.join(value.lower().replace(chr(0x2019), chr(39)).split())}"[:MAX_KEY_CHARS]
 
 
 def _owner(author: str | None) -> str:
@@ -232,8 +230,9 @@ def _beside(text: str, run: list[re.Match[str]], relations: list[_Span]) -> bool
 
 
 def _span_of(text: str, run: list[re.Match[str]]) -> _Span:
-    return _Span(_POSSESSIVE_S.sub("", text[run[0].start() : run[-1].end()]), run[0].start(),
-                 run[-1].end())
+    return _Span(
+        _POSSESSIVE_S.sub("", text[run[0].start() : run[-1].end()]), run[0].start(), run[-1].end()
+    )
 
 
 def _relations(text: str, owner: str) -> list[_Span]:
@@ -262,7 +261,9 @@ def _aliases(text: str, names: list[_Span], relations: list[_Span]) -> list[str]
     keys: list[str] = []
     for rel in relations:
         for name in names:
-            gap = text[name.end : rel.start] if name.end <= rel.start else text[rel.end : name.start]
+            gap = (
+                text[name.end : rel.start] if name.end <= rel.start else text[rel.end : name.start]
+            )
             if name.end > rel.start and name.start < rel.end:
                 continue
             if len(gap) <= 24 and _APPOSITION_GAP.match(gap):

@@ -131,7 +131,7 @@ CITUS_NOTES = {
         "doc": "enable_unsafe_triggers",
     },
     "statement-level triggers with transition tables": {
-        "found": "pg_trigger.tgoldtable/tgnewtable (the term statistics triggers)",
+        "found": "pg_trigger.tgoldtable/tgnewtable (the term statistics and entity triggers)",
         "replacement": "check on your version; else recreate per shard (run_command_on_shards)",
         "doc": "transition tables",
     },
@@ -513,6 +513,9 @@ async def test_what_citus_does_not_support_is_noted_with_its_replacement(kit):
         "adk_memory_term_stats_ins",
         "adk_memory_term_stats_upd",
         "adk_memory_term_stats_del",
+        "adk_memory_entities_ins",
+        "adk_memory_entities_upd",
+        "adk_memory_entities_del",
     }
 
 

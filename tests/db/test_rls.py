@@ -196,8 +196,8 @@ def test_the_list_of_kit_tables_matches_the_packages_names():
     from adk_memory_kit.db.fence import FENCE_TABLE
     from adk_memory_kit.episodic.store import TABLE as EPISODIC
     from adk_memory_kit.lifecycle.watermarks import WATERMARKS
-    from adk_memory_kit.memory.forget_log import FORGET_LOG
     from adk_memory_kit.memory.entities import ENTITIES
+    from adk_memory_kit.memory.forget_log import FORGET_LOG
     from adk_memory_kit.memory.grants import GRANTS
     from adk_memory_kit.memory.tables import SNAPSHOTS, TABLE
     from adk_memory_kit.memory.term_stats import TERM_STATS, USER_STATS

@@ -17,7 +17,7 @@ from adk_memory_kit.text.entities import MAX_KEYS, entities
         ("My sister lives in Oslo now.", "Caroline", {"r:caroline:sister", "n:oslo"}),
         ("What did Caroline's mentor recommend?", None, {"r:caroline:mentor", "n:caroline"}),
         ("Good! Mette, my charge nurse, made me run.", "Rannva", {"n:mette", "r:rannva:nurse"}),
-        ("I loved reading \"Charlotte's Web\" as a kid.", "user", {"t:charlotte's web"}),
+        ('I loved reading "Charlotte\'s Web" as a kid.', "user", {"t:charlotte's web"}),
         ("We moved to New York City in May 2019.", "user", {"n:new york city", "d:2019-05"}),
         ("Mom said the Tokyo trip is off.", "user", {"r:me:mum", "n:tokyo"}),
     ],

@@ -101,7 +101,7 @@ async def test_entity_rows_follow_every_write_and_are_gone_after_a_forget(servic
     assert counts["n:mette"] == 1 and counts["a:mette=r:me:nurse"] == 1
     assert counts["n:copenhagen"] == 1
 
-    hit = (await on.search_memory(app_name=app, user_id=user, query="Copenhagen marathon"))
+    hit = await on.search_memory(app_name=app, user_id=user, query="Copenhagen marathon")
     second = next(m for m in hit.memories if SECOND_HOP in texts_of(m))
     assert await on.delete_memory(app_name=app, user_id=user, memory_id=second.id) == 1
     counts = await _entities(on, app, user)
