@@ -54,6 +54,7 @@ if TYPE_CHECKING:
         IndexingOptions,
         LlmConsolidator,
         MemoryConfig,
+        QueryDecomposer,
         RuleConsolidator,
         SearchOptions,
     )
@@ -97,6 +98,7 @@ _EXPORTS: dict[str, str] = {
     "IndexingOptions": "adk_memory_kit.memory",
     "RuleConsolidator": "adk_memory_kit.memory",
     "LlmConsolidator": "adk_memory_kit.memory",
+    "QueryDecomposer": "adk_memory_kit.memory",
     "GeminiEmbedder": "adk_memory_kit.embedders",
     "embedded_db_url": "adk_memory_kit.db",
     "register_pgvector_services": "adk_memory_kit.adk_services",
@@ -221,6 +223,7 @@ __all__ = [
     "IndexingOptions",
     "RuleConsolidator",
     "LlmConsolidator",
+    "QueryDecomposer",
     "GeminiEmbedder",
     "embedded_db_url",
     "register_pgvector_services",

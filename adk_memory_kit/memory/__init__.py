@@ -17,6 +17,7 @@ from adk_memory_kit.memory.consolidation import (
     RuleConsolidator,
 )
 from adk_memory_kit.memory.hygiene import MEMORY_TYPES
+from adk_memory_kit.memory.query_decomposition import QueryDecomposer
 from adk_memory_kit.memory.reports import (
     Correction,
     EntryOutcome,
@@ -42,6 +43,7 @@ __all__ = [
     "Outcome",
     "BasePgVectorMemoryService",
     "PurgeReport",
+    "QueryDecomposer",
     "RuleConsolidator",
     "SearchOptions",
     "SessionWrite",

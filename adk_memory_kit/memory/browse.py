@@ -41,7 +41,7 @@ _COLUMNS = """t.id, t.session_id, t.event_id, t.kind, t.author, t.role, t.text, 
        t.ingested_at, t.subject, t.valid_to, t.expires_at, t.importance, t.metadata,
        t.memory_type, t.tags, t.valid_from, t.recorded_at, t.last_accessed_at,
        t.access_count, t.last_confirmed_at, t.pinned, t.superseded_reason, t.superseded_by,
-       t.review_state, t.scope"""
+       t.review_state, t.scope, t.entities"""
 
 _STATE_SQL = {
     "current": " AND t.valid_to IS NULL",
@@ -137,7 +137,9 @@ async def export_memories(
     """Every memory row of the user (current, superseded and held for review), oldest first,
     as JSON-ready dicts: the stored fields, without the embedding and the search index. Each
     row's ``scope`` says whose it is (``user``, or ``agent:<name>`` for an agent's private
-    rows of this user); shared rows (app, group) belong to no user and are never exported."""
+    rows of this user); shared rows (app, group) belong to no user and are never exported.
+    ``entities``: the entity keys each row names (issue 48; the entity table,
+    ``adk_memory_entities``, is their per-user count and holds nothing else)."""
     check_scope(app_name, user_id)
     query = text(
         f"SELECT {_COLUMNS} FROM {TABLE} t WHERE t.app_name = :app AND t.user_id = :user"

@@ -154,6 +154,13 @@ class SearchOptions(KitConfig):
         description="An entity named by more than this share of the user's rows (and by "
         "more than two) links nothing: a speaker, the user's own city.",
     )
+    entity_max_rows: int = Field(
+        100,
+        ge=1,
+        le=MAX_LIMIT,
+        description="An entity named by more rows than this links nothing, whatever the "
+        "user's size (it names too much to lead to one memory; bounds the list's cost).",
+    )
     entity_rows: int = Field(
         50,
         ge=1,
@@ -303,6 +310,12 @@ class MemoryConfig(KitConfig):
         description="Compares each new fact with the user's nearby facts on write "
         "(RuleConsolidator, LlmConsolidator); None: written as given.",
     )
+    query_decomposer: Annotated[Any, SkipValidation] = Field(
+        None,
+        description="Splits a multi-hop question into sub-questions with a model, each "
+        "searched and fused with the question's own search (a QueryDecomposer; issue 48, "
+        "off by default: None).",
+    )
     verifier: Annotated[Verifier | None, SkipValidation] = Field(
         None,
         description="Quality gate on fact writes, (entry) -> True | False | reason, may be "
@@ -336,6 +349,13 @@ class MemoryConfig(KitConfig):
     @classmethod
     def _policy(cls, value: Any) -> WritePolicy:
         return resolve_policy(value)
+
+    @field_validator("query_decomposer")
+    @classmethod
+    def _decomposer(cls, value: Any) -> Any:
+        if value is not None and not callable(getattr(value, "parts", None)):
+            raise ValueError("must have an async parts(question) method")
+        return value
 
     @field_validator("consolidator")
     @classmethod

@@ -98,7 +98,7 @@ def steps(partitions: int | None) -> list[Step]:
         ),
         Step(
             f"CREATE TABLE IF NOT EXISTS {ENTITIES} (app_name text NOT NULL,"
-            " user_id text NOT NULL, scope text NOT NULL, entity text NOT NULL,"
+            ' user_id text NOT NULL, scope text NOT NULL, entity text COLLATE "C" NOT NULL,'
             " rows bigint NOT NULL, PRIMARY KEY (app_name, user_id, scope, entity))" + suffix
         ),
         create_partitions_step(ENTITIES, partitions),
@@ -128,10 +128,12 @@ def steps(partitions: int | None) -> list[Step]:
 
 
 # The entity list in one statement (memory/entity_recall.py):
-# * ``asked``: the user's entity keys a question's keys stand for: each key asked, each name
-#   key holding one of the asked names' words or opening with an asked name of three letters
-#   or more ("mel" -> "melanie"), and each alias key ("a:<name>=<relation>") naming an asked
-#   name or relation, which stands for both its name and its relation;
+# * ``asked``: the user's entity keys a question's keys stand for, each found by primary key
+#   (the entity column sorts in the "C" collation, so a prefix is a range of the key):
+#   the keys asked (:func:`list_params` adds each name word's ``n:`` and ``w:`` keys), the
+#   names an asked name of three letters or more opens ("n:mel" -> "n:melanie"), and the
+#   alias keys of an asked name (``a:<name>=``) or relation (``b:<relation>=``), each
+#   standing for both its name and its relation; at most 20 keys a prefix;
 # * ``seeded``: the keys of the first pass's best rows, at ``:seed_weight``;
 # * ``weighted``: each key (the larger weight when both) times its rarity among the user's
 #   rows, ``ln(:n / rows naming it)``; a key named by more than ``:cap`` rows links nothing;
@@ -139,25 +141,24 @@ def steps(partitions: int | None) -> list[Step]:
 #   ``:lim``, newest first; each row's score is the sum of its keys' weights.
 # Returns the linked rows best first with their score and, for the rows the first pass did
 # not return (``:have``), the columns a search returns (``dense_score`` from ``:qvec``).
+_IN_SCOPE = "e.app_name = :app AND e.user_id = :user AND e.scope = ANY(:scopes)"
 ENTITY_LIST_SQL = f"""
 WITH asked AS MATERIALIZED (
-    SELECT e.entity FROM {ENTITIES} e
-    WHERE e.app_name = :app AND e.user_id = :user AND e.scope = ANY(:scopes)
-      AND cardinality(CAST(:keys AS text[])) > 0
-      AND (e.entity = ANY(:keys)
-           OR (e.entity LIKE 'n:%' AND (
-                string_to_array(substr(e.entity, 3), ' ') && CAST(:words AS text[])
-                OR EXISTS (SELECT 1 FROM unnest(CAST(:prefixes AS text[])) p
-                           WHERE starts_with(e.entity, 'n:' || p))))
-           OR (e.entity LIKE 'a:%' AND (
-                split_part(substr(e.entity, 3), '=', 1) = ANY(:names)
-                OR split_part(e.entity, '=', 2) = ANY(:keys))))
-    LIMIT 200
+    SELECT e.entity FROM {ENTITIES} e WHERE {_IN_SCOPE} AND e.entity = ANY(:keys)
+    UNION
+    SELECT f.entity FROM unnest(CAST(:prefixes AS text[])) AS p(prefix)
+    CROSS JOIN LATERAL (
+        SELECT e.entity FROM {ENTITIES} e
+        WHERE {_IN_SCOPE} AND e.entity >= p.prefix AND e.entity < p.prefix || chr(1114111)
+        LIMIT 20) f
 ), sources AS (
     SELECT k.entity, 1.0::float8 AS w FROM asked a CROSS JOIN LATERAL unnest(
         CASE WHEN a.entity LIKE 'a:%'
              THEN ARRAY['n:' || split_part(substr(a.entity, 3), '=', 1),
-                        split_part(a.entity, '=', 2)]
+                        substr(a.entity, strpos(a.entity, '=') + 1)]
+             WHEN a.entity LIKE 'b:%'
+             THEN ARRAY[split_part(substr(a.entity, 3), '=', 1),
+                        'n:' || substr(a.entity, strpos(a.entity, '=') + 1)]
              ELSE ARRAY[a.entity] END) AS k(entity)
     UNION ALL
     SELECT s.entity, CAST(:seed_weight AS float8) FROM unnest(CAST(:seed_keys AS text[])) s(entity)
@@ -165,8 +166,7 @@ WITH asked AS MATERIALIZED (
     SELECT x.entity, max(x.w) * ln(greatest(CAST(:n AS float8), c.rows + 1) / c.rows) AS weight
     FROM sources x CROSS JOIN LATERAL (
         SELECT sum(e.rows)::float8 AS rows FROM {ENTITIES} e
-        WHERE e.app_name = :app AND e.user_id = :user AND e.scope = ANY(:scopes)
-          AND e.entity = x.entity) c
+        WHERE {_IN_SCOPE} AND e.entity = x.entity) c
     WHERE c.rows > 0 AND c.rows <= :cap
     GROUP BY x.entity, c.rows
 ), linked AS MATERIALIZED (
@@ -198,11 +198,16 @@ ORDER BY s.entity_score DESC, s.id
 
 
 def list_params(keys: Sequence[str]) -> dict[str, list[str]]:
-    """The bound name parameters of :data:`ENTITY_LIST_SQL` for the asked ``keys``."""
+    """The bound key parameters of :data:`ENTITY_LIST_SQL` for the asked ``keys``: the keys,
+    each name word's ``n:`` and ``w:`` keys, and the prefixes (a name of three letters or
+    more, and each asked name's and relation's alias keys)."""
     names = [k[2:] for k in keys if k.startswith("n:")]
-    return {
-        "keys": list(keys),
-        "names": names,
-        "words": sorted({w for n in names for w in n.split() if len(w) > 1}),
-        "prefixes": [n for n in names if len(n) >= 3],
-    }
+    relations = [k for k in keys if k.startswith("r:")]
+    exact = dict.fromkeys(keys)
+    for name in names:
+        for word in name.split():
+            if len(word) > 2:
+                exact.update(dict.fromkeys((f"n:{word}", f"w:{word}")))
+    prefixes = [f"n:{n}" for n in names if len(n) >= 3]
+    prefixes += [f"a:{n}=" for n in names] + [f"b:{r}=" for r in relations]
+    return {"keys": list(exact), "prefixes": prefixes}

@@ -12,7 +12,7 @@ search, the entity list ranks the user's current rows naming
 
 each entity weighted by its rarity among the user's rows (``ln(rows / rows naming it)``);
 an entity named by more than ``entity_max_share`` of the user's rows (a speaker, the user's
-own city) links nothing. The list is fused into the ranking by reciprocal rank at
+own city), or by more than ``entity_max_rows``, links nothing. The list is fused into the ranking by reciprocal rank at
 ``entity_weight`` (:func:`~.fusion.add_ranked_list`, the RRF of memory/fusion.py).
 
 Guarantees: one statement on the search's connection (index reads of the entity table, one
@@ -79,7 +79,7 @@ async def expand(
             "seed_keys": seeds,
             "seed_weight": SEED_KEY_WEIGHT,
             "n": user_rows,
-            "cap": max(2.0, options.entity_max_share * user_rows),
+            "cap": min(max(2.0, options.entity_max_share * user_rows), options.entity_max_rows),
             "lim": options.entity_rows,
             "have": [str(r["id"]) for r in rows],
         },

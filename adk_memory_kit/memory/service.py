@@ -110,6 +110,7 @@ class BasePgVectorMemoryService(ScopedMemory, BaseMemoryService):
             access_flush_delay=config.access_flush_delay,
             read_url=config.read_url,
             read_your_writes_s=config.read_your_writes_s,
+            query_decomposer=config.query_decomposer,
         )
         self.pipeline = WritePipeline(self.store, config, self.metrics, _selector(config))
         self.curator = MemoryCurator(self.store, self.pipeline, self.metrics)

@@ -45,6 +45,7 @@ from adk_memory_kit.memory.pending_rows import (
     write_probe,
 )
 from adk_memory_kit.memory.query import query_terms
+from adk_memory_kit.memory.query_decomposition import QueryDecomposer, fuse_searches
 from adk_memory_kit.memory.rerank import asked_about, asks_about_now, asks_in_the_present
 from adk_memory_kit.memory.schema import ensure_schema
 from adk_memory_kit.memory.scoped_search import scoped_search
@@ -84,8 +85,10 @@ class MemoryStore:
         access_flush_delay: float = 2.0,
         read_url: str | None = None,
         read_your_writes_s: float = 5.0,
+        query_decomposer: QueryDecomposer | None = None,
     ) -> None:
         self.embedder = embedder
+        self.query_decomposer = query_decomposer
         self._read_url = read_url
         self._read_engine: AsyncEngine | None = None
         self._read_your_writes_s = read_your_writes_s
@@ -196,7 +199,29 @@ class MemoryStore:
         """The ranked rows of ``query`` (clean, non-empty text) for one user, best first
         (read on the replica when there is one: :meth:`search_engine`). ``reads``: the
         entitled scopes, owner by owner (issue 47, memory/scoped_search.py; ``None``: the
-        user's own rows only), merged into one ranking."""
+        user's own rows only), merged into one ranking. With a query decomposer (issue 48,
+        memory/query_decomposition.py) the question and each of its sub-questions are
+        searched and the lists fused by reciprocal rank."""
+        parts = await self.query_decomposer.parts(query) if self.query_decomposer else []
+        if not parts:
+            return await self._search_once_more(app_name, user_id, query, limit, filters, reads)
+        lists = [
+            await self._search_once_more(app_name, user_id, q, limit, filters, reads)
+            for q in (query, *parts)
+        ]
+        return fuse_searches(lists, limit=limit, rrf_k=self.search_options.rrf_k)
+
+    async def _search_once_more(
+        self,
+        app_name: str,
+        user_id: str,
+        query: str,
+        limit: int,
+        filters: SearchFilters,
+        reads: Sequence[ScopeRead] | None,
+    ) -> list[Mapping[str, Any]]:
+        """One ranked search of ``query``, run again once when the database went away under
+        it and is back (a search only reads)."""
         engine = await self.search_engine(app_name, user_id)
 
         async def embed_query() -> list[float]:
@@ -222,8 +247,7 @@ class MemoryStore:
         try:
             return await ranked()
         except Exception as exc:
-            # a search only reads: when the server died under one of its owners' statements
-            # (several run at once) and is back, the whole search runs once more
+            # several owners' statements run at once: the whole search runs once more
             if not is_transient(exc):
                 raise
             logger.info("search: the database went away mid-search; searching again")

@@ -17,9 +17,11 @@ write can afford it. Four kinds of key, each a short lower-case string with a ki
   2023"). Relative dates ("last Tuesday") give none: the row's event time already holds them.
 
 Apposition says two keys are one entity where the text supports it ("my sister Mel",
-"Mel, my sister"): the row holds both, and the read side follows either
-(memory/entity_recall.py). A short name that opens a longer one the user has ("Mel",
-"Melanie") is joined at read time, against the user's own entities, never here.
+"Mel, my sister"): the row holds ``a:<name>=<relation key>`` and ``b:<relation key>=<name>``,
+so the read side finds either from the other by key prefix (memory/entity_recall.py). Each
+word of a name of two or more words is a ``w:<word>`` key ("Dahl" finds "Poul Dahl"). A short
+name that opens a longer one the user has ("Mel", "Melanie") is joined at read time, against
+the user's own entities, never here.
 
 Guarantees: the same text and author give the same keys, in first-seen order, at most
 :data:`MAX_KEYS` of them, each at most :data:`MAX_KEY_CHARS` characters; no key is made of a
@@ -268,7 +270,17 @@ def _aliases(text: str, names: list[_Span], relations: list[_Span]) -> list[str]
                 continue
             if len(gap) <= 24 and _APPOSITION_GAP.match(gap):
                 keys.append(f"a:{name.key[2:]}={rel.key}"[:MAX_KEY_CHARS])
+                keys.append(f"b:{rel.key}={name.key[2:]}"[:MAX_KEY_CHARS])
     return keys
+
+
+def name_words(key: str) -> list[str]:
+    """``w:<word>`` for each word of a name of two or more words ("n:poul dahl" ->
+    "w:poul", "w:dahl"), so "Dahl" alone finds "Poul Dahl" by key."""
+    words = key[2:].split()
+    if len(words) < 2:
+        return []
+    return [f"w:{w}" for w in words if len(w) > 2 and w not in _JOINERS]
 
 
 def _dates(text: str) -> list[str]:
@@ -307,6 +319,7 @@ def entities(text: str, author: str | None = None) -> list[str]:
         if not any(name.key[2:] in title for title in titles):
             names.append(name)
             keys.append(name.key)
+            keys.extend(name_words(name.key))
     keys.extend(_aliases(clean, names, relations))
     keys.extend(_dates(clean))
     seen: dict[str, None] = {}

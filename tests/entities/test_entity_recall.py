@@ -125,3 +125,18 @@ async def test_a_redacted_secret_never_becomes_an_entity(services):
     )
     keys = " ".join(await _entities(on, app, user))
     assert secret.lower() not in keys and "51h8" not in keys
+
+
+async def test_an_export_carries_each_rows_entities(services):
+    from adk_memory_kit.memory.browse import export_memories
+
+    on, _ = services
+    app, user = unique("ent"), unique("u")
+    await on.add_memory(app_name=app, user_id=user, memories=[_entry(APPOSITION, 0)])
+    (row,) = await export_memories(on.store, app_name=app, user_id=user)
+    assert set(row["entities"]) == {
+        "n:mette",
+        "r:me:nurse",
+        "a:mette=r:me:nurse",
+        "b:r:me:nurse=mette",
+    }
