@@ -12,8 +12,9 @@ search, the entity list ranks the user's current rows naming
 
 each entity weighted by its rarity among the user's rows (``ln(rows / rows naming it)``);
 an entity named by more than ``entity_max_share`` of the user's rows (a speaker, the user's
-own city), or by more than ``entity_max_rows``, links nothing. The list is fused into the ranking by reciprocal rank at
-``entity_weight`` (:func:`~.fusion.add_ranked_list`, the RRF of memory/fusion.py).
+own city), or by more than ``entity_max_rows``, links nothing. The list is fused into the
+ranking by reciprocal rank at ``entity_weight`` (:func:`~.fusion.add_ranked_list`, the RRF
+of memory/fusion.py).
 
 Guarantees: one statement on the search's connection (index reads of the entity table, one
 GIN read of at most ``entity_rows`` of the user's rows, the rows the first pass did not
