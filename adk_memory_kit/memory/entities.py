@@ -137,8 +137,10 @@ def steps(partitions: int | None) -> list[Step]:
 # * ``seeded``: the keys of the first pass's best rows, at ``:seed_weight``;
 # * ``weighted``: each key (the larger weight when both) times its rarity among the user's
 #   rows, ``ln(:n / rows naming it)``; a key named by more than ``:cap`` rows links nothing;
-# * ``linked``: the user's current, recallable rows naming a weighted key (GIN), at most
-#   ``:lim``, newest first; each row's score is the sum of its keys' weights.
+# * ``linked``: the user's current, recallable rows naming a weighted key (GIN, one key at a
+#   time: an index scan a key, where a key set the planner cannot see reads the table), at
+#   most ``:lim`` newest a key; each row's score is the sum of its keys' weights, the best
+#   ``:lim`` kept.
 # Returns the linked rows best first with their score and, for the rows the first pass did
 # not return (``:have``), the columns a search returns (``dense_score`` from ``:qvec``).
 _IN_SCOPE = "e.app_name = :app AND e.user_id = :user AND e.scope = ANY(:scopes)"
@@ -170,21 +172,23 @@ WITH asked AS MATERIALIZED (
     WHERE c.rows > 0 AND c.rows <= :cap
     GROUP BY x.entity, c.rows
 ), linked AS MATERIALIZED (
-    SELECT t.id, t.entities FROM {TABLE} t
-    WHERE t.app_name = :app AND t.user_id = :user AND t.scope = ANY(:scopes)
-      AND cardinality(t.entities) > 0
-      AND t.entities && (SELECT coalesce(array_agg(w.entity), ARRAY[]::text[]) FROM weighted w)
-      AND t.valid_to IS NULL AND t.review_state IS NULL
-      AND (t.expires_at IS NULL OR t.expires_at > now())
-      AND (CAST(:types AS text[]) IS NULL OR t.memory_type = ANY(:types))
-      AND (CAST(:types AS text[]) IS NOT NULL OR t.memory_type IS DISTINCT FROM 'procedure')
-    ORDER BY t.event_time DESC
-    LIMIT :lim
+    SELECT DISTINCT x.id, x.entities, x.event_time FROM weighted w CROSS JOIN LATERAL (
+        SELECT t.id, t.entities, t.event_time FROM {TABLE} t
+        WHERE t.app_name = :app AND t.user_id = :user AND t.scope = ANY(:scopes)
+          AND cardinality(t.entities) > 0 AND t.entities @> ARRAY[w.entity COLLATE "default"]
+          AND t.valid_to IS NULL AND t.review_state IS NULL
+          AND (t.expires_at IS NULL OR t.expires_at > now())
+          AND (CAST(:types AS text[]) IS NULL OR t.memory_type = ANY(:types))
+          AND (CAST(:types AS text[]) IS NOT NULL OR t.memory_type IS DISTINCT FROM 'procedure')
+        ORDER BY t.event_time DESC
+        LIMIT :lim) x
 ), scored AS (
     SELECT l.id, sum(w.weight) AS entity_score
     FROM linked l CROSS JOIN LATERAL unnest(l.entities) AS k(entity)
     JOIN weighted w ON w.entity = k.entity
     GROUP BY l.id
+    ORDER BY 2 DESC, l.id
+    LIMIT :lim
 )
 SELECT s.entity_score, s.id AS linked_id, f.*
 FROM scored s
