@@ -142,7 +142,9 @@ def steps(partitions: int | None) -> list[Step]:
 #   most ``:lim`` newest a key; each row's score is the sum of its keys' weights, the best
 #   ``:lim`` kept.
 # Returns the linked rows best first with their score and, for the rows the first pass did
-# not return (``:have``), the columns a search returns (``dense_score`` from ``:qvec``).
+# not return (``:have``) whose gain in the fusion, ``:weight / (:rrf_k + rank)``, beats
+# ``:floor`` (the score a row needs to reach the cut), the columns a search returns
+# (``dense_score`` from ``:qvec``).
 _IN_SCOPE = "e.app_name = :app AND e.user_id = :user AND e.scope = ANY(:scopes)"
 ENTITY_LIST_SQL = f"""
 WITH asked AS MATERIALIZED (
@@ -183,7 +185,8 @@ WITH asked AS MATERIALIZED (
         ORDER BY t.event_time DESC
         LIMIT :lim) x
 ), scored AS (
-    SELECT l.id, sum(w.weight) AS entity_score
+    SELECT l.id, sum(w.weight) AS entity_score,
+           row_number() OVER (ORDER BY sum(w.weight) DESC, l.id) AS entity_rank
     FROM linked l CROSS JOIN LATERAL unnest(l.entities) AS k(entity)
     JOIN weighted w ON w.entity = k.entity
     GROUP BY l.id
@@ -196,6 +199,7 @@ LEFT JOIN LATERAL (
     SELECT {{columns}}, 1 - (t.embedding <=> {{qvec}}) AS dense_score FROM {TABLE} t
     WHERE t.app_name = :app AND t.user_id = :user AND t.id = s.id
       AND NOT (t.id = ANY(CAST(:have AS uuid[])))
+      AND :weight / (:rrf_k + s.entity_rank) > :floor
 ) f ON true
 ORDER BY s.entity_score DESC, s.id
 """

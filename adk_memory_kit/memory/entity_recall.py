@@ -51,6 +51,11 @@ def _seed_keys(rows: Sequence[Row], seeds: int) -> list[str]:
     return list(keys)
 
 
+def _cut_score(rows: Sequence[Row], limit: int) -> float:
+    """The score a new row must beat to enter the first ``limit`` (none while fewer)."""
+    return float(rows[limit - 1]["score"]) if len(rows) >= limit else float("-inf")
+
+
 async def expand(
     conn: AsyncConnection,
     rows: list[Row],
@@ -64,7 +69,9 @@ async def expand(
 ) -> list[Row]:
     """``rows`` (fused, best first, each with ``id``, ``score`` and ``entities``) with the
     entity list fused in, best first. ``params``: the search's bound parameters (``app``,
-    ``user``, ``qvec``). Unchanged when nothing rare links anything."""
+    ``user``, ``qvec``, ``lim``: the cut). Unchanged when nothing rare links anything. A
+    linked row the first pass did not return is fetched only when its gain could lift it
+    over the row at the cut (rows above the cut only gain)."""
     seeds = _seed_keys(rows, options.entity_seeds)
     if options.entity_weight <= 0 or user_rows <= 0 or not (asked or seeds):
         return rows
@@ -83,6 +90,9 @@ async def expand(
             "cap": min(max(2.0, options.entity_max_share * user_rows), options.entity_max_rows),
             "lim": options.entity_rows,
             "have": [str(r["id"]) for r in rows],
+            "weight": options.entity_weight,
+            "rrf_k": options.rrf_k,
+            "floor": _cut_score(rows, int(params["lim"])),
         },
     )
     columns = list(result.keys())
