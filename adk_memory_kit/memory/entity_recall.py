@@ -66,12 +66,14 @@ async def expand(
     asked: Sequence[str],
     user_rows: int,
     options: SearchOptions,
+    returned: int,
 ) -> list[Row]:
     """``rows`` (fused, best first, each with ``id``, ``score`` and ``entities``) with the
     entity list fused in, best first. ``params``: the search's bound parameters (``app``,
-    ``user``, ``qvec``, ``lim``: the cut). Unchanged when nothing rare links anything. A
-    linked row the first pass did not return is fetched only when its gain could lift it
-    over the row at the cut (rows above the cut only gain)."""
+    ``user``, ``qvec``); ``returned``: how many rows the search returns. Unchanged when
+    nothing rare links anything. A linked row the first pass did not return is fetched only
+    when its gain could lift it over the row at the returned cut (rows above it only gain;
+    the re-orderings that follow can lift a row a little more, which this bound ignores)."""
     seeds = _seed_keys(rows, options.entity_seeds)
     if options.entity_weight <= 0 or user_rows <= 0 or not (asked or seeds):
         return rows
@@ -92,7 +94,7 @@ async def expand(
             "have": [str(r["id"]) for r in rows],
             "weight": options.entity_weight,
             "rrf_k": options.rrf_k,
-            "floor": _cut_score(rows, int(params["lim"])),
+            "floor": _cut_score(rows, returned),
         },
     )
     columns = list(result.keys())

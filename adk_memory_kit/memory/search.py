@@ -382,6 +382,7 @@ async def search_on_engine(
             filters=filters,
             on_plan=on_plan,
             entity_keys=entity_keys,
+            returned=limit,
         )
         return rerank(
             rows,
@@ -420,7 +421,10 @@ async def _search_on_engine(
     filters: SearchFilters | None,
     on_plan: Callable[[SearchPlan], None] | None,
     entity_keys: tuple[str, ...] = (),
+    returned: int | None = None,
 ) -> list[Mapping[str, Any]]:
+    """The fused rows (``limit`` of them), the entity list fused in; ``returned``: how many
+    of them the caller returns after its re-ordering (default ``limit``)."""
     params = search_params(app, user, terms, limit, options, filters)
     plan_ready: asyncio.Future[SearchPlan] = asyncio.get_running_loop().create_future()
     embedding = asyncio.ensure_future(embed_query())
@@ -443,7 +447,9 @@ async def _search_on_engine(
                 rows = await _fuse(conn, params, lexical, dense)
             if not terms or not _entity_list_applies(options, filters):
                 return rows
-            return await _with_entity_list(conn, rows, params, plan, options, filters, entity_keys)
+            return await _with_entity_list(
+                conn, rows, params, plan, options, filters, entity_keys, returned or limit
+            )
     finally:
         for task in (embedding, side):
             if not task.done():
@@ -473,8 +479,10 @@ async def _with_entity_list(
     options: SearchOptions,
     filters: SearchFilters | None,
     entity_keys: tuple[str, ...],
+    returned: int,
 ) -> list[Mapping[str, Any]]:
-    """``rows`` with the entity list fused in (memory/entity_recall.py), cut to the limit."""
+    """``rows`` with the entity list fused in (memory/entity_recall.py), cut to the limit;
+    ``returned``: how many rows the search returns in the end."""
     f = filters or SearchFilters()
     expanded = await expand(
         conn,
@@ -485,6 +493,7 @@ async def _with_entity_list(
         asked=entity_keys,
         user_rows=plan.rows,
         options=options,
+        returned=returned,
     )
     return expanded[: params["lim"]]
 
