@@ -140,6 +140,12 @@ class SearchOptions(KitConfig):
         description="RRF weight of the entity list: the user's rows naming a rare entity the "
         "question or its best results name (memory/entity_recall.py; 0: off).",
     )
+    entity_adds_only: bool = Field(
+        True,
+        description="The entity list lifts only rows below the returned cut (it adds second "
+        "hops); the first pass's top rows keep their scores and order. False: every linked "
+        "row gains, the top re-ordered too.",
+    )
     entity_seeds: int = Field(
         5,
         ge=0,

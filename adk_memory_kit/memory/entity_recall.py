@@ -14,7 +14,9 @@ each entity weighted by its rarity among the user's rows (``ln(rows / rows namin
 an entity named by more than ``entity_max_share`` of the user's rows (a speaker, the user's
 own city), or by more than ``entity_max_rows``, links nothing. The list is fused into the
 ranking by reciprocal rank at ``entity_weight`` (:func:`~.fusion.add_ranked_list`, the RRF
-of memory/fusion.py).
+of memory/fusion.py). With ``entity_adds_only`` (default) only rows below the returned cut
+gain: the list adds second hops and never re-orders what the first pass put on top (on the
+first read of stop 64, re-ordering the top cost recall, docs/locomo.md).
 
 Guarantees: one statement on the search's connection (index reads of the entity table, one
 GIN read of at most ``entity_rows`` of the user's rows, the rows the first pass did not
@@ -106,6 +108,9 @@ async def expand(
         found.pop("entity_score")
         if found.get("id") is not None:  # not returned by the first pass
             extra.append({**found, "score": 0.0, "bm25_score": None, "exact_score": None})
+    if options.entity_adds_only:
+        kept = {str(r["id"]) for r in rows[:returned]}
+        ranked = [i for i in ranked if i not in kept]
     if not ranked:
         return rows
     return add_ranked_list(
