@@ -48,12 +48,14 @@ async def _entities(service: PgVectorMemoryService, app: str, user: str) -> dict
         return {r.entity: int(r.rows) for r in found}
 
 
-@pytest.fixture
-async def services(db_url, embedder):
-    on = PgVectorMemoryService.from_url(db_url, embedder=embedder)
-    off = PgVectorMemoryService.from_url(
-        db_url, embedder=embedder, search=SearchOptions(entity_weight=0.0)
+@pytest.fixture(params=[True, False], ids=["adds-only", "reorders"])
+async def services(request, db_url, embedder):
+    on = PgVectorMemoryService.from_url(
+        db_url,
+        embedder=embedder,
+        search=SearchOptions(entity_weight=0.5, entity_adds_only=request.param),
     )
+    off = PgVectorMemoryService.from_url(db_url, embedder=embedder)  # the default: off
     yield on, off
     await on.close()
     await off.close()
