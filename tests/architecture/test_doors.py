@@ -31,6 +31,7 @@ KINDS = {"translates", "contained", "tool"}
 NO_DATABASE = {
     "RuleConsolidator": "rules over the facts it is given",
     "LlmConsolidator": "a model call",
+    "QueryDecomposer": "a model call (sub-questions of a search question)",
     "Consolidator": "protocol",
     "GeminiEmbedder": "a model call",
     "LocalMiniLMEmbedder": "local model",
