@@ -48,7 +48,7 @@ def _seed_keys(rows: Sequence[Row], seeds: int) -> list[str]:
     keys: dict[str, None] = {}
     for row in rows[:seeds]:
         for key in row.get("entities") or ():
-            if not key.startswith("a:"):
+            if not key.startswith(("a:", "b:")):  # alias keys link through their parts
                 keys[key] = None
     return list(keys)
 

@@ -79,8 +79,9 @@ ROLE_GROUPS = (
 RELATION_GROUPS = {w: g.split()[0] for g in (*PEOPLE_GROUPS, *ROLE_GROUPS) for w in g.split()}
 #: Familiar names for a parent, read as the relation when used as a name ("Mom said ...").
 _PARENT_NAMES = {"mom": "mum", "mum": "mum", "mommy": "mum", "dad": "dad", "daddy": "dad"}
-#: Authors that are not a person's name: their "my" is the user's own (``r:me:...``).
-UNNAMED_AUTHORS = frozenset({"", "user", "model", "assistant", "agent", "system", "me"})
+#: Authors whose "my" is the user's own (``r:me:...``): ADK's author of a user turn, or none.
+#: Any other author (a speaker's name, an agent's name) owns its own relations.
+USER_AUTHORS = frozenset({"", "user", "me"})
 
 MAX_KEYS = 32
 MAX_KEY_CHARS = 80
@@ -153,7 +154,7 @@ def _key(kind: str, value: str) -> str:
 
 def _owner(author: str | None) -> str:
     name = (author or "").strip().lower()
-    return "me" if name in UNNAMED_AUTHORS else " ".join(name.split())[:40]
+    return "me" if name in USER_AUTHORS else " ".join(name.split())[:40]
 
 
 def _breaks(gap: str) -> bool:
@@ -297,8 +298,8 @@ def _dates(text: str) -> list[str]:
 def entities(text: str, author: str | None = None) -> list[str]:
     """The entity keys ``text`` names, first seen first (see the module docstring).
 
-    ``author``: who wrote it (a speaker's name; ``None``, ``"user"`` or an agent role: the
-    user), the owner of its "my ..." relations."""
+    ``author``: who wrote it, the owner of its "my ..." relations (``None`` or ``"user"``:
+    the user, ``me``; else the author's name, a speaker's or an agent's)."""
     clean = _clean(text)
     owner = _owner(author)
     relations = _relations(clean, owner)

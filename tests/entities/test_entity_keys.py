@@ -69,3 +69,8 @@ def test_keys_are_bounded_and_stable():
     assert len(first) == MAX_KEYS
     assert first == entities(text, "user")
     assert entities("", "user") == []
+
+
+def test_an_agents_my_is_not_the_users():
+    assert "r:concierge:boss" in entities("My boss approved the refund.", "concierge")
+    assert "r:me:boss" in entities("My boss approved the refund.", "user")
