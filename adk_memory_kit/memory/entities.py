@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from adk_memory_kit.db.catalog import home_comment_step
 from adk_memory_kit.db.migrations import Step
-from adk_memory_kit.memory.tables import TABLE, create_partitions_step
+from adk_memory_kit.memory.tables import TABLE, create_partitions_step, no_trigger
 
 ENTITIES = "adk_memory_entities"
 #: The GIN index a search's entity list reads (rows naming any of a set of keys).
@@ -72,13 +72,6 @@ END
 $fn$"""
 
 
-def _no_trigger(name: str) -> str:
-    return (
-        f"NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = '{name}'"
-        f" AND tgrelid = to_regclass('{TABLE}'))"
-    )
-
-
 def steps(partitions: int | None) -> list[Step]:
     """Migration steps (one statement each), appended after the memory table's own: the
     ``entities`` column (a constant default: no table rewrite), its GIN index, the entity
@@ -108,7 +101,7 @@ def steps(partitions: int | None) -> list[Step]:
             trigger.format(
                 name="adk_memory_entities_ins", op="INSERT", refs="NEW TABLE AS new_rows"
             ),
-            only_if=_no_trigger("adk_memory_entities_ins"),
+            only_if=no_trigger("adk_memory_entities_ins"),
         ),
         Step(
             trigger.format(
@@ -116,13 +109,13 @@ def steps(partitions: int | None) -> list[Step]:
                 op="UPDATE",
                 refs="OLD TABLE AS old_rows NEW TABLE AS new_rows",
             ),
-            only_if=_no_trigger("adk_memory_entities_upd"),
+            only_if=no_trigger("adk_memory_entities_upd"),
         ),
         Step(
             trigger.format(
                 name="adk_memory_entities_del", op="DELETE", refs="OLD TABLE AS old_rows"
             ),
-            only_if=_no_trigger("adk_memory_entities_del"),
+            only_if=no_trigger("adk_memory_entities_del"),
         ),
     ]
 

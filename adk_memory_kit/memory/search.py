@@ -467,7 +467,7 @@ def _entity_list_applies(options: SearchOptions, filters: SearchFilters | None) 
         options.entity_weight > 0
         and f.as_of is None
         and f.tags is None
-        and not (f.include_superseded)
+        and not f.include_superseded
     )
 
 

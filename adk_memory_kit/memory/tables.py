@@ -15,6 +15,14 @@ def _is_partitioned(table: str) -> str:
     return f"(SELECT relkind::text FROM pg_class WHERE oid = to_regclass('{table}')) = 'p'"
 
 
+def no_trigger(name: str) -> str:
+    """A step's condition: the memory table has no trigger named ``name`` yet."""
+    return (
+        f"NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = '{name}'"
+        f" AND tgrelid = to_regclass('{TABLE}'))"
+    )
+
+
 def create_partitions_step(table: str, partitions: int | None) -> Step:
     """One step creating ``table``'s hash partitions ``<table>_p0..`` (one ``DO`` block).
 

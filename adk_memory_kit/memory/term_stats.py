@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from adk_memory_kit.db.catalog import home_comment_step
 from adk_memory_kit.db.migrations import Step
-from adk_memory_kit.memory.tables import TABLE, create_partitions_step
+from adk_memory_kit.memory.tables import TABLE, create_partitions_step, no_trigger
 
 USER_STATS = "adk_memory_user_stats"
 TERM_STATS = "adk_memory_term_stats"
@@ -120,13 +120,6 @@ def _table(name: str, columns: str, key: str, partitions: int | None) -> str:
     return f"CREATE TABLE IF NOT EXISTS {name} ({columns}, PRIMARY KEY ({key})){suffix}"
 
 
-def _no_trigger(name: str) -> str:
-    return (
-        f"NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = '{name}'"
-        f" AND tgrelid = to_regclass('{TABLE}'))"
-    )
-
-
 def steps(partitions: int | None) -> list[Step]:
     """Migration steps of the statistics (one statement each), appended after the memory
     table's own steps.
@@ -164,19 +157,19 @@ def steps(partitions: int | None) -> list[Step]:
             f"CREATE TRIGGER adk_memory_term_stats_ins AFTER INSERT ON {TABLE}"
             " REFERENCING NEW TABLE AS new_rows"
             " FOR EACH STATEMENT EXECUTE FUNCTION adk_memory_term_stats_apply()",
-            only_if=_no_trigger("adk_memory_term_stats_ins"),
+            only_if=no_trigger("adk_memory_term_stats_ins"),
         ),
         Step(
             f"CREATE TRIGGER adk_memory_term_stats_upd AFTER UPDATE ON {TABLE}"
             " REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows"
             " FOR EACH STATEMENT EXECUTE FUNCTION adk_memory_term_stats_apply()",
-            only_if=_no_trigger("adk_memory_term_stats_upd"),
+            only_if=no_trigger("adk_memory_term_stats_upd"),
         ),
         Step(
             f"CREATE TRIGGER adk_memory_term_stats_del AFTER DELETE ON {TABLE}"
             " REFERENCING OLD TABLE AS old_rows"
             " FOR EACH STATEMENT EXECUTE FUNCTION adk_memory_term_stats_apply()",
-            only_if=_no_trigger("adk_memory_term_stats_del"),
+            only_if=no_trigger("adk_memory_term_stats_del"),
         ),
         *(Step(sql) for sql in REBUILD_STEPS),
     ]

@@ -132,6 +132,7 @@ _DAY_MONTH_YEAR = re.compile(
 )
 # what may stand between a name and its relation in an apposition: "Mette, my charge
 # nurse", "my sister Mel", "my mentor, Priya,", "Priya (my mentor)", "my dog is called Rex"
+_APPOSITION_CHARS = 24
 _APPOSITION_GAP = re.compile(
     r"^(?:\s*[,(]?\s*|\s+(?:is|was)\s+(?:called|named)\s+|\s+called\s+|\s+named\s+)$"
 )
@@ -224,12 +225,17 @@ def _names(text: str, relations: list[_Span]) -> list[_Span]:
     return spans
 
 
+def _in_apposition(text: str, first: int, second: int) -> bool:
+    """Whether the text between two spans (``first`` ends where it starts, ``second`` starts
+    where it ends) makes them one entity ("Mette, my charge nurse", "my sister Mel")."""
+    return 0 <= second - first <= _APPOSITION_CHARS and bool(
+        _APPOSITION_GAP.match(text[first:second])
+    )
+
+
 def _beside(text: str, run: list[re.Match[str]], relations: list[_Span]) -> bool:
     """Whether a relation follows the run in apposition ("Mette, my charge nurse")."""
-    end = run[-1].end()
-    return any(
-        0 <= r.start - end <= 24 and _APPOSITION_GAP.match(text[end : r.start]) for r in relations
-    )
+    return any(_in_apposition(text, run[-1].end(), r.start) for r in relations)
 
 
 def _span_of(text: str, run: list[re.Match[str]]) -> _Span:
@@ -264,12 +270,9 @@ def _aliases(text: str, names: list[_Span], relations: list[_Span]) -> list[str]
     keys: list[str] = []
     for rel in relations:
         for name in names:
-            gap = (
-                text[name.end : rel.start] if name.end <= rel.start else text[rel.end : name.start]
-            )
-            if name.end > rel.start and name.start < rel.end:
-                continue
-            if len(gap) <= 24 and _APPOSITION_GAP.match(gap):
+            if _in_apposition(text, name.end, rel.start) or _in_apposition(
+                text, rel.end, name.start
+            ):
                 keys.append(f"a:{name.key[2:]}={rel.key}"[:MAX_KEY_CHARS])
                 keys.append(f"b:{rel.key}={name.key[2:]}"[:MAX_KEY_CHARS])
     return keys
